@@ -1,0 +1,13 @@
+//===- TopOps.td - Top dialect operations -------------------*- tablegen -*-===//
+// The op set of the Top dialect, split by category.
+//===----------------------------------------------------------------------===//
+#ifndef TPUC_TOP_OPS
+#define TPUC_TOP_OPS
+
+include "tpuc/Dialect/Top/TopBase.td"
+include "tpuc/Dialect/Top/TopIOOps.td"
+include "tpuc/Dialect/Top/TopNNOps.td"
+include "tpuc/Dialect/Top/TopElementwiseOps.td"
+include "tpuc/Dialect/Top/TopShapeOps.td"
+
+#endif // TPUC_TOP_OPS

@@ -1,0 +1,33 @@
+//===- WeightStore.h - Weights of a module, backed by its .npz file -*- C++ -*-===//
+// Reading and creating Top weights: inline constants or arrays of the module's weight file.
+//===----------------------------------------------------------------------===//
+#ifndef TPUC_DIALECT_TOP_WEIGHTSTORE_H
+#define TPUC_DIALECT_TOP_WEIGHTSTORE_H
+
+#include "tpuc/Dialect/Top/TopOps.h"
+
+#include <vector>
+
+namespace tpuc::top {
+
+/// The float32 data of a weight, from its inline value or from the module's weight file. Emits an error
+/// on the op (missing file, missing array, shape mismatch) and fails.
+mlir::FailureOr<std::vector<float>> readWeightF32(WeightOp op);
+
+/// Creates a float32 weight holding `data` with `shape`, before the builder's insertion point. With a
+/// weight file on the module the array joins that file's pending contents under a unique name derived from
+/// `nameHint`; without one it is stored inline, which is possible only for small constants.
+mlir::FailureOr<WeightOp> createWeightF32(mlir::OpBuilder &builder, mlir::Location loc,
+                                          llvm::StringRef nameHint, llvm::ArrayRef<int64_t> shape,
+                                          llvm::ArrayRef<float> data);
+
+/// Writes every file-backed weight that `module` references to the .npz at `path` (the referenced arrays
+/// only, in IR order) and points `top.weight_file` at it.
+mlir::LogicalResult saveWeights(mlir::ModuleOp module, llvm::StringRef path);
+
+/// Forgets every cached weight file; the next read goes to disk again.
+void clearWeightCache();
+
+} // namespace tpuc::top
+
+#endif // TPUC_DIALECT_TOP_WEIGHTSTORE_H

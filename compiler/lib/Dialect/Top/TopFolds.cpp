@@ -1,0 +1,341 @@
+//===- TopFolds.cpp - Folds and canonicalization patterns of Top ----------===//
+// Folds return existing values or attributes (identity reshapes and permutes, constant shape
+// computations); rewrites that build new ops (BatchNorm into Conv, Relu into its producer) are patterns.
+//===----------------------------------------------------------------------===//
+#include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Top/WeightStore.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace tpuc::top;
+
+namespace {
+
+/// Elements of a constant operand as seen by a folder, or empty when it is not a dense constant.
+SmallVector<Attribute> constantElements(Attribute attr) {
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(attr);
+  if (!dense)
+    return {};
+  return SmallVector<Attribute>(dense.getValues<Attribute>());
+}
+
+/// Builds a constant of `type` from elements of the same element type; null if it would be too large to
+/// inline.
+Attribute makeConstant(Type type, ArrayRef<Attribute> values) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (!tensorType || (int64_t)values.size() > WeightOp::kMaxInlineElements)
+    return {};
+  return DenseElementsAttr::get(tensorType, values);
+}
+
+/// Row-major strides of a shape.
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// Multi-index of flat position `flat` in `shape`.
+SmallVector<int64_t> unflatten(int64_t flat, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> index(shape.size());
+  for (int64_t i = (int64_t)shape.size() - 1; i >= 0; --i) {
+    index[i] = shape[i] ? flat % shape[i] : 0;
+    flat = shape[i] ? flat / shape[i] : 0;
+  }
+  return index;
+}
+
+int64_t flatten(ArrayRef<int64_t> index, ArrayRef<int64_t> strides) {
+  int64_t flat = 0;
+  for (auto [i, s] : llvm::zip(index, strides))
+    flat += i * s;
+  return flat;
+}
+
+/// Folds a pure re-view (reshape, squeeze, unsqueeze): identity, constant, or a chain of re-views.
+OpFoldResult foldReshapeLike(Operation *op, Attribute input) {
+  Value in = op->getOperand(0), out = op->getResult(0);
+  if (in.getType() == out.getType())
+    return in;
+  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(input))
+    if (dense.getNumElements() <= WeightOp::kMaxInlineElements)
+      return dense.reshape(cast<ShapedType>(out.getType()));
+  // A re-view of a re-view reads the original tensor directly.
+  if (Operation *producer = in.getDefiningOp();
+      producer && isa<ReshapeOp, SqueezeOp, UnsqueezeOp>(producer) && isa<ReshapeOp>(op)) {
+    op->setOperand(0, producer->getOperand(0));
+    return out;
+  }
+  return {};
+}
+
+} // namespace
+
+//===--- folders ------------------------------------------------------------===//
+
+OpFoldResult WeightOp::fold(FoldAdaptor) {
+  if (auto value = getValue())
+    return *value;
+  return WeightRefAttr::get(getContext(), getName(), getType());
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) { return foldReshapeLike(*this, adaptor.getInput()); }
+OpFoldResult SqueezeOp::fold(FoldAdaptor adaptor) { return foldReshapeLike(*this, adaptor.getInput()); }
+OpFoldResult UnsqueezeOp::fold(FoldAdaptor adaptor) {
+  return foldReshapeLike(*this, adaptor.getInput());
+}
+
+OpFoldResult PermuteOp::fold(FoldAdaptor) {
+  auto order = getOrder();
+  if (llvm::equal(order, llvm::seq<int64_t>(0, order.size())))
+    return getInput();
+  // permute(permute(x, a), b) == permute(x, a[b[i]]).
+  if (auto inner = getInput().getDefiningOp<PermuteOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t axis : order)
+      composed.push_back(inner.getOrder()[axis]);
+    setOrder(composed);
+    getInputMutable().assign(inner.getInput());
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size())) &&
+        getInput().getType() == getType())
+      return getInput();
+    return getResult();
+  }
+  return {};
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput());
+  if (!dense || dense.getNumElements() > WeightOp::kMaxInlineElements)
+    return {};
+  Type to = cast<ShapedType>(getType()).getElementType();
+  SmallVector<Attribute> values;
+  for (Attribute v : dense.getValues<Attribute>()) {
+    double x = isa<FloatAttr>(v) ? cast<FloatAttr>(v).getValueAsDouble()
+                                 : (double)cast<IntegerAttr>(v).getValue().getSExtValue();
+    if (auto ft = dyn_cast<FloatType>(to))
+      values.push_back(FloatAttr::get(ft, x));
+    else if (to.isInteger(1))
+      values.push_back(IntegerAttr::get(to, x != 0 ? 1 : 0));
+    else if (auto it = dyn_cast<IntegerType>(to))
+      values.push_back(IntegerAttr::get(it, (int64_t)x)); // truncation toward zero, as ONNX Cast
+    else
+      return {};
+  }
+  return makeConstant(getType(), values);
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
+  if (getInputs().size() == 1 && !getDoRelu())
+    return getInputs()[0];
+  auto outShape = getShape(getOutput());
+  if (getNumElements(outShape) > WeightOp::kMaxInlineElements || getDoRelu())
+    return {};
+  int64_t axis = getAxis() < 0 ? getAxis() + outShape.size() : getAxis();
+  SmallVector<SmallVector<Attribute>> parts;
+  for (Attribute a : adaptor.getInputs()) {
+    if (!isa_and_present<DenseElementsAttr>(a))
+      return {};
+    parts.push_back(constantElements(a));
+  }
+  // Each input contributes `outer` runs of (its axis size * inner) consecutive elements.
+  int64_t outer = getNumElements(outShape.take_front(axis));
+  int64_t inner = getNumElements(outShape.drop_front(axis + 1));
+  SmallVector<Attribute> values;
+  for (int64_t o = 0; o < outer; ++o)
+    for (auto [part, input] : llvm::zip(parts, getInputs())) {
+      int64_t run = getShape(input)[axis] * inner;
+      values.append(part.begin() + o * run, part.begin() + (o + 1) * run);
+    }
+  return makeConstant(getType(), values);
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() && llvm::all_of(getOffset(), [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(getSteps(), [](int64_t v) { return v == 1; }))
+    return getInput();
+  SmallVector<Attribute> in = constantElements(adaptor.getInput());
+  if (in.empty())
+    return {};
+  auto inStrides = stridesOf(getShape(getInput()));
+  auto outShape = getShape(getOutput());
+  SmallVector<Attribute> values;
+  for (int64_t flat = 0, n = getNumElements(outShape); flat < n; ++flat) {
+    auto index = unflatten(flat, outShape);
+    for (size_t i = 0; i < index.size(); ++i)
+      index[i] = getOffset()[i] + index[i] * getSteps()[i];
+    values.push_back(in[flatten(index, inStrides)]);
+  }
+  return makeConstant(getType(), values);
+}
+
+OpFoldResult GatherOp::fold(FoldAdaptor adaptor) {
+  SmallVector<Attribute> in = constantElements(adaptor.getInput());
+  SmallVector<Attribute> indices = constantElements(adaptor.getIndices());
+  if (in.empty() || indices.empty())
+    return {};
+  auto inShape = getShape(getInput());
+  int64_t axis = getAxis() < 0 ? getAxis() + inShape.size() : getAxis();
+  int64_t outer = getNumElements(inShape.take_front(axis));
+  int64_t inner = getNumElements(inShape.drop_front(axis + 1));
+  int64_t dim = inShape[axis];
+  SmallVector<Attribute> values;
+  for (int64_t o = 0; o < outer; ++o)
+    for (Attribute idxAttr : indices) {
+      int64_t idx = isa<IntegerAttr>(idxAttr) ? cast<IntegerAttr>(idxAttr).getValue().getSExtValue()
+                                              : (int64_t)cast<FloatAttr>(idxAttr).getValueAsDouble();
+      if (idx < 0)
+        idx += dim;
+      if (idx < 0 || idx >= dim)
+        return {}; // out of range: leave it to the interpreter to report
+      values.append(in.begin() + (o * dim + idx) * inner, in.begin() + (o * dim + idx + 1) * inner);
+    }
+  return makeConstant(getType(), values);
+}
+
+OpFoldResult ArangeOp::fold(FoldAdaptor) {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!type)
+    return {};
+  int64_t n = getNumElements(type.getShape());
+  if (n > WeightOp::kMaxInlineElements)
+    return {};
+  double start = getStart().convertToDouble(), delta = getDelta().convertToDouble();
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = start + i * delta;
+    if (auto ft = dyn_cast<FloatType>(type.getElementType()))
+      values.push_back(FloatAttr::get(ft, v));
+    else
+      values.push_back(IntegerAttr::get(type.getElementType(), (int64_t)v));
+  }
+  return makeConstant(type, values);
+}
+
+/// x + 0 and x * 1 are x; on a constant the arithmetic is done here.
+template <typename Op>
+static OpFoldResult foldConstArith(Op op, Attribute input, double identity,
+                                   double (*fn)(double, double)) {
+  double c = op.getConstVal().convertToDouble();
+  if (op.getDoRelu())
+    return {};
+  if (c == identity && op.getInput().getType() == op.getType())
+    return op.getInput();
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(input);
+  auto ft = dyn_cast<FloatType>(cast<ShapedType>(op.getType()).getElementType());
+  if (!dense || !ft)
+    return {};
+  SmallVector<Attribute> values;
+  for (const APFloat &v : dense.getValues<APFloat>())
+    values.push_back(FloatAttr::get(ft, fn(v.convertToDouble(), c)));
+  return makeConstant(op.getType(), values);
+}
+
+OpFoldResult AddConstOp::fold(FoldAdaptor adaptor) {
+  return foldConstArith(*this, adaptor.getInput(), 0.0, [](double x, double c) { return x + c; });
+}
+OpFoldResult MulConstOp::fold(FoldAdaptor adaptor) {
+  return foldConstArith(*this, adaptor.getInput(), 1.0, [](double x, double c) { return x * c; });
+}
+
+//===--- canonicalization patterns ------------------------------------------===//
+
+namespace {
+
+/// conv -> batchnorm becomes one conv with scaled filter and shifted bias:
+///   s = gamma / sqrt(var + eps), w' = w * s[o], b' = (b - mean) * s + beta.
+struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
+    auto conv = bn.getInput().getDefiningOp<ConvOp>();
+    if (!conv || !conv->hasOneUse() || conv.getDoRelu())
+      return rewriter.notifyMatchFailure(bn, "input is not a conv used only here without relu");
+    auto weightOf = [](Value v) { return v.getDefiningOp<WeightOp>(); };
+    auto filterOp = weightOf(conv.getFilter());
+    if (!filterOp || !weightOf(bn.getMean()) || !weightOf(bn.getVariance()) ||
+        (!isNone(bn.getGamma()) && !weightOf(bn.getGamma())) ||
+        (!isNone(bn.getBeta()) && !weightOf(bn.getBeta())) ||
+        (!isNone(conv.getBias()) && !weightOf(conv.getBias())))
+      return rewriter.notifyMatchFailure(bn, "parameters are not all weights");
+
+    auto read = [&](Value v, int64_t n, float fill) -> FailureOr<std::vector<float>> {
+      if (isNone(v))
+        return std::vector<float>(n, fill);
+      return readWeightF32(weightOf(v));
+    };
+    auto filter = readWeightF32(filterOp);
+    int64_t channels = getShape(conv.getFilter())[0];
+    auto mean = read(bn.getMean(), channels, 0), var = read(bn.getVariance(), channels, 1),
+         gamma = read(bn.getGamma(), channels, 1), beta = read(bn.getBeta(), channels, 0),
+         bias = read(conv.getBias(), channels, 0);
+    if (failed(filter) || failed(mean) || failed(var) || failed(gamma) || failed(beta) || failed(bias))
+      return failure();
+
+    double eps = bn.getEpsilon().convertToDouble();
+    int64_t perChannel = filter->size() / channels;
+    std::vector<float> newBias(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      double s = (*gamma)[c] / std::sqrt((double)(*var)[c] + eps);
+      for (int64_t i = 0; i < perChannel; ++i)
+        (*filter)[c * perChannel + i] = static_cast<float>((*filter)[c * perChannel + i] * s);
+      newBias[c] = static_cast<float>(((*bias)[c] - (*mean)[c]) * s + (*beta)[c]);
+    }
+
+    rewriter.setInsertionPoint(conv);
+    std::string base = filterOp.getName().str();
+    Location loc = rewriter.getFusedLoc({conv.getLoc(), bn.getLoc()});
+    auto newFilter =
+        createWeightF32(rewriter, filterOp.getLoc(), base + "_bn", getShape(conv.getFilter()), *filter);
+    auto newBiasOp = createWeightF32(rewriter, filterOp.getLoc(), base + "_bn_bias", {channels}, newBias);
+    if (failed(newFilter) || failed(newBiasOp))
+      return failure();
+    auto fused = ConvOp::create(rewriter, loc, bn.getType(), conv.getInput(), newFilter->getOutput(),
+                                newBiasOp->getOutput(), conv.getKernelShapeAttr(), conv.getStridesAttr(),
+                                conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
+                                bn.getDoReluAttr(), bn.getReluLimitAttr());
+    rewriter.replaceOp(bn, fused.getOutput());
+    rewriter.eraseOp(conv);
+    return success();
+  }
+};
+
+/// relu(x) becomes x's producer with `do_relu` set, when the producer supports a fused relu and has no
+/// other user.
+struct FuseReluIntoProducer : OpRewritePattern<ReluOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReluOp relu, PatternRewriter &rewriter) const override {
+    Operation *producer = relu.getInput().getDefiningOp();
+    if (!producer || !producer->hasOneUse() || producer->getNumResults() != 1 ||
+        !isa<TopDialect>(producer->getDialect()))
+      return rewriter.notifyMatchFailure(relu, "producer is shared or not a Top op");
+    auto names = producer->getRegisteredInfo()->getAttributeNames();
+    if (!llvm::is_contained(names, "do_relu") || !llvm::is_contained(names, "relu_limit"))
+      return rewriter.notifyMatchFailure(relu, "producer cannot fuse a relu");
+    if (auto flag = dyn_cast_if_present<BoolAttr>(producer->getInherentAttr("do_relu").value_or(nullptr));
+        flag && flag.getValue())
+      return rewriter.notifyMatchFailure(relu, "producer already applies a relu");
+    rewriter.modifyOpInPlace(producer, [&] {
+      producer->setInherentAttr(rewriter.getStringAttr("do_relu"), rewriter.getBoolAttr(true));
+      producer->setInherentAttr(rewriter.getStringAttr("relu_limit"), relu.getReluLimitAttr());
+      producer->setLoc(rewriter.getFusedLoc({producer->getLoc(), relu.getLoc()}));
+    });
+    rewriter.replaceOp(relu, producer->getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void ConvOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<FoldBatchNormIntoConv>(context);
+}
+
+void ReluOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<FuseReluIntoProducer>(context);
+}

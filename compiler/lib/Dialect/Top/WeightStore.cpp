@@ -1,0 +1,178 @@
+//===- WeightStore.cpp - Weights of a module, backed by its .npz file -----===//
+// A process-wide cache of weight files: arrays are read once per file, arrays created by passes wait in
+// memory until saveWeights() writes the module's file.
+//===----------------------------------------------------------------------===//
+#include "tpuc/Dialect/Top/WeightStore.h"
+
+#include "tpuc/Support/Npz.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+using namespace mlir;
+
+namespace tpuc::top {
+namespace {
+
+struct WeightFile {
+  std::unique_ptr<NpzFile> onDisk; ///< Loaded lazily; null until first read.
+  NpzFile pending;                 ///< Arrays created by passes, not yet saved.
+};
+
+std::mutex &cacheMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<std::string, WeightFile, std::less<>> &cache() {
+  static std::map<std::string, WeightFile, std::less<>> files;
+  return files;
+}
+
+std::optional<std::string> weightFileOf(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return std::nullopt;
+  if (auto attr = module->getAttrOfType<StringAttr>(TopDialect::kWeightFileAttr))
+    return attr.str();
+  return std::nullopt;
+}
+
+/// Finds `name` in the pending arrays or the file on disk (loading it on first use). Caller holds the lock.
+FailureOr<const Tensor *> lookup(Operation *op, const std::string &path, StringRef name) {
+  WeightFile &file = cache()[path];
+  if (file.pending.has(name))
+    return &file.pending.get(name);
+  if (!file.onDisk) {
+    std::string error;
+    auto npz = std::make_unique<NpzFile>();
+    if (!NpzFile::tryRead(path, *npz, error))
+      return op->emitOpError() << "cannot read weight file: " << error;
+    file.onDisk = std::move(npz);
+  }
+  if (!file.onDisk->has(name))
+    return op->emitOpError() << "weight '" << name << "' is not in the weight file '" << path << "'";
+  return &file.onDisk->get(name);
+}
+
+std::vector<float> elementsToF32(ElementsAttr attr) {
+  std::vector<float> out;
+  out.reserve(attr.getNumElements());
+  auto dense = cast<DenseElementsAttr>(attr);
+  if (isa<FloatType>(dense.getElementType())) {
+    for (const APFloat &v : dense.getValues<APFloat>())
+      out.push_back(static_cast<float>(v.convertToDouble()));
+  } else {
+    bool isUnsigned = dense.getElementType().isUnsignedInteger() || dense.getElementType().isInteger(1);
+    for (const APInt &v : dense.getValues<APInt>())
+      out.push_back(static_cast<float>(isUnsigned ? (double)v.getZExtValue() : (double)v.getSExtValue()));
+  }
+  return out;
+}
+
+} // namespace
+
+FailureOr<std::vector<float>> readWeightF32(WeightOp op) {
+  if (auto value = op.getValue()) {
+    if (!isa<DenseElementsAttr>(*value))
+      return op.emitOpError() << "inline value must be dense elements";
+    return elementsToF32(*value);
+  }
+  auto path = weightFileOf(op);
+  if (!path)
+    return op.emitOpError() << "weight '" << op.getName()
+                            << "' has no inline value and the module names no weight file ('"
+                            << TopDialect::kWeightFileAttr << "')";
+  std::lock_guard<std::mutex> lock(cacheMutex());
+  auto tensor = lookup(op, *path, op.getName());
+  if (failed(tensor))
+    return failure();
+  auto expected = getShape(op.getOutput());
+  int64_t n = (*tensor)->numElements();
+  if (n != getNumElements(expected))
+    return op.emitOpError() << "weight '" << op.getName() << "' holds " << n << " elements "
+                            << shapeToString((*tensor)->shape()) << " but the IR declares "
+                            << formatShape(expected);
+  std::vector<float> out(n);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = static_cast<float>((*tensor)->valueAsDouble(i));
+  return out;
+}
+
+FailureOr<WeightOp> createWeightF32(OpBuilder &builder, Location loc, StringRef nameHint,
+                                    ArrayRef<int64_t> shape, ArrayRef<float> data) {
+  auto type = RankedTensorType::get(shape, builder.getF32Type());
+  Operation *anchor = builder.getInsertionBlock()->getParentOp();
+  auto path = weightFileOf(anchor);
+  if (!path) {
+    if ((int64_t)data.size() > WeightOp::kMaxInlineElements)
+      return emitError(loc) << "cannot create weight '" << nameHint << "' of " << data.size()
+                            << " elements: the module names no weight file ('"
+                            << TopDialect::kWeightFileAttr << "')";
+    auto value = DenseElementsAttr::get(type, data);
+    return WeightOp::create(builder, loc, type, builder.getStringAttr(nameHint), value);
+  }
+  std::lock_guard<std::mutex> lock(cacheMutex());
+  WeightFile &file = cache()[*path];
+  if (!file.onDisk) {
+    std::string error;
+    auto npz = std::make_unique<NpzFile>();
+    // A weight file that does not exist yet is fine: the module is building it.
+    if (NpzFile::tryRead(*path, *npz, error) || !llvm::sys::fs::exists(*path))
+      file.onDisk = std::move(npz);
+    else
+      return emitError(loc) << "cannot read weight file: " << error;
+  }
+  std::string name = nameHint.str();
+  for (int suffix = 1; file.pending.has(name) || file.onDisk->has(name); ++suffix)
+    name = nameHint.str() + "_" + std::to_string(suffix);
+  file.pending.set(name, Tensor::fromValues<float>(std::vector<int64_t>(shape.begin(), shape.end()),
+                                                   std::span<const float>(data.data(), data.size())));
+  return WeightOp::create(builder, loc, type, builder.getStringAttr(name), ElementsAttr());
+}
+
+LogicalResult saveWeights(ModuleOp module, StringRef path) {
+  auto source = weightFileOf(module.getOperation());
+  NpzFile out;
+  LogicalResult result = success();
+  {
+    std::lock_guard<std::mutex> lock(cacheMutex());
+    module.walk([&](WeightOp op) {
+      if (op.getValue() || out.has(op.getName()))
+        return;
+      if (!source) {
+        op.emitOpError() << "weight '" << op.getName() << "' needs a weight file to be read from";
+        result = failure();
+        return;
+      }
+      auto tensor = lookup(op, *source, op.getName());
+      if (failed(tensor)) {
+        result = failure();
+        return;
+      }
+      out.set(op.getName().str(), **tensor);
+    });
+  }
+  if (failed(result))
+    return failure();
+  try {
+    out.write(path.str(), /*compressed=*/false);
+  } catch (const std::exception &e) {
+    return module.emitError() << "cannot write weight file '" << path << "': " << e.what();
+  }
+  std::lock_guard<std::mutex> lock(cacheMutex());
+  cache().erase(path.str()); // the file changed on disk; reread it on demand
+  module->setAttr(TopDialect::kWeightFileAttr, StringAttr::get(module.getContext(), path));
+  return success();
+}
+
+void clearWeightCache() {
+  std::lock_guard<std::mutex> lock(cacheMutex());
+  cache().clear();
+}
+
+} // namespace tpuc::top

@@ -1,0 +1,123 @@
+// Every verifier message of the Tpu dialect, one case each.
+// RUN: tpuc-opt %s --split-input-file --verify-diagnostics
+
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @conv_rank(%x: tensor<3x8x8xf32>, %w: tensor<2x3x3x3xf32>, %n: none) {
+  // expected-error @+1 {{expects a 4-D NCHW input}}
+  %0 = tpu.conv2d %x, %w, %n {precision = #top.precision<F32>, kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<3x8x8xf32>, tensor<2x3x3x3xf32>, none) -> tensor<2x8x8xf32>
+  return
+}
+// -----
+func.func @conv_attrs(%x: tensor<1x3x8x8xf32>, %w: tensor<2x3x3x3xf32>, %n: none) {
+  // expected-error @+1 {{expects 2 kernel sizes, strides and dilations and 4 pads}}
+  %0 = tpu.conv2d %x, %w, %n {precision = #top.precision<F32>, kernel_shape = array<i64: 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>, none) -> tensor<1x2x8x8xf32>
+  return
+}
+// -----
+func.func @result_precision(%x: tensor<4xf32>) {
+  // expected-error @+1 {{result #0 has element type 'f16' but precision F32 needs f32}}
+  %0 = tpu.relu %x {precision = #top.precision<F32>} : (tensor<4xf32>) -> tensor<4xf16>
+  return
+}
+// -----
+func.func @input_precision(%x: tensor<4xf32>) {
+  // expected-error @+1 {{input of element type 'f32' does not match precision BF16 (insert a tpu.cast)}}
+  %0 = tpu.relu %x {precision = #top.precision<BF16>} : (tensor<4xf32>) -> tensor<4xbf16>
+  return
+}
+// -----
+func.func @int8_type(%x: tensor<4xi8>) {
+  // expected-error @+1 {{result #0 has element type 'i8' but precision INT8 needs an 8-bit !quant.uniform type}}
+  %0 = tpu.relu %x {precision = #top.precision<INT8>} : (tensor<4xi8>) -> tensor<4xi8>
+  return
+}
+// -----
+func.func @weight_only_elsewhere(%x: tensor<4xf16>) {
+  // expected-error @+1 {{precision W4F16 is only for weight-only matmuls}}
+  %0 = tpu.relu %x {precision = #top.precision<W4F16>} : (tensor<4xf16>) -> tensor<4xf16>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @requant_missing(%x: tensor<1x3x4x4x!q>, %w: tensor<2x3x1x1xi8>, %n: none) {
+  // expected-error @+1 {{INT8 needs 'multiplier' and 'rshift'}}
+  %0 = tpu.conv2d %x, %w, %n {precision = #top.precision<INT8>, kernel_shape = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x3x4x4x!q>, tensor<2x3x1x1xi8>, none) -> tensor<1x2x4x4x!q>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @requant_sizes(%x: tensor<1x3x4x4x!q>, %w: tensor<2x3x1x1xi8>, %n: none) {
+  // expected-error @+1 {{'multiplier' has 2 values but 'rshift' has 1}}
+  %0 = tpu.conv2d %x, %w, %n {precision = #top.precision<INT8>, kernel_shape = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, multiplier = array<i64: 1, 2>, rshift = array<i64: 1>} : (tensor<1x3x4x4x!q>, tensor<2x3x1x1xi8>, none) -> tensor<1x2x4x4x!q>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @requant_channels(%x: tensor<1x3x4x4x!q>, %w: tensor<2x3x1x1xi8>, %n: none) {
+  // expected-error @+1 {{'multiplier' needs 1 or 2 values (one per channel), got 3}}
+  %0 = tpu.conv2d %x, %w, %n {precision = #top.precision<INT8>, kernel_shape = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, multiplier = array<i64: 1, 2, 3>, rshift = array<i64: 1, 1, 1>} : (tensor<1x3x4x4x!q>, tensor<2x3x1x1xi8>, none) -> tensor<1x2x4x4x!q>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @requant_shift(%x: tensor<1x3x4x4x!q>, %w: tensor<2x3x1x1xi8>, %n: none) {
+  // expected-error @+1 {{'rshift' values must lie in [0, 63], got 64}}
+  %0 = tpu.conv2d %x, %w, %n {precision = #top.precision<INT8>, kernel_shape = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, multiplier = array<i64: 1>, rshift = array<i64: 64>} : (tensor<1x3x4x4x!q>, tensor<2x3x1x1xi8>, none) -> tensor<1x2x4x4x!q>
+  return
+}
+// -----
+func.func @requant_on_float(%x: tensor<2x4xf32>, %w: tensor<4x2xf32>, %n: none) {
+  // expected-error @+1 {{'multiplier' and 'rshift' belong to INT8 ops only}}
+  %0 = tpu.matmul %x, %w, %n {precision = #top.precision<F32>, multiplier = array<i64: 1>, rshift = array<i64: 0>} : (tensor<2x4xf32>, tensor<4x2xf32>, none) -> tensor<2x2xf32>
+  return
+}
+// -----
+func.func @a16_precision(%x: tensor<2x64xf16>, %q: tensor<4x64xi8>, %s: tensor<4x1xf16>, %n: none) {
+  // expected-error @+1 {{precision must be W8F16, W8BF16, W4F16 or W4BF16, got F16}}
+  %0 = tpu.a16matmul %x, %q, %s, %n, %n {precision = #top.precision<F16>, weight_bits = 8 : i64, q_group_size = 64 : i64} : (tensor<2x64xf16>, tensor<4x64xi8>, tensor<4x1xf16>, none, none) -> tensor<2x4xf16>
+  return
+}
+// -----
+func.func @a16_bits(%x: tensor<2x64xf16>, %q: tensor<4x64xi8>, %s: tensor<4x1xf16>, %n: none) {
+  // expected-error @+1 {{'weight_bits' 8 contradicts precision W4F16}}
+  %0 = tpu.a16matmul %x, %q, %s, %n, %n {precision = #top.precision<W4F16>, weight_bits = 8 : i64, q_group_size = 64 : i64} : (tensor<2x64xf16>, tensor<4x64xi8>, tensor<4x1xf16>, none, none) -> tensor<2x4xf16>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @add_int8(%x: tensor<4x!q>) {
+  // expected-error @+1 {{INT8 add needs two multipliers and two rshifts, one per input}}
+  %0 = tpu.add %x, %x {precision = #top.precision<INT8>, multiplier = array<i64: 1>, rshift = array<i64: 0>} : (tensor<4x!q>, tensor<4x!q>) -> tensor<4x!q>
+  return
+}
+// -----
+func.func @add_float_requant(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'multiplier' and 'rshift' belong to INT8 ops only}}
+  %0 = tpu.add %x, %x {precision = #top.precision<F32>, multiplier = array<i64: 1, 1>, rshift = array<i64: 0, 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+// -----
+func.func @pool_rank(%x: tensor<4x4xf32>) {
+  // expected-error @+1 {{expects a 4-D NCHW input}}
+  %0 = tpu.pool2d %x {precision = #top.precision<F32>, pool_mode = #tpu.pool_mode<max>, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<4x4xf32>) -> tensor<2x2xf32>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @maxpool_requant(%x: tensor<1x1x4x4x!q>) {
+  // expected-error @+1 {{max pooling keeps the input scale and takes no 'multiplier'/'rshift'}}
+  %0 = tpu.pool2d %x {precision = #top.precision<INT8>, pool_mode = #tpu.pool_mode<max>, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, multiplier = array<i64: 1>, rshift = array<i64: 0>} : (tensor<1x1x4x4x!q>) -> tensor<1x1x2x2x!q>
+  return
+}
+// -----
+func.func @cast_same(%x: tensor<4xf32>) {
+  // expected-error @+1 {{casts to its own type 'tensor<4xf32>'}}
+  %0 = tpu.cast %x {precision = #top.precision<F32>} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+// -----
+func.func @requant_float_input(%x: tensor<4xf32>) {
+  // expected-error @+1 {{input must be quantized, got 'f32'}}
+  %0 = tpu.requant_int %x {precision = #top.precision<INT8>, multiplier = array<i64: 1>, rshift = array<i64: 0>} : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.1>>
+  return
+}
