@@ -1,0 +1,297 @@
+//===- ModelCommands.cpp - transform, calibrate, deploy, run --------------===//
+//
+// Flags, defaults and help texts of TPU-MLIR's model_transform,
+// run_calibration, model_deploy and model_runner.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include <algorithm>
+
+namespace tpuc::cli {
+namespace {
+
+const std::vector<std::string> kProgressChoices = {"none", "json", "text"};
+const std::vector<std::string> kChips = {"bm1684x", "bm1688", "cv186ah"};
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+// --- transform ---------------------------------------------------------------
+
+void addTransformOptions(ArgParser &p, TransformOptions &o) {
+  p.addOption({{"--model_name"}, "NAME", "name of the model", true},
+              &o.modelName);
+  p.addOption({{"--model_def"}, "FILE", "model definition file (.onnx)", true},
+              &o.modelDef);
+  p.addOption({{"--input_shapes"},
+               "SHAPES",
+               "input shapes, e.g. [[1,3,224,224],[1,10]] (default: from the "
+               "model)"},
+              &o.inputShapes);
+  p.addOption({{"--input_types"},
+               "TYPES",
+               "input types, comma-separated (float32,int32,int64,...)"},
+              &o.inputTypes);
+  p.addOption({{"--output_names"},
+               "NAMES",
+               "cut the graph at these tensors, comma-separated"},
+              &o.outputNames);
+  p.addOption({{"--mean"}, "M,...", "per-channel mean for image inputs",
+               false, {}, "0,0,0"},
+              &o.mean);
+  p.addOption({{"--scale"}, "S,...", "per-channel scale for image inputs",
+               false, {}, "1,1,1"},
+              &o.scale);
+  p.addOption({{"--pixel_format"},
+               "FMT",
+               "pixel format of image inputs",
+               false,
+               {"rgb", "bgr", "gray", "rgba", "gbrg", "grbg", "bggr", "rggb"},
+               "bgr"},
+              &o.pixelFormat);
+  p.addOption({{"--channel_format"},
+               "FMT",
+               "channel layout of image inputs",
+               false,
+               {"nchw", "nhwc", "none"},
+               "nchw"},
+              &o.channelFormat);
+  p.addOption({{"--resize_dims"}, "H,W",
+               "resize images to H,W before cropping (default: input size)"},
+              &o.resizeDims);
+  p.addFlag({{"--keep_aspect_ratio"}, "", "keep the aspect ratio when resizing"},
+            &o.keepAspectRatio);
+  p.addOption({{"--pad_value"}, "N", "pad value when keeping the aspect ratio",
+               false, {}, "0"},
+              &o.padValue);
+  p.addOption({{"--pad_type"}, "TYPE",
+               "where padding goes when keeping the aspect ratio", false,
+               {"normal", "center"}, "center"},
+              &o.padType);
+  p.addOption({{"--test_input"}, "FILES",
+               "input files (.npz/.npy/image) to verify the conversion with"},
+              &o.testInput);
+  p.addOption({{"--test_result"}, "FILE",
+               "write the Top-level outputs of --test_input to this .npz"},
+              &o.testResult);
+  p.addOption({{"--tolerance"}, "COS,EUC",
+               "minimum cosine and euclidean similarity for the check", false,
+               {}, "0.99,0.99"},
+              &o.tolerance);
+  p.addOption({{"--excepts"}, "NAMES", "tensors left out of the check"},
+              &o.excepts);
+  p.addOption({{"--mlir"}, "FILE", "output Top dialect MLIR file", true},
+              &o.mlir);
+  p.addOption({{"--progress"}, "FMT", "progress reports", false,
+               kProgressChoices, "none"},
+              &o.progress);
+  p.addFlag({{"--debug"}, "", "keep intermediate files"}, &o.debug);
+}
+
+std::string validateTransformOptions(const TransformOptions &o) {
+  if (!o.resizeDims.empty() && o.resizeDims.size() != 2)
+    return "'--resize_dims' expects two numbers H,W";
+  for (int64_t d : o.resizeDims)
+    if (d <= 0)
+      return "'--resize_dims' values must be positive";
+  static const std::vector<std::string> kTypes = {
+      "float32", "float16", "int32", "int64", "int8", "uint8", "bool", "None"};
+  for (const std::string &t : o.inputTypes)
+    if (std::find(kTypes.begin(), kTypes.end(), t) == kTypes.end())
+      return "invalid input type '" + t +
+             "' in '--input_types' (choose from float32, float16, int32, "
+             "int64, int8, uint8, bool)";
+  if (!o.inputTypes.empty() && !o.inputShapes.empty() &&
+      o.inputTypes.size() != o.inputShapes.size())
+    return "'--input_types' has " + std::to_string(o.inputTypes.size()) +
+           " entries but '--input_shapes' has " +
+           std::to_string(o.inputShapes.size());
+  if (!o.testResult.empty() && o.testInput.empty())
+    return "'--test_result' needs '--test_input'";
+  if (!endsWith(o.mlir, ".mlir"))
+    return "'--mlir' must name a .mlir file, got '" + o.mlir + "'";
+  return checkTolerance("--tolerance", o.tolerance);
+}
+
+int runTransform(const TransformOptions &) { return notImplemented("transform"); }
+
+// --- calibrate ---------------------------------------------------------------
+
+void addCalibrateOptions(ArgParser &p, CalibrateOptions &o) {
+  p.addPositional({{"mlir_file"}, "", "Top dialect MLIR file to calibrate",
+                   true},
+                  &o.mlirFile);
+  p.addOption({{"--dataset"}, "DIR", "directory of calibration inputs"},
+              &o.dataset);
+  p.addOption({{"--data_list"}, "FILE",
+               "text file listing calibration inputs, one per line"},
+              &o.dataList);
+  p.addOption({{"--input_num"}, "N", "number of inputs to use (0 = all)",
+               false, {}, "0"},
+              &o.inputNum);
+  p.addOption({{"--cali_method"},
+               "METHOD",
+               "threshold method",
+               false,
+               {"kl", "mse", "max", "percentile9999", "aciq_gauss",
+                "aciq_laplace"},
+               "kl"},
+              &o.caliMethod);
+  p.addOption({{"--histogram_bin_num"}, "N",
+               "histogram bins for the kl method", false, {}, "2048"},
+              &o.histogramBinNum);
+  p.addOption({{"--search"},
+               "MODE",
+               "also search thresholds or a mixed-precision quantize table",
+               false,
+               {"False", "search_threshold", "search_qtable"},
+               "False"},
+              &o.search);
+  p.addOption({{"--expected_cos"}, "COS",
+               "target cosine similarity for search_qtable", false, {},
+               "0.99"},
+              &o.expectedCos);
+  p.addOption({{"--max_float_layers"}, "N",
+               "most layers search_qtable may keep in float", false, {}, "5"},
+              &o.maxFloatLayers);
+  p.addOption({{"-o", "--calibration_table"}, "FILE",
+               "output calibration table", true},
+              &o.calibrationTable);
+  p.addOption({{"--quantize_table"}, "FILE",
+               "output quantize table of --search search_qtable"},
+              &o.quantizeTable);
+  p.addOption({{"--progress"}, "FMT", "progress reports", false,
+               kProgressChoices, "none"},
+              &o.progress);
+  p.addFlag({{"--debug"}, "", "keep intermediate files and histograms"},
+            &o.debug);
+}
+
+std::string validateCalibrateOptions(const CalibrateOptions &o) {
+  if (o.dataset.empty() && o.dataList.empty())
+    return "one of '--dataset' or '--data_list' is required";
+  if (o.inputNum < 0)
+    return "'--input_num' must not be negative";
+  if (o.histogramBinNum < 2)
+    return "'--histogram_bin_num' must be at least 2";
+  if (!(o.expectedCos > 0 && o.expectedCos <= 1))
+    return "'--expected_cos' must be in (0, 1]";
+  if (o.maxFloatLayers < 0)
+    return "'--max_float_layers' must not be negative";
+  if (!o.quantizeTable.empty() && o.search != "search_qtable")
+    return "'--quantize_table' needs '--search search_qtable'";
+  return "";
+}
+
+int runCalibrate(const CalibrateOptions &) {
+  return notImplemented("calibrate");
+}
+
+// --- deploy ------------------------------------------------------------------
+
+void addDeployOptions(ArgParser &p, DeployOptions &o) {
+  p.addOption({{"--mlir"}, "FILE", "Top dialect MLIR file to deploy", true},
+              &o.mlir);
+  p.addOption({{"--quantize"},
+               "MODE",
+               "precision of the deployed model",
+               true,
+               {"F32", "F16", "BF16", "INT8", "W8F16", "W8BF16", "W4F16",
+                "W4BF16"}},
+              &o.quantize);
+  p.addFlag({{"--asymmetric"}, "", "asymmetric INT8 quantization"},
+            &o.asymmetric);
+  p.addOption({{"--calibration_table"}, "FILE",
+               "calibration table from 'tpuc calibrate' (needed for INT8)"},
+              &o.calibrationTable);
+  p.addOption({{"--quantize_table"}, "FILE",
+               "per-layer precision overrides ('op_name MODE' lines)"},
+              &o.quantizeTable);
+  // Newer TPU-MLIR releases call it --processor; both spellings work.
+  p.addOption({{"--chip", "--processor"}, "CHIP", "target chip profile", true,
+               kChips},
+              &o.chip);
+  p.addOption({{"--q_group_size"}, "N",
+               "weight-only quantization group size (0 = per channel)", false,
+               {}, "0"},
+              &o.qGroupSize);
+  p.addOption({{"--test_input"}, "FILES",
+               "inputs (.npz) to verify the deployed model with"},
+              &o.testInput);
+  p.addOption({{"--test_reference"}, "FILE",
+               "reference outputs (.npz) of --test_input"},
+              &o.testReference);
+  p.addOption({{"--tolerance"}, "COS,EUC",
+               "minimum similarity of Tpu vs Top outputs", false, {},
+               "0.8,0.5"},
+              &o.tolerance);
+  p.addFlag({{"--compare_all"}, "", "compare every tensor, not only outputs"},
+            &o.compareAll);
+  p.addOption({{"--tpu_mlir"}, "FILE", "also write the Tpu dialect MLIR here"},
+              &o.tpuMlir);
+  p.addOption({{"--model"}, "FILE", "output model file", true}, &o.model);
+  p.addOption({{"--opt"}, "N", "layer-group optimization level", false,
+               {"1", "2"}, "2"},
+              &o.opt);
+  p.addOption({{"--correctness"}, "COS,EUC",
+               "minimum similarity of the model file vs Tpu MLIR outputs",
+               false, {}, "0.99,0.90"},
+              &o.correctness);
+  p.addFlag({{"--debug"}, "", "keep intermediate files"}, &o.debug);
+  p.addOption({{"--progress"}, "FMT", "progress reports", false,
+               kProgressChoices, "none"},
+              &o.progress);
+}
+
+std::string validateDeployOptions(const DeployOptions &o) {
+  bool weightOnly = o.quantize.rfind("W", 0) == 0;
+  if (o.quantize == "INT8" && o.calibrationTable.empty())
+    return "'--quantize INT8' needs '--calibration_table'";
+  if (o.asymmetric && o.quantize != "INT8")
+    return "'--asymmetric' applies to '--quantize INT8' only";
+  if (o.qGroupSize < 0)
+    return "'--q_group_size' must not be negative";
+  if (o.qGroupSize > 0 && !weightOnly)
+    return "'--q_group_size' applies to W8*/W4* quantization only";
+  if (!o.testReference.empty() && o.testInput.empty())
+    return "'--test_reference' needs '--test_input'";
+  std::string error = checkTolerance("--tolerance", o.tolerance);
+  if (error.empty())
+    error = checkTolerance("--correctness", o.correctness);
+  return error;
+}
+
+int runDeploy(const DeployOptions &) { return notImplemented("deploy"); }
+
+// --- run -----------------------------------------------------------------------
+
+void addRunOptions(ArgParser &p, RunOptions &o) {
+  p.addOption({{"--model"}, "FILE", "model file (or .mlir) to run", true},
+              &o.model);
+  p.addOption({{"--input"}, "FILE", "input tensors (.npz)", true}, &o.input);
+  p.addOption({{"--output"}, "FILE", "output tensors (.npz)", false, {},
+               "_output.npz"},
+              &o.output);
+  p.addFlag({{"--dump_all_tensors"}, "",
+             "write every intermediate tensor, not only outputs"},
+            &o.dumpAllTensors);
+  p.addFlag({{"--profile"}, "",
+             "write the simulator's engine trace next to the output"},
+            &o.profile);
+}
+
+std::string validateRunOptions(const RunOptions &o) {
+  if (!endsWith(o.output, ".npz"))
+    return "'--output' must name a .npz file, got '" + o.output + "'";
+  return "";
+}
+
+int runRun(const RunOptions &) { return notImplemented("run"); }
+
+} // namespace tpuc::cli

@@ -1,0 +1,143 @@
+//===- main.cpp - tpuc: TPU Studio's command-line driver ------------------===//
+//
+// `tpuc <command> [options]`: one executable for TPU-MLIR's scripts
+// (model_transform, run_calibration, model_deploy, model_runner, npz_tool,
+// llm_convert, model_tool) with the same flag names. The studio runs it as a
+// child process and reads `--progress json` lines from its stdout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace tpuc;
+using namespace tpuc::cli;
+
+namespace {
+
+struct Subcommand {
+  const char *name;
+  const char *summary;
+  int (*main)(const Subcommand &self, std::span<const std::string> args);
+};
+
+/// Parses, validates and runs one subcommand.
+template <typename Options>
+int drive(const Subcommand &self, std::span<const std::string> args,
+          void (*addOptions)(ArgParser &, Options &),
+          std::string (*validate)(const Options &),
+          int (*run)(const Options &)) {
+  Options opts;
+  std::string program = std::string("tpuc ") + self.name;
+  ArgParser parser(program, self.summary);
+  addOptions(parser, opts);
+  ParseOutcome outcome = parser.parse(args);
+  if (outcome.kind == ParseOutcome::Help) {
+    std::cout << parser.help();
+    return kExitOk;
+  }
+  if (outcome.kind == ParseOutcome::Error) {
+    std::cerr << outcome.message << std::endl;
+    return kExitUsage;
+  }
+  std::string error = validate(opts);
+  if (!error.empty()) {
+    std::cerr << program << ": " << error << " (see '" << program
+              << " --help')" << std::endl;
+    return kExitUsage;
+  }
+  return run(opts);
+}
+
+#define TPUC_SUBCOMMAND(Name)                                                  \
+  [](const Subcommand &self, std::span<const std::string> args) {              \
+    return drive<Name##Options>(self, args, add##Name##Options,                \
+                                validate##Name##Options, run##Name);           \
+  }
+
+const Subcommand kSubcommands[] = {
+    {"transform",
+     "Convert an ONNX model into Top dialect MLIR and weights "
+     "(TPU-MLIR's model_transform).",
+     TPUC_SUBCOMMAND(Transform)},
+    {"calibrate",
+     "Collect activation statistics over a dataset and write a calibration "
+     "table (TPU-MLIR's run_calibration).",
+     TPUC_SUBCOMMAND(Calibrate)},
+    {"deploy",
+     "Lower Top MLIR to a chip, quantize and compile a model file "
+     "(TPU-MLIR's model_deploy).",
+     TPUC_SUBCOMMAND(Deploy)},
+    {"run",
+     "Run a model file or MLIR on the simulator (TPU-MLIR's model_runner).",
+     TPUC_SUBCOMMAND(Run)},
+    {"compare",
+     "Compare two .npz tensor files by cosine, euclidean similarity and SQNR "
+     "(TPU-MLIR's npz_tool compare). Exit status 0 when every compared "
+     "tensor passes, 1 when one fails, 2 on bad input.",
+     TPUC_SUBCOMMAND(Compare)},
+    {"llm-convert",
+     "Compile a HuggingFace LLM checkpoint stage by stage (LLM-TPU's "
+     "llm_convert).",
+     TPUC_SUBCOMMAND(LlmConvert)},
+    {"llm-run", "Generate text with a compiled LLM on the simulator.",
+     TPUC_SUBCOMMAND(LlmRun)},
+    {"model-tool",
+     "Inspect, extract or combine model files (TPU-MLIR's model_tool).",
+     TPUC_SUBCOMMAND(ModelTool)},
+};
+
+void printUsage(std::ostream &out) {
+  out << "usage: tpuc <command> [options]\n\n"
+         "TPU Studio's compiler driver. Flags keep the names of TPU-MLIR's "
+         "tools.\n\ncommands:\n";
+  for (const Subcommand &sub : kSubcommands) {
+    std::string summary = sub.summary;
+    // The first sentence.
+    if (size_t end = summary.find(". "); end != std::string::npos)
+      summary = summary.substr(0, end + 1);
+    std::string name = sub.name;
+    out << "  " << name << std::string(14 - name.size(), ' ') << summary
+        << "\n";
+  }
+  out << "\noptions:\n"
+         "  --version     print the version and exit\n"
+         "  -h, --help    show this help and exit\n\n"
+         "Run 'tpuc <command> --help' for the options of a command.\n"
+         "Exit status: 0 success, 1 the job failed (e.g. tensors out of "
+         "tolerance),\n2 bad usage or unreadable input, 3 not implemented "
+         "in this build.\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    printUsage(std::cerr);
+    return kExitUsage;
+  }
+  const std::string &first = args.front();
+  if (first == "-h" || first == "--help" || first == "help") {
+    printUsage(std::cout);
+    return kExitOk;
+  }
+  if (first == "--version") {
+    std::cout << "tpuc " TPUC_VERSION " (TPU Studio)\n";
+    return kExitOk;
+  }
+  for (const Subcommand &sub : kSubcommands)
+    if (first == sub.name)
+      return sub.main(sub, std::span<const std::string>(args).subspan(1));
+  if (first.rfind("-", 0) == 0)
+    std::cerr << "tpuc: unknown option '" << first << "' (see 'tpuc --help')"
+              << std::endl;
+  else
+    std::cerr << "tpuc: unknown command '" << first << "' (see 'tpuc --help')"
+              << std::endl;
+  return kExitUsage;
+}
