@@ -46,7 +46,7 @@ class Tpu_Op<string mnemonic, list<Trait> traits = []>
 
 defvar Tpu_CommonAttrs = (ins Top_PrecisionAttr:$precision, OptionalAttr<I64Attr>:$address);
 
-/// Integer requantization after an INT8 accumulation: `y = sat((acc * multiplier) >> rshift) + zp`,
+/// Integer requantization after an INT8 accumulation: `y = sat(round((acc * multiplier) >> rshift) + zp)`,
 /// per tensor (one value) or per output channel.
 defvar Tpu_RequantAttrs = (ins OptionalAttr<DenseI64ArrayAttr>:$multiplier,
                               OptionalAttr<DenseI64ArrayAttr>:$rshift);

@@ -138,7 +138,7 @@ def Tpu_CastOp : Tpu_Op<"cast"> {
 def Tpu_RequantIntOp : Tpu_Op<"requant_int"> {
   let summary = "Integer rescale of a quantized tensor (category: cast)";
   let description = [{
-    `y = saturate(round((x - zp_in) * multiplier >> rshift)) + zp_out`, per tensor or per channel (axis 1):
+    `y = saturate(round((x - zp_in) * multiplier >> rshift) + zp_out)`, per tensor or per channel (axis 1):
     moves an int8 tensor from one scale to another without going through float.
 
     ```mlir
