@@ -1,0 +1,76 @@
+// The content-addressed artifact cache beside a project.
+#include "app/project/ArtifactCache.h"
+
+#include "app/project/ProjectStore.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace tpuc::project {
+
+fs::path ArtifactCache::pathFor(const std::string &hash) const {
+  std::string hex = hash.substr(hash.find(':') == std::string::npos ? 0 : hash.find(':') + 1);
+  return m_dir / hex.substr(0, 2) / hex;
+}
+
+std::optional<fs::path> ArtifactCache::find(const std::string &hash) const {
+  std::error_code ec;
+  fs::path path = pathFor(hash);
+  if (hash.empty() || !fs::is_regular_file(path, ec))
+    return std::nullopt;
+  return path;
+}
+
+std::optional<std::string> ArtifactCache::storeBytes(std::string_view bytes, std::string &error) {
+  std::string hash = hashBytes(bytes);
+  if (find(hash))
+    return hash;
+  fs::path target = pathFor(hash);
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  fs::path temp = target;
+  temp += ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      error = "cannot write the cache file '" + temp.string() + "'";
+      fs::remove(temp, ec);
+      return std::nullopt;
+    }
+  }
+  fs::rename(temp, target, ec);
+  if (ec) {
+    error = "cannot write the cache file '" + target.string() + "': " + ec.message();
+    fs::remove(temp, ec);
+    return std::nullopt;
+  }
+  return hash;
+}
+
+std::optional<std::string> ArtifactCache::storeFile(const fs::path &source, std::string &error) {
+  auto hash = hashFile(source, error);
+  if (!hash)
+    return std::nullopt;
+  if (find(*hash))
+    return hash;
+  fs::path target = pathFor(*hash);
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  fs::path temp = target;
+  temp += ".tmp-" + std::to_string(::getpid());
+  fs::copy_file(source, temp, fs::copy_options::overwrite_existing, ec);
+  if (!ec)
+    fs::rename(temp, target, ec);
+  if (ec) {
+    error = "cannot copy '" + source.string() + "' into the cache: " + ec.message();
+    fs::remove(temp, ec);
+    return std::nullopt;
+  }
+  return hash;
+}
+
+} // namespace tpuc::project

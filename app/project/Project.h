@@ -1,0 +1,135 @@
+// The in-memory value model of a .tpuproj project: one plain struct per section, no Qt, no I/O.
+#ifndef TPUC_APP_PROJECT_PROJECT_H
+#define TPUC_APP_PROJECT_PROJECT_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tpuc::project {
+
+/// The model the project was created from. Paths are absolute in memory; the store writes them relative
+/// to the project file when that keeps the project folder movable.
+struct ModelRef {
+  std::string path;                  ///< absolute path of the model file or HF folder, empty = none
+  std::string contentHash;           ///< "sha256:<hex>" of the file, empty when unknown
+  std::uint64_t size = 0;            ///< bytes, 0 when unknown
+  std::string format;                ///< "onnx", "hf", "mlir", ... (informational)
+  std::vector<std::uint8_t> embedded; ///< the model bytes when embedded in the project, else empty
+  bool operator==(const ModelRef &) const = default;
+};
+
+/// model_transform's input and preprocessing flags (TPU-MLIR names).
+struct ImportSettings {
+  std::string inputShapes;           ///< e.g. "[[1,3,224,224]]"
+  std::vector<double> mean;          ///< per channel
+  std::vector<double> scale;         ///< per channel
+  std::string pixelFormat = "rgb";   ///< rgb, bgr, gray, rgba
+  std::string channelFormat = "nchw"; ///< nchw or nhwc
+  std::vector<std::int64_t> resizeDims; ///< h, w; empty = the model's input size
+  bool keepAspectRatio = false;
+  double padValue = 0.0;
+  std::string outputNames;           ///< comma separated, empty = the model's outputs
+  bool operator==(const ImportSettings &) const = default;
+};
+
+/// One calibration sample: an image or .npy/.npz file plus what the studio knows about it.
+struct Sample {
+  std::string path;                  ///< absolute in memory
+  std::string metadataJson = "{}";   ///< free-form per-sample metadata (size, label, ...)
+  std::vector<std::uint8_t> thumbnailPng; ///< small PNG, may be empty
+  bool operator==(const Sample &) const = default;
+};
+
+struct Dataset {
+  std::int64_t id = 0;
+  std::string name;
+  std::vector<Sample> samples;
+  bool operator==(const Dataset &) const = default;
+};
+
+/// One line of a TPU-MLIR calibration table: `op_name threshold min max`.
+struct CaliEntry {
+  std::string opName;
+  double threshold = 0, min = 0, max = 0;
+  bool operator==(const CaliEntry &) const = default;
+};
+
+/// A calibration table; editing keeps the same (name, version), "new version" copies it to version + 1.
+struct CaliTable {
+  std::int64_t id = 0;
+  std::string name;
+  int version = 1;
+  std::string created;               ///< ISO 8601 UTC
+  std::string comment;
+  std::vector<CaliEntry> entries;
+  bool operator==(const CaliTable &) const = default;
+};
+
+/// One line of a quantize table: `op_name MODE` (F32, F16, BF16, INT8, ...).
+struct QuantEntry {
+  std::string opName;
+  std::string mode;
+  bool operator==(const QuantEntry &) const = default;
+};
+
+struct QuantTable {
+  std::int64_t id = 0;
+  std::string name;
+  int version = 1;
+  std::string created;
+  std::string comment;
+  std::vector<QuantEntry> entries;
+  bool operator==(const QuantTable &) const = default;
+};
+
+/// A deploy configuration (model_deploy flags).
+struct CompileConfig {
+  std::int64_t id = 0;
+  std::string name;
+  std::string chip = "bm1684x";
+  std::string precision = "F32";     ///< F32, F16, BF16, INT8, W8F16, W4F16, ...
+  std::string optionsJson = "{}";    ///< the remaining flags as a JSON object
+  bool operator==(const CompileConfig &) const = default;
+};
+
+/// A produced artifact of a run; the bytes live in the cache folder under their hash.
+struct ArtifactRef {
+  std::string kind;                  ///< "top_mlir", "tpu_mlir", "model", "npz", "trace", ...
+  std::string name;
+  std::string contentHash;
+  bool operator==(const ArtifactRef &) const = default;
+};
+
+/// One entry of the run history with its result summary.
+struct RunRecord {
+  std::int64_t id = 0;
+  std::string configName;
+  std::string started, finished;     ///< ISO 8601 UTC
+  std::string status = "ok";         ///< ok, failed, cancelled
+  double latencyMs = 0;              ///< simulated latency
+  std::int64_t memoryPeakBytes = 0;
+  std::string layerMetricsJson = "[]"; ///< per-layer metrics (cosine, euclidean, sqnr, ...)
+  std::string summaryJson = "{}";
+  std::vector<ArtifactRef> artifacts;
+  bool operator==(const RunRecord &) const = default;
+};
+
+/// A whole project. Plain data: copy it to snapshot it.
+struct Project {
+  ModelRef model;
+  ImportSettings importSettings;
+  std::vector<Dataset> datasets;
+  std::vector<CaliTable> caliTables;
+  std::vector<QuantTable> quantTables;
+  std::vector<CompileConfig> compileConfigs;
+  std::vector<RunRecord> runs;
+  std::map<std::string, std::string> viewState; ///< UI state (open tabs, splitter sizes, ...)
+  std::string notes;
+  bool operator==(const Project &) const = default;
+};
+
+} // namespace tpuc::project
+
+#endif

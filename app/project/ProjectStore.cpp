@@ -1,0 +1,537 @@
+// Reads and writes .tpuproj files: identity and version checks, migrations, transactional saves.
+#include "app/project/ProjectStore.h"
+
+#include "app/project/Schema.h"
+#include "app/project/Sha256.h"
+#include "app/project/Sqlite.h"
+
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace tpuc::project {
+
+namespace {
+
+std::string quoted(const fs::path &file) { return "'" + file.string() + "'"; }
+
+// --- identity -----------------------------------------------------------------------------------
+
+/// Checks that `db` is a TPU Studio project this build can read; returns its schema version or -1.
+int checkIdentity(sql::Db &db, const fs::path &file, std::string &error) {
+  auto appId = db.queryInt("PRAGMA application_id");
+  if (!appId) {
+    // SQLITE_CORRUPT: our header is there but pages are missing or garbled (a truncated copy, a bad
+    // disk); anything else means the bytes were never an SQLite database.
+    if ((sqlite3_errcode(db.handle()) & 0xff) == SQLITE_CORRUPT)
+      error = quoted(file) + " is damaged (" + db.lastError() + ")";
+    else
+      error = quoted(file) + " is not a TPU Studio project (" + db.lastError() + ")";
+    return -1;
+  }
+  auto version = db.queryInt("PRAGMA user_version");
+  if (*appId != schema::kApplicationId) {
+    auto tables = db.queryInt("SELECT count(*) FROM sqlite_schema");
+    if (tables && *tables == 0)
+      error = quoted(file) + " is an empty database, not a TPU Studio project";
+    else
+      error = quoted(file) + " is an SQLite database of another application, not a TPU Studio project";
+    return -1;
+  }
+  if (!version || *version < 1) {
+    error = quoted(file) + " is a TPU Studio project without a schema version (damaged)";
+    return -1;
+  }
+  if (*version > schema::kCurrentVersion) {
+    error = quoted(file) + " was written by a newer TPU Studio (schema version " +
+            std::to_string(*version) + ", this build reads up to " +
+            std::to_string(schema::kCurrentVersion) + ")";
+    return -1;
+  }
+  return static_cast<int>(*version);
+}
+
+// --- reading ------------------------------------------------------------------------------------
+
+template <typename T> bool jsonField(const json &value, T &out) {
+  try {
+    out = value.get<T>();
+    return true;
+  } catch (const json::exception &) {
+    return false;
+  }
+}
+
+bool readImportSettings(sql::Db &db, ImportSettings &s, std::string &error) {
+  sql::Stmt stmt(db, "SELECT key, value FROM import_settings");
+  while (stmt.step()) {
+    std::string key = stmt.columnText(0);
+    json value = json::parse(stmt.columnText(1), nullptr, /*allow_exceptions=*/false);
+    bool ok = !value.is_discarded();
+    if (ok) {
+      if (key == "input_shapes") ok = jsonField(value, s.inputShapes);
+      else if (key == "mean") ok = jsonField(value, s.mean);
+      else if (key == "scale") ok = jsonField(value, s.scale);
+      else if (key == "pixel_format") ok = jsonField(value, s.pixelFormat);
+      else if (key == "channel_format") ok = jsonField(value, s.channelFormat);
+      else if (key == "resize_dims") ok = jsonField(value, s.resizeDims);
+      else if (key == "keep_aspect_ratio") ok = jsonField(value, s.keepAspectRatio);
+      else if (key == "pad_value") ok = jsonField(value, s.padValue);
+      else if (key == "output_names") ok = jsonField(value, s.outputNames);
+      // Unknown keys come from a newer minor revision; ignoring them keeps the file readable.
+    }
+    if (!ok) {
+      error = "import setting '" + key + "' has a malformed value";
+      return false;
+    }
+  }
+  return !stmt.failed();
+}
+
+bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
+  {
+    sql::Stmt stmt(db, "SELECT path, content_hash, size, format, embedded FROM model WHERE id = 1");
+    if (stmt.step()) {
+      p.model.path = fromStoredPath(stmt.columnText(0), dir);
+      p.model.contentHash = stmt.columnText(1);
+      p.model.size = static_cast<std::uint64_t>(stmt.columnInt(2));
+      p.model.format = stmt.columnText(3);
+      p.model.embedded = stmt.columnBlob(4);
+    }
+    if (stmt.failed())
+      return false;
+  }
+  if (!readImportSettings(db, p.importSettings, error))
+    return false;
+  {
+    sql::Stmt sets(db, "SELECT id, name FROM datasets ORDER BY ordinal");
+    sql::Stmt samples(db, "SELECT path, metadata, thumbnail FROM samples WHERE dataset_id = ? "
+                          "ORDER BY ordinal");
+    while (sets.step()) {
+      Dataset d;
+      d.id = sets.columnInt(0);
+      d.name = sets.columnText(1);
+      samples.bind(1, d.id);
+      while (samples.step())
+        d.samples.push_back({fromStoredPath(samples.columnText(0), dir), samples.columnText(1),
+                             samples.columnBlob(2)});
+      samples.reset();
+      if (samples.failed())
+        return false;
+      p.datasets.push_back(std::move(d));
+    }
+    if (sets.failed())
+      return false;
+  }
+  {
+    sql::Stmt tables(db, "SELECT id, name, version, created, comment FROM cali_tables ORDER BY ordinal");
+    sql::Stmt rows(db, "SELECT op_name, threshold, min, max FROM cali_entries WHERE table_id = ? "
+                       "ORDER BY ordinal");
+    while (tables.step()) {
+      CaliTable t{tables.columnInt(0), tables.columnText(1), static_cast<int>(tables.columnInt(2)),
+                  tables.columnText(3), tables.columnText(4), {}};
+      rows.bind(1, t.id);
+      while (rows.step())
+        t.entries.push_back({rows.columnText(0), rows.columnDouble(1), rows.columnDouble(2),
+                             rows.columnDouble(3)});
+      rows.reset();
+      if (rows.failed())
+        return false;
+      p.caliTables.push_back(std::move(t));
+    }
+    if (tables.failed())
+      return false;
+  }
+  {
+    sql::Stmt tables(db, "SELECT id, name, version, created, comment FROM quant_tables ORDER BY ordinal");
+    sql::Stmt rows(db, "SELECT op_name, mode FROM quant_entries WHERE table_id = ? ORDER BY ordinal");
+    while (tables.step()) {
+      QuantTable t{tables.columnInt(0), tables.columnText(1), static_cast<int>(tables.columnInt(2)),
+                   tables.columnText(3), tables.columnText(4), {}};
+      rows.bind(1, t.id);
+      while (rows.step())
+        t.entries.push_back({rows.columnText(0), rows.columnText(1)});
+      rows.reset();
+      if (rows.failed())
+        return false;
+      p.quantTables.push_back(std::move(t));
+    }
+    if (tables.failed())
+      return false;
+  }
+  {
+    sql::Stmt stmt(db, "SELECT id, name, chip, precision, options FROM compile_configs ORDER BY ordinal");
+    while (stmt.step())
+      p.compileConfigs.push_back({stmt.columnInt(0), stmt.columnText(1), stmt.columnText(2),
+                                  stmt.columnText(3), stmt.columnText(4)});
+    if (stmt.failed())
+      return false;
+  }
+  {
+    sql::Stmt runs(db, "SELECT id, config_name, started, finished, status, latency_ms, memory_peak_bytes, "
+                       "layer_metrics, summary FROM runs ORDER BY id");
+    sql::Stmt artifacts(db, "SELECT kind, name, content_hash FROM run_artifacts WHERE run_id = ? "
+                            "ORDER BY ordinal");
+    while (runs.step()) {
+      RunRecord r;
+      r.id = runs.columnInt(0);
+      r.configName = runs.columnText(1);
+      r.started = runs.columnText(2);
+      r.finished = runs.columnText(3);
+      r.status = runs.columnText(4);
+      r.latencyMs = runs.columnDouble(5);
+      r.memoryPeakBytes = runs.columnInt(6);
+      r.layerMetricsJson = runs.columnText(7);
+      r.summaryJson = runs.columnText(8);
+      artifacts.bind(1, r.id);
+      while (artifacts.step())
+        r.artifacts.push_back({artifacts.columnText(0), artifacts.columnText(1), artifacts.columnText(2)});
+      artifacts.reset();
+      if (artifacts.failed())
+        return false;
+      p.runs.push_back(std::move(r));
+    }
+    if (runs.failed())
+      return false;
+  }
+  {
+    sql::Stmt stmt(db, "SELECT key, value FROM view_state");
+    while (stmt.step())
+      p.viewState[stmt.columnText(0)] = stmt.columnText(1);
+    if (stmt.failed())
+      return false;
+  }
+  sql::Stmt notes(db, "SELECT text FROM notes WHERE id = 1");
+  if (notes.step())
+    p.notes = notes.columnText(0);
+  return !notes.failed();
+}
+
+// --- writing ------------------------------------------------------------------------------------
+
+bool writeModel(sql::Db &db, const ModelRef &m, const fs::path &dir) {
+  std::string path = toStoredPath(m.path, dir);
+  // Skip rewriting an unchanged (possibly large, embedded) model: most saves touch tables only.
+  sql::Stmt current(db, "SELECT path, content_hash, size, format, length(embedded) FROM model WHERE id = 1");
+  if (current.step() && current.columnText(0) == path && current.columnText(1) == m.contentHash &&
+      current.columnInt(2) == static_cast<std::int64_t>(m.size) && current.columnText(3) == m.format &&
+      current.columnInt(4) == static_cast<std::int64_t>(m.embedded.size()) && !m.contentHash.empty())
+    return true;
+  if (current.failed() || !db.exec("DELETE FROM model"))
+    return false;
+  if (m.path.empty() && m.embedded.empty() && m.contentHash.empty())
+    return true;
+  sql::Stmt stmt(db, "INSERT INTO model(id, path, content_hash, size, format, embedded) "
+                     "VALUES (1, ?, ?, ?, ?, ?)");
+  stmt.bind(1, path).bind(2, m.contentHash).bind(3, static_cast<std::int64_t>(m.size)).bind(4, m.format);
+  if (m.embedded.empty())
+    stmt.bindNull(5);
+  else
+    stmt.bindBlob(5, m.embedded);
+  return stmt.run();
+}
+
+bool writeImportSettings(sql::Db &db, const ImportSettings &s) {
+  sql::Stmt stmt(db, "INSERT INTO import_settings(key, value) VALUES (?, ?)");
+  const std::array<std::pair<const char *, json>, 9> rows = {{
+      {"input_shapes", s.inputShapes},
+      {"mean", s.mean},
+      {"scale", s.scale},
+      {"pixel_format", s.pixelFormat},
+      {"channel_format", s.channelFormat},
+      {"resize_dims", s.resizeDims},
+      {"keep_aspect_ratio", s.keepAspectRatio},
+      {"pad_value", s.padValue},
+      {"output_names", s.outputNames},
+  }};
+  for (const auto &[key, value] : rows)
+    if (!stmt.bind(1, std::string_view(key)).bind(2, value.dump()).run())
+      return false;
+  return true;
+}
+
+bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
+  if (!writeModel(db, p.model, dir))
+    return false;
+  // Child rows go with their parents through ON DELETE CASCADE.
+  if (!db.exec("DELETE FROM import_settings; DELETE FROM datasets; DELETE FROM cali_tables; "
+               "DELETE FROM quant_tables; DELETE FROM compile_configs; DELETE FROM runs; "
+               "DELETE FROM view_state; DELETE FROM notes;"))
+    return false;
+  if (!writeImportSettings(db, p.importSettings))
+    return false;
+  // Ids are reassigned densely on every save; in memory they only need to be unique within a section.
+  sql::Stmt dataset(db, "INSERT INTO datasets(id, ordinal, name) VALUES (?, ?, ?)");
+  sql::Stmt sample(db, "INSERT INTO samples(dataset_id, ordinal, path, metadata, thumbnail) "
+                       "VALUES (?, ?, ?, ?, ?)");
+  for (std::size_t i = 0; i < p.datasets.size(); ++i) {
+    const Dataset &d = p.datasets[i];
+    auto id = static_cast<std::int64_t>(i + 1);
+    if (!dataset.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, d.name).run())
+      return false;
+    for (std::size_t j = 0; j < d.samples.size(); ++j) {
+      const Sample &s = d.samples[j];
+      sample.bind(1, id).bind(2, static_cast<std::int64_t>(j)).bind(3, toStoredPath(s.path, dir))
+          .bind(4, s.metadataJson);
+      if (s.thumbnailPng.empty())
+        sample.bindNull(5);
+      else
+        sample.bindBlob(5, s.thumbnailPng);
+      if (!sample.run())
+        return false;
+    }
+  }
+  sql::Stmt cali(db, "INSERT INTO cali_tables(id, ordinal, name, version, created, comment) "
+                     "VALUES (?, ?, ?, ?, ?, ?)");
+  sql::Stmt caliRow(db, "INSERT INTO cali_entries(table_id, ordinal, op_name, threshold, min, max) "
+                        "VALUES (?, ?, ?, ?, ?, ?)");
+  for (std::size_t i = 0; i < p.caliTables.size(); ++i) {
+    const CaliTable &t = p.caliTables[i];
+    auto id = static_cast<std::int64_t>(i + 1);
+    if (!cali.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, t.name)
+             .bind(4, static_cast<std::int64_t>(t.version)).bind(5, t.created).bind(6, t.comment).run())
+      return false;
+    for (std::size_t j = 0; j < t.entries.size(); ++j) {
+      const CaliEntry &e = t.entries[j];
+      if (!caliRow.bind(1, id).bind(2, static_cast<std::int64_t>(j)).bind(3, e.opName)
+               .bind(4, e.threshold).bind(5, e.min).bind(6, e.max).run())
+        return false;
+    }
+  }
+  sql::Stmt quant(db, "INSERT INTO quant_tables(id, ordinal, name, version, created, comment) "
+                      "VALUES (?, ?, ?, ?, ?, ?)");
+  sql::Stmt quantRow(db, "INSERT INTO quant_entries(table_id, ordinal, op_name, mode) VALUES (?, ?, ?, ?)");
+  for (std::size_t i = 0; i < p.quantTables.size(); ++i) {
+    const QuantTable &t = p.quantTables[i];
+    auto id = static_cast<std::int64_t>(i + 1);
+    if (!quant.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, t.name)
+             .bind(4, static_cast<std::int64_t>(t.version)).bind(5, t.created).bind(6, t.comment).run())
+      return false;
+    for (std::size_t j = 0; j < t.entries.size(); ++j)
+      if (!quantRow.bind(1, id).bind(2, static_cast<std::int64_t>(j)).bind(3, t.entries[j].opName)
+               .bind(4, t.entries[j].mode).run())
+        return false;
+  }
+  sql::Stmt config(db, "INSERT INTO compile_configs(id, ordinal, name, chip, precision, options) "
+                       "VALUES (?, ?, ?, ?, ?, ?)");
+  for (std::size_t i = 0; i < p.compileConfigs.size(); ++i) {
+    const CompileConfig &c = p.compileConfigs[i];
+    if (!config.bind(1, static_cast<std::int64_t>(i + 1)).bind(2, static_cast<std::int64_t>(i))
+             .bind(3, c.name).bind(4, c.chip).bind(5, c.precision).bind(6, c.optionsJson).run())
+      return false;
+  }
+  // Run ids are kept: artifacts, logs and the cache refer to them.
+  sql::Stmt run(db, "INSERT INTO runs(id, config_name, started, finished, status, latency_ms, "
+                    "memory_peak_bytes, layer_metrics, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  sql::Stmt artifact(db, "INSERT INTO run_artifacts(run_id, ordinal, kind, name, content_hash) "
+                         "VALUES (?, ?, ?, ?, ?)");
+  for (const RunRecord &r : p.runs) {
+    if (!run.bind(1, r.id).bind(2, r.configName).bind(3, r.started).bind(4, r.finished).bind(5, r.status)
+             .bind(6, r.latencyMs).bind(7, r.memoryPeakBytes).bind(8, r.layerMetricsJson)
+             .bind(9, r.summaryJson).run())
+      return false;
+    for (std::size_t j = 0; j < r.artifacts.size(); ++j) {
+      const ArtifactRef &a = r.artifacts[j];
+      if (!artifact.bind(1, r.id).bind(2, static_cast<std::int64_t>(j)).bind(3, a.kind).bind(4, a.name)
+               .bind(5, a.contentHash).run())
+        return false;
+    }
+  }
+  sql::Stmt view(db, "INSERT INTO view_state(key, value) VALUES (?, ?)");
+  for (const auto &[key, value] : p.viewState)
+    if (!view.bind(1, key).bind(2, value).run())
+      return false;
+  sql::Stmt notes(db, "INSERT INTO notes(id, text) VALUES (1, ?)");
+  return notes.bind(1, p.notes).run();
+}
+
+/// Connection settings for saving: a rollback journal keeps the project a single self-contained file
+/// between saves (WAL would leave committed data in a -wal side file that copying the project loses).
+bool prepareForWrite(sql::Db &db) {
+  return db.exec("PRAGMA journal_mode = DELETE; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+}
+
+void syncDirectory(const fs::path &dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+bool saveReplace(const Project &p, const fs::path &file, const fs::path &dir, std::string &error) {
+  fs::path temp = file;
+  temp += ".saving-" + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove(temp, ec);
+  {
+    sql::Db db;
+    // No journal for the temporary file: if we die, it is garbage and the target is untouched.
+    bool ok = db.open(temp.string(), sql::Db::Mode::Create) &&
+              db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;") &&
+              db.exec("BEGIN") && schema::create(db) && writeAll(db, p, dir) && db.exec("COMMIT");
+    if (!ok) {
+      error = "cannot save " + quoted(file) + ": " + db.lastError();
+      db.close();
+      fs::remove(temp, ec);
+      return false;
+    }
+  }
+  fs::rename(temp, file, ec);
+  if (ec) {
+    error = "cannot save " + quoted(file) + ": " + ec.message();
+    fs::remove(temp, ec);
+    return false;
+  }
+  syncDirectory(file.parent_path());
+  return true;
+}
+
+bool saveInPlace(const Project &p, const fs::path &file, const fs::path &dir, std::string &error) {
+  sql::Db db;
+  if (!db.open(file.string(), sql::Db::Mode::ReadWrite)) {
+    error = "cannot save " + quoted(file) + ": " + db.lastError();
+    return false;
+  }
+  std::string why;
+  int version = checkIdentity(db, file, why);
+  if (version < 0) {
+    error = "refusing to overwrite: " + why;
+    return false;
+  }
+  bool ok = prepareForWrite(db) && db.exec("BEGIN IMMEDIATE") &&
+            (version == schema::kCurrentVersion || schema::migrate(db, version)) && writeAll(db, p, dir) &&
+            db.exec("COMMIT");
+  if (!ok) {
+    error = "cannot save " + quoted(file) + ": " + db.lastError();
+    db.exec("ROLLBACK");
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::string toStoredPath(const std::string &absolute, const fs::path &projectDir) {
+  if (absolute.empty())
+    return {};
+  fs::path target(absolute);
+  if (!target.is_absolute())
+    return target.generic_string();
+  fs::path rel = target.lexically_normal().lexically_relative(projectDir.lexically_normal());
+  if (rel.empty())
+    return target.generic_string();
+  int ups = 0;
+  for (const fs::path &part : rel)
+    if (part == "..")
+      ++ups;
+  return ups <= 2 ? rel.generic_string() : target.generic_string();
+}
+
+std::string fromStoredPath(const std::string &stored, const fs::path &projectDir) {
+  if (stored.empty())
+    return {};
+  fs::path path(stored);
+  if (path.is_absolute())
+    return path.string();
+  return (projectDir / path).lexically_normal().string();
+}
+
+std::optional<Project> loadProject(const fs::path &file, std::string &error) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
+    error = quoted(file) + " does not exist";
+    return std::nullopt;
+  }
+  if (fs::is_directory(file, ec)) {
+    error = quoted(file) + " is a folder, not a TPU Studio project";
+    return std::nullopt;
+  }
+  sql::Db db;
+  // Read-write so SQLite can roll back a hot journal left by a killed save; loading writes nothing else.
+  if (!db.open(file.string(), sql::Db::Mode::ReadWrite) && !db.open(file.string(), sql::Db::Mode::ReadOnly)) {
+    error = "cannot open " + quoted(file) + ": " + db.lastError();
+    return std::nullopt;
+  }
+  int version = checkIdentity(db, file, error);
+  if (version < 0)
+    return std::nullopt;
+  sql::Stmt check(db, "PRAGMA quick_check");
+  if (!check.step() || check.columnText(0) != "ok") {
+    error = quoted(file) + " is damaged (" + (check.failed() ? db.lastError() : check.columnText(0)) + ")";
+    return std::nullopt;
+  }
+  sql::Db *source = &db;
+  sql::Db memory;
+  if (version < schema::kCurrentVersion) {
+    // Migrate a copy so opening an old project never modifies it; saving writes the new schema.
+    if (!memory.open("", sql::Db::Mode::Memory) || !db.copyTo(memory) || !memory.exec("BEGIN") ||
+        !schema::migrate(memory, version) || !memory.exec("COMMIT")) {
+      error = "cannot migrate " + quoted(file) + " from schema version " + std::to_string(version) + ": " +
+              (memory.lastError().empty() ? db.lastError() : memory.lastError());
+      return std::nullopt;
+    }
+    source = &memory;
+  }
+  Project project;
+  std::string detail;
+  fs::path dir = fs::absolute(file, ec).parent_path();
+  if (!readAll(*source, dir, project, detail)) {
+    error = "cannot read " + quoted(file) + ": " + (detail.empty() ? source->lastError() : detail);
+    return std::nullopt;
+  }
+  return project;
+}
+
+bool saveProject(const Project &project, const fs::path &file, SaveMode mode, std::string &error) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(file, ec).parent_path();
+  if (mode == SaveMode::Replace || !fs::exists(file, ec))
+    return saveReplace(project, file, dir, error);
+  return saveInPlace(project, file, dir, error);
+}
+
+std::string hashBytes(std::string_view bytes) {
+  Sha256 sha;
+  sha.update(bytes);
+  return "sha256:" + sha.hex();
+}
+
+std::optional<std::string> hashFile(const fs::path &file, std::string &error) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    error = "cannot read " + quoted(file);
+    return std::nullopt;
+  }
+  Sha256 sha;
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    sha.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) {
+    error = "cannot read " + quoted(file);
+    return std::nullopt;
+  }
+  return "sha256:" + sha.hex();
+}
+
+fs::path cacheDirFor(const fs::path &projectFile) {
+  fs::path dir = projectFile;
+  dir += ".cache";
+  return dir;
+}
+
+fs::path autosavePathFor(const fs::path &projectFile) {
+  return projectFile.parent_path() / ("." + projectFile.filename().string() + ".autosave");
+}
+
+} // namespace tpuc::project

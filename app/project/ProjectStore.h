@@ -1,0 +1,52 @@
+// Reads and writes .tpuproj files (SQLite) and names the files that live beside a project.
+#ifndef TPUC_APP_PROJECT_PROJECTSTORE_H
+#define TPUC_APP_PROJECT_PROJECTSTORE_H
+
+#include "app/project/Project.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace tpuc::project {
+
+/// How saveProject writes the file.
+enum class SaveMode {
+  /// Update an existing project in one SQLite transaction (rollback journal, synchronous=FULL): a kill
+  /// at any point leaves either the old or the new content; the hot journal is rolled back on next open.
+  /// Creates the file (as Replace does) when it does not exist yet.
+  InPlace,
+  /// Write a complete new database beside the target, fsync it and rename it over the target
+  /// (Save As over an existing file, autosave). Never leaves a half-written target.
+  Replace,
+};
+
+/// Loads a project. On failure returns nullopt and sets `error` to one line naming the file.
+/// Older schema versions are migrated in memory; the file itself is not modified by loading.
+std::optional<Project> loadProject(const std::filesystem::path &file, std::string &error);
+
+/// Saves a project. On failure returns false and sets `error` to one line naming the file; the file on
+/// disk then still holds its previous content. Refuses to overwrite a file that is not a TPU Studio
+/// project in InPlace mode.
+bool saveProject(const Project &project, const std::filesystem::path &file, SaveMode mode,
+                 std::string &error);
+
+/// "sha256:<hex>" of a file's bytes, or nullopt with `error` set.
+std::optional<std::string> hashFile(const std::filesystem::path &file, std::string &error);
+/// "sha256:<hex>" of a byte string.
+std::string hashBytes(std::string_view bytes);
+
+/// The folder of regenerable artifacts beside a project: `<file>.cache/`.
+std::filesystem::path cacheDirFor(const std::filesystem::path &projectFile);
+/// The autosave file beside a project: `.<name>.autosave` in the same folder (hidden on Unix).
+std::filesystem::path autosavePathFor(const std::filesystem::path &projectFile);
+
+/// How a path is written into a project in `projectDir`: relative when the target is in the project's
+/// folder or at most two levels up from it (so the folder can be moved or shared), else absolute.
+std::string toStoredPath(const std::string &absolute, const std::filesystem::path &projectDir);
+/// The inverse of toStoredPath.
+std::string fromStoredPath(const std::string &stored, const std::filesystem::path &projectDir);
+
+} // namespace tpuc::project
+
+#endif

@@ -1,0 +1,70 @@
+// tpu-studio: the desktop studio. Opens an optional project; --screenshot renders the window to a PNG.
+#include "ui/AboutDialog.h"
+#include "ui/Autosave.h"
+#include "ui/MainWindow.h"
+#include "ui/StudioContext.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char **argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("TPU Studio"));
+  QApplication::setApplicationName(QStringLiteral("tpu-studio"));
+  QApplication::setApplicationDisplayName(QStringLiteral("TPU Studio"));
+  QApplication::setApplicationVersion(tpuc::ui::studioVersion());
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("TPU Studio: compile and simulate neural networks for "
+                                                  "TPU-style accelerators."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("A .tpuproj project file to open."),
+                               QStringLiteral("[project]"));
+  QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                QStringLiteral("Render the main window to a PNG file and exit (works with "
+                                               "QT_QPA_PLATFORM=offscreen). Uses default settings."),
+                                QStringLiteral("file"));
+  parser.addOption(screenshot);
+  parser.process(app);
+  if (parser.positionalArguments().size() > 1) {
+    std::fprintf(stderr, "tpu-studio: expected at most one project file, got %lld\n",
+                 static_cast<long long>(parser.positionalArguments().size()));
+    return 2;
+  }
+  const QString project = parser.positionalArguments().value(0);
+  const QString screenshotFile = parser.value(screenshot);
+  if (!screenshotFile.isEmpty()) {
+    // Screenshots are for docs and tests: the user's window layout, recent files and autosaves stay out.
+    QStandardPaths::setTestModeEnabled(true);
+  }
+
+  tpuc::ui::StudioContext context;
+  tpuc::ui::MainWindow window(&context);
+  if (!screenshotFile.isEmpty()) {
+    window.setInteractive(false);
+    window.autosave()->setIntervalSeconds(0);
+    // A size from the font, so the picture scales with the user's font and DPI.
+    const int unit = window.fontMetrics().height();
+    window.resize(unit * 72, unit * 44);
+  }
+  window.startup(project);
+  window.show();
+
+  if (!screenshotFile.isEmpty()) {
+    QTimer::singleShot(0, &window, [&] {
+      QApplication::processEvents();
+      if (!window.grab().save(screenshotFile, "PNG")) {
+        std::fprintf(stderr, "tpu-studio: cannot write the screenshot '%s'\n", qPrintable(screenshotFile));
+        QApplication::exit(1);
+        return;
+      }
+      QApplication::exit(context.filePath().isEmpty() && !project.isEmpty() ? 1 : 0);
+    });
+  }
+  return QApplication::exec();
+}

@@ -1,0 +1,486 @@
+// The studio's main window.
+#include "ui/MainWindow.h"
+
+#include "ui/AboutDialog.h"
+#include "ui/Autosave.h"
+#include "ui/SampleImport.h"
+#include "ui/Settings.h"
+#include "ui/jobs/JobQueue.h"
+#include "ui/panels/JobsPanel.h"
+#include "ui/panels/LogPanel.h"
+#include "ui/panels/ProjectExplorer.h"
+#include "ui/panels/PropertiesPanel.h"
+#include "ui/views/DatasetView.h"
+#include "ui/views/OverviewView.h"
+#include "ui/views/TableView.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QScreen>
+#include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QUndoStack>
+
+namespace tpuc::ui {
+
+namespace {
+
+QString projectFilter() { return QObject::tr("TPU Studio projects (*.tpuproj)"); }
+QString modelFilter() { return QObject::tr("Models (*.onnx *.mlir);;All files (*)"); }
+
+bool isProjectFile(const QString &path) { return path.endsWith(QLatin1String(".tpuproj"), Qt::CaseInsensitive); }
+bool isSample(const QString &path) { return isSampleFile(path); }
+bool isModelFile(const QString &path) {
+  return path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive) ||
+         path.endsWith(QLatin1String(".mlir"), Qt::CaseInsensitive);
+}
+
+} // namespace
+
+MainWindow::MainWindow(StudioContext *context, QWidget *parent)
+    : QMainWindow(parent), m_context(context), m_jobs(new JobQueue(this)),
+      m_autosave(new AutosaveController(context, this)), m_tabs(new QTabWidget(this)) {
+  setObjectName(QStringLiteral("MainWindow"));
+  setAcceptDrops(true);
+  setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+
+  m_tabs->setDocumentMode(true);
+  m_tabs->setTabsClosable(true);
+  m_tabs->setMovable(true);
+  m_tabs->addTab(new OverviewView(context, m_tabs), tr("Overview"));
+  m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the overview always stays
+  m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
+  connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
+    if (index > 0)
+      delete m_tabs->widget(index);
+  });
+  setCentralWidget(m_tabs);
+
+  createDocks();
+  createActions();
+  createStatusBar();
+
+  connect(context, &StudioContext::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(context, &StudioContext::filePathChanged, this, &MainWindow::updateTitle);
+  connect(context, &StudioContext::activated, this, &MainWindow::openTab);
+  connect(context, &StudioContext::projectClosed, this, [this] {
+    while (m_tabs->count() > 1)
+      delete m_tabs->widget(1);
+  });
+  connect(m_autosave, &AutosaveController::autosaved, this,
+          [this](const QString &path) { statusBar()->showMessage(tr("Autosaved to %1").arg(path), 3000); });
+  connect(m_autosave, &AutosaveController::autosaveFailed, this,
+          [this](const QString &error) { m_context->log(LogLevel::Warning, tr("Autosave failed: %1").arg(error)); });
+  m_autosave->setIntervalSeconds(settings::autosaveIntervalSeconds());
+
+  connect(m_jobs, &JobQueue::jobChanged, this, &MainWindow::updateJobStatus);
+  connect(m_jobs, &JobQueue::jobFinished, this, [this](int id, JobState state) {
+    auto job = m_jobs->job(id);
+    if (!job)
+      return;
+    if (state == JobState::Failed)
+      m_context->log(LogLevel::Error, job->error);
+    else
+      m_context->log(LogLevel::Info, tr("%1: %2").arg(job->spec.title, jobStateName(state)));
+    for (const QString &artifact : job->artifacts)
+      m_context->log(LogLevel::Info, tr("%1 produced %2").arg(job->spec.title, artifact));
+    keepJobLog(*job);
+  });
+
+  // A first-run size from the screen, not from pixels: two thirds of the available area.
+  if (!restoreGeometry(settings::windowGeometry())) {
+    if (QScreen *screen = QGuiApplication::primaryScreen())
+      resize(screen->availableSize() * 2 / 3);
+  }
+  restoreState(settings::windowState());
+  updateTitle();
+  updateRecentMenu();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks() {
+  auto addDock = [this](QWidget *panel, const QString &title, const QString &name, Qt::DockWidgetArea area) {
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(name); // saveState() keys the layout by object name
+    dock->setWidget(panel);
+    addDockWidget(area, dock);
+    return dock;
+  };
+  m_explorer = new ProjectExplorer(m_context);
+  m_properties = new PropertiesPanel(m_context);
+  m_log = new LogPanel(m_context);
+  m_jobsPanel = new JobsPanel(m_jobs);
+  addDock(m_explorer, tr("Project"), QStringLiteral("ProjectDock"), Qt::LeftDockWidgetArea);
+  addDock(m_properties, tr("Properties"), QStringLiteral("PropertiesDock"), Qt::RightDockWidgetArea);
+  QDockWidget *log = addDock(m_log, tr("Log"), QStringLiteral("LogDock"), Qt::BottomDockWidgetArea);
+  QDockWidget *jobs = addDock(m_jobsPanel, tr("Jobs"), QStringLiteral("JobsDock"), Qt::BottomDockWidgetArea);
+  tabifyDockWidget(log, jobs);
+  log->raise();
+}
+
+void MainWindow::createActions() {
+  QMenu *file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&New Project"), QKeySequence::New, this, [this] {
+    if (maybeSave())
+      m_context->newProject();
+  });
+  file->addAction(tr("&Open Project…"), QKeySequence::Open, this, &MainWindow::open);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  file->addSeparator();
+  file->addAction(tr("&Import Model…"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Import Model"), settings::lastDirectory(), modelFilter());
+    if (!path.isEmpty())
+      openImportDialog(path);
+  });
+  file->addAction(tr("Add Calibration &Samples…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I), this, [this] {
+    QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Calibration Samples"), settings::lastDirectory(),
+                                                      tr("Images and tensors (*.jpg *.jpeg *.png *.bmp *.npy *.npz);;"
+                                                         "All files (*)"));
+    if (!paths.isEmpty())
+      addSamples(paths);
+  });
+  file->addAction(tr("Import Calibration &Table…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Import Calibration Table"), settings::lastDirectory());
+    if (!path.isEmpty())
+      importTableFile(path, Section::CaliTables);
+  });
+  file->addAction(tr("Import &Quantize Table…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Import Quantize Table"), settings::lastDirectory());
+    if (!path.isEmpty())
+      importTableFile(path, Section::QuantTables);
+  });
+  QAction *exportTable = file->addAction(tr("&Export Table…"), this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Table"), settings::lastDirectory());
+    if (!path.isEmpty())
+      exportTableFile(m_context->selection(), path);
+  });
+  exportTable->setEnabled(false);
+  connect(m_context, &StudioContext::selectionChanged, exportTable, [exportTable](const Selection &selection) {
+    exportTable->setEnabled(selection.id >= 0 && (selection.section == Section::CaliTables ||
+                                                  selection.section == Section::QuantTables));
+  });
+  file->addSeparator();
+  file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+  file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+  file->addAction(tr("&Close Project"), QKeySequence::Close, this, [this] {
+    if (maybeSave())
+      m_context->newProject();
+  });
+  file->addSeparator();
+  QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  quit->setMenuRole(QAction::QuitRole);
+
+  QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+  QAction *undo = m_context->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcuts(QKeySequence::Undo);
+  QAction *redo = m_context->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcuts(QKeySequence::Redo);
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addSeparator();
+  QAction *newVersion = edit->addAction(tr("New Calibration Table &Version"), this, [this] {
+    qint64 id = m_context->newCaliTableVersion(m_context->selection().id);
+    if (id >= 0)
+      m_context->activate({Section::CaliTables, id});
+  });
+  newVersion->setEnabled(false);
+  edit->addAction(tr("Add &Compile Configuration"), this, [this] {
+    qint64 id = m_context->addCompileConfig({0, "bm1684x-int8", "bm1684x", "INT8", "{}"});
+    m_context->select({Section::CompileConfigs, id}); // the properties panel shows its editor
+  });
+  connect(m_context, &StudioContext::selectionChanged, newVersion, [newVersion](const Selection &selection) {
+    newVersion->setEnabled(selection.section == Section::CaliTables && selection.id >= 0);
+  });
+
+  m_viewMenu = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget *dock : findChildren<QDockWidget *>())
+    m_viewMenu->addAction(dock->toggleViewAction());
+  m_viewMenu->addSeparator();
+  m_viewMenu->addAction(tr("&Overview"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
+                        [this] { m_tabs->setCurrentIndex(0); });
+  m_viewMenu->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
+                        [this] { setWindowState(windowState() ^ Qt::WindowFullScreen); });
+
+  QMenu *run = menuBar()->addMenu(tr("&Run"));
+  m_transformAction = run->addAction(tr("&Transform Model"), QKeySequence(Qt::Key_F5), this, &MainWindow::runTransform);
+  run->addAction(tr("&Cancel All Jobs"), QKeySequence(Qt::SHIFT | Qt::Key_F5), m_jobs, &JobQueue::cancelAll);
+
+  QMenu *help = menuBar()->addMenu(tr("&Help"));
+  QAction *about = help->addAction(tr("&About TPU Studio"), this, [this] { AboutDialog(this).exec(); });
+  about->setMenuRole(QAction::AboutRole);
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::createStatusBar() {
+  m_statusLabel = new QLabel;
+  m_progress = new QProgressBar;
+  m_progress->setMaximumWidth(m_progress->fontMetrics().averageCharWidth() * 30);
+  m_progress->setTextVisible(true);
+  m_progress->hide();
+  m_cancelJob = new QToolButton;
+  m_cancelJob->setText(tr("Cancel"));
+  m_cancelJob->setToolTip(tr("Cancel the running job"));
+  m_cancelJob->setAutoRaise(true);
+  m_cancelJob->hide();
+  connect(m_cancelJob, &QToolButton::clicked, this, [this] { m_jobs->cancel(m_jobs->runningJob()); });
+  statusBar()->addWidget(m_statusLabel, 1);
+  statusBar()->addPermanentWidget(m_progress);
+  statusBar()->addPermanentWidget(m_cancelJob);
+  m_statusLabel->setText(tr("Ready"));
+}
+
+void MainWindow::updateTitle() {
+  setWindowTitle(tr("%1[*] — TPU Studio").arg(m_context->displayName()));
+  setWindowModified(m_context->isModified());
+}
+
+void MainWindow::updateRecentMenu() {
+  m_recentMenu->clear();
+  const QStringList files = settings::recentFiles();
+  for (int i = 0; i < files.size(); ++i) {
+    const QString path = files[i];
+    QString label = tr("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName());
+    QAction *action = m_recentMenu->addAction(label, this, [this, path] {
+      if (maybeSave())
+        openProjectFile(path);
+    });
+    action->setToolTip(path);
+    action->setStatusTip(path);
+  }
+  m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::updateJobStatus() {
+  auto job = m_jobs->job(m_jobs->runningJob());
+  m_progress->setVisible(job.has_value());
+  m_cancelJob->setVisible(job.has_value());
+  if (!job) {
+    m_statusLabel->setText(tr("Ready"));
+    return;
+  }
+  if (job->fraction < 0) {
+    m_progress->setRange(0, 0); // busy indicator until the first fraction arrives
+  } else {
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(static_cast<int>(job->fraction * 1000));
+  }
+  m_progress->setFormat(job->stage.isEmpty() ? QStringLiteral("%p%") : job->stage + QStringLiteral(" %p%"));
+  m_statusLabel->setText(job->message.isEmpty() ? job->spec.title : tr("%1: %2").arg(job->spec.title, job->message));
+}
+
+void MainWindow::openTab(const Selection &selection) {
+  if (selection.id < 0)
+    return;
+  for (int i = 1; i < m_tabs->count(); ++i) {
+    QWidget *tab = m_tabs->widget(i);
+    auto *table = qobject_cast<TableView *>(tab);
+    auto *dataset = qobject_cast<DatasetView *>(tab);
+    if ((table && table->table() == selection) || (dataset && dataset->dataset() == selection)) {
+      m_tabs->setCurrentIndex(i);
+      return;
+    }
+  }
+  const project::Project &p = m_context->project();
+  auto name = [](const std::string &n) { return QString::fromStdString(n); };
+  QWidget *view = nullptr;
+  QString title;
+  switch (selection.section) {
+  case Section::CaliTables:
+    for (const auto &t : p.caliTables)
+      if (t.id == selection.id) {
+        title = tr("Calibration: %1 v%2").arg(name(t.name)).arg(t.version);
+        view = new TableView(m_context, selection, m_tabs);
+      }
+    break;
+  case Section::QuantTables:
+    for (const auto &t : p.quantTables)
+      if (t.id == selection.id) {
+        title = tr("Quantize: %1 v%2").arg(name(t.name)).arg(t.version);
+        view = new TableView(m_context, selection, m_tabs);
+      }
+    break;
+  case Section::Datasets:
+    for (const auto &d : p.datasets)
+      if (d.id == selection.id) {
+        title = tr("Dataset: %1").arg(name(d.name));
+        view = new DatasetView(m_context, d.id, m_tabs);
+      }
+    break;
+  default: break;
+  }
+  if (view)
+    m_tabs->setCurrentIndex(m_tabs->addTab(view, title));
+}
+
+void MainWindow::showError(const QString &title, const QString &message) {
+  m_context->log(LogLevel::Error, message);
+  if (m_interactive)
+    QMessageBox::warning(this, title, message);
+}
+
+void MainWindow::startup(const QString &projectPath) {
+  if (!projectPath.isEmpty()) {
+    if (openProjectFile(projectPath))
+      return;
+    m_context->newProject();
+    return;
+  }
+  QString untitled = AutosaveController::pendingRecovery(QString());
+  if (!untitled.isEmpty() && m_interactive &&
+      QMessageBox::question(this, tr("Recover Unsaved Project"),
+                            tr("TPU Studio did not shut down cleanly. Recover the unsaved project?")) ==
+          QMessageBox::Yes) {
+    QString error;
+    if (m_context->recoverProject(untitled, QString(), &error))
+      return;
+    showError(tr("Cannot Recover Project"), error);
+  }
+  m_context->newProject();
+}
+
+bool MainWindow::openProjectFile(const QString &path) {
+  QString recovery = AutosaveController::pendingRecovery(QFileInfo(path).absoluteFilePath());
+  if (!recovery.isEmpty() && m_interactive &&
+      QMessageBox::question(this, tr("Recover Unsaved Changes"),
+                            tr("%1 has unsaved changes from a session that did not end cleanly "
+                               "(autosaved %2). Recover them?")
+                                .arg(QFileInfo(path).fileName(), QFileInfo(recovery).lastModified().toString())) ==
+          QMessageBox::Yes) {
+    QString error;
+    if (m_context->recoverProject(recovery, path, &error)) {
+      settings::addRecentFile(m_context->filePath());
+      updateRecentMenu();
+      return true;
+    }
+    showError(tr("Cannot Recover Project"), error);
+  }
+  QString error;
+  if (!m_context->openProject(path, &error)) {
+    showError(tr("Cannot Open Project"), error);
+    if (!QFileInfo::exists(path)) {
+      settings::removeRecentFile(path);
+      updateRecentMenu();
+    }
+    return false;
+  }
+  settings::addRecentFile(m_context->filePath());
+  settings::setLastDirectory(QFileInfo(path).absolutePath());
+  updateRecentMenu();
+  return true;
+}
+
+void MainWindow::open() {
+  if (!maybeSave())
+    return;
+  QString path = QFileDialog::getOpenFileName(this, tr("Open Project"), settings::lastDirectory(), projectFilter());
+  if (!path.isEmpty())
+    openProjectFile(path);
+}
+
+bool MainWindow::save() {
+  if (m_context->filePath().isEmpty())
+    return saveAs();
+  QString error;
+  if (!m_context->save(&error)) {
+    showError(tr("Cannot Save Project"), error);
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(m_context->filePath()), 3000);
+  return true;
+}
+
+bool MainWindow::saveAs() {
+  QString start = m_context->filePath().isEmpty() ? settings::lastDirectory() + QStringLiteral("/untitled.tpuproj")
+                                                  : m_context->filePath();
+  QString path = QFileDialog::getSaveFileName(this, tr("Save Project As"), start, projectFilter());
+  if (path.isEmpty())
+    return false;
+  if (!isProjectFile(path))
+    path += QStringLiteral(".tpuproj");
+  QString error;
+  if (!m_context->saveAs(path, &error)) {
+    showError(tr("Cannot Save Project"), error);
+    return false;
+  }
+  settings::addRecentFile(m_context->filePath());
+  settings::setLastDirectory(QFileInfo(path).absolutePath());
+  updateRecentMenu();
+  return true;
+}
+
+bool MainWindow::maybeSave() {
+  if (!m_context->isModified())
+    return true;
+  if (!m_interactive) {
+    m_autosave->autosaveNow(); // nobody to ask: keep the changes recoverable
+    return true;
+  }
+  auto answer = QMessageBox::warning(this, tr("Unsaved Changes"),
+                                     tr("%1 has unsaved changes. Save them?").arg(m_context->displayName()),
+                                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Save)
+    return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::closeEvent(QCloseEvent *event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  m_jobs->cancelAll();
+  settings::setWindowLayout(saveGeometry(), saveState());
+  event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (urls.size() == 1 && urls[0].isLocalFile() &&
+      (isProjectFile(urls[0].toLocalFile()) || isModelFile(urls[0].toLocalFile()))) {
+    event->acceptProposedAction();
+    return;
+  }
+  // Several files are fine when they are all samples.
+  bool allSamples = !urls.isEmpty();
+  for (const QUrl &url : urls)
+    allSamples = allSamples && url.isLocalFile() && isSample(url.toLocalFile());
+  if (allSamples)
+    event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  QStringList samples;
+  for (const QUrl &url : urls)
+    if (url.isLocalFile() && isSample(url.toLocalFile()))
+      samples << url.toLocalFile();
+  if (!samples.isEmpty() && samples.size() == urls.size()) {
+    event->acceptProposedAction();
+    addSamples(samples);
+    return;
+  }
+  if (urls.size() != 1 || !urls[0].isLocalFile())
+    return;
+  QString path = urls[0].toLocalFile();
+  event->acceptProposedAction();
+  if (isProjectFile(path)) {
+    if (maybeSave())
+      openProjectFile(path);
+  } else if (isModelFile(path)) {
+    openImportDialog(path);
+  }
+}
+
+} // namespace tpuc::ui

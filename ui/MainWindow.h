@@ -1,0 +1,113 @@
+// The studio's main window: menus, dockable panels, tabbed central views and a status bar with job progress.
+#ifndef TPUC_UI_MAINWINDOW_H
+#define TPUC_UI_MAINWINDOW_H
+
+#include "ui/StudioContext.h"
+
+#include <QMainWindow>
+
+#include <optional>
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTabWidget;
+class QToolButton;
+
+namespace tpuc::ui {
+
+class AutosaveController;
+class ImportDialog;
+struct JobInfo;
+class JobQueue;
+class LogPanel;
+class ProjectExplorer;
+class PropertiesPanel;
+class JobsPanel;
+
+/// The window users live in. It observes the StudioContext like every panel; it owns the central tabs
+/// and the job queue, and asks the user the questions (save changes? recover?) the context cannot.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  explicit MainWindow(StudioContext *context, QWidget *parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens the project given on the command line, or offers to recover an untitled autosave, or starts
+  /// a new project.
+  void startup(const QString &projectPath);
+  /// Opens a project file, offering recovery when its autosave is newer. Errors go to a message box
+  /// (or only to the log in non-interactive mode). Returns true when a project was loaded.
+  bool openProjectFile(const QString &path);
+  /// Records a model file in the project (hashing off the UI thread), with `settings` when given, as
+  /// one undo step. Emits modelImported when done.
+  void importModel(const QString &path, std::optional<project::ImportSettings> settings = std::nullopt);
+  /// Opens the import dialog for an .onnx file (window-modal, returns at once); accepting it imports the
+  /// model with the dialog's settings. In non-interactive mode imports without asking and returns null.
+  ImportDialog *openImportDialog(const QString &path);
+  /// Adds image or tensor files as calibration samples to the selected dataset (or a new one),
+  /// reading them and making thumbnails off the UI thread. Emits samplesAdded when done.
+  void addSamples(const QStringList &paths);
+  /// In non-interactive mode (screenshots, scripts) no dialog is shown: questions take their safe
+  /// default (no recovery, keep unsaved changes in the autosave) and errors go to the log.
+  void setInteractive(bool interactive) { m_interactive = interactive; }
+  /// Queues `tpuc transform` for the project's model with its import settings (model_transform's flags),
+  /// writing into the project's cache folder. Returns the job id, or -1 (with a message) when the project
+  /// has no model or no file yet or the engine is missing.
+  int runTransform();
+  /// Reads a TPU-MLIR calibration (`section` = CaliTables) or quantize table file into a new table
+  /// named after the file; returns its id, or -1 after reporting the line-numbered error.
+  qint64 importTableFile(const QString &path, Section section);
+  /// Writes the selected calibration or quantize table in TPU-MLIR's format; false after reporting.
+  bool exportTableFile(const Selection &table, const QString &path);
+
+  JobQueue *jobQueue() const { return m_jobs; }
+  QTabWidget *centralTabs() const { return m_tabs; }
+  AutosaveController *autosave() const { return m_autosave; }
+
+Q_SIGNALS:
+  /// A batch of samples was added (or failed: `added` is 0); for tests and scripting.
+  void samplesAdded(int added);
+  /// A model was recorded in the project (or `ok` is false: it could not be read).
+  void modelImported(bool ok);
+
+protected:
+  void closeEvent(QCloseEvent *event) override;
+  void dragEnterEvent(QDragEnterEvent *event) override;
+  void dropEvent(QDropEvent *event) override;
+
+private:
+  void createActions();
+  void createDocks();
+  void createStatusBar();
+  void updateTitle();
+  void updateRecentMenu();
+  void updateJobStatus();
+  void openTab(const Selection &selection);
+  void keepJobLog(const JobInfo &job);
+  bool maybeSave();
+  bool save();
+  bool saveAs();
+  void open();
+  void showError(const QString &title, const QString &message);
+
+  StudioContext *m_context;
+  JobQueue *m_jobs;
+  AutosaveController *m_autosave;
+  QTabWidget *m_tabs;
+  ProjectExplorer *m_explorer = nullptr;
+  PropertiesPanel *m_properties = nullptr;
+  LogPanel *m_log = nullptr;
+  JobsPanel *m_jobsPanel = nullptr;
+  QMenu *m_viewMenu = nullptr;
+  QMenu *m_recentMenu = nullptr;
+  QAction *m_transformAction = nullptr;
+  QLabel *m_statusLabel = nullptr;
+  QProgressBar *m_progress = nullptr;
+  QToolButton *m_cancelJob = nullptr;
+  bool m_interactive = true;
+};
+
+} // namespace tpuc::ui
+
+#endif

@@ -1,0 +1,260 @@
+// The main window's work on files and with the engine: model and sample imports, table files, jobs.
+#include "ui/MainWindow.h"
+
+#include "app/project/ProjectStore.h"
+#include "app/project/TableFiles.h"
+#include "ui/ImportDialog.h"
+#include "ui/SampleImport.h"
+#include "ui/Settings.h"
+#include "ui/jobs/JobQueue.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <type_traits>
+
+namespace tpuc::ui {
+
+namespace {
+
+/// Runs `work` on the thread pool, then `done` with its result on the receiver's thread, unless the
+/// receiver is gone by then. A watcher parented to the receiver works whether or not the work has already
+/// finished when watching starts.
+template <typename Work, typename Done> void runInBackground(QObject *receiver, Work work, Done done) {
+  using Result = std::invoke_result_t<Work>;
+  auto *watcher = new QFutureWatcher<Result>(receiver);
+  QObject::connect(watcher, &QFutureWatcherBase::finished, receiver, [watcher, done] {
+    done(watcher->result());
+    watcher->deleteLater();
+  });
+  watcher->setFuture(QtConcurrent::run(std::move(work)));
+}
+
+/// The engine: $TPUC when set (tests, custom installs), else the tpuc installed beside tpu-studio.
+QString tpucPath() {
+  const QString fromEnv = qEnvironmentVariable("TPUC");
+  return fromEnv.isEmpty() ? QCoreApplication::applicationDirPath() + QStringLiteral("/tpuc") : fromEnv;
+}
+
+} // namespace
+
+ImportDialog *MainWindow::openImportDialog(const QString &path) {
+  if (!m_interactive || !path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive)) {
+    importModel(path);
+    return nullptr;
+  }
+  auto *dialog = new ImportDialog(path, m_context->project().importSettings, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    QString error;
+    importModel(dialog->modelPath(), dialog->settings(&error));
+  });
+  dialog->open();
+  return dialog;
+}
+
+void MainWindow::importModel(const QString &path, std::optional<project::ImportSettings> settings) {
+  QFileInfo info(path);
+  if (!info.exists()) {
+    showError(tr("Cannot Import Model"), tr("'%1' does not exist").arg(path));
+    Q_EMIT modelImported(false);
+    return;
+  }
+  settings::setLastDirectory(info.absolutePath());
+  m_statusLabel->setText(tr("Hashing %1…").arg(info.fileName()));
+  QString absolute = info.absoluteFilePath();
+  // Hashing a large model takes a while: do it off the UI thread and come back to this window.
+  runInBackground(this, [absolute] {
+    std::string error;
+    auto hash = project::hashFile(absolute.toStdString(), error);
+    return std::make_pair(hash.value_or(std::string()), error);
+  }, [this, absolute, settings](const std::pair<std::string, std::string> &result) {
+    m_statusLabel->setText(tr("Ready"));
+    if (result.first.empty()) {
+      showError(tr("Cannot Import Model"), QString::fromStdString(result.second));
+      Q_EMIT modelImported(false);
+      return;
+    }
+    QFileInfo info(absolute);
+    project::ModelRef model;
+    model.path = absolute.toStdString();
+    model.contentHash = result.first;
+    model.size = static_cast<std::uint64_t>(info.size());
+    model.format = info.isDir() ? "hf" : info.suffix().toLower().toStdString();
+    m_context->undoStack()->beginMacro(tr("Import model"));
+    m_context->setModel(model);
+    if (settings)
+      m_context->setImportSettings(*settings);
+    m_context->undoStack()->endMacro();
+    m_context->log(LogLevel::Info, tr("Model %1 (%2)").arg(absolute, QString::fromStdString(model.contentHash)));
+    Q_EMIT modelImported(true);
+  });
+}
+
+void MainWindow::addSamples(const QStringList &paths) {
+  settings::setLastDirectory(QFileInfo(paths.first()).absolutePath());
+  m_statusLabel->setText(tr("Reading %1…").arg(countText(paths.size(), tr("file"), tr("files"))));
+  // The target is decided when the samples are ready: the selection may change meanwhile.
+  runInBackground(this, [paths] {
+    QStringList errors;
+    auto samples = makeSamples(paths, &errors);
+    return std::make_pair(samples, errors);
+  }, [this](const std::pair<std::vector<project::Sample>, QStringList> &result) {
+    m_statusLabel->setText(tr("Ready"));
+    for (const QString &error : result.second)
+      m_context->log(LogLevel::Warning, error);
+    if (result.first.empty()) {
+      showError(tr("Cannot Add Samples"), tr("None of the files could be read as a calibration sample."));
+      Q_EMIT samplesAdded(0);
+      return;
+    }
+    const project::Project &p = m_context->project();
+    qint64 target = -1;
+    if (m_context->selection().section == Section::Datasets && m_context->selection().id >= 0)
+      target = m_context->selection().id;
+    else if (!p.datasets.empty())
+      target = p.datasets.front().id;
+    m_context->undoStack()->beginMacro(tr("Add calibration samples"));
+    if (target < 0)
+      target = m_context->addDataset({0, "calibration", {}});
+    m_context->addSamples(target, result.first);
+    m_context->undoStack()->endMacro();
+    m_context->log(LogLevel::Info, tr("Added %1").arg(countText(static_cast<qint64>(result.first.size()),
+                                                                 tr("sample"), tr("samples"))));
+    Q_EMIT samplesAdded(static_cast<int>(result.first.size()));
+  });
+}
+
+void MainWindow::keepJobLog(const JobInfo &job) {
+  if (m_context->filePath().isEmpty())
+    return; // an untitled project has no cache folder yet; the log stays viewable in the jobs panel
+  // Logs are kept beside the regenerable artifacts: losing them with the cache loses no project data.
+  QDir dir(QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string()) +
+           QStringLiteral("/logs"));
+  if (!dir.mkpath(QStringLiteral(".")))
+    return;
+  QString name = QStringLiteral("%1-job%2-%3.log")
+                     .arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")))
+                     .arg(job.id)
+                     .arg(job.spec.title.toLower().replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")),
+                                                           QStringLiteral("-")));
+  QFile file(dir.filePath(name));
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+    return;
+  QStringList lines{QStringLiteral("$ %1 %2").arg(job.spec.program, job.spec.arguments.join(QLatin1Char(' ')))};
+  lines << job.log;
+  lines << QStringLiteral("-- %1").arg(jobStateName(job.state));
+  if (!job.error.isEmpty())
+    lines << job.error;
+  file.write(lines.join(QLatin1Char('\n')).toUtf8() + '\n');
+  m_context->log(LogLevel::Info, tr("Log of %1 kept in %2").arg(job.spec.title, file.fileName()));
+}
+
+qint64 MainWindow::importTableFile(const QString &path, Section section) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    showError(tr("Cannot Import Table"), tr("cannot read '%1': %2").arg(path, file.errorString()));
+    return -1;
+  }
+  const QByteArray text = file.readAll();
+  const std::string name = QFileInfo(path).completeBaseName().toStdString();
+  std::string error;
+  qint64 id = -1;
+  if (section == Section::CaliTables) {
+    if (auto entries = project::parseCaliTable(text.toStdString(), path.toStdString(), error))
+      id = m_context->addCaliTable({0, name, 1, "", "imported from " + path.toStdString(), std::move(*entries)});
+  } else {
+    if (auto entries = project::parseQuantTable(text.toStdString(), path.toStdString(), error))
+      id = m_context->addQuantTable({0, name, 1, "", "imported from " + path.toStdString(), std::move(*entries)});
+  }
+  if (id < 0) {
+    showError(tr("Cannot Import Table"), QString::fromStdString(error));
+    return -1;
+  }
+  settings::setLastDirectory(QFileInfo(path).absolutePath());
+  m_context->activate({section, id});
+  return id;
+}
+
+bool MainWindow::exportTableFile(const Selection &table, const QString &path) {
+  const project::Project &p = m_context->project();
+  std::string text;
+  for (const auto &t : p.caliTables)
+    if (table.section == Section::CaliTables && t.id == table.id)
+      text = project::formatCaliTable(t);
+  for (const auto &t : p.quantTables)
+    if (table.section == Section::QuantTables && t.id == table.id)
+      text = project::formatQuantTable(t);
+  if (text.empty()) {
+    showError(tr("Cannot Export Table"), tr("Select a calibration or quantize table first."));
+    return false;
+  }
+  QSaveFile file(path); // written beside and renamed: an existing file is never left half-written
+  if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 ||
+      !file.commit()) {
+    showError(tr("Cannot Export Table"), tr("cannot write '%1': %2").arg(path, file.errorString()));
+    return false;
+  }
+  m_context->log(LogLevel::Info, tr("Exported to %1").arg(path));
+  return true;
+}
+
+int MainWindow::runTransform() {
+  const project::Project &p = m_context->project();
+  if (p.model.path.empty()) {
+    showError(tr("Cannot Transform"), tr("The project has no model yet: use File ▸ Import Model first."));
+    return -1;
+  }
+  if (m_context->filePath().isEmpty()) {
+    showError(tr("Cannot Transform"), tr("Save the project first: its artifacts go to the cache folder beside it."));
+    return -1;
+  }
+  if (!QFileInfo(tpucPath()).isExecutable()) {
+    showError(tr("Cannot Transform"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
+    return -1;
+  }
+  QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
+  QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
+  QDir().mkpath(cache);
+  auto numbers = [](const std::vector<double> &values) {
+    QStringList parts;
+    for (double v : values)
+      parts << QString::number(v);
+    return parts.join(QLatin1Char(','));
+  };
+  QStringList args{QStringLiteral("transform"), QStringLiteral("--model_name"), name, QStringLiteral("--model_def"),
+                   QString::fromStdString(p.model.path)};
+  if (!p.importSettings.inputShapes.empty())
+    args << QStringLiteral("--input_shapes") << QString::fromStdString(p.importSettings.inputShapes);
+  if (!p.importSettings.mean.empty())
+    args << QStringLiteral("--mean") << numbers(p.importSettings.mean);
+  if (!p.importSettings.scale.empty())
+    args << QStringLiteral("--scale") << numbers(p.importSettings.scale);
+  if (!p.importSettings.resizeDims.empty()) {
+    QStringList dims;
+    for (std::int64_t d : p.importSettings.resizeDims)
+      dims << QString::number(d);
+    args << QStringLiteral("--resize_dims") << dims.join(QLatin1Char(','));
+  }
+  if (p.importSettings.keepAspectRatio)
+    args << QStringLiteral("--keep_aspect_ratio") << QStringLiteral("--pad_value")
+         << QString::number(p.importSettings.padValue);
+  if (!p.importSettings.outputNames.empty())
+    args << QStringLiteral("--output_names") << QString::fromStdString(p.importSettings.outputNames);
+  args << QStringLiteral("--pixel_format") << QString::fromStdString(p.importSettings.pixelFormat)
+       << QStringLiteral("--channel_format") << QString::fromStdString(p.importSettings.channelFormat)
+       << QStringLiteral("--mlir") << cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir")
+       << QStringLiteral("--progress") << QStringLiteral("json");
+  return m_jobs->enqueue({tr("Transform %1").arg(name), tpucPath(), args, cache});
+}
+
+} // namespace tpuc::ui

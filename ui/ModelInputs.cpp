@@ -1,0 +1,261 @@
+// ONNX graph inputs from the protobuf wire format.
+#include "ui/ModelInputs.h"
+
+#include <QFile>
+
+#include <unordered_set>
+
+namespace tpuc::ui {
+
+namespace {
+
+/// A bounds-checked reader over one protobuf message.
+class Wire {
+public:
+  Wire(const std::uint8_t *p, std::size_t n) : m_p(p), m_end(p + n) {}
+  bool atEnd() const { return m_p == m_end; }
+  bool ok() const { return m_ok; }
+
+  bool varint(std::uint64_t &out) {
+    out = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (m_p == m_end)
+        return fail();
+      std::uint8_t byte = *m_p++;
+      out |= std::uint64_t(byte & 0x7f) << shift;
+      if (!(byte & 0x80))
+        return true;
+    }
+    return fail();
+  }
+  /// Reads a field key; false at the end of the message or on malformed input.
+  bool next(int &field, int &wireType) {
+    if (atEnd())
+      return false;
+    std::uint64_t key;
+    if (!varint(key))
+      return false;
+    field = static_cast<int>(key >> 3);
+    wireType = static_cast<int>(key & 7);
+    return field > 0 || fail();
+  }
+  /// A length-delimited payload as a sub-reader.
+  bool bytes(Wire &out) {
+    std::uint64_t n;
+    if (!varint(n) || n > static_cast<std::uint64_t>(m_end - m_p))
+      return fail();
+    out = Wire(m_p, static_cast<std::size_t>(n));
+    m_p += n;
+    return true;
+  }
+  bool string(std::string &out) {
+    Wire w(nullptr, 0);
+    if (!bytes(w))
+      return false;
+    out.assign(reinterpret_cast<const char *>(w.m_p), static_cast<std::size_t>(w.m_end - w.m_p));
+    return true;
+  }
+  bool skip(int wireType) {
+    std::uint64_t v;
+    Wire w(nullptr, 0);
+    switch (wireType) {
+    case 0: return varint(v);
+    case 1: return advance(8);
+    case 2: return bytes(w);
+    case 5: return advance(4);
+    default: return fail(); // groups (3, 4) do not occur in ONNX
+    }
+  }
+
+private:
+  bool advance(std::size_t n) {
+    if (n > static_cast<std::size_t>(m_end - m_p))
+      return fail();
+    m_p += n;
+    return true;
+  }
+  bool fail() {
+    m_ok = false;
+    return false;
+  }
+  const std::uint8_t *m_p, *m_end;
+  bool m_ok = true;
+};
+
+// Field numbers from onnx.proto3.
+constexpr int kModelGraph = 7, kGraphInitializer = 5, kGraphInput = 11, kTensorName = 8, kValueName = 1,
+              kValueType = 2, kTypeTensor = 1, kTensorElemType = 1, kTensorShape = 2, kShapeDim = 1,
+              kDimValue = 1, kDimParam = 2;
+
+bool readDim(Wire w, ModelInput &input) {
+  std::int64_t value = -1;
+  std::string param;
+  int field, type;
+  while (w.next(field, type)) {
+    std::uint64_t v;
+    if (field == kDimValue && type == 0) {
+      if (!w.varint(v))
+        return false;
+      value = static_cast<std::int64_t>(v);
+    } else if (field == kDimParam && type == 2) {
+      if (!w.string(param))
+        return false;
+    } else if (!w.skip(type)) {
+      return false;
+    }
+  }
+  input.dims.push_back(value);
+  input.dimParams.push_back(value < 0 ? param : std::string());
+  return w.ok();
+}
+
+bool readValueInfo(Wire w, ModelInput &input) {
+  int field, type;
+  while (w.next(field, type)) {
+    Wire sub(nullptr, 0);
+    if (field == kValueName && type == 2) {
+      if (!w.string(input.name))
+        return false;
+    } else if (field == kValueType && type == 2) {
+      if (!w.bytes(sub))
+        return false;
+      int f2, t2;
+      while (sub.next(f2, t2)) {
+        Wire tensor(nullptr, 0);
+        if (f2 != kTypeTensor || t2 != 2) {
+          if (!sub.skip(t2))
+            return false;
+          continue;
+        }
+        if (!sub.bytes(tensor))
+          return false;
+        int f3, t3;
+        while (tensor.next(f3, t3)) {
+          std::uint64_t v;
+          Wire shape(nullptr, 0);
+          if (f3 == kTensorElemType && t3 == 0) {
+            if (!tensor.varint(v))
+              return false;
+            input.elemType = static_cast<int>(v);
+          } else if (f3 == kTensorShape && t3 == 2) {
+            if (!tensor.bytes(shape))
+              return false;
+            int f4, t4;
+            while (shape.next(f4, t4)) {
+              Wire dim(nullptr, 0);
+              if (f4 == kShapeDim && t4 == 2) {
+                if (!shape.bytes(dim) || !readDim(dim, input))
+                  return false;
+              } else if (!shape.skip(t4)) {
+                return false;
+              }
+            }
+            if (!shape.ok())
+              return false;
+          } else if (!tensor.skip(t3)) {
+            return false;
+          }
+        }
+        if (!tensor.ok())
+          return false;
+      }
+      if (!sub.ok())
+        return false;
+    } else if (!w.skip(type)) {
+      return false;
+    }
+  }
+  return w.ok();
+}
+
+} // namespace
+
+std::optional<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::size_t size,
+                                                      std::string &error) {
+  Wire model(bytes, size);
+  std::vector<ModelInput> inputs;
+  std::unordered_set<std::string> initializers;
+  bool sawGraph = false;
+  int field, type;
+  while (model.next(field, type)) {
+    if (field != kModelGraph || type != 2) {
+      if (!model.skip(type))
+        break;
+      continue;
+    }
+    Wire graph(nullptr, 0);
+    if (!model.bytes(graph))
+      break;
+    sawGraph = true;
+    int f, t;
+    while (graph.next(f, t)) {
+      Wire sub(nullptr, 0);
+      if (f == kGraphInput && t == 2) {
+        ModelInput input;
+        if (!graph.bytes(sub) || !readValueInfo(sub, input)) {
+          error = "malformed graph input";
+          return std::nullopt;
+        }
+        inputs.push_back(std::move(input));
+      } else if (f == kGraphInitializer && t == 2) {
+        if (!graph.bytes(sub))
+          break;
+        int f2, t2;
+        while (sub.next(f2, t2)) {
+          std::string name;
+          if (f2 == kTensorName && t2 == 2) {
+            if (!sub.string(name))
+              break;
+            initializers.insert(name);
+          } else if (!sub.skip(t2)) {
+            break;
+          }
+        }
+      } else if (!graph.skip(t)) {
+        break;
+      }
+    }
+    if (!graph.ok()) {
+      error = "malformed graph";
+      return std::nullopt;
+    }
+  }
+  if (!model.ok() || !sawGraph) {
+    error = model.ok() ? "no graph (not an ONNX model)" : "not an ONNX model (malformed protobuf)";
+    return std::nullopt;
+  }
+  // Older exporters list initializers among the inputs too; those are weights, not model inputs.
+  std::erase_if(inputs, [&](const ModelInput &input) { return initializers.count(input.name) > 0; });
+  return inputs;
+}
+
+std::optional<std::vector<ModelInput>> readOnnxInputsFromFile(const std::string &path, std::string &error) {
+  QFile file(QString::fromStdString(path));
+  if (!file.open(QIODevice::ReadOnly)) {
+    error = path + ": " + file.errorString().toStdString();
+    return std::nullopt;
+  }
+  // Mapped, not read: weights can be hundreds of megabytes and only a few bytes matter here.
+  const qint64 size = file.size();
+  const uchar *data = size > 0 ? file.map(0, size) : nullptr;
+  QByteArray fallback;
+  if (!data && size > 0) {
+    fallback = file.readAll();
+    data = reinterpret_cast<const uchar *>(fallback.constData());
+  }
+  std::string why;
+  auto inputs = readOnnxInputs(data, static_cast<std::size_t>(size), why);
+  if (!inputs)
+    error = path + ": " + why;
+  return inputs;
+}
+
+std::string elemTypeName(int elemType) {
+  static const char *names[] = {"undefined", "float32", "uint8",  "int8",    "uint16",    "int16",
+                                "int32",     "int64",   "string", "bool",    "float16",   "float64",
+                                "uint32",    "uint64",  "complex64", "complex128", "bfloat16"};
+  return elemType >= 0 && elemType < static_cast<int>(std::size(names)) ? names[elemType]
+                                                                          : "type " + std::to_string(elemType);
+}
+
+} // namespace tpuc::ui

@@ -1,0 +1,31 @@
+// Studio settings, declared once with their defaults and kept apart from projects (QSettings).
+#ifndef TPUC_UI_SETTINGS_H
+#define TPUC_UI_SETTINGS_H
+
+#include <QStringList>
+
+namespace tpuc::ui::settings {
+
+/// Most recently used project files, newest first.
+QStringList recentFiles();
+/// Moves `path` to the front of the recent files (keeps at most kMaxRecentFiles).
+void addRecentFile(const QString &path);
+void removeRecentFile(const QString &path);
+inline constexpr int kMaxRecentFiles = 10;
+
+/// Seconds between autosaves of a modified project; 0 disables autosave. Default 60.
+int autosaveIntervalSeconds();
+void setAutosaveIntervalSeconds(int seconds);
+
+/// The folder the file dialogs start in. Default: the home folder.
+QString lastDirectory();
+void setLastDirectory(const QString &dir);
+
+/// Saved window geometry and dock layout (QMainWindow::saveState), empty by default.
+QByteArray windowState();
+QByteArray windowGeometry();
+void setWindowLayout(const QByteArray &geometry, const QByteArray &state);
+
+} // namespace tpuc::ui::settings
+
+#endif

@@ -1,0 +1,28 @@
+// A central tab showing a calibration dataset's samples.
+#include "ui/views/DatasetView.h"
+
+#include "ui/SampleImport.h"
+#include "ui/models/SampleListModel.h"
+
+#include <QListView>
+#include <QVBoxLayout>
+
+namespace tpuc::ui {
+
+DatasetView::DatasetView(StudioContext *context, qint64 datasetId, QWidget *parent)
+    : QWidget(parent), m_datasetId(datasetId), m_view(new QListView) {
+  m_view->setModel(new SampleListModel(context, datasetId, this));
+  m_view->setViewMode(QListView::IconMode);
+  m_view->setResizeMode(QListView::Adjust);
+  m_view->setMovement(QListView::Static);
+  m_view->setSpacing(fontMetrics().height() / 2);
+  m_view->setTextElideMode(Qt::ElideMiddle);
+  // Thumbnails are kThumbnailSide image pixels; the grid adds room for a line of text from the font.
+  const int line = fontMetrics().height();
+  m_view->setIconSize(QSize(kThumbnailSide, kThumbnailSide));
+  m_view->setGridSize(QSize(kThumbnailSide + line * 3, kThumbnailSide + line * 3));
+  auto *layout = new QVBoxLayout(this);
+  layout->addWidget(m_view);
+}
+
+} // namespace tpuc::ui

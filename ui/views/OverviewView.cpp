@@ -1,0 +1,72 @@
+// The overview tab.
+#include "ui/views/OverviewView.h"
+
+#include "visualizer/HistogramView.h"
+
+#include <QFileInfo>
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+
+namespace tpuc::ui {
+
+OverviewView::OverviewView(StudioContext *context, QWidget *parent)
+    : QWidget(parent), m_context(context), m_summary(new QLabel), m_thresholds(new vis::HistogramView) {
+  auto *layout = new QVBoxLayout(this);
+  m_summary->setTextFormat(Qt::RichText);
+  m_summary->setWordWrap(true);
+  m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(m_summary);
+  layout->addWidget(m_thresholds, 1);
+  connect(context, &StudioContext::projectLoaded, this, &OverviewView::refresh);
+  connect(context, &StudioContext::projectChanged, this, &OverviewView::refresh);
+  connect(context, &StudioContext::filePathChanged, this, &OverviewView::refresh);
+  refresh();
+}
+
+void OverviewView::refresh() {
+  const project::Project &p = m_context->project();
+  QLocale locale;
+  auto row = [](const QString &name, const QString &value) {
+    return QStringLiteral("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>").arg(name, value.toHtmlEscaped());
+  };
+  std::size_t samples = 0;
+  for (const auto &d : p.datasets)
+    samples += d.samples.size();
+  QString html = QStringLiteral("<h2>%1</h2><table>").arg(m_context->displayName().toHtmlEscaped());
+  html += row(tr("File"), m_context->filePath().isEmpty() ? tr("not saved yet") : m_context->filePath());
+  html += row(tr("Model"), p.model.path.empty() ? tr("none — use File ▸ Import") : QString::fromStdString(p.model.path));
+  if (!p.model.contentHash.empty())
+    html += row(tr("Model hash"), QString::fromStdString(p.model.contentHash).left(23) + QStringLiteral("…"));
+  html += row(tr("Input shapes"), QString::fromStdString(p.importSettings.inputShapes));
+  html += row(tr("Calibration"), QStringList{countText(static_cast<qint64>(p.datasets.size()), tr("dataset"), tr("datasets")),
+                                             countText(static_cast<qint64>(samples), tr("sample"), tr("samples")),
+                                             countText(static_cast<qint64>(p.caliTables.size()), tr("table"), tr("tables"))}
+                                     .join(QStringLiteral(", ")));
+  html += row(tr("Compile configurations"), QString::number(p.compileConfigs.size()));
+  html += row(tr("Runs"), QString::number(p.runs.size()));
+  if (!p.runs.empty()) {
+    const auto &last = p.runs.back();
+    html += row(tr("Last run"), tr("#%1 %2: %3 ms, peak %4")
+                                    .arg(last.id)
+                                    .arg(QString::fromStdString(last.configName),
+                                         locale.toString(last.latencyMs, 'f', 3),
+                                         locale.formattedDataSize(last.memoryPeakBytes)));
+  }
+  html += QStringLiteral("</table>");
+  m_summary->setText(html);
+
+  QVector<double> thresholds;
+  QString title = tr("Calibration thresholds");
+  if (!p.caliTables.empty()) {
+    const auto &table = p.caliTables.back();
+    for (const auto &e : table.entries)
+      thresholds.append(e.threshold);
+    title = tr("Calibration thresholds of %1 v%2").arg(QString::fromStdString(table.name)).arg(table.version);
+  }
+  m_thresholds->setTitle(title);
+  m_thresholds->setValues(thresholds);
+}
+
+} // namespace tpuc::ui
