@@ -1,0 +1,190 @@
+//===- ImageDecode.cpp - Image files to 8-bit pixels in a given channel order ---===//
+//
+// Decoding is Debian's stb_image (libstb). Colour is converted to gray with OpenCV's cvtColor
+// integer coefficients so gray inputs match cv2 pipelines, and a JPEG's EXIF orientation is applied
+// as cv2.imread does (phone photos in calibration sets carry it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tpuc/Preprocess/Preprocess.h"
+
+#include <stb/stb_image.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <memory>
+
+namespace tpuc::preprocess {
+
+namespace {
+
+std::string lowerExtension(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash))
+    return {};
+  std::string ext(path.substr(dot + 1));
+  for (char &c : ext)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+struct StbFree {
+  void operator()(stbi_uc *p) const { stbi_image_free(p); }
+};
+
+/// The EXIF orientation (1-8) of a JPEG, 1 when absent or unreadable. Walks the marker segments
+/// up to the start of scan and reads tag 0x0112 of IFD0 in an APP1 "Exif" segment.
+int jpegOrientation(const uint8_t *p, size_t size) {
+  if (size < 4 || p[0] != 0xFF || p[1] != 0xD8)
+    return 1;
+  size_t pos = 2;
+  while (pos + 4 <= size && p[pos] == 0xFF) {
+    uint8_t marker = p[pos + 1];
+    if (marker == 0xDA || marker == 0xD9)
+      break;
+    size_t len = (size_t(p[pos + 2]) << 8) | p[pos + 3];
+    if (len < 2 || pos + 2 + len > size)
+      break;
+    const uint8_t *seg = p + pos + 4;
+    size_t segLen = len - 2;
+    if (marker == 0xE1 && segLen >= 14 && std::memcmp(seg, "Exif\0\0", 6) == 0) {
+      const uint8_t *tiff = seg + 6;
+      size_t tiffLen = segLen - 6;
+      bool little = tiff[0] == 'I' && tiff[1] == 'I';
+      if (!little && !(tiff[0] == 'M' && tiff[1] == 'M'))
+        return 1;
+      auto u16 = [&](size_t at) -> uint32_t {
+        return little ? tiff[at] | (tiff[at + 1] << 8) : (tiff[at] << 8) | tiff[at + 1];
+      };
+      auto u32 = [&](size_t at) -> uint32_t {
+        return little ? u16(at) | (u16(at + 2) << 16) : (u16(at) << 16) | u16(at + 2);
+      };
+      uint32_t ifd = u32(4);
+      if (ifd + 2 > tiffLen)
+        return 1;
+      uint32_t count = u16(ifd);
+      for (uint32_t i = 0; i < count; ++i) {
+        size_t entry = ifd + 2 + size_t(i) * 12;
+        if (entry + 12 > tiffLen)
+          return 1;
+        if (u16(entry) == 0x0112 && u16(entry + 2) == 3) {
+          uint32_t v = u16(entry + 8);
+          return v >= 1 && v <= 8 ? static_cast<int>(v) : 1;
+        }
+      }
+      return 1;
+    }
+    pos += 2 + len;
+  }
+  return 1;
+}
+
+/// cv::imread's ApplyExifOrientation: transpose for 5-8, then flip (horizontal for 2 and 6, both for
+/// 3 and 7, vertical for 4 and 8).
+Image applyOrientation(Image src, int orientation) {
+  if (orientation <= 1 || orientation > 8)
+    return src;
+  const int cn = src.channels;
+  if (orientation >= 5) {
+    Image t(src.width, src.height, cn);
+    for (int y = 0; y < src.height; ++y)
+      for (int x = 0; x < src.width; ++x)
+        std::memcpy(t.row(x) + size_t(y) * cn, src.row(y) + size_t(x) * cn, cn);
+    src = std::move(t);
+  }
+  bool flipH = orientation == 2 || orientation == 3 || orientation == 6 || orientation == 7;
+  bool flipV = orientation == 3 || orientation == 4 || orientation == 7 || orientation == 8;
+  if (flipH)
+    for (int y = 0; y < src.height; ++y) {
+      uint8_t *row = src.row(y);
+      for (int a = 0, b = src.width - 1; a < b; ++a, --b)
+        std::swap_ranges(row + size_t(a) * cn, row + size_t(a + 1) * cn, row + size_t(b) * cn);
+    }
+  if (flipV)
+    for (int a = 0, b = src.height - 1; a < b; ++a, --b)
+      std::swap_ranges(src.row(a), src.row(a) + size_t(src.width) * cn, src.row(b));
+  return src;
+}
+
+// cv::cvtColor(COLOR_BGR2GRAY) on 8-bit data (RGB2Gray<uchar>): BT.601 weights scaled by 2^15.
+constexpr int kR2Y = 9798, kG2Y = 19235, kB2Y = 3735, kGrayShift = 15;
+
+} // namespace
+
+bool isImageFile(std::string_view path) {
+  static const char *const kExtensions[] = {"jpg", "jpeg", "png", "bmp", "tga", "gif",
+                                            "pnm", "ppm",  "pgm", "psd", "jpe"};
+  std::string ext = lowerExtension(path);
+  return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
+}
+
+bool isTensorFile(std::string_view path) {
+  std::string ext = lowerExtension(path);
+  return ext == "npy" || ext == "npz";
+}
+
+Image decodeImage(const void *data, size_t size, const std::string &displayName, PixelFormat format) {
+  if (size > static_cast<size_t>(INT32_MAX))
+    throw PreprocessError(displayName + ": cannot decode image: file larger than 2 GiB");
+  auto *bytes = static_cast<const stbi_uc *>(data);
+  int len = static_cast<int>(size);
+  int width = 0, height = 0, fileChannels = 0;
+  if (!stbi_info_from_memory(bytes, len, &width, &height, &fileChannels))
+    throw PreprocessError(displayName + ": cannot decode image: " + stbi_failure_reason());
+
+  // Gray files stay gray; colour goes through RGB so the gray conversion is OpenCV's.
+  int want = 3;
+  if (format == PixelFormat::RGBA)
+    want = 4;
+  else if (format == PixelFormat::Gray && fileChannels <= 2)
+    want = 1;
+  std::unique_ptr<stbi_uc, StbFree> pixels(
+      stbi_load_from_memory(bytes, len, &width, &height, &fileChannels, want));
+  if (!pixels)
+    throw PreprocessError(displayName + ": cannot decode image: " + stbi_failure_reason());
+
+  size_t count = size_t(width) * height;
+  const stbi_uc *src = pixels.get();
+  Image image(height, width, pixelFormatChannels(format));
+  uint8_t *dst = image.pixels.data();
+  switch (format) {
+  case PixelFormat::RGB:
+  case PixelFormat::RGBA:
+    std::copy(src, src + count * want, dst);
+    break;
+  case PixelFormat::BGR:
+    for (size_t i = 0; i < count; ++i, src += 3, dst += 3) {
+      dst[0] = src[2];
+      dst[1] = src[1];
+      dst[2] = src[0];
+    }
+    break;
+  case PixelFormat::Gray:
+    if (want == 1) {
+      std::copy(src, src + count, dst);
+      break;
+    }
+    for (size_t i = 0; i < count; ++i, src += 3)
+      dst[i] = static_cast<uint8_t>(
+          (src[0] * kR2Y + src[1] * kG2Y + src[2] * kB2Y + (1 << (kGrayShift - 1))) >> kGrayShift);
+    break;
+  }
+  return applyOrientation(std::move(image), jpegOrientation(bytes, size));
+}
+
+Image loadImage(const std::string &path, PixelFormat format) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw PreprocessError(path + ": cannot open file");
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad())
+    throw PreprocessError(path + ": read error");
+  if (bytes.empty())
+    throw PreprocessError(path + ": cannot decode image: file is empty");
+  return decodeImage(bytes.data(), bytes.size(), path, format);
+}
+
+} // namespace tpuc::preprocess
