@@ -1,0 +1,126 @@
+//===- Interpreter.h - Float32 reference interpreter for Top IR -*- C++ -*-===//
+// Qt-free. Runs a Top function op by op on the reference kernels and keeps (or dumps) its tensors.
+//===----------------------------------------------------------------------===//
+#ifndef TPUC_SIMULATOR_INTERPRETER_H
+#define TPUC_SIMULATOR_INTERPRETER_H
+
+#include "tpuc/Support/Npz.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpuc::sim {
+
+/// The tensor name a location gives: a NameLoc's name; for a FusedLoc the name of its last NameLoc;
+/// "" when there is none.
+std::string locationName(mlir::Location loc);
+
+/// How one `Interpreter::run` behaves.
+struct RunOptions {
+  /// Keep every tensor the function computes (the inputs' and every op's results, weights excepted) in
+  /// `Interpreter::tensors()`, in program order, for an npz dump: each is copied there as it is produced,
+  /// so a failed run still leaves the tensors before the failing op. Without it only the outputs are
+  /// kept. Either way the working buffer of a tensor is released right after its last use.
+  bool dumpAll = false;
+  /// Threads for the kernels; 0 keeps the current setting (by default the hardware concurrency). This
+  /// resizes the process-wide ThreadPool, so interpreters running concurrently should agree on it.
+  unsigned numThreads = 0;
+  /// Record the wall time of every op in `RunStats::opSeconds`.
+  bool profile = false;
+  /// Called after each op with (ops done, ops in total, name of the op's tensor); returning false
+  /// cancels the run, which then fails with "cancelled".
+  std::function<bool(size_t, size_t, llvm::StringRef)> progress;
+};
+
+/// Measurements of the last run.
+struct RunStats {
+  /// Most bytes of activation tensors (inputs and op results, not weights) alive at once, dump copies
+  /// included. Released buffers are recycled by the interpreter for later ops and runs (see
+  /// Interpreter::releaseMemory), so its footprint stays near this peak.
+  int64_t peakLiveBytes = 0;
+  /// Bytes of all activation tensors the run produced (what a full dump holds).
+  int64_t totalTensorBytes = 0;
+  /// Bytes of weights loaded (kept between runs).
+  int64_t weightBytes = 0;
+  /// Ops executed and wall time of the whole run.
+  size_t numOps = 0;
+  double seconds = 0.0;
+  /// With RunOptions::profile: (tensor name, op name such as "top.conv", seconds) per op in order.
+  struct OpTime {
+    std::string name, opName;
+    double seconds;
+  };
+  std::vector<OpTime> opSeconds;
+};
+
+/// Interprets one function of a Top module in float32 on the reference kernels:
+///
+///   Interpreter interp(module);                   // the public `main`, or the only function
+///   if (auto err = interp.setInput("input", x))   // by name, or interp.setInput(0, x) by position
+///     ...;
+///   if (auto err = interp.run(RunOptions{.dumpAll = true}))
+///     ...;
+///   interp.tensors().write("top_outputs.npz");    // every tensor, TPU-MLIR npz_tool style
+///
+/// Tensor names: the name of an op's location (`NameLoc("conv1")` -> "conv1"; a FusedLoc gives its last
+/// NameLoc's name; a multi-result op whose FusedLoc holds one name per result names each result after
+/// its own), else a generated "<mnemonic>_<k>" (k counts ops of that kind in program order; an unnamed
+/// top.input is "input_<argument index>", an unnamed top.weight its array name). Repeated names get a "_1",
+/// "_2", ... suffix. Every value is computed as float32; integer and boolean tensors hold their values as
+/// floats.
+///
+/// Errors are llvm::Error values carrying one line: the missing input, a shape mismatch, the op (name,
+/// kind and location) whose kernel is missing or failed, a weight that cannot be read. The interpreter
+/// registers the reference kernels on the module's context itself; it does not modify the module, which
+/// must outlive it.
+class Interpreter {
+public:
+  /// Prepares to run `function` of `module` (empty: the public function `main`, else the only function).
+  explicit Interpreter(mlir::ModuleOp module, llvm::StringRef function = {});
+  ~Interpreter();
+  Interpreter(const Interpreter &) = delete;
+  Interpreter &operator=(const Interpreter &) = delete;
+
+  /// Number of inputs (function arguments).
+  size_t numInputs() const;
+  /// The names inputs are known by: the name of the top.input op that consumes each argument.
+  std::vector<std::string> inputNames() const;
+  /// The shape argument `index` must have.
+  std::vector<int64_t> inputShape(size_t index) const;
+  /// Names of the function results, in order.
+  std::vector<std::string> outputNames() const;
+
+  /// Sets argument `index`; any dtype is converted to float32. Fails on a bad index or shape.
+  llvm::Error setInput(size_t index, const Tensor &tensor);
+  /// Sets the input called `name`: its top.input name (see inputNames), or "input_<i>" for argument i.
+  llvm::Error setInput(llvm::StringRef name, const Tensor &tensor);
+  /// Sets every input from an npz by name (see setInput(name, ...)); arrays that name no input are
+  /// ignored. Fails naming the first input the file lacks.
+  llvm::Error setInputs(const NpzFile &npz);
+
+  /// Runs the function on the inputs set so far (inputs and loaded weights stay for the next run).
+  llvm::Error run(const RunOptions &options = {});
+
+  /// The function results of the last run, named after the ops that produced them, in result order.
+  const NpzFile &outputs() const;
+  /// Every tensor of the last run in program order with RunOptions::dumpAll, else only the outputs.
+  const NpzFile &tensors() const;
+  /// Measurements of the last run.
+  const RunStats &stats() const;
+
+  /// Drops the float copies of the weights (reloaded by the next run) and the recycled tensor buffers.
+  void releaseMemory();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace tpuc::sim
+
+#endif // TPUC_SIMULATOR_INTERPRETER_H

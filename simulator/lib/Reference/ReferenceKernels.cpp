@@ -1,0 +1,131 @@
+//===- ReferenceKernels.cpp - Attaching the reference kernels to the Top ops ---===//
+// The external models of InferenceInterface, the io-op kernels and the helpers all kernels share.
+//===----------------------------------------------------------------------===//
+#include "tpuc/Simulator/ReferenceKernels.h"
+
+#include "Kernels.h"
+#include "tpuc/Dialect/Top/WeightStore.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <algorithm>
+#include <cblas.h>
+#include <cstring>
+#include <vector>
+
+using namespace mlir;
+
+namespace tpuc::sim {
+namespace {
+
+/// Forwards the interface call to the `ref::run` overload of the op.
+template <typename OpT>
+struct KernelModel : public top::InferenceInterface::ExternalModel<KernelModel<OpT>, OpT> {
+  LogicalResult inference(Operation *op, ArrayRef<const float *> inputs, ArrayRef<float *> outputs) const {
+    return ref::run(cast<OpT>(op), inputs, outputs);
+  }
+};
+
+void attachKernels(MLIRContext *context, top::TopDialect *) {
+#define TPUC_ATTACH(OP) top::OP::attachInterface<KernelModel<top::OP>>(*context);
+  TPUC_TOP_KERNEL_OPS(TPUC_ATTACH)
+#undef TPUC_ATTACH
+}
+
+} // namespace
+
+void registerTopReferenceKernels(DialectRegistry &registry) { registry.addExtension(attachKernels); }
+
+void registerTopReferenceKernels(MLIRContext &context) {
+  DialectRegistry registry;
+  registerTopReferenceKernels(registry);
+  context.appendDialectRegistry(registry);
+}
+
+namespace ref {
+
+//===--- shared helpers -----------------------------------------------------===//
+
+void applyRelu(float *data, int64_t n, double limit) {
+  parallelFor(n, kElementGrain, [&](int64_t begin, int64_t end) {
+    if (limit > 0) {
+      float hi = static_cast<float>(limit);
+      for (int64_t i = begin; i < end; ++i)
+        data[i] = std::min(std::max(data[i], 0.0f), hi);
+    } else {
+      for (int64_t i = begin; i < end; ++i)
+        data[i] = std::max(data[i], 0.0f);
+    }
+  });
+}
+
+void parallelCopy(float *dst, const float *src, int64_t n) {
+  if (dst == src)
+    return;
+  parallelFor(n, 4 * kElementGrain, [&](int64_t begin, int64_t end) {
+    std::memcpy(dst + begin, src + begin, (end - begin) * sizeof(float));
+  });
+}
+
+float *scratch(int64_t n) {
+  thread_local std::vector<float> buffer;
+  if (static_cast<int64_t>(buffer.size()) < n)
+    buffer.resize(n);
+  return buffer.data();
+}
+
+void gemmSerial(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                const float *b, int64_t ldb, float *c, int64_t ldc, float beta) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) { // an empty contraction: C = beta * C
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c, static_cast<blasint>(ldc));
+}
+
+void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+          const float *b, int64_t ldb, float *c, int64_t ldc, float beta) {
+  int64_t threads = ThreadPool::global().numThreads();
+  if (threads == 1 || 2.0 * m * n * k < 4e6 || std::max(m, n) < 2 * threads) {
+    gemmSerial(transA, transB, m, n, k, a, lda, b, ldb, c, ldc, beta);
+    return;
+  }
+  // One block of the larger output axis per thread; each block is an independent OpenBLAS call.
+  if (n >= m) {
+    parallelFor(n, n / threads, [&](int64_t begin, int64_t end) {
+      gemmSerial(transA, transB, m, end - begin, k, a, lda, transB ? b + begin * ldb : b + begin, ldb,
+                 c + begin, ldc, beta);
+    });
+  } else {
+    parallelFor(m, m / threads, [&](int64_t begin, int64_t end) {
+      gemmSerial(transA, transB, end - begin, n, k, transA ? a + begin : a + begin * lda, lda, b, ldb,
+                 c + begin * ldc, ldc, beta);
+    });
+  }
+}
+
+//===--- io -----------------------------------------------------------------===//
+
+LogicalResult run(top::InputOp op, Inputs in, Outputs out) {
+  parallelCopy(out[0], in[0], numel(op.getOutput()));
+  return success();
+}
+
+LogicalResult run(top::WeightOp op, Inputs, Outputs out) {
+  auto data = top::readWeightF32(op);
+  if (failed(data))
+    return failure();
+  std::memcpy(out[0], data->data(), data->size() * sizeof(float));
+  return success();
+}
+
+LogicalResult run(top::NoneOp, Inputs, Outputs) { return success(); }
+
+} // namespace ref
+} // namespace tpuc::sim
