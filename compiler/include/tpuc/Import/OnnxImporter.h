@@ -1,0 +1,97 @@
+//===- OnnxImporter.h - ONNX models to Top IR -------------------*- C++ -*-===//
+// The ONNX front end of `tpuc transform` and the studio: reads an .onnx file with the onnx library, fixes
+// its input shapes, maps every node to Top ops and runs the Top cleanup pipeline.
+//===----------------------------------------------------------------------===//
+#ifndef TPUC_IMPORT_ONNXIMPORTER_H
+#define TPUC_IMPORT_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+#include "tpuc/Support/Tensor.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tpuc {
+
+/// Options of an ONNX import, named after TPU-MLIR's model_transform flags. Empty fields mean "not given".
+struct TransformOptions {
+  /// --model_name: the module's name; also names the default weight file.
+  std::string modelName;
+  /// --model_def: path of the .onnx file (external data files are looked up next to it).
+  std::string modelDef;
+  /// --input_shapes: one shape per graph input that is not an initializer, in graph order. Replaces the
+  /// model's (possibly dynamic) shapes; the rank must match the model's. Empty: the model's shapes, which
+  /// must then be static.
+  std::vector<std::vector<int64_t>> inputShapes;
+  /// --shape_influencing_input_names with their values: graph inputs fixed at import time. They become
+  /// constants (so the shape computations they feed fold, e.g. a Reshape's shape or Resize's sizes)
+  /// instead of function arguments, and take no entry in `inputShapes` / `inputTypes`.
+  std::map<std::string, Tensor> constantInputs;
+  /// --input_types: element type per input (float32, float16, int32, int64, int8, uint8, bool). Float
+  /// types become f32 in Top. Empty: the model's types.
+  std::vector<std::string> inputTypes;
+  /// --output_names: tensors (graph outputs or internal tensors) that become the function's results, in
+  /// this order. Empty: the graph outputs. Only the nodes these depend on are imported.
+  std::vector<std::string> outputNames;
+  /// Preprocessing recorded on every 4-D float top.input (image inputs): `(x - mean) * scale` per channel
+  /// (one value, or one per channel), pixel_format (rgb, bgr, gray, rgba), channel_format (nchw, nhwc;
+  /// "none" or empty: not recorded), resize_dims [h, w], keep_aspect_ratio with pad_value and pad_type
+  /// (center, normal). Other inputs carry no preprocessing.
+  std::vector<double> mean;
+  std::vector<double> scale;
+  std::string pixelFormat;
+  std::string channelFormat;
+  std::vector<int64_t> resizeDims;
+  bool keepAspectRatio = false;
+  double padValue = 0;
+  std::string padType;
+  /// --mlir: where to write the Top IR (with locations); empty: not written.
+  std::string mlirOut;
+  /// Weight file to write. Empty: `<modelName>_top_f32_all_weight.npz` (TPU-MLIR's name) in the directory
+  /// of `mlirOut` (or the current directory). The module's `top.weight_file` names it.
+  std::string weightOut;
+};
+
+/// Imports the ONNX model `options.modelDef` into a new module in state TOP_F32:
+///  - the model is parsed (corrupt or truncated files are rejected), checked with onnx::checker and
+///    shape-inferred with onnx::shape_inference after the input shapes are fixed; opsets 7 to 17;
+///  - initializers and Constant nodes become `top.weight`s named after their tensor (small integer
+///    constants inline, everything else in the weight file); external data is read from the files next
+///    to the model;
+///  - shape computations (Shape, Gather, Concat, Unsqueeze, ... on known values) are folded at import;
+///  - every op carries the location `loc("<node name>")` (the first output's name for unnamed nodes);
+///    ops a node expands into besides its result are `loc("<node>_<what>"("<node>"))`; top.input ops and
+///    weights are located at their tensor's name;
+///  - the Top pipeline (tpuc::buildTopPipeline) then infers shapes, canonicalizes, checks the TOP_F32
+///    contract and writes the weights to `weightOut` (or its default).
+/// On failure returns failure and sets `error` to one line, e.g.
+///   "model.onnx: node 'conv1' (Conv): 3-D convolution is not supported".
+/// Writes `options.mlirOut` when it is set.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
+importOnnx(mlir::MLIRContext &context, const TransformOptions &options, std::string &error);
+
+/// Like importOnnx, but the model's bytes are given (a buffer from the studio, or the fuzzer's input);
+/// `options.modelDef` only names the model in messages and locates external data files.
+mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> importOnnxBuffer(mlir::MLIRContext &context,
+                                                                    llvm::StringRef bytes,
+                                                                    const TransformOptions &options,
+                                                                    std::string &error);
+
+/// The weight file importOnnx writes for `options` (its default when `weightOut` is empty).
+std::string defaultWeightPath(const TransformOptions &options);
+
+/// Writes `module` as MLIR text with locations (the names the interpreter and the studio rely on) to
+/// `path`. Returns false and sets `error` to one line on failure.
+bool writeMlirFile(mlir::ModuleOp module, const std::string &path, std::string &error);
+
+/// Registers the dialects an imported module uses (top, func) with `context`.
+void registerImportDialects(mlir::MLIRContext &context);
+
+} // namespace tpuc
+
+#endif // TPUC_IMPORT_ONNXIMPORTER_H

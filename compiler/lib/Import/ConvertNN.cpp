@@ -1,0 +1,418 @@
+//===- ConvertNN.cpp - ONNX conv, matmul, pooling, normalization, softmax -===//
+// Converters of the compute-heavy ONNX ops to top.conv / deconv / matmul / pools / norms / softmax.
+//===----------------------------------------------------------------------===//
+#include "GraphImporter.h"
+
+using namespace mlir;
+using namespace tpuc::top;
+
+namespace tpuc::importer {
+namespace {
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t k = 0; k < shape.size(); ++k)
+    text += (k ? "," : "") + std::to_string(shape[k]);
+  return text + "]";
+}
+
+/// Window sizes, strides and dilations must be positive and sane (output_padding non-negative); this
+/// keeps the window arithmetic below far from overflow.
+LogicalResult checkRange(GraphImporter &g, StringRef name, ArrayRef<int64_t> values, int64_t lowest = 1) {
+  for (int64_t v : values)
+    if (v < lowest || v > (1 << 20))
+      return g.fail("'" + name + "' value " + std::to_string(v) + " is out of range");
+  return success();
+}
+
+/// A per-spatial-axis attribute (strides, dilations), defaulting to all ones.
+FailureOr<std::vector<int64_t>> spatialAttr(GraphImporter &g, StringRef name, size_t spatial,
+                                            int64_t fallback = 1) {
+  std::vector<int64_t> values = g.attrInts(name);
+  if (values.empty())
+    return std::vector<int64_t>(spatial, fallback);
+  if (values.size() != spatial) {
+    (void)g.fail("'" + name + "' has " + std::to_string(values.size()) + " values for " +
+                 std::to_string(spatial) + " spatial axes");
+    return failure();
+  }
+  if (failed(checkRange(g, name, values, fallback)))
+    return failure();
+  return values;
+}
+
+/// Begin-then-end pads of a conv or pool window, resolving auto_pad against the input's spatial sizes.
+FailureOr<std::vector<int64_t>> windowPads(GraphImporter &g, ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                                           ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  size_t n = in.size();
+  std::string autoPad = g.attrString("auto_pad", "NOTSET");
+  if (failed(checkRange(g, "kernel_shape", kernel)))
+    return failure();
+  if (autoPad == "NOTSET") {
+    std::vector<int64_t> pads = g.attrInts("pads");
+    if (failed(checkRange(g, "pads", pads, 0)))
+      return failure();
+    if (pads.empty())
+      return std::vector<int64_t>(2 * n, 0);
+    if (pads.size() != 2 * n) {
+      (void)g.fail("'pads' has " + std::to_string(pads.size()) + " values; expected " +
+                   std::to_string(2 * n));
+      return failure();
+    }
+    return pads;
+  }
+  if (autoPad == "VALID")
+    return std::vector<int64_t>(2 * n, 0);
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
+    (void)g.fail("auto_pad '" + autoPad + "' is not supported");
+    return failure();
+  }
+  std::vector<int64_t> pads(2 * n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t out = (in[i] + strides[i] - 1) / strides[i];
+    int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i]);
+    int64_t begin = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    pads[i] = begin;
+    pads[i + n] = total - begin;
+  }
+  return pads;
+}
+
+/// Input rank check shared by conv and pooling: Top handles NCW and NCHW.
+LogicalResult checkSpatialRank(GraphImporter &g, const std::vector<int64_t> &in, StringRef what) {
+  if (in.size() == 3 || in.size() == 4)
+    return success();
+  return g.fail("only 1-D and 2-D " + what + " is supported (input shape " + shapeText(in) + ")");
+}
+
+LogicalResult convertConv(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0), w = g.inputShape(1);
+  if (failed(checkSpatialRank(g, in, "convolution")))
+    return failure();
+  size_t spatial = in.size() - 2;
+  if (w.size() != in.size())
+    return g.fail("filter shape " + shapeText(w) + " does not match the input rank");
+  std::vector<int64_t> kernel = g.attrInts("kernel_shape");
+  if (kernel.empty())
+    kernel.assign(w.begin() + 2, w.end());
+  auto strides = spatialAttr(g, "strides", spatial);
+  auto dilations = spatialAttr(g, "dilations", spatial);
+  if (failed(strides) || failed(dilations) || kernel.size() != spatial)
+    return failed(strides) || failed(dilations) ? failure()
+                                                : g.fail("'kernel_shape' does not match the input rank");
+  auto pads = windowPads(g, ArrayRef<int64_t>(in).drop_front(2), kernel, *strides, *dilations);
+  if (failed(pads))
+    return failure();
+  Value y =
+      g.build<ConvOp>("", {g.input(0), g.input(1), g.optionalInput(2)},
+                      {g.i64s("kernel_shape", kernel), g.i64s("strides", *strides), g.i64s("pads", *pads),
+                       g.i64s("dilations", *dilations), g.i64("group", g.attrInt("group", 1))});
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertConvTranspose(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0), w = g.inputShape(1);
+  if (failed(checkSpatialRank(g, in, "transposed convolution")))
+    return failure();
+  size_t spatial = in.size() - 2;
+  if (w.size() != in.size())
+    return g.fail("filter shape " + shapeText(w) + " does not match the input rank");
+  std::vector<int64_t> kernel = g.attrInts("kernel_shape");
+  if (kernel.empty())
+    kernel.assign(w.begin() + 2, w.end());
+  auto strides = spatialAttr(g, "strides", spatial);
+  auto dilations = spatialAttr(g, "dilations", spatial);
+  auto outPadding = spatialAttr(g, "output_padding", spatial, 0);
+  if (failed(strides) || failed(dilations) || failed(outPadding))
+    return failure();
+  if (kernel.size() != spatial)
+    return g.fail("'kernel_shape' does not match the input rank");
+  std::string autoPad = g.attrString("auto_pad", "NOTSET");
+  std::vector<int64_t> outputShape = g.attrInts("output_shape");
+  if (failed(checkRange(g, "kernel_shape", kernel)) ||
+      failed(checkRange(g, "output_shape", outputShape, 0)) ||
+      failed(checkRange(g, "pads", g.attrInts("pads"), 0)))
+    return failure();
+  if (outputShape.size() == spatial + 2)
+    outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
+  if (outputShape.empty() && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
+    for (size_t i = 0; i < spatial; ++i)
+      outputShape.push_back(in[2 + i] * (*strides)[i]);
+  std::vector<int64_t> pads(2 * spatial, 0);
+  if (!outputShape.empty()) {
+    if (outputShape.size() != spatial)
+      return g.fail("'output_shape' has " + std::to_string(outputShape.size()) + " values for " +
+                    std::to_string(spatial) + " spatial axes");
+    for (size_t i = 0; i < spatial; ++i) {
+      int64_t total = (*strides)[i] * (in[2 + i] - 1) + (*outPadding)[i] + (kernel[i] - 1) * (*dilations)[i] +
+                      1 - outputShape[i];
+      // ONNX's rule, with floor division: a negative total extends the output at the end.
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      bool upper = autoPad == "SAME_UPPER";
+      pads[i] = upper ? half : total - half;
+      pads[i + spatial] = total - pads[i];
+      if (pads[i] < 0)
+        return g.fail("'output_shape' " + shapeText(outputShape) +
+                      " needs padding before the first output "
+                      "element, which is not supported");
+      if (pads[i + spatial] < 0) {
+        (*outPadding)[i] -= pads[i + spatial];
+        pads[i + spatial] = 0;
+      }
+    }
+  } else if (autoPad == "NOTSET") {
+    std::vector<int64_t> given = g.attrInts("pads");
+    if (!given.empty() && given.size() != 2 * spatial)
+      return g.fail("'pads' has " + std::to_string(given.size()) + " values; expected " +
+                    std::to_string(2 * spatial));
+    if (!given.empty())
+      pads = given;
+  } else if (autoPad != "VALID") {
+    return g.fail("auto_pad '" + autoPad + "' is not supported");
+  }
+  Value y = g.build<DeconvOp>("", {g.input(0), g.input(1), g.optionalInput(2)},
+                              {g.i64s("kernel_shape", kernel), g.i64s("strides", *strides),
+                               g.i64s("pads", pads), g.i64s("dilations", *dilations),
+                               g.i64s("output_padding", *outPadding), g.i64("group", g.attrInt("group", 1))});
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertMatMul(GraphImporter &g) {
+  Value y = g.build<MatMulOp>("", {g.input(0), g.input(1), g.none()});
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+/// Gemm: alpha * A' B' + beta * C. The common case (alpha = beta = 1, C a vector) is one matmul with bias.
+LogicalResult convertGemm(GraphImporter &g) {
+  bool transA = g.attrInt("transA", 0), transB = g.attrInt("transB", 0);
+  double alpha = g.attrFloat("alpha", 1.0), beta = g.attrFloat("beta", 1.0);
+  std::vector<int64_t> a = g.inputShape(0), b = g.inputShape(1);
+  if (a.size() != 2 || b.size() != 2)
+    return g.fail("Gemm needs 2-D operands, got " + shapeText(a) + " and " + shapeText(b));
+  int64_t n = transB ? b[0] : b[1];
+  bool hasC = g.hasInput(2) && beta != 0;
+  std::vector<int64_t> c = hasC ? g.inputShape(2) : std::vector<int64_t>();
+  int64_t cCount = 1;
+  for (int64_t d : c)
+    cCount *= d;
+  bool biasInMatmul = hasC && alpha == 1.0 && beta == 1.0 && cCount == n && (c.size() <= 1 || c[0] == 1);
+  std::vector<NamedAttribute> attrs{g.boolean("left_transpose", transA),
+                                    g.boolean("right_transpose", transB)};
+  bool last = !hasC || biasInMatmul;
+  Value y = g.build<MatMulOp>(last && alpha == 1.0 ? "" : "matmul",
+                              {g.input(0), g.input(1), biasInMatmul ? g.input(2) : g.none()}, attrs);
+  if (y && alpha != 1.0)
+    y = g.build<MulConstOp>(last ? "" : "alpha", {y}, {g.f64("const_val", alpha)});
+  if (y && !last) {
+    Value cv = g.input(2);
+    if (cv && beta != 1.0)
+      cv = g.build<MulConstOp>("beta", {cv}, {g.f64("const_val", beta)});
+    y = g.build<AddOp>("", {y, cv});
+  }
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+/// Window attributes of MaxPool / AveragePool.
+struct PoolAttrs {
+  std::vector<int64_t> kernel, strides, pads;
+};
+
+FailureOr<PoolAttrs> poolAttrs(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  if (failed(checkSpatialRank(g, in, "pooling")))
+    return failure();
+  size_t spatial = in.size() - 2;
+  PoolAttrs p;
+  p.kernel = g.attrInts("kernel_shape");
+  if (p.kernel.size() != spatial) {
+    (void)g.fail("'kernel_shape' needs " + std::to_string(spatial) + " values");
+    return failure();
+  }
+  auto strides = spatialAttr(g, "strides", spatial);
+  auto dilations = spatialAttr(g, "dilations", spatial);
+  if (failed(strides) || failed(dilations))
+    return failure();
+  if (llvm::any_of(*dilations, [](int64_t d) { return d != 1; })) {
+    (void)g.fail("pooling with dilations other than 1 is not supported");
+    return failure();
+  }
+  p.strides = *strides;
+  auto pads = windowPads(g, ArrayRef<int64_t>(in).drop_front(2), p.kernel, p.strides, *dilations);
+  if (failed(pads))
+    return failure();
+  p.pads = *pads;
+  return p;
+}
+
+template <typename PoolOp> LogicalResult convertPool(GraphImporter &g) {
+  auto p = poolAttrs(g);
+  if (failed(p))
+    return failure();
+  std::vector<NamedAttribute> attrs{g.i64s("kernel_shape", p->kernel), g.i64s("strides", p->strides),
+                                    g.i64s("pads", p->pads),
+                                    g.boolean("ceil_mode", g.attrInt("ceil_mode", 0))};
+  if (std::is_same_v<PoolOp, AvgPoolOp>)
+    attrs.push_back(g.boolean("count_include_pad", g.attrInt("count_include_pad", 0)));
+  Value y = g.build<PoolOp>("", {g.input(0)}, attrs);
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+/// Reduction over all spatial axes (axis 2 onwards), keeping them as size 1.
+Value reduceSpatial(GraphImporter &g, ReduceMode mode) {
+  int64_t rank = g.inputShape(0).size();
+  std::vector<int64_t> axes;
+  for (int64_t k = 2; k < rank; ++k)
+    axes.push_back(k);
+  return g.build<ReduceOp>("", {g.input(0)},
+                           {g.i64s("axes", axes), g.boolean("keepdims", true),
+                            g.named("mode", ReduceModeAttr::get(g.builder().getContext(), mode))});
+}
+
+LogicalResult convertGlobalAveragePool(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  if (in.size() < 3)
+    return g.fail("expects an input of rank 3 or more, got " + shapeText(in));
+  Value y = in.size() <= 4
+                ? g.build<AdaptiveAvgPoolOp>("", {g.input(0)},
+                                             {g.i64s("output_size", std::vector<int64_t>(in.size() - 2, 1))})
+                : reduceSpatial(g, ReduceMode::mean);
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertGlobalMaxPool(GraphImporter &g) {
+  if (g.inputShape(0).size() < 3)
+    return g.fail("expects an input of rank 3 or more");
+  Value y = reduceSpatial(g, ReduceMode::max);
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertBatchNorm(GraphImporter &g) {
+  if (g.attrInt("training_mode", 0) != 0)
+    return g.fail("training_mode = 1 is not supported (inference only)");
+  if (g.opset() < 9 && g.attrInt("spatial", 1) != 1)
+    return g.fail("spatial = 0 is not supported");
+  Value y = g.build<BatchNormOp>("", {g.input(0), g.input(3), g.input(4), g.input(1), g.input(2)},
+                                 {g.f64("epsilon", g.attrFloat("epsilon", 1e-5))});
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertInstanceNorm(GraphImporter &g) {
+  Value y = g.build<InstanceNormOp>("", {g.input(0), g.input(1), g.input(2)},
+                                    {g.f64("eps", g.attrFloat("epsilon", 1e-5))});
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertLayerNorm(GraphImporter &g) {
+  int64_t rank = g.inputShape(0).size();
+  auto axis = g.normalizeAxis(g.attrInt("axis", -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  double eps = g.attrFloat("epsilon", 1e-5);
+  Value y = g.build<LayerNormOp>("", {g.input(0), g.input(1), g.optionalInput(2)},
+                                 {g.i64("axis", *axis), g.f64("eps", eps)});
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  if (!g.outputUsed(1) && !g.outputUsed(2))
+    return success();
+  // The statistics outputs: Mean and InvStdDev = 1 / sqrt(mean((x - Mean)^2) + epsilon), keeping dims.
+  std::vector<int64_t> axes;
+  for (int64_t k = *axis; k < rank; ++k)
+    axes.push_back(k);
+  auto reduceMean = [&](StringRef suffix, Value v) {
+    return g.build<ReduceOp>(
+        suffix, {v},
+        {g.i64s("axes", axes), g.boolean("keepdims", true),
+         g.named("mode", ReduceModeAttr::get(g.builder().getContext(), ReduceMode::mean))});
+  };
+  Value x = g.input(0);
+  Value mean = reduceMean("mean", x);
+  Value centered = mean ? g.build<SubOp>("centered", {x, mean}) : Value();
+  Value square = centered ? g.build<MulOp>("square", {centered, centered}) : Value();
+  Value var = square ? reduceMean("var", square) : Value();
+  Value shifted = var ? g.build<AddConstOp>("var_eps", {var}, {g.f64("const_val", eps)}) : Value();
+  Value inv = shifted ? g.build<RsqrtOp>("inv_std", {shifted}) : Value();
+  if (!inv)
+    return failure();
+  g.setOutput(1, mean);
+  g.setOutput(2, inv);
+  return success();
+}
+
+/// Softmax and LogSoftmax. Before opset 13 the op works on the input coerced to 2-D at `axis` (default 1):
+/// it becomes reshape -> softmax over axis 1 -> reshape back, unless `axis` is already the last axis.
+template <bool Log> LogicalResult convertSoftmax(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  int64_t rank = in.size();
+  bool legacy = g.opset() < 13;
+  if (rank == 0)
+    return g.fail("softmax of a scalar is not supported");
+  auto axis = g.normalizeAxis(g.attrInt("axis", legacy ? 1 : -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  std::vector<NamedAttribute> attrs{g.boolean("log", Log)};
+  Value y;
+  if (!legacy || *axis == rank - 1) {
+    attrs.push_back(g.i64("axis", *axis));
+    y = g.build<SoftmaxOp>("", {g.input(0)}, attrs);
+  } else {
+    int64_t outer = 1, inner = 1;
+    for (int64_t k = 0; k < rank; ++k)
+      (k < *axis ? outer : inner) *= in[k];
+    attrs.push_back(g.i64("axis", 1));
+    Value flat = g.reshape(g.input(0), {outer, inner}, "flatten");
+    Value s = flat ? g.build<SoftmaxOp>("softmax", {flat}, attrs) : Value();
+    y = g.reshape(s, in, "");
+  }
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+} // namespace
+
+void addNNConverters(OpTable &table) {
+  table["Conv"].convert = convertConv;
+  table["ConvTranspose"].convert = convertConvTranspose;
+  table["MatMul"].convert = convertMatMul;
+  table["Gemm"].convert = convertGemm;
+  table["MaxPool"].convert = convertPool<MaxPoolOp>;
+  table["AveragePool"].convert = convertPool<AvgPoolOp>;
+  table["GlobalAveragePool"].convert = convertGlobalAveragePool;
+  table["GlobalMaxPool"].convert = convertGlobalMaxPool;
+  table["BatchNormalization"].convert = convertBatchNorm;
+  table["InstanceNormalization"].convert = convertInstanceNorm;
+  table["LayerNormalization"].convert = convertLayerNorm;
+  table["Softmax"].convert = convertSoftmax<false>;
+  table["LogSoftmax"].convert = convertSoftmax<true>;
+}
+
+} // namespace tpuc::importer

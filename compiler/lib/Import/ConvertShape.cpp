@@ -1,0 +1,414 @@
+//===- ConvertShape.cpp - ONNX data movement, reductions, resize, selection -===//
+// Converters of the layout ops (Reshape, Transpose, Slice, ...), reductions, Resize/Upsample, TopK and
+// ArgMax. Their parameters come from OpParams so the import-time folders read them the same way.
+//===----------------------------------------------------------------------===//
+#include "OpParams.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tpuc::top;
+
+namespace tpuc::importer {
+namespace {
+
+LogicalResult finish(GraphImporter &g, Value y) {
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+std::string listText(const std::vector<int64_t> &values) {
+  std::string text = "[";
+  for (size_t k = 0; k < values.size(); ++k)
+    text += (k ? "," : "") + std::to_string(values[k]);
+  return text + "]";
+}
+
+LogicalResult convertReshape(GraphImporter &g) {
+  auto out = reshapeTarget(g, g.inputShape(0));
+  return failed(out) ? failure() : finish(g, g.reshape(g.input(0), *out, ""));
+}
+
+LogicalResult convertFlatten(GraphImporter &g) {
+  auto out = flattenTarget(g, g.inputShape(0));
+  return failed(out) ? failure() : finish(g, g.reshape(g.input(0), *out, ""));
+}
+
+LogicalResult convertTranspose(GraphImporter &g) {
+  auto perm = transposePerm(g, g.inputShape(0).size());
+  if (failed(perm))
+    return failure();
+  return finish(g, g.build<PermuteOp>("", {g.input(0)}, {g.i64s("order", *perm)}));
+}
+
+LogicalResult convertSqueeze(GraphImporter &g) {
+  auto axes = squeezeAxes(g, g.inputShape(0));
+  if (failed(axes))
+    return failure();
+  if (axes->empty())
+    return finish(g, g.input(0));
+  return finish(g, g.build<SqueezeOp>("", {g.input(0)}, {g.i64s("axes", *axes)}));
+}
+
+LogicalResult convertUnsqueeze(GraphImporter &g) {
+  auto axes = unsqueezeAxes(g, g.inputShape(0));
+  if (failed(axes))
+    return failure();
+  return finish(g, g.build<UnsqueezeOp>("", {g.input(0)}, {g.i64s("axes", *axes)}));
+}
+
+LogicalResult convertConcat(GraphImporter &g) {
+  std::vector<int64_t> first = g.inputShape(0);
+  auto axis = g.normalizeAxis(g.attrInt("axis", 0), first.size(), "axis");
+  if (failed(axis))
+    return failure();
+  // Empty pieces contribute nothing; exporters emit them for empty caches.
+  SmallVector<Value> inputs;
+  for (int k = 0; k < g.node().input_size(); ++k) {
+    std::vector<int64_t> shape = g.inputShape(k);
+    bool empty = std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d == 0; });
+    if (!empty || (k == g.node().input_size() - 1 && inputs.empty()))
+      inputs.push_back(g.input(k));
+  }
+  if (inputs.size() == 1)
+    return finish(g, inputs[0]);
+  return finish(g, g.build<ConcatOp>("", inputs, {g.i64("axis", *axis)}));
+}
+
+LogicalResult convertSlice(GraphImporter &g) {
+  auto p = sliceParams(g, g.inputShape(0));
+  if (failed(p))
+    return failure();
+  return finish(
+      g, g.build<SliceOp>("", {g.input(0)},
+                          {g.i64s("offset", p->offset), g.i64s("steps", p->steps), g.i64s("ends", p->ends)}));
+}
+
+LogicalResult convertSplit(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  auto axis = g.normalizeAxis(g.attrInt("axis", 0), in.size(), "axis");
+  if (failed(axis))
+    return failure();
+  auto sizes = splitSizes(g, in, *axis);
+  if (failed(sizes))
+    return failure();
+  SmallVector<Type> elems;
+  for (int k = 0; k < g.node().output_size(); ++k)
+    elems.push_back(g.outputElemType(k));
+  auto op = g.create<SplitOp>("", {g.input(0)}, {g.i64("axis", *axis), g.i64s("split_size", *sizes)}, elems);
+  if (!op)
+    return failure();
+  for (int k = 0; k < g.node().output_size(); ++k)
+    g.setOutput(k, op->getResult(k));
+  return success();
+}
+
+LogicalResult convertGather(GraphImporter &g) {
+  auto axis = g.normalizeAxis(g.attrInt("axis", 0), g.inputShape(0).size(), "axis");
+  if (failed(axis))
+    return failure();
+  return finish(g, g.build<GatherOp>("", {g.input(0), g.input(1)}, {g.i64("axis", *axis)}));
+}
+
+LogicalResult convertPad(GraphImporter &g) {
+  auto p = padParams(g, g.inputShape(0).size());
+  if (failed(p))
+    return failure();
+  PadMode mode = p->mode == "reflect" ? PadMode::reflect
+                 : p->mode == "edge"  ? PadMode::edge
+                                      : PadMode::constant;
+  return finish(g, g.build<PadOp>("", {g.input(0)},
+                                  {g.i64s("paddings", p->pads), g.f64("val", p->value),
+                                   g.named("pad_mode", PadModeAttr::get(g.builder().getContext(), mode))}));
+}
+
+/// ReduceX and the composed ReduceSumSquare / ReduceLogSum / ReduceLogSumExp.
+enum class Pre { None, Square, Exp };
+template <ReduceMode Mode, Pre Before = Pre::None, bool LogAfter = false>
+LogicalResult convertReduce(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  // ReduceSum took its axes as an input from opset 13; the others only from opset 18.
+  int64_t inputFrom = Mode == ReduceMode::sum && Before == Pre::None && !LogAfter ? 13 : 18;
+  auto given = intsParam(g, "axes", inputFrom, 1);
+  if (failed(given))
+    return failure();
+  std::vector<int64_t> axes;
+  if (*given && !(*given)->empty()) {
+    auto normalized = normalizeAxes(g, **given, in.size());
+    if (failed(normalized))
+      return failure();
+    axes = *normalized;
+  } else if (g.attrInt("noop_with_empty_axes", 0)) {
+    return finish(g, g.input(0));
+  } else {
+    for (size_t k = 0; k < in.size(); ++k)
+      axes.push_back(k);
+  }
+  std::sort(axes.begin(), axes.end());
+  Value x = g.input(0);
+  if (Before == Pre::Square)
+    x = g.build<MulOp>("square", {x, x});
+  else if (Before == Pre::Exp)
+    x = g.build<ExpOp>("exp", {x});
+  if (!x)
+    return failure();
+  Value y = g.build<ReduceOp>(LogAfter ? "reduce" : "", {x},
+                              {g.i64s("axes", axes), g.boolean("keepdims", g.attrInt("keepdims", 1) != 0),
+                               g.named("mode", ReduceModeAttr::get(g.builder().getContext(), Mode))});
+  if (LogAfter && y)
+    y = g.build<LogOp>("", {y});
+  return finish(g, y);
+}
+
+/// Resize (opset 10+) and Upsample (opset 7-9) on NCW / NCHW input.
+LogicalResult convertResize(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  int64_t rank = in.size();
+  if (rank != 3 && rank != 4)
+    return g.fail("only 3-D and 4-D inputs can be resized (input " + listText(in) + ")");
+  bool upsample = g.node().op_type() == "Upsample";
+  bool legacy = upsample || g.opset() < 11; // Upsample and Resize-10: asymmetric, nearest rounds down
+  std::string mode = g.attrString("mode", "nearest");
+  if (mode == "bilinear")
+    mode = "linear";
+  if (mode != "nearest" && mode != "linear")
+    return g.fail("resize mode '" + mode + "' is not supported (nearest and linear are)");
+  std::string coord = legacy ? "asymmetric" : g.attrString("coordinate_transformation_mode", "half_pixel");
+  std::string nearestMode = legacy ? "floor" : g.attrString("nearest_mode", "round_prefer_floor");
+
+  // Target size: from `sizes`, or from `scales`, which must then give whole sizes (Top resizes by the ratio
+  // of sizes, ONNX by the scale; they agree only then).
+  std::vector<double> scales;
+  std::vector<int64_t> out;
+  size_t scalesIndex = upsample || g.opset() < 11 ? 1 : 2;
+  if (upsample && g.opset() < 9) {
+    for (float s : g.attrFloats("scales"))
+      scales.push_back(s);
+  } else if (const HostTensor *s = g.constInput(scalesIndex); s && s->numel() > 0) {
+    for (int64_t k = 0; k < s->numel(); ++k)
+      scales.push_back(s->at(k));
+  } else if (const HostTensor *sz = g.constInput(3); !legacy && sz && sz->numel() > 0) {
+    out = sz->toInts();
+  } else {
+    return g.fail("the scales or sizes must be known at import time");
+  }
+  if (!scales.empty()) {
+    if ((int64_t)scales.size() != rank)
+      return g.fail("'scales' has " + std::to_string(scales.size()) + " values for rank " +
+                    std::to_string(rank));
+    for (int64_t k = 0; k < rank; ++k) {
+      double exact = in[k] * scales[k];
+      if (!std::isfinite(exact) || exact < 1 || exact > (1 << 24))
+        return g.fail("scale " + std::to_string(scales[k]) + " on axis " + std::to_string(k) +
+                      " is out of range");
+      int64_t size = (int64_t)std::floor(exact);
+      if (std::abs(exact - std::round(exact)) > 1e-4 * std::max(1.0, exact) && coord != "align_corners")
+        return g.fail("scale " + std::to_string(scales[k]) + " on axis " + std::to_string(k) + " (size " +
+                      std::to_string(in[k]) + ") gives a fractional output size, which is not supported");
+      out.push_back(std::abs(exact - std::round(exact)) <= 1e-4 * std::max(1.0, exact) ? std::llround(exact)
+                                                                                       : size);
+    }
+  }
+  if ((int64_t)out.size() != rank)
+    return g.fail("'sizes' has " + std::to_string(out.size()) + " values for rank " + std::to_string(rank));
+  for (int64_t size : out)
+    if (size < 1 || size > (1 << 24))
+      return g.fail("output size " + std::to_string(size) + " is out of range");
+  if (out[0] != in[0] || out[1] != in[1])
+    return g.fail("resizing the batch or channel axis is not supported");
+
+  CoordMode coordMode;
+  if (coord == "half_pixel")
+    coordMode = CoordMode::half_pixel;
+  else if (coord == "pytorch_half_pixel")
+    coordMode = CoordMode::pytorch_half_pixel;
+  else if (coord == "align_corners")
+    coordMode = CoordMode::align_corners;
+  else if (coord == "asymmetric")
+    coordMode = CoordMode::asymmetric;
+  else
+    return g.fail("coordinate_transformation_mode '" + coord + "' is not supported");
+  if (mode == "nearest") {
+    // Top rounds nearest down for asymmetric and half-down (round_prefer_floor) otherwise. Asymmetric with
+    // round_prefer_floor agrees with floor when every ratio is 1, 2 or 1/m.
+    bool ratiosFloorSafe = true;
+    for (int64_t k = 2; k < rank; ++k)
+      ratiosFloorSafe &= out[k] == in[k] || out[k] == 2 * in[k] || (out[k] > 0 && in[k] % out[k] == 0);
+    bool ok = coordMode == CoordMode::asymmetric
+                  ? nearestMode == "floor" || (nearestMode == "round_prefer_floor" && ratiosFloorSafe)
+                  : nearestMode == "round_prefer_floor";
+    if (!ok)
+      return g.fail("nearest_mode '" + nearestMode + "' with coordinate_transformation_mode '" + coord +
+                    "' is not supported");
+  }
+  std::vector<int64_t> target(out.begin() + 2, out.end());
+  MLIRContext *ctx = g.builder().getContext();
+  return finish(
+      g, g.build<InterpOp>("", {g.input(0)},
+                           {g.i64s("target_shape", target),
+                            g.named("mode", InterpModeAttr::get(ctx, mode == "linear" ? InterpMode::linear
+                                                                                      : InterpMode::nearest)),
+                            g.named("coord_mode", CoordModeAttr::get(ctx, coordMode))}));
+}
+
+template <bool Inverse> LogicalResult convertDepthToSpace(GraphImporter &g) {
+  int64_t block = g.attrInt("blocksize", 0);
+  if (block < 1 || block > (1 << 12))
+    return g.fail("'blocksize' " + std::to_string(block) + " is out of range");
+  std::string mode = Inverse ? "DCR" : g.attrString("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    return g.fail("mode '" + mode + "' is not supported");
+  auto d2s = Depth2SpaceModeAttr::get(g.builder().getContext(),
+                                      mode == "CRD" ? Depth2SpaceMode::crd : Depth2SpaceMode::dcr);
+  return finish(g, g.build<Depth2SpaceOp>("", {g.input(0)},
+                                          {g.i64("block_h", block), g.i64("block_w", block),
+                                           g.named("d2s_mode", d2s), g.boolean("is_inversed", Inverse)}));
+}
+
+LogicalResult convertTopK(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  auto axis = g.normalizeAxis(g.attrInt("axis", -1), in.size(), "axis");
+  if (failed(axis))
+    return failure();
+  int64_t k;
+  if (g.opset() < 10) {
+    k = g.attrInt("k", 0);
+  } else {
+    const HostTensor *kIn = g.constInput(1);
+    if (!kIn || kIn->numel() != 1)
+      return g.fail("'K' must be a scalar known at import time");
+    k = kIn->intAt(0);
+  }
+  auto op = g.create<TopKOp>("", {g.input(0)},
+                             {g.i64("axis", *axis), g.i64("k", k),
+                              g.boolean("largest", g.attrInt("largest", 1)), g.boolean("sorted", true)},
+                             {g.outputElemType(0), g.outputElemType(1)});
+  if (!op)
+    return failure();
+  g.setOutput(0, op.getValues());
+  g.setOutput(1, op.getIndices());
+  return success();
+}
+
+/// ArgMax / ArgMin: the indices of a top-1 (ties keep the first index). With select_last_index the axis is
+/// reversed first (a slice with step -1) and the index mapped back: dim - 1 - i.
+template <bool Largest> LogicalResult convertArgExtreme(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  auto axis = g.normalizeAxis(g.attrInt("axis", 0), in.size(), "axis");
+  if (failed(axis))
+    return failure();
+  bool keep = g.attrInt("keepdims", 1) != 0, last = g.attrInt("select_last_index", 0) != 0;
+  Value x = g.input(0);
+  if (last && x) {
+    std::vector<int64_t> offset(in.size(), 0), steps(in.size(), 1), ends = in;
+    offset[*axis] = in[*axis] - 1;
+    steps[*axis] = -1;
+    ends[*axis] = -1;
+    x = g.build<SliceOp>("reverse", {x},
+                         {g.i64s("offset", offset), g.i64s("steps", steps), g.i64s("ends", ends)});
+  }
+  if (!x)
+    return failure();
+  auto op = g.create<TopKOp>(
+      keep && !last ? "" : "topk", {x},
+      {g.i64("axis", *axis), g.i64("k", 1), g.boolean("largest", Largest), g.boolean("sorted", true)},
+      {GraphImporter::elementTypeOf(x), g.outputElemType(0)});
+  if (!op)
+    return failure();
+  Value y = op.getIndices();
+  if (last) {
+    Value negated = g.build<MulConstOp>("negate", {y}, {g.f64("const_val", -1.0)});
+    y = negated ? g.build<AddConstOp>(keep ? "" : "unreverse", {negated}, {g.f64("const_val", in[*axis] - 1)})
+                : Value();
+  }
+  if (!keep && y)
+    y = g.build<SqueezeOp>("", {y}, {g.i64s("axes", {*axis})});
+  return finish(g, y);
+}
+
+/// Repeats `x` `times` times along `axis` with a concat (exact data movement, no new op needed).
+Value repeatAlong(GraphImporter &g, Value x, int64_t axis, int64_t times, StringRef suffix) {
+  if (times == 1 || !x)
+    return x;
+  if (times > 4096) {
+    (void)g.fail("repeating an axis " + std::to_string(times) + " times is not supported");
+    return {};
+  }
+  SmallVector<Value> copies(times, x);
+  return g.build<ConcatOp>(suffix, copies, {g.i64("axis", axis)});
+}
+
+/// Expand: reshape to the output rank, then repeat every size-1 axis that grows.
+LogicalResult convertExpand(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  auto out = expandTarget(g, in);
+  if (failed(out))
+    return failure();
+  std::vector<int64_t> padded(out->size() - in.size(), 1);
+  padded.insert(padded.end(), in.begin(), in.end());
+  std::vector<int64_t> grow;
+  for (size_t k = 0; k < out->size(); ++k)
+    if (padded[k] != (*out)[k])
+      grow.push_back(k);
+  Value x = g.reshape(g.input(0), padded, grow.empty() ? "" : "rank");
+  for (size_t j = 0; j < grow.size() && x; ++j)
+    x = repeatAlong(g, x, grow[j], (*out)[grow[j]],
+                    j + 1 == grow.size() ? "" : "axis" + std::to_string(grow[j]));
+  return finish(g, x);
+}
+
+LogicalResult convertTile(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  auto repeats = tileRepeats(g, in);
+  if (failed(repeats))
+    return failure();
+  if (std::find(repeats->begin(), repeats->end(), 0) != repeats->end())
+    return g.fail("'repeats' of 0 (an empty result) is not supported");
+  std::vector<int64_t> grow;
+  for (size_t k = 0; k < in.size(); ++k)
+    if ((*repeats)[k] != 1)
+      grow.push_back(k);
+  Value x = g.input(0);
+  for (size_t j = 0; j < grow.size() && x; ++j)
+    x = repeatAlong(g, x, grow[j], (*repeats)[grow[j]],
+                    j + 1 == grow.size() ? "" : "axis" + std::to_string(grow[j]));
+  return finish(g, x);
+}
+
+} // namespace
+
+void addShapeConverters(OpTable &table) {
+  table["Reshape"].convert = convertReshape;
+  table["Flatten"].convert = convertFlatten;
+  table["Transpose"].convert = convertTranspose;
+  table["Squeeze"].convert = convertSqueeze;
+  table["Unsqueeze"].convert = convertUnsqueeze;
+  table["Concat"].convert = convertConcat;
+  table["Slice"].convert = convertSlice;
+  table["Split"].convert = convertSplit;
+  table["Gather"].convert = convertGather;
+  table["Pad"].convert = convertPad;
+  table["ReduceMean"].convert = convertReduce<ReduceMode::mean>;
+  table["ReduceSum"].convert = convertReduce<ReduceMode::sum>;
+  table["ReduceMax"].convert = convertReduce<ReduceMode::max>;
+  table["ReduceMin"].convert = convertReduce<ReduceMode::min>;
+  table["ReduceProd"].convert = convertReduce<ReduceMode::prod>;
+  table["ReduceL1"].convert = convertReduce<ReduceMode::l1>;
+  table["ReduceL2"].convert = convertReduce<ReduceMode::l2>;
+  table["ReduceSumSquare"].convert = convertReduce<ReduceMode::sum, Pre::Square>;
+  table["ReduceLogSum"].convert = convertReduce<ReduceMode::sum, Pre::None, true>;
+  table["ReduceLogSumExp"].convert = convertReduce<ReduceMode::sum, Pre::Exp, true>;
+  table["Resize"].convert = convertResize;
+  table["Upsample"].convert = convertResize;
+  table["DepthToSpace"].convert = convertDepthToSpace<false>;
+  table["SpaceToDepth"].convert = convertDepthToSpace<true>;
+  table["TopK"].convert = convertTopK;
+  table["ArgMax"].convert = convertArgExtreme<true>;
+  table["ArgMin"].convert = convertArgExtreme<false>;
+  table["Expand"].convert = convertExpand;
+  table["Tile"].convert = convertTile;
+}
+
+} // namespace tpuc::importer

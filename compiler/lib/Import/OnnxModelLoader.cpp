@@ -1,0 +1,403 @@
+//===- OnnxModelLoader.cpp - Reading and checking ONNX models -------------===//
+// Everything that happens to the ModelProto before the first Top op is built. The onnx library throws
+// on bad models; each throw becomes one line naming the file.
+//===----------------------------------------------------------------------===//
+#include "OnnxModelLoader.h"
+
+#include "HostTensor.h"
+
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/stubs/logging.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <charconv>
+#include <climits>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace tpuc::importer {
+namespace {
+
+std::string formatDims(const onnx::TensorShapeProto &shape) {
+  std::string text = "[";
+  for (int k = 0; k < shape.dim_size(); ++k) {
+    if (k)
+      text += ",";
+    const auto &dim = shape.dim(k);
+    text += dim.has_dim_value() ? std::to_string(dim.dim_value())
+                                : (dim.has_dim_param() && !dim.dim_param().empty() ? dim.dim_param() : "?");
+  }
+  return text + "]";
+}
+
+std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t k = 0; k < shape.size(); ++k)
+    text += (k ? "," : "") + std::to_string(shape[k]);
+  return text + "]";
+}
+
+bool parseInt64(const std::string &text, int64_t &out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && out >= 0;
+}
+
+/// Reads the external data of `tensor` into raw_data. Files are opened once and shared via `files`.
+bool inlineExternalData(onnx::TensorProto &tensor, const std::string &baseDir, const std::string &path,
+                        std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> &files,
+                        std::string &error) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &entry : tensor.external_data()) {
+    if (entry.key() == "location") {
+      location = entry.value();
+    } else if (entry.key() == "offset" || entry.key() == "length") {
+      int64_t value;
+      if (!parseInt64(entry.value(), value)) {
+        error = path + ": tensor '" + tensor.name() + "': external data " + entry.key() + " '" +
+                entry.value() + "' is not a non-negative integer";
+        return false;
+      }
+      (entry.key() == "offset" ? offset : length) = value;
+    }
+  }
+  if (location.empty()) {
+    error = path + ": tensor '" + tensor.name() + "' has external data without a 'location'";
+    return false;
+  }
+  // The data must stay next to the model: no absolute paths, no way up.
+  llvm::SmallString<256> native(location);
+  bool escapes = llvm::sys::path::is_absolute(native);
+  for (auto it = llvm::sys::path::begin(native), end = llvm::sys::path::end(native); it != end; ++it)
+    escapes |= *it == "..";
+  if (escapes) {
+    error = path + ": tensor '" + tensor.name() + "': external data location '" + location +
+            "' must be a relative path below the model's directory";
+    return false;
+  }
+  llvm::SmallString<256> full(baseDir);
+  llvm::sys::path::append(full, location);
+  std::string fullPath(full.str());
+  auto it = files.find(fullPath);
+  if (it == files.end()) {
+    auto buffer = llvm::MemoryBuffer::getFile(fullPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!buffer) {
+      error = path + ": tensor '" + tensor.name() + "': external data file '" + fullPath +
+              "' cannot be read (" + buffer.getError().message() + ")";
+      return false;
+    }
+    it = files.emplace(fullPath, std::move(*buffer)).first;
+  }
+  const llvm::MemoryBuffer &file = *it->second;
+  int64_t fileSize = (int64_t)file.getBufferSize();
+  if (length < 0)
+    length = fileSize - offset;
+  if (offset > fileSize || length < 0 || length > fileSize - offset) {
+    error = path + ": tensor '" + tensor.name() + "': external data [offset " + std::to_string(offset) +
+            ", length " + std::to_string(length) + "] lies outside '" + fullPath + "' (" +
+            std::to_string(fileSize) + " bytes)";
+    return false;
+  }
+  tensor.set_raw_data(file.getBufferStart() + offset, (size_t)length);
+  tensor.clear_external_data();
+  tensor.set_data_location(onnx::TensorProto::DEFAULT);
+  return true;
+}
+
+bool inlineAllExternalData(LoadedModel &model, const std::string &baseDir, std::string &error) {
+  std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files;
+  onnx::GraphProto *graph = model.proto.mutable_graph();
+  for (auto &tensor : *graph->mutable_initializer())
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL &&
+        !inlineExternalData(tensor, baseDir, model.path, files, error))
+      return false;
+  for (auto &node : *graph->mutable_node())
+    for (auto &attr : *node.mutable_attribute())
+      if (attr.has_t() && attr.t().data_location() == onnx::TensorProto::EXTERNAL &&
+          !inlineExternalData(*attr.mutable_t(), baseDir, model.path, files, error))
+        return false;
+  return true;
+}
+
+/// Applies --input_shapes and checks that every input ends up with a static shape.
+bool fixInputShapes(LoadedModel &model, const TransformOptions &options, std::string &error) {
+  onnx::GraphProto *graph = model.proto.mutable_graph();
+  std::map<std::string, onnx::ValueInfoProto *> byName;
+  for (auto &input : *graph->mutable_input())
+    byName[input.name()] = &input;
+  if (!options.inputShapes.empty() && options.inputShapes.size() != model.inputs.size()) {
+    std::string names;
+    for (const auto &name : model.inputs)
+      names += (names.empty() ? "" : ", ") + name;
+    error = model.path + ": --input_shapes gives " + std::to_string(options.inputShapes.size()) +
+            " shape(s) but the model has " + std::to_string(model.inputs.size()) + " input(s) (" + names +
+            ")";
+    return false;
+  }
+  for (size_t k = 0; k < model.inputs.size(); ++k) {
+    onnx::ValueInfoProto &input = *byName[model.inputs[k]];
+    if (!input.type().has_tensor_type()) {
+      error = model.path + ": input '" + input.name() + "' is not a tensor";
+      return false;
+    }
+    auto *tensorType = input.mutable_type()->mutable_tensor_type();
+    if (!options.inputShapes.empty()) {
+      const auto &shape = options.inputShapes[k];
+      if (tensorType->has_shape() && tensorType->shape().dim_size() != (int)shape.size()) {
+        error = model.path + ": input '" + input.name() + "': --input_shapes gives " + formatShape(shape) +
+                " (rank " + std::to_string(shape.size()) + ") but the model's input has rank " +
+                std::to_string(tensorType->shape().dim_size()) + " " + formatDims(tensorType->shape());
+        return false;
+      }
+      for (int64_t d : shape)
+        if (d <= 0) {
+          error = model.path + ": input '" + input.name() + "': --input_shapes gives " + formatShape(shape) +
+                  "; every dimension must be positive";
+          return false;
+        }
+      tensorType->mutable_shape()->clear_dim();
+      for (int64_t d : shape)
+        tensorType->mutable_shape()->add_dim()->set_dim_value(d);
+      continue;
+    }
+    if (!tensorType->has_shape()) {
+      error = model.path + ": input '" + input.name() + "' has no shape in the model; give --input_shapes";
+      return false;
+    }
+    for (const auto &dim : tensorType->shape().dim())
+      if (!dim.has_dim_value() || dim.dim_value() < 0) {
+        error = model.path + ": input '" + input.name() + "' has a dynamic shape " +
+                formatDims(tensorType->shape()) + "; give --input_shapes";
+        return false;
+      }
+  }
+  for (const auto &name : model.inputs) {
+    std::vector<int64_t> dims;
+    for (const auto &dim : byName[name]->type().tensor_type().shape().dim())
+      dims.push_back(dim.dim_value());
+    auto n = checkedNumel(dims);
+    if (!n || *n > kMaxElements) {
+      error = model.path + ": input '" + name + "' is too large";
+      return false;
+    }
+  }
+  // Shapes recorded for intermediate values and outputs were computed for the old input shapes.
+  graph->clear_value_info();
+  // Output dims become unknown (keeping the rank) so that inference fills them for the new input shapes.
+  for (auto &output : *graph->mutable_output())
+    if (output.type().has_tensor_type() && output.type().tensor_type().has_shape())
+      for (auto &dim : *output.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+        dim.clear_dim_value();
+        dim.clear_dim_param();
+      }
+  return true;
+}
+
+int32_t onnxDType(DType type) {
+  switch (type) {
+  case DType::F32:
+    return onnx::TensorProto::FLOAT;
+  case DType::F64:
+    return onnx::TensorProto::DOUBLE;
+  case DType::F16:
+    return onnx::TensorProto::FLOAT16;
+  case DType::BF16:
+    return onnx::TensorProto::BFLOAT16;
+  case DType::I8:
+    return onnx::TensorProto::INT8;
+  case DType::U8:
+    return onnx::TensorProto::UINT8;
+  case DType::I16:
+    return onnx::TensorProto::INT16;
+  case DType::U16:
+    return onnx::TensorProto::UINT16;
+  case DType::I32:
+    return onnx::TensorProto::INT32;
+  case DType::U32:
+    return onnx::TensorProto::UINT32;
+  case DType::I64:
+    return onnx::TensorProto::INT64;
+  case DType::U64:
+    return onnx::TensorProto::UINT64;
+  case DType::Bool:
+    return onnx::TensorProto::BOOL;
+  }
+  return onnx::TensorProto::UNDEFINED;
+}
+
+/// Turns the inputs named in `constantInputs` into initializers holding the given values.
+bool fixConstantInputs(LoadedModel &model, const TransformOptions &options, std::string &error) {
+  onnx::GraphProto *graph = model.proto.mutable_graph();
+  for (const auto &[name, tensor] : options.constantInputs) {
+    auto &inputs = *graph->mutable_input();
+    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto &in) { return in.name() == name; });
+    bool isInitializer = std::any_of(graph->initializer().begin(), graph->initializer().end(),
+                                     [&](const auto &init) { return init.name() == name; });
+    if (it == inputs.end() || isInitializer) {
+      error = model.path + ": --shape_influencing_input_names: '" + name + "' is not a graph input";
+      return false;
+    }
+    onnx::TensorProto *init = graph->add_initializer();
+    init->set_name(name);
+    init->set_data_type(onnxDType(tensor.dtype()));
+    for (int64_t d : tensor.shape())
+      init->add_dims(d);
+    init->set_raw_data(tensor.data(), tensor.byteSize());
+    if (model.proto.ir_version() >= 4) // before IR 4 every initializer must also be listed as an input
+      inputs.erase(it);
+  }
+  return true;
+}
+
+bool finishLoad(LoadedModel &model, const std::string &baseDir, const TransformOptions &options,
+                std::string &error) {
+  const onnx::ModelProto &proto = model.proto;
+  if (proto.ir_version() <= 0 || !proto.has_graph()) {
+    error = model.path + ": not an ONNX model (no IR version or no graph)";
+    return false;
+  }
+  bool found = false;
+  for (const auto &opset : proto.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx") {
+      model.opset = opset.version();
+      found = true;
+    }
+  if (!found) {
+    error = model.path + ": the model imports no version of the default ONNX opset";
+    return false;
+  }
+  if (model.opset < kMinOpset || model.opset > kMaxOpset) {
+    error = model.path + ": opset " + std::to_string(model.opset) +
+            " is not supported (supported: " + std::to_string(kMinOpset) + " to " +
+            std::to_string(kMaxOpset) + ")";
+    return false;
+  }
+  if (!fixConstantInputs(model, options, error))
+    return false;
+  std::set<std::string> initializers;
+  for (const auto &init : proto.graph().initializer())
+    initializers.insert(init.name());
+  for (const auto &input : proto.graph().input())
+    if (!initializers.count(input.name()))
+      model.inputs.push_back(input.name());
+  if (!inlineAllExternalData(model, baseDir, error))
+    return false;
+  return fixInputShapes(model, options, error);
+}
+
+} // namespace
+
+std::string oneLine(const std::string &text) {
+  // The onnx library appends "==> Context: <dump of the node>" and wraps messages over lines.
+  std::string body = text.substr(0, text.find("==> Context:"));
+  std::string line;
+  for (char c : body) {
+    bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (space && (line.empty() || line.back() == ' '))
+      continue;
+    line += space ? ' ' : c;
+  }
+  while (!line.empty() && line.back() == ' ')
+    line.pop_back();
+  if (line.size() > 400)
+    line = line.substr(0, 400) + "...";
+  return line.empty() ? "(no message)" : line;
+}
+
+bool loadModelFromMemory(const void *data, size_t size, const std::string &displayName,
+                         const std::string &baseDir, const TransformOptions &options, LoadedModel &model,
+                         std::string &error) {
+  model.path = displayName;
+  if (size > (size_t)INT_MAX) {
+    error = displayName + ": the model is larger than 2 GiB; store its weights as external data";
+    return false;
+  }
+  {
+    google::protobuf::LogSilencer silence; // the parse failure is reported below, in one line
+    google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t *>(data), (int)size);
+    stream.SetRecursionLimit(64);
+    if (!model.proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+      error = displayName + ": not a valid ONNX model (the protobuf does not parse: the file is corrupt or "
+                            "truncated)";
+      return false;
+    }
+  }
+  return finishLoad(model, baseDir, options, error);
+}
+
+bool loadModel(const TransformOptions &options, LoadedModel &model, std::string &error) {
+  const std::string &path = options.modelDef;
+  if (path.empty()) {
+    error = "no model given (--model_def)";
+    return false;
+  }
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = path + ": cannot read the model (" + buffer.getError().message() + ")";
+    return false;
+  }
+  std::string baseDir(llvm::sys::path::parent_path(path));
+  if (baseDir.empty())
+    baseDir = ".";
+  return loadModelFromMemory((*buffer)->getBufferStart(), (*buffer)->getBufferSize(), path, baseDir, options,
+                             model, error);
+}
+
+void indexTypes(LoadedModel &model) {
+  model.types.clear();
+  const onnx::GraphProto &graph = model.proto.graph();
+  for (const auto &info : graph.input())
+    model.types[info.name()] = &info.type();
+  for (const auto &info : graph.value_info())
+    model.types[info.name()] = &info.type();
+  for (const auto &info : graph.output())
+    model.types[info.name()] = &info.type();
+}
+
+bool checkModel(LoadedModel &model, std::string &error) {
+  try {
+    onnx::checker::check_model(model.proto);
+  } catch (const std::exception &e) {
+    error = model.path + ": invalid model: " + oneLine(e.what());
+    return false;
+  }
+  indexTypes(model);
+  return true;
+}
+
+bool inferShapes(LoadedModel &model, const std::unordered_set<const onnx::NodeProto *> &keep,
+                 std::string &error) {
+  // Only the imported nodes: the Top shape rules have vetted them, which keeps the onnx library away
+  // from inconsistent nodes its inference functions do not survive (e.g. a Conv whose filter rank
+  // differs from its input's).
+  auto *nodes = model.proto.mutable_graph()->mutable_node();
+  int kept = 0;
+  for (int k = 0; k < nodes->size(); ++k)
+    if (keep.count(&nodes->Get(k))) {
+      if (k != kept)
+        nodes->SwapElements(k, kept); // moves element pointers: kept nodes stay in order
+      ++kept;
+    }
+  nodes->DeleteSubrange(kept, nodes->size() - kept);
+  try {
+    std::unordered_map<std::string, onnx::TensorShapeProto> generated;
+    onnx::ShapeInferenceOptions inferOptions(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model.proto, onnx::OpSchemaRegistry::Instance(), inferOptions,
+                                       &generated);
+  } catch (const std::exception &e) {
+    error = model.path + ": shape inference failed: " + oneLine(e.what());
+    return false;
+  }
+  indexTypes(model);
+  return true;
+}
+
+} // namespace tpuc::importer

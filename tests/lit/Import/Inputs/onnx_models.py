@@ -1,0 +1,311 @@
+#!/usr/bin/python3
+"""Writes small ONNX models for the importer's lit tests: `onnx_models.py NAME OUT.onnx`.
+Every model is built with onnx.helper; weights are seeded random arrays."""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+RNG = np.random.default_rng(7)
+
+
+def init(name, value, dtype=np.float32):
+    return nh.from_array(np.asarray(value, dtype=dtype), name)
+
+
+def rand(name, *shape):
+    return init(name, RNG.standard_normal(shape))
+
+
+def ints(name, values):
+    return init(name, values, np.int64)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13, name="g", ir=8):
+    graph = h.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = ir
+    return m
+
+
+def vi(name, shape, dtype=T.FLOAT):
+    return h.make_tensor_value_info(name, dtype, shape)
+
+
+def cnn():
+    """Conv + BN + Relu, a Shape -> Gather -> Unsqueeze -> Concat -> Reshape chain, Gemm, Softmax."""
+    nodes = [
+        h.make_node("Conv", ["x", "w", "b"], ["c"], name="conv1", pads=[1, 1, 1, 1]),
+        h.make_node("BatchNormalization", ["c", "g", "be", "m", "v"], ["bn"], name="bn1"),
+        h.make_node("Relu", ["bn"], ["relu_out"]),  # unnamed: located at its output's name
+        h.make_node("Shape", ["relu_out"], ["s"], name="shape"),
+        h.make_node("Gather", ["s", "i0"], ["n"], name="gather", axis=0),
+        h.make_node("Unsqueeze", ["n", "ax0"], ["nu"], name="unsq"),
+        h.make_node("Concat", ["nu", "minus1"], ["shp"], name="cat", axis=0),
+        h.make_node("Reshape", ["relu_out", "shp"], ["flat"], name="reshape"),
+        h.make_node("Gemm", ["flat", "fc.weight", "fc.bias"], ["y"], name="fc", transB=1),
+        h.make_node("Softmax", ["y"], ["prob"], name="softmax"),
+    ]
+    inits = [rand("w", 4, 3, 3, 3), rand("b", 4), init("g", np.ones(4)), init("be", np.zeros(4)),
+             init("m", np.zeros(4)), init("v", np.ones(4)), ints("i0", 0), ints("ax0", [0]),
+             ints("minus1", [-1]), rand("fc.weight", 10, 256), rand("fc.bias", 10)]
+    return model(nodes, [vi("x", ["N", 3, 8, 8])], [vi("prob", ["N", 10])], inits)
+
+
+def elementwise():
+    x = "x"
+    nodes = [
+        h.make_node("Add", [x, "two"], ["add_c"], name="add_c"),
+        h.make_node("Sub", ["two", "add_c"], ["rsub"], name="rsub"),
+        h.make_node("Mul", ["rsub", "vec"], ["mul_v"], name="mul_v"),
+        h.make_node("Div", ["mul_v", "two"], ["div_c"], name="div_c"),
+        h.make_node("Max", ["div_c", x], ["max"], name="max"),
+        h.make_node("Min", ["max", x, "add_c"], ["min3"], name="min3"),
+        h.make_node("Pow", ["min3", "two"], ["pow"], name="pow"),
+        h.make_node("Neg", ["pow"], ["neg"], name="neg"),
+        h.make_node("Abs", ["neg"], ["abs"], name="abs"),
+        h.make_node("Sqrt", ["abs"], ["sqrt"], name="sqrt"),
+        h.make_node("Exp", ["sqrt"], ["exp"], name="exp"),
+        h.make_node("Log", ["exp"], ["log"], name="log"),
+        h.make_node("Reciprocal", ["log"], ["recip"], name="recip"),
+        h.make_node("Erf", ["recip"], ["erf"], name="erf"),
+        h.make_node("Sigmoid", ["erf"], ["sig"], name="sig"),
+        h.make_node("Tanh", ["sig"], ["tanh"], name="tanh"),
+        h.make_node("HardSigmoid", ["tanh"], ["hsig"], name="hsig", alpha=0.25),
+        h.make_node("HardSwish", ["hsig"], ["hswish"], name="hswish"),
+        h.make_node("LeakyRelu", ["hswish"], ["leaky"], name="leaky", alpha=0.1),
+        h.make_node("PRelu", ["leaky", "slope"], ["prelu"], name="prelu"),
+        h.make_node("PRelu", ["prelu", "slope1"], ["prelu1"], name="prelu1"),
+        h.make_node("Clip", ["prelu1", "zero", "six"], ["relu6"], name="relu6"),
+        h.make_node("Clip", ["relu6", "minus_one", ""], ["clip"], name="clip"),
+        h.make_node("Softplus", ["clip"], ["softplus"], name="softplus"),
+        h.make_node("Sum", ["softplus", x, "clip"], ["sum3"], name="sum3"),
+        h.make_node("Mean", ["sum3", x], ["mean2"], name="mean2"),
+        h.make_node("Less", ["mean2", x], ["less"], name="less"),
+        h.make_node("Greater", ["mean2", "zero"], ["greater"], name="greater"),
+        h.make_node("And", ["less", "greater"], ["and"], name="and"),
+        h.make_node("Not", ["and"], ["not"], name="not"),
+        h.make_node("Where", ["not", "mean2", x], ["where"], name="where"),
+    ]
+    inits = [init("two", 2.0), rand("vec", 8), rand("slope", 8), init("slope1", [0.2]), init("zero", 0.0),
+             init("six", 6.0), init("minus_one", -1.0)]
+    return model(nodes, [vi(x, [1, 4, 8])], [vi("where", [1, 4, 8])], inits, opset=14)
+
+
+def clip_attrs():
+    nodes = [h.make_node("Clip", ["x"], ["y"], name="clip6", min=0.0, max=6.0),
+             h.make_node("Clip", ["y"], ["z"], name="clip_lo", min=-0.5)]
+    return model(nodes, [vi("x", [2, 3])], [vi("z", [2, 3])], opset=9)
+
+
+def shape_ops():
+    nodes = [
+        h.make_node("Transpose", ["x"], ["t"], name="transpose", perm=[0, 2, 3, 1]),
+        h.make_node("Slice", ["t", "starts", "ends", "axes", "steps"], ["sl"], name="slice"),
+        h.make_node("Split", ["sl", "split"], ["s0", "s1"], name="split", axis=-1),
+        h.make_node("Concat", ["s1", "s0"], ["cat"], name="concat", axis=3),
+        h.make_node("Pad", ["cat", "pads", "pad_val"], ["pad"], name="pad", mode="reflect"),
+        h.make_node("ReduceMean", ["pad"], ["rmean"], name="rmean", axes=[1], keepdims=0),
+        h.make_node("ReduceSum", ["rmean", "raxes"], ["rsum"], name="rsum", keepdims=1),
+        h.make_node("ReduceMax", ["rsum"], ["rmax"], name="rmax", axes=[-1]),
+        h.make_node("ReduceL2", ["rmax"], ["rl2"], name="rl2", axes=[0], keepdims=1),
+        h.make_node("Unsqueeze", ["rl2", "uaxes"], ["unsq"], name="unsqueeze"),
+        h.make_node("Squeeze", ["unsq", "uaxes"], ["sq"], name="squeeze"),
+        h.make_node("Flatten", ["t"], ["flat"], name="flatten", axis=2),
+        h.make_node("Gather", ["flat", "gidx"], ["gat"], name="gather", axis=1),
+        h.make_node("Cast", ["gat"], ["cast"], name="cast", to=T.INT32),
+        h.make_node("TopK", ["x2", "k"], ["vals", "idx"], name="topk", axis=1),
+        h.make_node("ArgMax", ["x2"], ["amax"], name="argmax", axis=1, keepdims=0),
+        h.make_node("Expand", ["x2", "eshape"], ["exp"], name="expand"),
+        h.make_node("Tile", ["x2", "reps"], ["tile"], name="tile"),
+        h.make_node("DepthToSpace", ["x"], ["d2s"], name="d2s", blocksize=2, mode="CRD"),
+        h.make_node("SpaceToDepth", ["d2s"], ["s2d"], name="s2d", blocksize=2),
+        h.make_node("Identity", ["s2d"], ["ident"], name="ident"),
+        h.make_node("Dropout", ["ident"], ["drop"], name="drop"),
+    ]
+    inits = [ints("starts", [-3, 10]), ints("ends", [-100, -10]), ints("axes", [3, 1]), ints("steps", [-1, -2]),
+             ints("split", [1, 1]), ints("pads", [0, 1, 0, 0, 0, 1, 0, 0]), init("pad_val", 0.0),
+             ints("raxes", [-1]), ints("uaxes", [0, 3]), ints("gidx", [[0, 2], [1, 1]]), ints("k", [2]),
+             ints("eshape", [2, 1, 5]), ints("reps", [2, 3])]
+    outs = [vi("sq", None), vi("cast", None, T.INT32), vi("vals", None), vi("idx", None, T.INT64),
+            vi("amax", None, T.INT64), vi("exp", None), vi("tile", None), vi("drop", None)]
+    for o in outs:
+        o.type.tensor_type.ClearField("shape")
+        o.type.tensor_type.shape.SetInParent()
+    # Output ranks are part of the model; give each its rank with unknown sizes.
+    ranks = [3, 3, 2, 2, 1, 3, 2, 4]
+    for o, r in zip(outs, ranks):
+        for _ in range(r):
+            o.type.tensor_type.shape.dim.add()
+    return model(nodes, [vi("x", [1, 4, 6, 8]), vi("x2", [3, 5])], outs, inits)
+
+
+def legacy_attrs():
+    """Opset 9: attribute forms of Slice, Squeeze, Unsqueeze, Pad; Softmax coerced to 2-D; Upsample."""
+    nodes = [
+        h.make_node("Slice", ["x"], ["sl"], name="slice", starts=[1, -3], ends=[1000, -1], axes=[2, 3]),
+        h.make_node("Unsqueeze", ["sl"], ["u"], name="unsqueeze", axes=[0]),
+        h.make_node("Squeeze", ["u"], ["sq"], name="squeeze", axes=[0]),
+        h.make_node("Pad", ["sq"], ["pad"], name="pad", pads=[0, 0, 1, 0, 0, 0, 1, 0], value=1.5),
+        h.make_node("Softmax", ["pad"], ["sm"], name="softmax", axis=1),
+        h.make_node("Upsample", ["sm", "scales"], ["up"], name="upsample", mode="nearest"),
+        h.make_node("Split", ["up"], ["a", "b"], name="split", axis=1, split=[1, 2]),
+    ]
+    inits = [init("scales", [1, 1, 2, 2])]
+    return model(nodes, [vi("x", [1, 3, 4, 4])], [vi("a", [1, 1, 10, 4]), vi("b", [1, 2, 10, 4])], inits, opset=9)
+
+
+def resize():
+    nodes = [
+        h.make_node("Resize", ["x", "", "scales"], ["near"], name="nearest", mode="nearest",
+                    coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+        h.make_node("Resize", ["near", "", "", "sizes"], ["lin"], name="linear", mode="linear"),
+        h.make_node("Resize", ["lin", "", "scales"], ["ac"], name="align", mode="linear",
+                    coordinate_transformation_mode="align_corners"),
+    ]
+    inits = [init("scales", [1, 1, 2, 2]), ints("sizes", [1, 2, 6, 10])]
+    return model(nodes, [vi("x", [1, 2, 3, 4])], [vi("ac", [1, 2, 12, 20])], inits)
+
+
+def resize_cubic():
+    nodes = [h.make_node("Resize", ["x", "", "scales"], ["y"], name="cubic", mode="cubic")]
+    return model(nodes, [vi("x", [1, 2, 3, 4])], [vi("y", [1, 2, 6, 8])], [init("scales", [1, 1, 2, 2])])
+
+
+def nn():
+    nodes = [
+        h.make_node("ConvTranspose", ["x", "dw"], ["up"], name="deconv", strides=[2, 2], output_shape=[9, 9]),
+        h.make_node("MaxPool", ["up"], ["mp"], name="maxpool", kernel_shape=[3, 3], strides=[2, 2],
+                    auto_pad="SAME_UPPER"),
+        h.make_node("AveragePool", ["mp"], ["ap"], name="avgpool", kernel_shape=[2, 2], pads=[1, 1, 0, 0],
+                    count_include_pad=1),
+        h.make_node("InstanceNormalization", ["ap", "in_s", "in_b"], ["inorm"], name="inorm", epsilon=1e-3),
+        h.make_node("GlobalAveragePool", ["inorm"], ["gap"], name="gap"),
+        h.make_node("GlobalMaxPool", ["inorm"], ["gmp"], name="gmp"),
+        h.make_node("Add", ["gap", "gmp"], ["pooled"], name="pooled"),
+        h.make_node("Flatten", ["pooled"], ["f"], name="flatten"),
+        h.make_node("LayerNormalization", ["f", "ln_s", "ln_b"], ["ln", "ln_mean", "ln_inv"], name="ln",
+                    epsilon=1e-4),
+        h.make_node("MatMul", ["ln", "mw"], ["mm"], name="matmul"),
+        h.make_node("Gemm", ["mm", "gw", "gc"], ["gemm"], name="gemm", alpha=0.5, beta=2.0),
+        h.make_node("LogSoftmax", ["gemm"], ["lsm"], name="logsoftmax"),
+    ]
+    inits = [rand("dw", 2, 4, 3, 3), rand("in_s", 4), rand("in_b", 4), rand("ln_s", 4), rand("ln_b", 4),
+             rand("mw", 4, 6), rand("gw", 6, 5), rand("gc", 1, 5)]
+    return model(nodes, [vi("x", [1, 2, 4, 4])],
+                 [vi("lsm", [1, 5]), vi("ln_mean", [1, 1]), vi("ln_inv", [1, 1])], inits, opset=17)
+
+
+def fold():
+    """Shape arithmetic the importer computes: Shape(start/end), Size, ConstantOfShape, Range, Div, Cast."""
+    nodes = [
+        h.make_node("Shape", ["x"], ["hw"], name="shape_hw", start=2),
+        h.make_node("Div", ["hw", "two"], ["half"], name="half"),
+        h.make_node("Shape", ["x"], ["nc"], name="shape_nc", end=2),
+        h.make_node("ReduceProd", ["half"], ["area"], name="area", keepdims=1),
+        h.make_node("Concat", ["nc", "area"], ["shp"], name="cat", axis=0),
+        h.make_node("Slice", ["x", "zero", "half", "two_axes"], ["tl"], name="topleft"),
+        h.make_node("Reshape", ["tl", "shp"], ["flat"], name="reshape"),
+        h.make_node("Size", ["flat"], ["size"], name="size"),
+        h.make_node("Cast", ["size"], ["size_f"], name="size_f", to=T.FLOAT),
+        h.make_node("ConstantOfShape", ["shp"], ["ones"], name="ones",
+                    value=h.make_tensor("v", T.FLOAT, [1], [1.0])),
+        h.make_node("Range", ["r0", "r1", "r2"], ["rng"], name="range"),
+        h.make_node("Cast", ["rng"], ["rng_f"], name="rng_f", to=T.FLOAT),
+        h.make_node("Mul", ["ones", "rng_f"], ["scaled"], name="scaled"),
+        h.make_node("Add", ["flat", "scaled"], ["sum"], name="sum"),
+        h.make_node("Div", ["sum", "size_f"], ["y"], name="y"),
+    ]
+    inits = [ints("two", [2]), ints("zero", [0, 0]), ints("two_axes", [2, 3]), ints("r0", 0), ints("r1", 16),
+             ints("r2", 2)]
+    return model(nodes, [vi("x", [1, 2, 4, 8])], [vi("y", [1, 2, 8])], inits, opset=15)
+
+
+def two_inputs():
+    nodes = [h.make_node("Add", ["a", "b"], ["y"], name="add")]
+    return model(nodes, [vi("a", ["N", 3]), vi("b", ["N", 3])], [vi("y", ["N", 3])])
+
+
+def dead_branch():
+    """The unsupported node feeds only `z`; with --output_names y it is never imported."""
+    nodes = [h.make_node("Relu", ["x"], ["y"], name="relu"),
+             h.make_node("Hardmax", ["y"], ["z"], name="hardmax")]
+    return model(nodes, [vi("x", [2, 3])], [vi("z", [2, 3])], opset=13)
+
+
+def unknown_op():
+    nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"),
+             h.make_node("FancyOp", ["r"], ["y"], name="fancy", domain="com.example")]
+    m = model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])])
+    m.opset_import.append(h.make_opsetid("com.example", 1))
+    return m
+
+
+def det():
+    nodes = [h.make_node("Det", ["x"], ["y"], name="det")]
+    return model(nodes, [vi("x", [2, 3, 3])], [vi("y", [2])])
+
+
+def conv3d():
+    nodes = [h.make_node("Conv", ["x", "w"], ["y"], name="conv3d")]
+    return model(nodes, [vi("x", [1, 1, 4, 4, 4])], [vi("y", [1, 2, 2, 2, 2])], [rand("w", 2, 1, 3, 3, 3)])
+
+
+def opset18():
+    nodes = [h.make_node("Relu", ["x"], ["y"], name="relu")]
+    return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=18)
+
+
+def opset6():
+    nodes = [h.make_node("Relu", ["x"], ["y"], name="relu")]
+    return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=6, ir=3)
+
+
+def bad_reshape():
+    nodes = [h.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")]
+    return model(nodes, [vi("x", [2, 3])], [vi("y", [4, 2])], [ints("shape", [4, 2])])
+
+
+def external():
+    """fc weights stored in `<model>.data` next to the model (ONNX external data)."""
+    nodes = [h.make_node("MatMul", ["x", "w"], ["y"], name="matmul")]
+    w = init("w", np.arange(12).reshape(3, 4))
+    return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 4])], [w])
+
+
+def shape_input():
+    """The Reshape's shape is a graph input: importable once that input is fixed as a constant."""
+    nodes = [h.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")]
+    return model(nodes, [vi("x", [2, 6]), vi("shape", [2], T.INT64)], [vi("y", ["a", "b"])])
+
+
+def argmin_last():
+    nodes = [h.make_node("ArgMin", ["x"], ["y"], name="argmin", axis=-1, keepdims=1, select_last_index=1)]
+    return model(nodes, [vi("x", [2, 5])], [vi("y", [2, 1], T.INT64)])
+
+
+def dangling():
+    nodes = [h.make_node("Add", ["x", "nowhere"], ["y"], name="add")]
+    return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])])
+
+
+MODELS = {f.__name__: f for f in [shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
+                                  fold, two_inputs, dead_branch, unknown_op, det, conv3d, opset18, opset6,
+                                  bad_reshape, external]}
+
+
+def main(name, path):
+    m = MODELS[name]()
+    if name == "external":
+        import os
+        onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=os.path.basename(path) + ".data", size_threshold=0)
+    else:
+        onnx.save(m, path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
