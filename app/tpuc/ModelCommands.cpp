@@ -119,7 +119,6 @@ std::string validateTransformOptions(const TransformOptions &o) {
   return checkTolerance("--tolerance", o.tolerance);
 }
 
-int runTransform(const TransformOptions &) { return notImplemented("transform"); }
 
 // --- calibrate ---------------------------------------------------------------
 

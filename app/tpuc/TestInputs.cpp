@@ -1,0 +1,77 @@
+//===- TestInputs.cpp - --test_input files as tensors for a Top module ---===//
+
+#include "TestInputs.h"
+
+#include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Simulator/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace tpuc::cli {
+namespace {
+
+/// The entry function: the public `main`, else the only function (the interpreter's rule).
+mlir::func::FuncOp entryFunction(mlir::ModuleOp module) {
+  mlir::func::FuncOp only;
+  for (auto func : module.getOps<mlir::func::FuncOp>()) {
+    if (func.getName() == "main")
+      return func;
+    only = func;
+  }
+  return only;
+}
+
+} // namespace
+
+std::vector<preprocess::PreprocessConfig> preprocessConfigs(mlir::ModuleOp module,
+                                                            const sim::Interpreter &interpreter) {
+  std::vector<preprocess::PreprocessConfig> configs;
+  std::vector<std::string> names = interpreter.inputNames();
+  mlir::func::FuncOp func = entryFunction(module);
+  for (size_t i = 0; i < names.size(); ++i) {
+    preprocess::PreprocessConfig cfg;
+    cfg.inputName = names[i];
+    cfg.inputShape = interpreter.inputShape(i);
+    top::InputOp input;
+    if (func && i < func.getNumArguments())
+      for (mlir::Operation *user : func.getArgument(i).getUsers())
+        if ((input = llvm::dyn_cast<top::InputOp>(user)))
+          break;
+    if (input) {
+      if (auto mean = input.getMean())
+        cfg.mean.assign(mean->begin(), mean->end());
+      if (auto scale = input.getScale())
+        cfg.scale.assign(scale->begin(), scale->end());
+      if (auto format = input.getPixelFormat())
+        cfg.pixelFormat = *preprocess::parsePixelFormat(top::stringifyPixelFormat(*format).str());
+      if (auto layout = input.getChannelFormat())
+        cfg.channelFormat = *preprocess::parseChannelFormat(top::stringifyChannelFormat(*layout).str());
+      if (auto dims = input.getResizeDims())
+        cfg.resizeDims.assign(dims->begin(), dims->end());
+      cfg.keepAspectRatio = input.getKeepAspectRatio();
+      cfg.padValue = input.getPadValue().convertToDouble();
+      if (auto pad = input.getPadType())
+        cfg.padType = *preprocess::parsePadType(top::stringifyPadType(*pad).str());
+    }
+    configs.push_back(std::move(cfg));
+  }
+  return configs;
+}
+
+std::optional<NpzFile> loadTestInputs(const std::vector<std::string> &files,
+                                      const sim::Interpreter &interpreter, mlir::ModuleOp module,
+                                      std::string &error) {
+  std::vector<preprocess::PreprocessConfig> configs = preprocessConfigs(module, interpreter);
+  try {
+    std::map<std::string, Tensor> tensors = preprocess::loadTestInputs(files, configs);
+    NpzFile inputs;
+    for (const auto &cfg : configs) // argument order, not the map's
+      inputs.set(cfg.inputName, tensors.at(cfg.inputName));
+    return inputs;
+  } catch (const std::exception &e) {
+    error = e.what();
+    return std::nullopt;
+  }
+}
+
+} // namespace tpuc::cli

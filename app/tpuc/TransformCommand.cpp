@@ -1,0 +1,139 @@
+//===- TransformCommand.cpp - transform (TPU-MLIR's model_transform) ------===//
+//
+// ONNX -> Top MLIR + weights, then with --test_input: the float reference interpreter runs the Top IR
+// (every tensor goes to --test_result), ONNX Runtime runs the original model when it is available, and
+// the two are compared output by output with --tolerance.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "TestInputs.h"
+
+#include "tpuc/Import/OnnxImporter.h"
+#include "tpuc/Simulator/Compare.h"
+#include "tpuc/Simulator/Interpreter.h"
+#include "tpuc/Simulator/OnnxRuntime.h"
+
+#include "llvm/Support/Error.h"
+
+#include <iostream>
+
+namespace tpuc::cli {
+namespace {
+
+tpuc::TransformOptions importOptions(const TransformOptions &o) {
+  tpuc::TransformOptions io;
+  io.modelName = o.modelName;
+  io.modelDef = o.modelDef;
+  io.inputShapes = o.inputShapes;
+  for (const std::string &t : o.inputTypes)
+    if (t != "None")
+      io.inputTypes.push_back(t);
+  io.outputNames = o.outputNames;
+  io.mean = o.mean;
+  io.scale = o.scale;
+  io.pixelFormat = o.pixelFormat;
+  io.channelFormat = o.channelFormat;
+  io.resizeDims = o.resizeDims;
+  io.keepAspectRatio = o.keepAspectRatio;
+  io.padValue = static_cast<double>(o.padValue);
+  io.padType = o.padType;
+  io.mlirOut = o.mlir;
+  return io;
+}
+
+/// Runs the original model in ONNX Runtime on `inputs` and compares its outputs with the Top outputs in
+/// result order. Returns kExitOk, kExitFailed, or -1 when ONNX Runtime is not available.
+int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const NpzFile &topOutputs,
+                         const CompareTolerance &tolerance) {
+  std::string why;
+  if (!sim::ort::available(why)) {
+    std::cerr << "tpuc transform: framework check skipped: " << why << std::endl;
+    return -1;
+  }
+  std::map<std::string, Tensor> feeds;
+  for (const std::string &name : inputs.names())
+    feeds[name] = inputs.get(name);
+  std::optional<NpzFile> framework;
+  try {
+    framework = sim::ort::run(o.modelDef, feeds);
+  } catch (const std::exception &e) {
+    std::cerr << "tpuc transform: ONNX Runtime: " << e.what() << std::endl;
+    return kExitFailed;
+  }
+  // The Top function returns the graph outputs (or --output_names) in order; pair them positionally and
+  // name each pair after the ONNX tensor.
+  NpzFile target, reference;
+  const auto &names = topOutputs.names();
+  for (size_t i = 0; i < names.size() && i < framework->names().size(); ++i) {
+    const std::string &name = framework->names()[i];
+    target.set(name, topOutputs.get(names[i]));
+    reference.set(name, framework->get(name));
+  }
+  NpzComparison comparison = compareNpz(target, reference, tolerance, o.excepts);
+  comparison.targetName = "top";
+  comparison.referenceName = "onnxruntime";
+  std::cout << formatCompareText(comparison, false);
+  return comparison.allPassed() ? kExitOk : kExitFailed;
+}
+
+} // namespace
+
+int runTransform(const TransformOptions &o) {
+  ProgressReporter progress = makeProgressReporter(o.progress);
+  progress.report("import", 0.0, "reading " + o.modelDef);
+  mlir::MLIRContext context;
+  std::string error;
+  auto module = importOnnx(context, importOptions(o), error);
+  if (failed(module)) {
+    std::cerr << "tpuc transform: " << error << std::endl;
+    return kExitFailed;
+  }
+  std::vector<std::string> artifacts{o.mlir, defaultWeightPath(importOptions(o))};
+  progress.report("import", 1.0, "wrote " + o.mlir, artifacts);
+  if (o.testInput.empty())
+    return kExitOk;
+
+  progress.report("reference", 0.0, "running the Top IR on the test input");
+  sim::Interpreter interpreter(**module);
+  auto inputs = loadTestInputs(o.testInput, interpreter, **module, error);
+  if (!inputs) {
+    std::cerr << "tpuc transform: " << error << std::endl;
+    return kExitUsage;
+  }
+  if (auto err = interpreter.setInputs(*inputs)) {
+    std::cerr << "tpuc transform: " << llvm::toString(std::move(err)) << std::endl;
+    return kExitUsage;
+  }
+  sim::RunOptions runOptions;
+  runOptions.dumpAll = !o.testResult.empty();
+  runOptions.progress = [&](size_t done, size_t total, llvm::StringRef name) {
+    progress.report("reference", double(done) / double(total ? total : 1), name.str());
+    return true;
+  };
+  if (auto err = interpreter.run(runOptions)) {
+    std::cerr << "tpuc transform: " << llvm::toString(std::move(err)) << std::endl;
+    return kExitFailed;
+  }
+  if (!o.testResult.empty()) {
+    try {
+      interpreter.tensors().write(o.testResult, /*compressed=*/false);
+    } catch (const std::exception &e) {
+      std::cerr << "tpuc transform: " << e.what() << std::endl;
+      return kExitUsage;
+    }
+    artifacts.push_back(o.testResult);
+  }
+  progress.report("reference", 1.0, "Top outputs computed", artifacts);
+
+  CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
+  int status = compareWithFramework(o, *inputs, interpreter.outputs(), tolerance);
+  if (status == kExitFailed) {
+    std::cerr << "tpuc transform: Top outputs differ from ONNX Runtime beyond --tolerance " << o.tolerance
+              << std::endl;
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+} // namespace tpuc::cli
