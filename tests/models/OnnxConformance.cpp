@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -50,10 +51,34 @@ bool toTensor(const onnx::TensorProto &proto, tpuc::Tensor &out, std::string &er
   tpuc::importer::HostTensor host;
   if (!tpuc::importer::decodeTensor(proto, host, error))
     return false;
-  if (host.isFloat())
+  if (host.isFloat()) {
     out = tpuc::Tensor::fromValues<float>(host.shape, host.f);
-  else
-    out = tpuc::Tensor::fromValues<int64_t>(host.shape, host.i);
+    return true;
+  }
+  // Keep the integer dtype: the importer types constants from it (a bool input is not an int64).
+  tpuc::Tensor wide = tpuc::Tensor::fromValues<int64_t>(host.shape, host.i);
+  std::optional<tpuc::DType> dtype;
+  switch (proto.data_type()) {
+  case onnx::TensorProto::BOOL: dtype = tpuc::DType::Bool; break;
+  case onnx::TensorProto::INT8: dtype = tpuc::DType::I8; break;
+  case onnx::TensorProto::UINT8: dtype = tpuc::DType::U8; break;
+  case onnx::TensorProto::INT16: dtype = tpuc::DType::I16; break;
+  case onnx::TensorProto::UINT16: dtype = tpuc::DType::U16; break;
+  case onnx::TensorProto::INT32: dtype = tpuc::DType::I32; break;
+  case onnx::TensorProto::UINT32: dtype = tpuc::DType::U32; break;
+  case onnx::TensorProto::UINT64: dtype = tpuc::DType::U64; break;
+  default: break;
+  }
+  if (!dtype) {
+    out = std::move(wide);
+    return true;
+  }
+  out = tpuc::Tensor(*dtype, host.shape);
+  for (int64_t k = 0; k < out.numElements(); ++k) {
+    int64_t v = host.i[k];
+    uint8_t *p = out.data() + k * tpuc::dtypeSize(*dtype);
+    std::memcpy(p, &v, tpuc::dtypeSize(*dtype)); // little-endian truncation keeps the value
+  }
   return true;
 }
 
