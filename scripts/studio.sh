@@ -5,9 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
+# The example project: the PP-OCR text-direction classifier and a few photos (resources/example).
+bash scripts/build.sh tpuc-example-project
 BUILD_DIR=${TPUC_BUILD_DIR:-build}
-EXAMPLE=resources/examples/ppocr-cls/ppocr-cls.tpuproj
-if [ -f "$EXAMPLE" ]; then
-  exec "$BUILD_DIR/bin/tpu-studio" "$EXAMPLE" "$@"
-fi
-exec "$BUILD_DIR/bin/tpu-studio" "$@"
+exec "$BUILD_DIR/bin/tpu-studio" "$BUILD_DIR/example/ppocr-cls.tpuproj" "$@"
