@@ -9,6 +9,7 @@
 #include "tpuc/Import/OnnxImporter.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/OnnxRuntime.h"
+#include "tpuc/Testing/TestAssets.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -36,12 +37,6 @@ struct Model {
   std::vector<int64_t> shape;
 };
 
-std::string assetsDir() {
-  if (const char *env = std::getenv("TPUC_ASSETS"))
-    return env;
-  return TPUC_DEFAULT_ASSETS_DIR;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -63,7 +58,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  std::string models = assetsDir() + "/models/";
+  std::string models = tpuc::testsupport::assetsDir() + "/models/";
   std::vector<Model> all = {
       {"resnet18", models + "resnet18.onnx", "input", {1, 3, 224, 224}},
       {"mobilenet_v2", models + "mobilenet_v2.onnx", "input", {1, 3, 224, 224}},

@@ -12,6 +12,7 @@
 #include "tpuc/Preprocess/Preprocess.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/OnnxRuntime.h"
+#include "tpuc/Testing/TestAssets.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -23,12 +24,6 @@
 using namespace tpuc;
 
 namespace {
-
-std::string assets() {
-  if (const char *env = std::getenv("TPUC_ASSETS"))
-    return env;
-  return TPUC_ASSETS_DIR;
-}
 
 /// Imports `onnx` with the given input shape and runs it on `input`; returns the first output.
 Tensor importAndRun(const std::string &onnx, const std::vector<int64_t> &shape, const Tensor &input,
@@ -77,9 +72,10 @@ class TorchModel : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(TorchModel, MatchesPyTorch) {
   std::string name = GetParam();
-  std::string onnx = assets() + "/models/" + name + ".onnx", refPath = assets() + "/models/" + name + "_ref.npz";
+  std::string models = testsupport::assetsDir() + "/models/";
+  std::string onnx = models + name + ".onnx", refPath = models + name + "_ref.npz";
   if (!llvm::sys::fs::exists(onnx) || !llvm::sys::fs::exists(refPath))
-    GTEST_FAIL() << "missing " << onnx << " or its _ref.npz: run scripts/fetch-assets.sh";
+    GTEST_FAIL() << "missing " << onnx << " or its _ref.npz: " << testsupport::kFetchHint;
   NpzFile ref = NpzFile::read(refPath);
   const Tensor &input = ref.get("input");
   sim::RunStats stats;
@@ -100,9 +96,10 @@ class OcrModel : public ::testing::TestWithParam<OcrCase> {};
 
 TEST_P(OcrModel, MatchesOnnxRuntimeOnAPhoto) {
   const OcrCase &c = GetParam();
-  std::string onnx = assets() + "/models/" + c.file, image = assets() + "/images/" + c.image;
+  std::string onnx = testsupport::assetsDir() + "/models/" + c.file;
+  std::string image = testsupport::assetsDir() + "/images/" + c.image;
   if (!llvm::sys::fs::exists(onnx) || !llvm::sys::fs::exists(image))
-    GTEST_FAIL() << "missing " << onnx << " or " << image << ": run scripts/fetch-assets.sh";
+    GTEST_FAIL() << "missing " << onnx << " or " << image << ": " << testsupport::kFetchHint;
   std::string why;
   if (!sim::ort::available(why))
     GTEST_FAIL() << "ONNX Runtime is the reference for this model: " << why;

@@ -3,6 +3,7 @@
 #ifndef TPUC_TESTS_UNIT_FRAMEWORK_FRAMEWORKTESTUTIL_H
 #define TPUC_TESTS_UNIT_FRAMEWORK_FRAMEWORKTESTUTIL_H
 
+#include "tpuc/Testing/TestAssets.h"
 #include "tpuc/Simulator/OnnxRuntime.h"
 
 #include <gtest/gtest.h>
@@ -15,33 +16,10 @@
 
 namespace tpuc::sim::ort::test {
 
+using tpuc::testsupport::TempDir;
+using tpuc::testsupport::assetsDir;
+
 namespace fs = std::filesystem;
-
-/// A fresh directory removed at scope exit.
-class TempDir {
-public:
-  TempDir() {
-    std::random_device rd;
-    dir = fs::temp_directory_path() / ("tpuc-ort-test-" + std::to_string(rd()));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string &name) const { return (dir / name).string(); }
-  std::string path() const { return dir.string(); }
-
-private:
-  fs::path dir;
-};
-
-/// The asset cache: $TPUC_ASSETS_DIR at run time, else the build's TPUC_ASSETS_DIR.
-inline std::string assetsDir() {
-  if (const char *env = std::getenv("TPUC_ASSETS_DIR"); env && *env)
-    return env;
-  return TPUC_DEFAULT_ASSETS_DIR;
-}
 
 /// Fails the current test (fatal) when ONNX Runtime cannot be loaded.
 #define TPUC_REQUIRE_ORT()                                                                                   \

@@ -8,6 +8,7 @@
 #ifndef TPUC_TESTS_UNIT_LLM_LLMTESTUTIL_H
 #define TPUC_TESTS_UNIT_LLM_LLMTESTUTIL_H
 
+#include "tpuc/Testing/TestAssets.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -24,26 +25,8 @@
 
 namespace tpuc::llm::test {
 
-/// A fresh directory removed at scope exit.
-class TempDir {
-public:
-  TempDir() {
-    llvm::SmallString<128> path;
-    std::error_code ec = llvm::sys::fs::createUniqueDirectory("tpuc-llm-test", path);
-    EXPECT_FALSE(ec) << ec.message();
-    dir = path.str().str();
-  }
-  ~TempDir() { llvm::sys::fs::remove_directories(dir); }
-  std::string file(llvm::StringRef name) const {
-    llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, name);
-    return path.str().str();
-  }
-  const std::string &path() const { return dir; }
-
-private:
-  std::string dir;
-};
+using tpuc::testsupport::TempDir;
+using tpuc::testsupport::assetsDir;
 
 inline void writeFile(const std::string &path, const std::string &bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -106,13 +89,6 @@ inline std::string errorText(llvm::Error error) {
   if (!error)
     return "";
   return llvm::toString(std::move(error));
-}
-
-/// Where scripts/assets/*.sh put their downloads.
-inline std::string assetsDir() {
-  if (const char *env = std::getenv("TPUC_ASSETS_DIR"); env && *env)
-    return env;
-  return TPUC_DEFAULT_ASSETS_DIR;
 }
 
 } // namespace tpuc::llm::test

@@ -7,6 +7,7 @@
 #ifndef TPUC_TESTS_UNIT_PREPROCESS_PREPROCESSTESTUTIL_H
 #define TPUC_TESTS_UNIT_PREPROCESS_PREPROCESSTESTUTIL_H
 
+#include "tpuc/Testing/TestAssets.h"
 #include "tpuc/Preprocess/Preprocess.h"
 
 #include <gtest/gtest.h>
@@ -20,32 +21,10 @@
 
 namespace tpuc::preprocess::test {
 
+using tpuc::testsupport::TempDir;
+using tpuc::testsupport::assetsDir;
+
 namespace fs = std::filesystem;
-
-/// A fresh directory removed at scope exit.
-class TempDir {
-public:
-  TempDir() {
-    std::random_device rd;
-    dir = fs::temp_directory_path() / ("tpuc-pre-test-" + std::to_string(rd()));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string &name) const { return (dir / name).string(); }
-
-private:
-  fs::path dir;
-};
-
-/// The asset cache: $TPUC_ASSETS_DIR at run time, else the build's TPUC_ASSETS_DIR.
-inline std::string assetsDir() {
-  if (const char *env = std::getenv("TPUC_ASSETS_DIR"); env && *env)
-    return env;
-  return TPUC_DEFAULT_ASSETS_DIR;
-}
 
 /// Sorted paths of the fetched photos (scripts/assets/images.sh); fails the test when absent.
 inline std::vector<std::string> photos() {
