@@ -91,7 +91,9 @@ void addTransformOptions(ArgParser &p, TransformOptions &o) {
   p.addOption({{"--progress"}, "FMT", "progress reports", false,
                kProgressChoices, "none"},
               &o.progress);
-  p.addFlag({{"--debug"}, "", "keep intermediate files"}, &o.debug);
+  p.addFlag({{"--debug"}, "",
+             "keep intermediate files (ONNX Runtime's outputs as <model_name>_ref_outputs.npz)"},
+            &o.debug);
 }
 
 std::string validateTransformOptions(const TransformOptions &o) {

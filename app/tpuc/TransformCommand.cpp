@@ -61,6 +61,15 @@ int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const
     std::cerr << "tpuc transform: ONNX Runtime: " << e.what() << std::endl;
     return kExitFailed;
   }
+  if (o.debug) {
+    std::string path = o.modelName + "_ref_outputs.npz";
+    try {
+      framework->write(path, /*compressed=*/false);
+      std::cerr << "tpuc transform: kept ONNX Runtime's outputs in " << path << std::endl;
+    } catch (const std::exception &e) {
+      std::cerr << "tpuc transform: " << e.what() << std::endl;
+    }
+  }
   // The Top function returns the graph outputs (or --output_names) in order; pair them positionally and
   // name each pair after the ONNX tensor.
   NpzFile target, reference;

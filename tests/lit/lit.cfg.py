@@ -13,7 +13,7 @@ config.test_exec_root = os.path.join(config.tpuc_obj_root, "tests", "lit")
 config.environment["PATH"] = os.pathsep.join(
     [config.tpuc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["OPENBLAS_NUM_THREADS"] = "2"
-for var in ("HOME", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+for var in ("HOME", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "TPUC_ASSETS", "TPUC_ASSETS_DIR", "TPUC_ONNXRUNTIME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
