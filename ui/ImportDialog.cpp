@@ -150,6 +150,7 @@ std::optional<project::ImportSettings> ImportDialog::settings(QString *error) co
     shapes.append(dims);
   }
   settings->inputShapes = QJsonDocument(shapes).toJson(QJsonDocument::Compact).toStdString();
+  settings->llm.reset(); // an ONNX model replaces a HuggingFace one: llm_convert's settings no longer apply
   return settings;
 }
 

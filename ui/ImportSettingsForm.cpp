@@ -62,6 +62,7 @@ ImportSettingsForm::ImportSettingsForm(QWidget *parent)
 void ImportSettingsForm::setShapesVisible(bool visible) { m_form->setRowVisible(m_shapes, visible); }
 
 void ImportSettingsForm::setSettings(const project::ImportSettings &s) {
+  m_llm = s.llm;
   m_shapes->setText(QString::fromStdString(s.inputShapes));
   m_mean->setText(joinNumbers(s.mean));
   m_scale->setText(joinNumbers(s.scale));
@@ -75,6 +76,7 @@ void ImportSettingsForm::setSettings(const project::ImportSettings &s) {
 
 std::optional<project::ImportSettings> ImportSettingsForm::settings(QString *error) const {
   project::ImportSettings s;
+  s.llm = m_llm;
   s.inputShapes = m_shapes->text().trimmed().toStdString();
   auto mean = parseNumbers(m_mean->text());
   auto scale = parseNumbers(m_scale->text());

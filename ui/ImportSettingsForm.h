@@ -35,6 +35,7 @@ private:
   QComboBox *m_pixelFormat, *m_channelFormat;
   QCheckBox *m_keepAspect;
   QDoubleSpinBox *m_padValue;
+  std::optional<project::LlmConvertSettings> m_llm; ///< not edited here; carried through unchanged
 };
 
 } // namespace tpuc::ui

@@ -3,6 +3,7 @@
 
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
+#include "ui/LlmImportDialog.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
 #include "ui/jobs/JobQueue.h"
@@ -74,7 +75,9 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
   connect(context, &StudioContext::modifiedChanged, this, &MainWindow::updateTitle);
   connect(context, &StudioContext::filePathChanged, this, &MainWindow::updateTitle);
   connect(context, &StudioContext::activated, this, &MainWindow::openTab);
+  connect(context, &StudioContext::projectLoaded, this, [this] { ++m_projectGeneration; });
   connect(context, &StudioContext::projectClosed, this, [this] {
+    ++m_projectGeneration;
     while (m_tabs->count() > 1)
       delete m_tabs->widget(1);
   });
@@ -91,11 +94,14 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
       return;
     if (state == JobState::Failed)
       m_context->log(LogLevel::Error, job->error);
+    else if (state == JobState::NotImplemented) // a missing engine step, not a broken model: a warning
+      m_context->log(LogLevel::Warning, job->error.section(QLatin1Char('\n'), 0, 0));
     else
       m_context->log(LogLevel::Info, tr("%1: %2").arg(job->spec.title, jobStateName(state)));
     for (const QString &artifact : job->artifacts)
       m_context->log(LogLevel::Info, tr("%1 produced %2").arg(job->spec.title, artifact));
     keepJobLog(*job);
+    recordRun(*job);
   });
 
   // A first-run size from the screen, not from pixels: two thirds of the available area.
@@ -143,6 +149,12 @@ void MainWindow::createActions() {
     QString path = QFileDialog::getOpenFileName(this, tr("Import Model"), settings::lastDirectory(), modelFilter());
     if (!path.isEmpty())
       openImportDialog(path);
+  });
+  file->addAction(tr("Import &LLM Folder…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_I), this, [this] {
+    QString folder = QFileDialog::getExistingDirectory(this, tr("Import HuggingFace Model Folder"),
+                                                       settings::lastDirectory());
+    if (!folder.isEmpty())
+      openLlmImportDialog(folder);
   });
   file->addAction(tr("Add Calibration &Samples…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I), this, [this] {
     QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Calibration Samples"), settings::lastDirectory(),
@@ -215,6 +227,7 @@ void MainWindow::createActions() {
 
   QMenu *run = menuBar()->addMenu(tr("&Run"));
   m_transformAction = run->addAction(tr("&Transform Model"), QKeySequence(Qt::Key_F5), this, &MainWindow::runTransform);
+  run->addAction(tr("Convert &LLM"), QKeySequence(Qt::Key_F6), this, &MainWindow::runLlmConvert);
   run->addAction(tr("&Cancel All Jobs"), QKeySequence(Qt::SHIFT | Qt::Key_F5), m_jobs, &JobQueue::cancelAll);
 
   QMenu *help = menuBar()->addMenu(tr("&Help"));
@@ -448,7 +461,8 @@ void MainWindow::closeEvent(QCloseEvent *event) {
 void MainWindow::dragEnterEvent(QDragEnterEvent *event) {
   const QList<QUrl> urls = event->mimeData()->urls();
   if (urls.size() == 1 && urls[0].isLocalFile() &&
-      (isProjectFile(urls[0].toLocalFile()) || isModelFile(urls[0].toLocalFile()))) {
+      (isProjectFile(urls[0].toLocalFile()) || isModelFile(urls[0].toLocalFile()) ||
+       isModelFolder(urls[0].toLocalFile()))) {
     event->acceptProposedAction();
     return;
   }
@@ -480,6 +494,8 @@ void MainWindow::dropEvent(QDropEvent *event) {
       openProjectFile(path);
   } else if (isModelFile(path)) {
     openImportDialog(path);
+  } else if (isModelFolder(path)) {
+    openLlmImportDialog(path);
   }
 }
 

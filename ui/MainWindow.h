@@ -19,6 +19,7 @@ namespace tpuc::ui {
 class AutosaveController;
 class ImportDialog;
 struct JobInfo;
+class LlmImportDialog;
 class JobQueue;
 class LogPanel;
 class ProjectExplorer;
@@ -45,6 +46,17 @@ public:
   /// Opens the import dialog for an .onnx file (window-modal, returns at once); accepting it imports the
   /// model with the dialog's settings. In non-interactive mode imports without asking and returns null.
   ImportDialog *openImportDialog(const QString &path);
+  /// Opens the LLM import dialog for a HuggingFace model folder (window-modal, returns at once); it shows
+  /// what is wrong with a folder that is not one. Accepting records the model and the llm_convert settings
+  /// and queues `tpuc llm-convert`. In non-interactive mode imports with defaults and returns null.
+  LlmImportDialog *openLlmImportDialog(const QString &folder);
+  /// Records a HuggingFace model folder (path, hash of its config.json) and its llm_convert settings as one
+  /// undo step, hashing off the UI thread; then queues `tpuc llm-convert` when `convert`. Emits
+  /// modelImported when recorded.
+  void importHfModel(const QString &folder, const project::LlmConvertSettings &settings, bool convert);
+  /// Queues `tpuc llm-convert` for the project's HuggingFace model with its settings, writing into the
+  /// cache folder (the app's cache folder for an untitled project). Returns the job id, or -1 with a message.
+  int runLlmConvert();
   /// Adds image or tensor files as calibration samples to the selected dataset (or a new one),
   /// reading them and making thumbnails off the UI thread. Emits samplesAdded when done.
   void addSamples(const QStringList &paths);
@@ -70,6 +82,8 @@ Q_SIGNALS:
   void samplesAdded(int added);
   /// A model was recorded in the project (or `ok` is false: it could not be read).
   void modelImported(bool ok);
+  /// A finished job was recorded in the run history (`runId` < 0: the project changed meanwhile).
+  void runRecorded(qint64 runId);
 
 protected:
   void closeEvent(QCloseEvent *event) override;
@@ -85,6 +99,7 @@ private:
   void updateJobStatus();
   void openTab(const Selection &selection);
   void keepJobLog(const JobInfo &job);
+  void recordRun(const JobInfo &job);
   bool maybeSave();
   bool save();
   bool saveAs();
@@ -106,6 +121,7 @@ private:
   QProgressBar *m_progress = nullptr;
   QToolButton *m_cancelJob = nullptr;
   bool m_interactive = true;
+  quint64 m_projectGeneration = 0; ///< bumped when a project is loaded or closed (late results are dropped)
 };
 
 } // namespace tpuc::ui

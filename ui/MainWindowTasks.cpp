@@ -3,6 +3,7 @@
 
 #include "app/project/ProjectStore.h"
 #include "app/project/TableFiles.h"
+#include "ui/Background.h"
 #include "ui/ImportDialog.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
@@ -13,39 +14,12 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QUndoStack>
-#include <QtConcurrent/QtConcurrentRun>
-
-#include <type_traits>
 
 namespace tpuc::ui {
-
-namespace {
-
-/// Runs `work` on the thread pool, then `done` with its result on the receiver's thread, unless the
-/// receiver is gone by then. A watcher parented to the receiver works whether or not the work has already
-/// finished when watching starts.
-template <typename Work, typename Done> void runInBackground(QObject *receiver, Work work, Done done) {
-  using Result = std::invoke_result_t<Work>;
-  auto *watcher = new QFutureWatcher<Result>(receiver);
-  QObject::connect(watcher, &QFutureWatcherBase::finished, receiver, [watcher, done] {
-    done(watcher->result());
-    watcher->deleteLater();
-  });
-  watcher->setFuture(QtConcurrent::run(std::move(work)));
-}
-
-/// The engine: $TPUC when set (tests, custom installs), else the tpuc installed beside tpu-studio.
-QString tpucPath() {
-  const QString fromEnv = qEnvironmentVariable("TPUC");
-  return fromEnv.isEmpty() ? QCoreApplication::applicationDirPath() + QStringLiteral("/tpuc") : fromEnv;
-}
-
-} // namespace
 
 ImportDialog *MainWindow::openImportDialog(const QString &path) {
   if (!m_interactive || !path.endsWith(QLatin1String(".onnx"), Qt::CaseInsensitive)) {
@@ -252,8 +226,16 @@ int MainWindow::runTransform() {
     args << QStringLiteral("--output_names") << QString::fromStdString(p.importSettings.outputNames);
   args << QStringLiteral("--pixel_format") << QString::fromStdString(p.importSettings.pixelFormat)
        << QStringLiteral("--channel_format") << QString::fromStdString(p.importSettings.channelFormat)
-       << QStringLiteral("--mlir") << cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir")
-       << QStringLiteral("--progress") << QStringLiteral("json");
+       << QStringLiteral("--mlir") << cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir");
+  // The first calibration sample on disk doubles as model_transform's test input: the engine then runs the
+  // Top IR and compares it with the framework, and the run history keeps the per-output metrics.
+  for (const project::Dataset &d : p.datasets)
+    if (!d.samples.empty() && QFileInfo(QString::fromStdString(d.samples.front().path)).isFile()) {
+      args << QStringLiteral("--test_input") << QString::fromStdString(d.samples.front().path)
+           << QStringLiteral("--test_result") << cache + QLatin1Char('/') + name + QStringLiteral("_top_outputs.npz");
+      break;
+    }
+  args << QStringLiteral("--progress") << QStringLiteral("json");
   return m_jobs->enqueue({tr("Transform %1").arg(name), tpucPath(), args, cache});
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@ struct ModelRef {
   bool operator==(const ModelRef &) const = default;
 };
 
+/// llm_convert's flags for a HuggingFace model (LLM-TPU names). Stored normalized: the studio applies
+/// llm_convert's defaulting rules before recording them, so the values are the ones the engine gets.
+struct LlmConvertSettings {
+  std::int64_t seqLength = 512;
+  std::string quantize = "w4bf16";   ///< bf16, f16, f32, w8bf16, w4bf16, w8f16, w4f16
+  std::int64_t qGroupSize = 64;
+  bool symmetric = false;
+  std::string chip = "bm1684x";      ///< bm1684x, bm1688, cv186ah
+  bool useHistoryKv = false;
+  std::int64_t chunkLength = 0;      ///< 0 = none (only with useHistoryKv)
+  std::int64_t maxInputLength = 0;   ///< 0 = seq_length
+  bool operator==(const LlmConvertSettings &) const = default;
+};
+
 /// model_transform's input and preprocessing flags (TPU-MLIR names).
 struct ImportSettings {
   std::string inputShapes;           ///< e.g. "[[1,3,224,224]]"
@@ -31,6 +46,7 @@ struct ImportSettings {
   bool keepAspectRatio = false;
   double padValue = 0.0;
   std::string outputNames;           ///< comma separated, empty = the model's outputs
+  std::optional<LlmConvertSettings> llm; ///< set for a HuggingFace model (stored under key "llm_convert")
   bool operator==(const ImportSettings &) const = default;
 };
 
@@ -102,7 +118,9 @@ struct ArtifactRef {
   bool operator==(const ArtifactRef &) const = default;
 };
 
-/// One entry of the run history with its result summary.
+/// One entry of the run history with its result summary. `summaryJson` of a run the studio recorded
+/// from a job holds {"command", "arguments" [...], "exitCode", "durationMs", "message", "compare":
+/// [{"name","status","pass","cosine","euclidean","sqnr","maxAbsDiff"}...]} (keys absent when unknown).
 struct RunRecord {
   std::int64_t id = 0;
   std::string configName;

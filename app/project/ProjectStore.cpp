@@ -70,6 +70,24 @@ template <typename T> bool jsonField(const json &value, T &out) {
   }
 }
 
+bool readLlmSettings(const json &value, std::optional<LlmConvertSettings> &out) {
+  if (!value.is_object())
+    return false;
+  LlmConvertSettings l;
+  // Missing keys keep their defaults (a file from an older revision); a wrong type is malformed.
+  auto field = [&value](const char *key, auto &target) {
+    auto it = value.find(key);
+    return it == value.end() || jsonField(*it, target);
+  };
+  if (!field("seq_length", l.seqLength) || !field("quantize", l.quantize) ||
+      !field("q_group_size", l.qGroupSize) || !field("symmetric", l.symmetric) || !field("chip", l.chip) ||
+      !field("use_history_kv", l.useHistoryKv) || !field("chunk_length", l.chunkLength) ||
+      !field("max_input_length", l.maxInputLength))
+    return false;
+  out = l;
+  return true;
+}
+
 bool readImportSettings(sql::Db &db, ImportSettings &s, std::string &error) {
   sql::Stmt stmt(db, "SELECT key, value FROM import_settings");
   while (stmt.step()) {
@@ -86,6 +104,7 @@ bool readImportSettings(sql::Db &db, ImportSettings &s, std::string &error) {
       else if (key == "keep_aspect_ratio") ok = jsonField(value, s.keepAspectRatio);
       else if (key == "pad_value") ok = jsonField(value, s.padValue);
       else if (key == "output_names") ok = jsonField(value, s.outputNames);
+      else if (key == "llm_convert") ok = readLlmSettings(value, s.llm);
       // Unknown keys come from a newer minor revision; ignoring them keeps the file readable.
     }
     if (!ok) {
@@ -255,6 +274,15 @@ bool writeImportSettings(sql::Db &db, const ImportSettings &s) {
   for (const auto &[key, value] : rows)
     if (!stmt.bind(1, std::string_view(key)).bind(2, value.dump()).run())
       return false;
+  if (s.llm) {
+    const LlmConvertSettings &l = *s.llm;
+    json value = {{"seq_length", l.seqLength},       {"quantize", l.quantize},
+                  {"q_group_size", l.qGroupSize},    {"symmetric", l.symmetric},
+                  {"chip", l.chip},                  {"use_history_kv", l.useHistoryKv},
+                  {"chunk_length", l.chunkLength},   {"max_input_length", l.maxInputLength}};
+    if (!stmt.bind(1, std::string_view("llm_convert")).bind(2, value.dump()).run())
+      return false;
+  }
   return true;
 }
 

@@ -42,6 +42,7 @@ Project fullProject(const QString &dir) {
   p.model.embedded = {'m', 'o', 'd', 'e', 'l', ' ', 'b', 'y', 't', 'e', 's'};
   p.importSettings = {"[[1,3,224,224]]", {123.675, 116.28, 103.53}, {0.0171, 0.0175, 0.0174}, "bgr", "nhwc",
                       {256, 256}, true, 114.0, "output,prob"};
+  p.importSettings.llm = LlmConvertSettings{2048, "w4f16", 128, true, "bm1688", true, 512, 512};
   Dataset images{1, "imagenet-cali", {}};
   images.samples.push_back({str(dir + "/data/cat.jpg"), R"({"label":"cat","w":640})", pngThumbnail(Qt::red)});
   images.samples.push_back({str(dir + "/data/dog.jpg"), R"({"label":"dog"})", pngThumbnail(Qt::blue)});
@@ -233,6 +234,7 @@ void TestProjectStore::damagedOrForeignFiles_data() {
   QTest::newRow("missing") << "missing" << "does not exist";
   QTest::newRow("folder") << "folder" << "is a folder";
   QTest::newRow("bad JSON value") << "badjson" << "import setting 'mean'";
+  QTest::newRow("bad llm_convert value") << "badllm" << "import setting 'llm_convert'";
 }
 
 void TestProjectStore::damagedOrForeignFiles() {
@@ -266,6 +268,9 @@ void TestProjectStore::damagedOrForeignFiles() {
   } else if (kind == "badjson") {
     QVERIFY(saveProject(fullProject(dir.path()), str(file), SaveMode::InPlace, error));
     execSql(file, "UPDATE import_settings SET value = '{\"not\": \"a list\"}' WHERE key = 'mean';");
+  } else if (kind == "badllm") {
+    QVERIFY(saveProject(fullProject(dir.path()), str(file), SaveMode::InPlace, error));
+    execSql(file, "UPDATE import_settings SET value = '{\"seq_length\": \"long\"}' WHERE key = 'llm_convert';");
   }
   auto loaded = loadProject(str(file), error);
   QVERIFY(!loaded);

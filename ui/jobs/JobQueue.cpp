@@ -34,6 +34,7 @@ QString jobStateName(JobState state) {
   case JobState::Succeeded: return QObject::tr("done");
   case JobState::Failed: return QObject::tr("failed");
   case JobState::Cancelled: return QObject::tr("cancelled");
+  case JobState::NotImplemented: return QObject::tr("not implemented");
   }
   return {};
 }
@@ -105,6 +106,7 @@ void JobQueue::startNext() {
     m_partial[0].clear();
     m_partial[1].clear();
     info.state = JobState::Running;
+    info.started = QDateTime::currentDateTimeUtc();
     m_process = new QProcess(this);
     m_process->setProgram(info.spec.program);
     m_process->setArguments(info.spec.arguments);
@@ -179,6 +181,7 @@ void JobQueue::readOutput(QProcess::ProcessChannel channel) {
 
 void JobQueue::complete(JobInfo &info, JobState state) {
   info.state = state;
+  info.finished = QDateTime::currentDateTimeUtc();
   if (state == JobState::Succeeded)
     info.fraction = 1;
   int id = info.id;
@@ -208,10 +211,20 @@ void JobQueue::finish(int exitCode, QProcess::ExitStatus status) {
       // On Unix QProcess reports the terminating signal as the exit code of a crashed child.
       info->error = withTail(tr("%1 %2").arg(info->spec.title, describeSignal(exitCode)));
       complete(*info, JobState::Failed);
+    } else if (exitCode == kExitNotImplemented &&
+               info->log.filter(QLatin1String("not implemented yet")).size() > 0) {
+      // Not a failure of the user's model: the engine says this step does not exist yet.
+      info->exitCode = exitCode;
+      info->message = tr("Not implemented yet in this engine");
+      info->error = withTail(tr("%1: not implemented yet in this build of tpuc (exit code %2)")
+                                 .arg(info->spec.title).arg(exitCode));
+      complete(*info, JobState::NotImplemented);
     } else if (exitCode != 0) {
+      info->exitCode = exitCode;
       info->error = withTail(tr("%1 failed with exit code %2").arg(info->spec.title).arg(exitCode));
       complete(*info, JobState::Failed);
     } else {
+      info->exitCode = 0;
       complete(*info, JobState::Succeeded);
     }
   }

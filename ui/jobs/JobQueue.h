@@ -2,6 +2,7 @@
 #ifndef TPUC_UI_JOBS_JOBQUEUE_H
 #define TPUC_UI_JOBS_JOBQUEUE_H
 
+#include <QDateTime>
 #include <QList>
 #include <QObject>
 #include <QProcess>
@@ -19,7 +20,9 @@ struct JobSpec {
   QString workingDirectory;
 };
 
-enum class JobState { Queued, Running, Succeeded, Failed, Cancelled };
+/// NotImplemented: the engine exited with kExitNotImplemented saying so; the step does not exist in this
+/// build, which is neither the model's fault nor a crash.
+enum class JobState { Queued, Running, Succeeded, Failed, Cancelled, NotImplemented };
 
 /// A job's state as last reported. Progress comes from stdout lines of the form
 /// `{"stage": "...", "fraction": 0.4, "message": "...", "artifacts": ["..."]}`; any other output line
@@ -34,7 +37,12 @@ struct JobInfo {
   QStringList artifacts;  ///< paths reported by the child
   QString error;          ///< why it failed, one line plus the log tail
   QStringList log;        ///< every non-progress line, stdout and stderr (bounded)
+  int exitCode = -1;      ///< the child's exit code, -1 when it did not exit normally (crash, cancel, no start)
+  QDateTime started, finished; ///< UTC; invalid until the job starts / ends
 };
+
+/// The engine's exit code for a subcommand this build does not implement yet (tpuc's kExitNotImplemented).
+inline constexpr int kExitNotImplemented = 3;
 
 /// A queue of out-of-process jobs. A crashing or hanging child never takes the studio down: a crash is
 /// reported with its signal and the log tail, cancel kills the child. Lives on the UI thread and is driven

@@ -70,7 +70,9 @@ void ProjectTreeModel::rebuild() {
   Node runs{Section::Runs, tr("Runs"), QString::number(p.runs.size()), {}};
   for (const auto &r : p.runs)
     runs.children.append({tr("#%1 %2").arg(r.id).arg(qs(r.configName)),
-                          tr("%1, %2 ms").arg(qs(r.status), locale.toString(r.latencyMs, 'f', 3)),
+                          // Only simulator runs have a latency; a transform or convert run shows its status.
+                          r.latencyMs > 0 ? tr("%1, %2 ms").arg(qs(r.status), locale.toString(r.latencyMs, 'f', 3))
+                                          : qs(r.status),
                           qs(r.started), r.id});
   m_nodes.append(runs);
 

@@ -6,6 +6,9 @@
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLocale>
 #include <QPlainTextEdit>
@@ -27,6 +30,43 @@ QString qs(const std::string &text) { return QString::fromStdString(text); }
 template <typename T> const T *byId(const std::vector<T> &items, qint64 id) {
   auto it = std::find_if(items.begin(), items.end(), [id](const T &t) { return t.id == id; });
   return it == items.end() ? nullptr : &*it;
+}
+
+/// The rows of a run's summary the studio recorded from its job: command line, exit, duration, message,
+/// per-output compare metrics, artifacts.
+void appendRunSummary(const project::RunRecord &r, QList<QPair<QString, QString>> &rows) {
+  const QJsonObject summary = QJsonDocument::fromJson(QByteArray::fromStdString(r.summaryJson)).object();
+  const QLocale locale;
+  if (summary.contains(QLatin1String("command"))) {
+    QStringList args;
+    for (const QJsonValue &a : summary.value(QLatin1String("arguments")).toArray())
+      args << a.toString();
+    rows.append({QObject::tr("Command"), summary.value(QLatin1String("command")).toString()});
+    rows.append({QObject::tr("Arguments"), args.join(QLatin1Char(' '))});
+  }
+  if (summary.contains(QLatin1String("exitCode")))
+    rows.append({QObject::tr("Exit code"), QString::number(summary.value(QLatin1String("exitCode")).toInt())});
+  if (summary.contains(QLatin1String("durationMs")))
+    rows.append({QObject::tr("Duration"),
+                 QObject::tr("%1 s").arg(locale.toString(summary.value(QLatin1String("durationMs")).toDouble() / 1000,
+                                                         'f', 2))});
+  if (summary.contains(QLatin1String("message")))
+    rows.append({QObject::tr("Message"), summary.value(QLatin1String("message")).toString()});
+  for (const QJsonValue &v : summary.value(QLatin1String("compare")).toArray()) {
+    const QJsonObject c = v.toObject();
+    auto metric = [&c, &locale](const char *key) {
+      const QJsonValue m = c.value(QLatin1String(key));
+      return m.isDouble() ? locale.toString(m.toDouble(), 'g', 6) : m.isString() ? m.toString() : QStringLiteral("-");
+    };
+    rows.append({QObject::tr("Compare %1").arg(c.value(QLatin1String("name")).toString()),
+                 QObject::tr("%1 %2, cos %3, euc %4, sqnr %5")
+                     .arg(c.value(QLatin1String("pass")).toBool() ? QObject::tr("PASSED") : QObject::tr("FAILED"),
+                          c.value(QLatin1String("status")).toString(), metric("cosine"), metric("euclidean"),
+                          metric("sqnr"))});
+  }
+  for (const project::ArtifactRef &a : r.artifacts)
+    rows.append({QObject::tr("Artifact (%1)").arg(qs(a.kind)),
+                 a.contentHash.empty() ? qs(a.name) : QObject::tr("%1 (%2)").arg(qs(a.name), qs(a.contentHash))});
 }
 
 } // namespace
@@ -115,6 +155,16 @@ void PropertiesPanel::fillProperties(const Selection &selection) {
             {tr("Size"), locale.formattedDataSize(static_cast<qint64>(p.model.size))},
             {tr("Content hash"), qs(p.model.contentHash)},
             {tr("Embedded"), p.model.embedded.empty() ? tr("no") : tr("yes")}};
+    if (const auto &l = p.importSettings.llm) {
+      rows.append({tr("Sequence length"), QString::number(l->seqLength)});
+      rows.append({tr("Quantize"), tr("%1 (group %2%3)")
+                                       .arg(qs(l->quantize))
+                                       .arg(l->qGroupSize)
+                                       .arg(l->symmetric ? tr(", symmetric") : QString())});
+      rows.append({tr("Chip"), qs(l->chip)});
+      if (l->useHistoryKv)
+        rows.append({tr("History KV"), tr("chunks of %1, max input %2").arg(l->chunkLength).arg(l->maxInputLength)});
+    }
     break;
   case Section::Datasets:
     if (const auto *d = byId(p.datasets, selection.id))
@@ -146,16 +196,19 @@ void PropertiesPanel::fillProperties(const Selection &selection) {
       rows = {{tr("Configurations"), QString::number(p.compileConfigs.size())}};
     break;
   case Section::Runs:
-    if (const auto *r = byId(p.runs, selection.id))
+    if (const auto *r = byId(p.runs, selection.id)) {
       rows = {{tr("Run"), QString::number(r->id)},
               {tr("Configuration"), qs(r->configName)},
               {tr("Status"), qs(r->status)},
               {tr("Started"), qs(r->started)},
               {tr("Finished"), qs(r->finished)},
-              {tr("Simulated latency"), tr("%1 ms").arg(locale.toString(r->latencyMs, 'f', 3))},
-              {tr("Memory peak"), locale.formattedDataSize(r->memoryPeakBytes)},
               {tr("Artifacts"), QString::number(r->artifacts.size())}};
-    else
+      if (r->latencyMs > 0 || r->memoryPeakBytes > 0) { // measured by the simulator only
+        rows.append({tr("Simulated latency"), tr("%1 ms").arg(locale.toString(r->latencyMs, 'f', 3))});
+        rows.append({tr("Memory peak"), locale.formattedDataSize(r->memoryPeakBytes)});
+      }
+      appendRunSummary(*r, rows);
+    } else
       rows = {{tr("Runs"), QString::number(p.runs.size())}};
     break;
   case Section::ImportSettings:

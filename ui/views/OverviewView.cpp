@@ -39,7 +39,13 @@ void OverviewView::refresh() {
   html += row(tr("Model"), p.model.path.empty() ? tr("none — use File ▸ Import") : QString::fromStdString(p.model.path));
   if (!p.model.contentHash.empty())
     html += row(tr("Model hash"), QString::fromStdString(p.model.contentHash).left(23) + QStringLiteral("…"));
-  html += row(tr("Input shapes"), QString::fromStdString(p.importSettings.inputShapes));
+  if (const auto &l = p.importSettings.llm)
+    html += row(tr("LLM conversion"), tr("%1 for %2, context %3%4")
+                                          .arg(QString::fromStdString(l->quantize), QString::fromStdString(l->chip))
+                                          .arg(l->seqLength)
+                                          .arg(l->useHistoryKv ? tr(", chunks of %1").arg(l->chunkLength) : QString()));
+  else
+    html += row(tr("Input shapes"), QString::fromStdString(p.importSettings.inputShapes));
   html += row(tr("Calibration"), QStringList{countText(static_cast<qint64>(p.datasets.size()), tr("dataset"), tr("datasets")),
                                              countText(static_cast<qint64>(samples), tr("sample"), tr("samples")),
                                              countText(static_cast<qint64>(p.caliTables.size()), tr("table"), tr("tables"))}
@@ -48,11 +54,12 @@ void OverviewView::refresh() {
   html += row(tr("Runs"), QString::number(p.runs.size()));
   if (!p.runs.empty()) {
     const auto &last = p.runs.back();
-    html += row(tr("Last run"), tr("#%1 %2: %3 ms, peak %4")
-                                    .arg(last.id)
-                                    .arg(QString::fromStdString(last.configName),
-                                         locale.toString(last.latencyMs, 'f', 3),
-                                         locale.formattedDataSize(last.memoryPeakBytes)));
+    // Only simulator runs measure latency and memory; the others are summed up by their status.
+    const QString outcome = last.latencyMs > 0 ? tr("%1 ms, peak %2")
+                                                     .arg(locale.toString(last.latencyMs, 'f', 3),
+                                                          locale.formattedDataSize(last.memoryPeakBytes))
+                                               : QString::fromStdString(last.status);
+    html += row(tr("Last run"), tr("#%1 %2: %3").arg(last.id).arg(QString::fromStdString(last.configName), outcome));
   }
   html += QStringLiteral("</table>");
   m_summary->setText(html);

@@ -1,0 +1,174 @@
+// Run history entries from finished jobs, and the compare-table reader.
+#include "ui/jobs/RunHistory.h"
+
+#include "app/project/ProjectStore.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+#include <cmath>
+#include <limits>
+
+namespace tpuc::ui {
+
+namespace {
+
+bool isHeader(const QStringList &words) {
+  return words.size() == 7 && words[0] == QLatin1String("name") && words[1] == QLatin1String("status") &&
+         words[2] == QLatin1String("result") && words[3] == QLatin1String("cosine");
+}
+
+double metric(const QString &text, bool *ok) {
+  if (text == QLatin1String("-"))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (text.compare(QLatin1String("inf"), Qt::CaseInsensitive) == 0)
+    return std::numeric_limits<double>::infinity();
+  if (text.compare(QLatin1String("-inf"), Qt::CaseInsensitive) == 0)
+    return -std::numeric_limits<double>::infinity();
+  if (text.compare(QLatin1String("nan"), Qt::CaseInsensitive) == 0)
+    return std::numeric_limits<double>::quiet_NaN();
+  return text.toDouble(ok);
+}
+
+// A row is `<name> <status> PASSED|FAILED <cos> <euc> <sqnr> <max_abs_diff>`; the name may hold spaces,
+// so the fixed columns are taken from the right.
+std::optional<CompareRow> parseRow(const QString &line) {
+  static const QRegularExpression space(QStringLiteral("\\s+"));
+  QStringList words = line.trimmed().split(space, Qt::SkipEmptyParts);
+  if (words.size() < 7)
+    return std::nullopt;
+  const qsizetype n = words.size();
+  const QString &result = words[n - 5];
+  if (result != QLatin1String("PASSED") && result != QLatin1String("FAILED"))
+    return std::nullopt;
+  CompareRow row;
+  bool ok = true;
+  row.cosine = metric(words[n - 4], &ok);
+  row.euclidean = metric(words[n - 3], &ok);
+  row.sqnr = metric(words[n - 2], &ok);
+  row.maxAbsDiff = metric(words[n - 1], &ok);
+  if (!ok)
+    return std::nullopt;
+  row.passed = result == QLatin1String("PASSED");
+  row.status = words[n - 6];
+  row.name = QStringList(words.mid(0, n - 6)).join(QLatin1Char(' '));
+  return row;
+}
+
+QJsonValue number(double v) {
+  // JSON has no NaN or infinity: store them as the text tpuc prints.
+  if (std::isnan(v))
+    return QJsonValue::Null;
+  if (std::isinf(v))
+    return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+  return v;
+}
+
+std::string artifactKind(const QString &path) {
+  const QString name = QFileInfo(path).fileName().toLower();
+  if (name.endsWith(QLatin1String(".mlir")))
+    return name.contains(QLatin1String("top")) ? "top_mlir" : name.contains(QLatin1String("tpu")) ? "tpu_mlir" : "mlir";
+  if (name.endsWith(QLatin1String(".npz")))
+    return "npz";
+  if (name.endsWith(QLatin1String(".bmodel")))
+    return "model";
+  if (name.endsWith(QLatin1String(".json")))
+    return name.contains(QLatin1String("trace")) ? "trace" : "json";
+  const QString suffix = QFileInfo(name).suffix();
+  return suffix.isEmpty() ? "file" : suffix.toStdString();
+}
+
+} // namespace
+
+std::vector<CompareRow> parseCompareTable(const QStringList &lines) {
+  static const QRegularExpression space(QStringLiteral("\\s+"));
+  std::vector<CompareRow> last, current;
+  bool inTable = false;
+  for (const QString &line : lines) {
+    if (isHeader(line.trimmed().split(space, Qt::SkipEmptyParts))) {
+      inTable = true;
+      current.clear();
+      continue;
+    }
+    if (!inTable)
+      continue;
+    if (auto row = parseRow(line)) {
+      current.push_back(*row);
+      continue;
+    }
+    // Per-row detail lines ("    note: ...", verbose shapes) are indented; anything else ends the table.
+    if (line.startsWith(QLatin1Char(' ')))
+      continue;
+    inTable = false;
+    if (!current.empty())
+      last = current;
+  }
+  if (inTable && !current.empty())
+    last = current;
+  return last;
+}
+
+QJsonArray compareRowsJson(const std::vector<CompareRow> &rows) {
+  QJsonArray out;
+  for (const CompareRow &r : rows)
+    out.append(QJsonObject{{QStringLiteral("name"), r.name},
+                           {QStringLiteral("status"), r.status},
+                           {QStringLiteral("pass"), r.passed},
+                           {QStringLiteral("cosine"), number(r.cosine)},
+                           {QStringLiteral("euclidean"), number(r.euclidean)},
+                           {QStringLiteral("sqnr"), number(r.sqnr)},
+                           {QStringLiteral("maxAbsDiff"), number(r.maxAbsDiff)}});
+  return out;
+}
+
+project::RunRecord makeRunRecord(const JobInfo &job) {
+  project::RunRecord run;
+  run.configName = job.spec.title.toStdString();
+  run.started = job.started.toString(Qt::ISODate).toStdString();
+  run.finished = job.finished.toString(Qt::ISODate).toStdString();
+  switch (job.state) {
+  case JobState::Succeeded: run.status = "ok"; break;
+  case JobState::Cancelled: run.status = "cancelled"; break;
+  case JobState::NotImplemented: run.status = "not implemented"; break;
+  default: run.status = "failed"; break;
+  }
+
+  QJsonObject summary;
+  // `tpuc <subcommand> ...`: the subcommand names the step; any other program is named by its file.
+  const bool isTpuc = !job.spec.arguments.isEmpty() && !job.spec.arguments.first().startsWith(QLatin1Char('-'));
+  summary.insert(QStringLiteral("command"),
+                 isTpuc ? job.spec.arguments.first() : QFileInfo(job.spec.program).fileName());
+  summary.insert(QStringLiteral("program"), job.spec.program);
+  summary.insert(QStringLiteral("arguments"), QJsonArray::fromStringList(job.spec.arguments));
+  if (job.exitCode >= 0)
+    summary.insert(QStringLiteral("exitCode"), job.exitCode);
+  if (job.started.isValid() && job.finished.isValid())
+    summary.insert(QStringLiteral("durationMs"), static_cast<double>(job.started.msecsTo(job.finished)));
+  if (!job.error.isEmpty())
+    summary.insert(QStringLiteral("message"), job.error.section(QLatin1Char('\n'), 0, 0));
+  else if (!job.message.isEmpty())
+    summary.insert(QStringLiteral("message"), job.message);
+  const std::vector<CompareRow> rows = parseCompareTable(job.log);
+  if (!rows.empty()) {
+    summary.insert(QStringLiteral("compare"), compareRowsJson(rows));
+    // The per-output metrics double as the run's layer metrics (outputs are layers too).
+    run.layerMetricsJson = QJsonDocument(compareRowsJson(rows)).toJson(QJsonDocument::Compact).toStdString();
+  }
+  run.summaryJson = QJsonDocument(summary).toJson(QJsonDocument::Compact).toStdString();
+
+  const QDir base(job.spec.workingDirectory.isEmpty() ? QDir::currentPath() : job.spec.workingDirectory);
+  for (const QString &artifact : job.artifacts) {
+    const QString path = base.absoluteFilePath(artifact);
+    std::string error;
+    std::string hash;
+    if (QFileInfo(path).isFile())
+      hash = project::hashFile(path.toStdString(), error).value_or(std::string());
+    run.artifacts.push_back({artifactKind(artifact), path.toStdString(), hash});
+  }
+  return run;
+}
+
+} // namespace tpuc::ui

@@ -1,0 +1,36 @@
+// Turns a finished job into an entry of the project's run history (command, exit, duration, artifacts,
+// compare summary). Plain functions over plain data, so the work can run off the UI thread.
+#ifndef TPUC_UI_JOBS_RUNHISTORY_H
+#define TPUC_UI_JOBS_RUNHISTORY_H
+
+#include "app/project/Project.h"
+#include "ui/jobs/JobQueue.h"
+
+#include <QJsonArray>
+#include <QStringList>
+
+namespace tpuc::ui {
+
+/// One row of a `tpuc compare` text table (also printed by `tpuc transform --test_input`).
+struct CompareRow {
+  QString name;
+  QString status;   ///< equal, close, similar, not_similar, mismatch (as printed)
+  bool passed = false;
+  double cosine = 0, euclidean = 0, sqnr = 0, maxAbsDiff = 0; ///< NaN when printed as "-"
+  bool operator==(const CompareRow &) const = default;
+};
+
+/// Finds the last compare table in a job's output lines (header `name status result cosine euclid sqnr
+/// max_abs_diff`, one row per tensor, ended by an empty or non-row line). Empty when there is none.
+std::vector<CompareRow> parseCompareTable(const QStringList &lines);
+
+/// The compare rows as the JSON array stored in RunRecord::summaryJson's "compare".
+QJsonArray compareRowsJson(const std::vector<CompareRow> &rows);
+
+/// The run record of a finished job. Artifact paths that exist are hashed (file content, "sha256:...");
+/// this reads files, so call it off the UI thread for large artifacts.
+project::RunRecord makeRunRecord(const JobInfo &job);
+
+} // namespace tpuc::ui
+
+#endif
