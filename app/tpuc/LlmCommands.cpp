@@ -69,6 +69,10 @@ std::string validateLlmConvertOptions(const LlmConvertOptions &o) {
     return "'--chunk_length' must not be negative";
   if (o.chunkLength > 0 && !o.useHistoryKv)
     return "'--chunk_length' needs '--use_history_kv'";
+  // llm_convert's rule: a chunk is at most half the context, so history and chunk both fit.
+  if (o.chunkLength > o.seqLength / 2)
+    return "'--chunk_length' (" + std::to_string(o.chunkLength) +
+           ") must not exceed half of --seq_length (" + std::to_string(o.seqLength / 2) + ")";
   int64_t maxInput = o.maxInputLength ? o.maxInputLength : o.seqLength;
   if (o.chunkLength > maxInput)
     return "'--chunk_length' must not exceed the max input length (" +
