@@ -1,6 +1,7 @@
 //===- ConvertElementwise.cpp - ONNX element-wise arithmetic, activations, logic -===//
 // Binary ops with a scalar constant become the *_const ops; activations map one to one where Top has
-// the op and are composed from Top ops where that is exact (Neg, PRelu, Softplus, Clip with tensors).
+// the op and are composed from Top ops where that is exact (Neg, PRelu, Softplus, Clip with tensors,
+// ThresholdedRelu, IsNaN, IsInf).
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 
@@ -214,8 +215,11 @@ LogicalResult convertIdentity(GraphImporter &g) { return finish(g, g.input(0)); 
 
 /// Inference-mode Dropout: the identity, and an all-true mask.
 LogicalResult convertDropout(GraphImporter &g) {
+  // In training mode with ratio 0 nothing is dropped and the scale 1 / (1 - ratio) is 1: the identity.
+  const HostTensor *ratio = g.constInput(1);
+  bool keepsAll = g.hasInput(1) && ratio && ratio->numel() == 1 && ratio->at(0) == 0;
   if (const HostTensor *training = g.constInput(2);
-      training && training->numel() == 1 && training->at(0) != 0)
+      training && training->numel() == 1 && training->at(0) != 0 && !keepsAll)
     return g.fail("training_mode = true is not supported (inference only)");
   if (g.hasInput(2) && !g.constInput(2))
     return g.fail("'training_mode' must be known at import time");
@@ -236,9 +240,57 @@ LogicalResult convertCastLike(GraphImporter &g) {
   return finish(g, op ? op->getResult(0) : Value());
 }
 
+/// x > alpha ? x : 0.
+LogicalResult convertThresholdedRelu(GraphImporter &g) {
+  Value x = g.input(0);
+  Value alpha = g.materialize(g.nodeName() + "_alpha", HostTensor::floats({}, {(float)g.attrFloat("alpha", 1.0)}));
+  Value zero = g.materialize(g.nodeName() + "_zero", HostTensor::floats({}, {0.0f}));
+  if (!x || !alpha || !zero)
+    return failure();
+  auto gt = CompareModeAttr::get(g.builder().getContext(), CompareMode::gt);
+  Operation *cond = g.createOp(CompareOp::getOperationName(), "above", {x, alpha}, {g.named("mode", gt)},
+                               {g.builder().getI1Type()});
+  return finish(g, cond ? g.build<WhereOp>("", {cond->getResult(0), x, zero}) : Value());
+}
+
+/// IsNaN is x != x.
+LogicalResult convertIsNaN(GraphImporter &g) {
+  auto ne = CompareModeAttr::get(g.builder().getContext(), CompareMode::ne);
+  Value x = g.input(0);
+  return finish(g, x ? g.build<CompareOp>("", {x, x}, {g.named("mode", ne)}) : Value());
+}
+
+/// IsInf: x == +inf and/or x == -inf, as `detect_positive` / `detect_negative` ask (x == NaN, never true,
+/// when neither is asked for).
+LogicalResult convertIsInf(GraphImporter &g) {
+  bool pos = g.attrInt("detect_positive", 1) != 0, neg = g.attrInt("detect_negative", 1) != 0;
+  Value x = g.input(0);
+  if (!x)
+    return failure();
+  MLIRContext *ctx = g.builder().getContext();
+  auto compare = [&](StringRef suffix, Value a, Value b, CompareMode mode) -> Value {
+    Operation *op = g.createOp(CompareOp::getOperationName(), suffix, {a, b},
+                               {g.named("mode", CompareModeAttr::get(ctx, mode))}, {g.builder().getI1Type()});
+    return op ? op->getResult(0) : Value();
+  };
+  auto equals = [&](float value, StringRef what, StringRef suffix) -> Value {
+    Value c = g.materialize(g.nodeName() + "_" + what.str(), HostTensor::floats({}, {value}));
+    return c ? compare(suffix, x, c, CompareMode::eq) : Value();
+  };
+  if (!pos && !neg)
+    return finish(g, equals(NAN, "nan", ""));
+  if (pos != neg)
+    return finish(g, pos ? equals(INFINITY, "pos_inf", "") : equals(-INFINITY, "neg_inf", ""));
+  Value p = equals(INFINITY, "pos_inf", "pos"), n = equals(-INFINITY, "neg_inf", "neg");
+  return finish(g, p && n ? compare("", p, n, CompareMode::Or) : Value());
+}
+
 } // namespace
 
 void addElementwiseConverters(OpTable &table) {
+  table["ThresholdedRelu"].convert = convertThresholdedRelu;
+  table["IsNaN"].convert = convertIsNaN;
+  table["IsInf"].convert = convertIsInf;
   table["Add"].convert = convertBinary<Arith::Add>;
   table["Sub"].convert = convertBinary<Arith::Sub>;
   table["Mul"].convert = convertBinary<Arith::Mul>;
@@ -258,6 +310,21 @@ void addElementwiseConverters(OpTable &table) {
   table["Abs"].convert = convertUnary<AbsOp>;
   table["Erf"].convert = convertUnary<ErfOp>;
   table["HardSwish"].convert = convertUnary<HardSwishOp>;
+  table["Floor"].convert = convertUnary<FloorOp>;
+  table["Ceil"].convert = convertUnary<CeilOp>;
+  table["Round"].convert = convertUnary<RoundOp>;
+  table["Sign"].convert = convertUnary<SignOp>;
+  table["Sin"].convert = convertUnary<SinOp>;
+  table["Cos"].convert = convertUnary<CosOp>;
+  table["Tan"].convert = convertUnary<TanOp>;
+  table["Asin"].convert = convertUnary<AsinOp>;
+  table["Acos"].convert = convertUnary<AcosOp>;
+  table["Atan"].convert = convertUnary<AtanOp>;
+  table["Sinh"].convert = convertUnary<SinhOp>;
+  table["Cosh"].convert = convertUnary<CoshOp>;
+  table["Asinh"].convert = convertUnary<AsinhOp>;
+  table["Acosh"].convert = convertUnary<AcoshOp>;
+  table["Atanh"].convert = convertUnary<AtanhOp>;
   table["Neg"].convert = convertNeg;
   table["LeakyRelu"].convert = convertLeakyRelu;
   table["HardSigmoid"].convert = convertHardSigmoid;

@@ -1,7 +1,10 @@
 //===- ConvertNN.cpp - ONNX conv, matmul, pooling, normalization, softmax -===//
-// Converters of the compute-heavy ONNX ops to top.conv / deconv / matmul / pools / norms / softmax.
+// Converters of the compute-heavy ONNX ops to top.conv / deconv / matmul / pools / norms / softmax, and the
+// integer and quantized-linear conv and matmul, computed exactly in float on centered operands.
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace tpuc::top;
@@ -85,28 +88,159 @@ LogicalResult checkSpatialRank(GraphImporter &g, const std::vector<int64_t> &in,
   return g.fail("only 1-D and 2-D " + what + " is supported (input shape " + shapeText(in) + ")");
 }
 
-LogicalResult convertConv(GraphImporter &g) {
-  std::vector<int64_t> in = g.inputShape(0), w = g.inputShape(1);
+/// A top.conv of `x` and `w` (bias `b` or none) with the node's window attributes and result type `elem`;
+/// the filter is node input `filterInput`.
+Value buildConv(GraphImporter &g, Value x, Value w, Value b, StringRef suffix, Type elem, size_t filterInput = 1) {
+  std::vector<int64_t> in = g.inputShape(0), ws = g.inputShape(filterInput);
   if (failed(checkSpatialRank(g, in, "convolution")))
-    return failure();
+    return {};
   size_t spatial = in.size() - 2;
-  if (w.size() != in.size())
-    return g.fail("filter shape " + shapeText(w) + " does not match the input rank");
+  if (ws.size() != in.size()) {
+    (void)g.fail("filter shape " + shapeText(ws) + " does not match the input rank");
+    return {};
+  }
   std::vector<int64_t> kernel = g.attrInts("kernel_shape");
   if (kernel.empty())
-    kernel.assign(w.begin() + 2, w.end());
+    kernel.assign(ws.begin() + 2, ws.end());
   auto strides = spatialAttr(g, "strides", spatial);
   auto dilations = spatialAttr(g, "dilations", spatial);
-  if (failed(strides) || failed(dilations) || kernel.size() != spatial)
-    return failed(strides) || failed(dilations) ? failure()
-                                                : g.fail("'kernel_shape' does not match the input rank");
+  if (failed(strides) || failed(dilations) || kernel.size() != spatial) {
+    if (!failed(strides) && !failed(dilations))
+      (void)g.fail("'kernel_shape' does not match the input rank");
+    return {};
+  }
   auto pads = windowPads(g, ArrayRef<int64_t>(in).drop_front(2), kernel, *strides, *dilations);
-  if (failed(pads))
+  if (failed(pads) || !x || !w || !b)
+    return {};
+  Operation *op = g.createOp(ConvOp::getOperationName(), suffix, {x, w, b},
+                             {g.i64s("kernel_shape", kernel), g.i64s("strides", *strides), g.i64s("pads", *pads),
+                              g.i64s("dilations", *dilations), g.i64("group", g.attrInt("group", 1))},
+                             {elem});
+  return op ? op->getResult(0) : Value();
+}
+
+LogicalResult convertConv(GraphImporter &g) {
+  Value y = buildConv(g, g.input(0), g.input(1), g.optionalInput(2), "", g.outputElemType(0));
+  if (!y)
     return failure();
-  Value y =
-      g.build<ConvOp>("", {g.input(0), g.input(1), g.optionalInput(2)},
-                      {g.i64s("kernel_shape", kernel), g.i64s("strides", *strides), g.i64s("pads", *pads),
-                       g.i64s("dilations", *dilations), g.i64("group", g.attrInt("group", 1))});
+  g.setOutput(0, y);
+  return success();
+}
+
+//===--- integer and quantized linear ops, computed exactly in float ----------===//
+
+/// Input `i` as f32 minus the zero point input `zp` (if present); a per-channel zero point of a filter is
+/// reshaped to [M, 1, ...] (`perRow`), else it broadcasts as given.
+Value centered(GraphImporter &g, size_t i, size_t zp, StringRef name, bool perRow) {
+  Type f32 = g.builder().getF32Type();
+  auto toF32 = [&](Value v, StringRef suffix) -> Value {
+    if (!v || isa<FloatType>(GraphImporter::elementTypeOf(v)))
+      return v;
+    Operation *op = g.createOp(CastOp::getOperationName(), suffix, {v}, {}, {f32});
+    return op ? op->getResult(0) : Value();
+  };
+  Value v = toF32(g.input(i), (name + "_float").str());
+  if (!v || !g.hasInput(zp))
+    return v;
+  Value z = toF32(g.input(zp), (name + "_zero_point").str());
+  std::vector<int64_t> zs = g.inputShape(zp), vs = g.inputShape(i);
+  if (z && perRow && zs.size() == 1 && zs[0] > 1) {
+    std::vector<int64_t> target(vs.size(), 1);
+    target[0] = zs[0];
+    z = g.reshape(z, target, (name + "_zero_point_rows").str());
+  }
+  return z ? g.build<SubOp>((name + "_centered").str(), {v, z}) : Value();
+}
+
+Value castTo(GraphImporter &g, Value v, StringRef suffix, Type elem) {
+  Operation *op = v ? g.createOp(CastOp::getOperationName(), suffix, {v}, {}, {elem}) : nullptr;
+  return op ? op->getResult(0) : Value();
+}
+
+/// ConvInteger: int32 conv of (x - x_zero_point) and (w - w_zero_point).
+LogicalResult convertConvInteger(GraphImporter &g) {
+  Value x = centered(g, 0, 2, "x", false), w = centered(g, 1, 3, "w", true);
+  Value y = buildConv(g, x, w, g.none(), "conv", g.builder().getF32Type());
+  y = castTo(g, y, "", g.outputElemType(0));
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+/// MatMulInteger: int32 product of (A - a_zero_point) and (B - b_zero_point).
+LogicalResult convertMatMulInteger(GraphImporter &g) {
+  Value a = centered(g, 0, 2, "a", true), b = centered(g, 1, 3, "b", false);
+  Value y = a && b ? g.createOp(MatMulOp::getOperationName(), "matmul", {a, b, g.none()}, {},
+                                {g.builder().getF32Type()})
+                         ->getResult(0)
+                   : Value();
+  y = castTo(g, y, "", g.outputElemType(0));
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+/// saturate(round_half_even(acc * scale / y_scale) + y_zero_point) in the output's integer type.
+Value requantize(GraphImporter &g, Value acc, Value scale, size_t yScale, size_t yZp) {
+  auto intType = dyn_cast<IntegerType>(g.outputElemType(0));
+  if (!intType || intType.getWidth() > 16) {
+    (void)g.fail("only 8- and 16-bit integer outputs are supported");
+    return {};
+  }
+  Value v = acc && scale ? g.build<MulOp>("real", {acc, scale}) : Value();
+  Value ys = g.input(yScale);
+  v = v && ys ? g.build<DivOp>("scaled", {v, ys}) : Value();
+  v = v ? g.build<RoundOp>("rounded", {v}) : Value();
+  if (v && g.hasInput(yZp)) {
+    Value zp = g.input(yZp);
+    Operation *zf = zp ? g.createOp(CastOp::getOperationName(), "y_zero_point_float", {zp}, {},
+                                    {g.builder().getF32Type()})
+                       : nullptr;
+    v = zf ? g.build<AddOp>("shifted", {v, zf->getResult(0)}) : Value();
+  }
+  unsigned w = intType.getWidth();
+  double lo = intType.isUnsigned() ? 0.0 : -std::ldexp(1.0, w - 1);
+  double hi = intType.isUnsigned() ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+  v = v ? g.build<ClipOp>("saturated", {v}, {g.f64("min", lo), g.f64("max", hi)}) : Value();
+  return castTo(g, v, "", intType);
+}
+
+/// QLinearMatMul: the integer product of the centered operands, rescaled by a_scale * b_scale / y_scale.
+LogicalResult convertQLinearMatMul(GraphImporter &g) {
+  Value a = centered(g, 0, 2, "a", true), b = centered(g, 3, 5, "b", false);
+  Operation *mm = a && b ? g.createOp(MatMulOp::getOperationName(), "matmul", {a, b, g.none()}, {},
+                                      {g.builder().getF32Type()})
+                         : nullptr;
+  Value as = g.input(1), bs = g.input(4);
+  Value scale = as && bs ? g.build<MulOp>("scale", {as, bs}) : Value();
+  Value y = mm ? requantize(g, mm->getResult(0), scale, 6, 7) : Value();
+  if (!y)
+    return failure();
+  g.setOutput(0, y);
+  return success();
+}
+
+/// QLinearConv: the integer conv of the centered operands plus the int32 bias, rescaled by
+/// x_scale * w_scale (per output channel) / y_scale.
+LogicalResult convertQLinearConv(GraphImporter &g) {
+  Value x = centered(g, 0, 2, "x", false), w = centered(g, 3, 5, "w", true);
+  Value bias = g.none();
+  if (g.hasInput(8)) {
+    Value b = g.input(8);
+    bias = b ? castTo(g, b, "bias_float", g.builder().getF32Type()) : Value();
+  }
+  Value acc = buildConv(g, x, w, bias, "conv", g.builder().getF32Type(), 3);
+  Value xs = g.input(1), ws = g.input(4);
+  std::vector<int64_t> wss = g.inputShape(4);
+  if (ws && wss.size() == 1 && wss[0] > 1) {
+    std::vector<int64_t> target(g.inputShape(0).size(), 1);
+    target[1] = wss[0];
+    ws = g.reshape(ws, target, "w_scale_channels");
+  }
+  Value scale = xs && ws ? g.build<MulOp>("scale", {xs, ws}) : Value();
+  Value y = acc ? requantize(g, acc, scale, 6, 7) : Value();
   if (!y)
     return failure();
   g.setOutput(0, y);
@@ -401,6 +535,10 @@ template <bool Log> LogicalResult convertSoftmax(GraphImporter &g) {
 
 void addNNConverters(OpTable &table) {
   table["Conv"].convert = convertConv;
+  table["ConvInteger"].convert = convertConvInteger;
+  table["MatMulInteger"].convert = convertMatMulInteger;
+  table["QLinearMatMul"].convert = convertQLinearMatMul;
+  table["QLinearConv"].convert = convertQLinearConv;
   table["ConvTranspose"].convert = convertConvTranspose;
   table["MatMul"].convert = convertMatMul;
   table["Gemm"].convert = convertGemm;

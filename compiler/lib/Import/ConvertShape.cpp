@@ -1,10 +1,13 @@
 //===- ConvertShape.cpp - ONNX data movement, reductions, resize, selection -===//
 // Converters of the layout ops (Reshape, Transpose, Slice, ...), reductions, Resize/Upsample, TopK and
-// ArgMax. Their parameters come from OpParams so the import-time folders read them the same way.
+// ArgMax, GatherElements / CumSum / Trilu / Hardmax, gathers with indices known at import time (Compress,
+// GatherND), and the shape-only constants EyeLike and the Hann/Hamming/Blackman windows. Their parameters
+// come from OpParams so the import-time folders read them the same way.
 //===----------------------------------------------------------------------===//
 #include "OpParams.h"
 
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace tpuc::top;
@@ -228,29 +231,38 @@ LogicalResult convertResize(GraphImporter &g) {
     coordMode = CoordMode::align_corners;
   else if (coord == "asymmetric")
     coordMode = CoordMode::asymmetric;
+  else if (coord == "tf_half_pixel_for_nn" && mode == "nearest")
+    coordMode = CoordMode::tf_half_pixel_for_nn;
   else
-    return g.fail("coordinate_transformation_mode '" + coord + "' is not supported");
+    return g.fail("coordinate_transformation_mode '" + coord + "' is not supported" +
+                  (mode == "nearest" ? "" : " with mode '" + mode + "'"));
+  std::vector<int64_t> target(out.begin() + 2, out.end());
+  MLIRContext *ctx = g.builder().getContext();
+  std::vector<NamedAttribute> attrs{
+      g.i64s("target_shape", target),
+      g.named("mode", InterpModeAttr::get(ctx, mode == "linear" ? InterpMode::linear : InterpMode::nearest)),
+      g.named("coord_mode", CoordModeAttr::get(ctx, coordMode))};
   if (mode == "nearest") {
-    // Top rounds nearest down for asymmetric and half-down (round_prefer_floor) otherwise. Asymmetric with
-    // round_prefer_floor agrees with floor when every ratio is 1, 2 or 1/m.
+    // Top's default rounding is floor for asymmetric coordinates and round_prefer_floor otherwise; any
+    // other rounding is spelled out. Asymmetric with round_prefer_floor agrees with floor when every ratio
+    // is 1, 2 or 1/m.
     bool ratiosFloorSafe = true;
     for (int64_t k = 2; k < rank; ++k)
       ratiosFloorSafe &= out[k] == in[k] || out[k] == 2 * in[k] || (out[k] > 0 && in[k] % out[k] == 0);
-    bool ok = coordMode == CoordMode::asymmetric
-                  ? nearestMode == "floor" || (nearestMode == "round_prefer_floor" && ratiosFloorSafe)
-                  : nearestMode == "round_prefer_floor";
-    if (!ok)
-      return g.fail("nearest_mode '" + nearestMode + "' with coordinate_transformation_mode '" + coord +
-                    "' is not supported");
+    bool isDefault = coordMode == CoordMode::asymmetric
+                         ? nearestMode == "floor" || (nearestMode == "round_prefer_floor" && ratiosFloorSafe)
+                         : nearestMode == "round_prefer_floor";
+    std::optional<NearestMode> rounding = nearestMode == "round_prefer_floor"  ? NearestMode::round_prefer_floor
+                                          : nearestMode == "round_prefer_ceil" ? NearestMode::round_prefer_ceil
+                                          : nearestMode == "floor"             ? NearestMode::floor
+                                          : nearestMode == "ceil"              ? NearestMode::ceil
+                                                                               : std::optional<NearestMode>();
+    if (!rounding)
+      return g.fail("nearest_mode '" + nearestMode + "' is not supported");
+    if (!isDefault)
+      attrs.push_back(g.named("nearest_mode", NearestModeAttr::get(ctx, *rounding)));
   }
-  std::vector<int64_t> target(out.begin() + 2, out.end());
-  MLIRContext *ctx = g.builder().getContext();
-  return finish(
-      g, g.build<InterpOp>("", {g.input(0)},
-                           {g.i64s("target_shape", target),
-                            g.named("mode", InterpModeAttr::get(ctx, mode == "linear" ? InterpMode::linear
-                                                                                      : InterpMode::nearest)),
-                            g.named("coord_mode", CoordModeAttr::get(ctx, coordMode))}));
+  return finish(g, g.build<InterpOp>("", {g.input(0)}, attrs));
 }
 
 template <bool Inverse> LogicalResult convertDepthToSpace(GraphImporter &g) {
@@ -377,9 +389,215 @@ LogicalResult convertTile(GraphImporter &g) {
   return finish(g, x);
 }
 
+
+LogicalResult convertGatherElements(GraphImporter &g) {
+  auto axis = g.normalizeAxis(g.attrInt("axis", 0), g.inputShape(0).size(), "axis");
+  if (failed(axis))
+    return failure();
+  return finish(g, g.build<GatherElementsOp>("", {g.input(0), g.input(1)}, {g.i64("axis", *axis)}));
+}
+
+/// CumSum: the axis is an input and must be known at import time.
+LogicalResult convertCumSum(GraphImporter &g) {
+  const HostTensor *a = g.constInput(1);
+  if (!a || a->numel() != 1)
+    return g.fail("'axis' must be a scalar known at import time");
+  auto axis = g.normalizeAxis(a->intAt(0), g.inputShape(0).size(), "axis");
+  if (failed(axis))
+    return failure();
+  return finish(g, g.build<CumSumOp>("", {g.input(0)},
+                                     {g.i64("axis", *axis), g.boolean("exclusive", g.attrInt("exclusive", 0) != 0),
+                                      g.boolean("reverse", g.attrInt("reverse", 0) != 0)}));
+}
+
+/// Trilu: a where() with a constant mask over the last two axes (j - i >= k keeps the upper triangle,
+/// j - i <= k the lower one); `k` must be known at import time.
+LogicalResult convertTrilu(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  if (in.size() < 2)
+    return g.fail("expects an input of rank >= 2, got rank " + std::to_string(in.size()));
+  int64_t k = 0;
+  if (g.hasInput(1)) {
+    const HostTensor *kt = g.constInput(1);
+    if (!kt || kt->numel() != 1)
+      return g.fail("'k' must be a scalar known at import time");
+    k = kt->intAt(0);
+  }
+  bool upper = g.attrInt("upper", 1) != 0;
+  int64_t rows = in[in.size() - 2], cols = in.back();
+  std::vector<int64_t> mask(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask[i * cols + j] = upper ? (j - i >= k) : (j - i <= k);
+  Value keep = g.materialize(g.nodeName() + "_mask", HostTensor::ints({rows, cols}, mask, onnx::TensorProto::BOOL));
+  Type elem = g.inputElemType(0);
+  HostTensor zeroValue = isa<FloatType>(elem) ? HostTensor::floats({}, {0.0f})
+                                              : HostTensor::ints({}, {0}, onnx::TensorProto::INT64);
+  Value zero = g.materialize(g.nodeName() + "_zero", zeroValue);
+  Value x = g.input(0);
+  if (!keep || !zero || !x)
+    return failure();
+  return finish(g, g.build<WhereOp>("", {keep, x, zero}));
+}
+/// Hardmax (opset 13+): 1 at the first maximum along `axis`, else 0; a top-1 whose index is compared
+/// with a constant 0..C-1 ramp along the axis.
+LogicalResult convertHardmax(GraphImporter &g) {
+  if (g.opset() < 13)
+    return g.fail("Hardmax before opset 13 (on the input coerced to 2-D) is not supported");
+  std::vector<int64_t> in = g.inputShape(0);
+  auto axis = g.normalizeAxis(g.attrInt("axis", -1), in.size(), "axis");
+  Value x = g.input(0);
+  if (failed(axis) || !x)
+    return failure();
+  Type i64 = g.builder().getI64Type(), i1 = g.builder().getI1Type();
+  auto top1 = g.create<TopKOp>(
+      "top1", {x}, {g.i64("axis", *axis), g.i64("k", 1), g.boolean("largest", true), g.boolean("sorted", true)},
+      {GraphImporter::elementTypeOf(x), i64});
+  std::vector<int64_t> rampShape(in.size(), 1), ramp(in[*axis]);
+  rampShape[*axis] = in[*axis];
+  std::iota(ramp.begin(), ramp.end(), 0);
+  Value r = g.materialize(g.nodeName() + "_ramp", HostTensor::ints(rampShape, ramp));
+  if (!top1 || !r)
+    return failure();
+  auto eq = CompareModeAttr::get(g.builder().getContext(), CompareMode::eq);
+  Operation *hit =
+      g.createOp(CompareOp::getOperationName(), "is_max", {top1.getIndices(), r}, {g.named("mode", eq)}, {i1});
+  if (!hit)
+    return failure();
+  Operation *y = g.createOp(CastOp::getOperationName(), "", {hit->getResult(0)}, {}, {g.outputElemType(0)});
+  return finish(g, y ? y->getResult(0) : Value());
+}
+/// EyeLike: its result depends only on the input's shape, so it is a constant.
+LogicalResult convertEyeLike(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  if (in.size() != 2)
+    return g.fail("expects a 2-D input, got rank " + std::to_string(in.size()));
+  int32_t dtype = onnx::TensorProto::FLOAT;
+  if (g.hasAttr("dtype"))
+    dtype = (int32_t)g.attrInt("dtype", dtype);
+  else if (const HostTensor *x = g.constInput(0))
+    dtype = x->dtype;
+  else if (!isa<FloatType>(g.inputElemType(0)))
+    return g.fail("the input's integer dtype is not known here; give 'dtype'");
+  if (!isSupportedDType(dtype))
+    return g.fail("dtype " + dtypeName(dtype) + " is not supported");
+  int64_t k = g.attrInt("k", 0);
+  HostTensor eye = HostTensor::filled(in, dtype, 0);
+  for (int64_t i = 0; i < in[0]; ++i)
+    if (i + k >= 0 && i + k < in[1])
+      eye.set(i * in[1] + i + k, 1);
+  g.setConstOutput(0, std::move(eye));
+  return success();
+}
+
+/// Compress with a condition known at import time: a gather of the selected positions (of the flattened
+/// input when there is no axis).
+LogicalResult convertCompress(GraphImporter &g) {
+  const HostTensor *cond = g.constInput(1);
+  if (!cond)
+    return g.fail("'condition' must be known at import time");
+  std::vector<int64_t> in = g.inputShape(0);
+  Value x = g.input(0);
+  int64_t axis = 0;
+  if (g.hasAttr("axis")) {
+    auto normalized = g.normalizeAxis(g.attrInt("axis", 0), in.size(), "axis");
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+  } else {
+    int64_t n = 1;
+    for (int64_t d : in)
+      n *= d;
+    x = g.reshape(x, {n}, "flat");
+    in = {n};
+  }
+  std::vector<int64_t> picked;
+  for (int64_t k = 0; k < cond->numel() && k < in[axis]; ++k)
+    if (cond->at(k) != 0)
+      picked.push_back(k);
+  if (picked.empty())
+    return g.fail("the condition selects nothing (empty results are not supported)");
+  Value idx = g.materialize(g.nodeName() + "_indices", HostTensor::ints({(int64_t)picked.size()}, picked));
+  return finish(g, x && idx ? g.build<GatherOp>("", {x, idx}, {g.i64("axis", axis)}) : Value());
+}
+
+/// GatherND with indices known at import time: the indexed leading axes of `data` (and the batch axes)
+/// are flattened into one, and a gather with the flat positions picks the slices.
+LogicalResult convertGatherND(GraphImporter &g) {
+  const HostTensor *ids = g.constInput(1);
+  if (!ids)
+    return g.fail("'indices' must be known at import time");
+  std::vector<int64_t> data = g.inputShape(0), ishape = ids->shape;
+  int64_t b = g.attrInt("batch_dims", 0), r = data.size(), q = ishape.size();
+  if (q < 1 || b < 0 || b >= std::min(r, q))
+    return g.fail("'batch_dims' " + std::to_string(b) + " does not fit data rank " + std::to_string(r) +
+                  " and indices rank " + std::to_string(q));
+  int64_t m = ishape.back();
+  if (m < 1 || b + m > r)
+    return g.fail("the last indices axis (" + std::to_string(m) + ") exceeds the data rank");
+  for (int64_t d = 0; d < b; ++d)
+    if (ishape[d] != data[d])
+      return g.fail("batch axis " + std::to_string(d) + " differs between data and indices");
+  // data viewed as [batch..., indexed..., rest...] -> [B * I, rest]; one flat position per index tuple.
+  int64_t batch = 1, indexed = 1, rest = 1;
+  for (int64_t d = 0; d < r; ++d)
+    (d < b ? batch : d < b + m ? indexed : rest) *= data[d];
+  int64_t tuples = ids->numel() / m, perBatch = tuples / batch;
+  std::vector<int64_t> flat(tuples);
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t pos = 0;
+    for (int64_t j = 0; j < m; ++j) {
+      int64_t size = data[b + j], v = ids->intAt(t * m + j);
+      if (v < -size || v >= size)
+        return g.fail("index " + std::to_string(v) + " is out of range for data axis " + std::to_string(b + j));
+      pos = pos * size + (v < 0 ? v + size : v);
+    }
+    flat[t] = (t / perBatch) * indexed + pos;
+  }
+  std::vector<int64_t> outShape(ishape.begin(), ishape.end() - 1);
+  outShape.insert(outShape.end(), data.begin() + b + m, data.end());
+  Value x = g.reshape(g.input(0), {batch * indexed, rest}, "flat");
+  Value idx = g.materialize(g.nodeName() + "_positions", HostTensor::ints({tuples}, flat));
+  Value picked = x && idx ? g.build<GatherOp>("gather", {x, idx}, {g.i64("axis", 0)}) : Value();
+  return finish(g, g.reshape(picked, outShape, ""));
+}
+/// Hann, Hamming and Blackman windows: a0 - a1 cos(2 pi n / N') + a2 cos(4 pi n / N') with N' the size
+/// (periodic) or size - 1 (symmetric). The size must be known at import time, so the window is a constant.
+template <int Kind> LogicalResult convertWindow(GraphImporter &g) {
+  const HostTensor *sizeTensor = g.constInput(0);
+  if (!sizeTensor || sizeTensor->numel() != 1)
+    return g.fail("'size' must be a scalar known at import time");
+  int64_t n = sizeTensor->intAt(0);
+  if (n < 1 || n > kMaxFoldElements)
+    return g.fail("window size " + std::to_string(n) + " is out of range");
+  int32_t dtype = (int32_t)g.attrInt("output_datatype", onnx::TensorProto::FLOAT);
+  if (!isSupportedDType(dtype))
+    return g.fail("output_datatype " + dtypeName(dtype) + " is not supported");
+  double a0 = Kind == 0 ? 0.5 : Kind == 1 ? 25.0 / 46.0 : 0.42;
+  double a1 = Kind == 2 ? 0.5 : 1.0 - a0, a2 = Kind == 2 ? 0.08 : 0.0;
+  double period = g.attrInt("periodic", 1) ? (double)n : (double)(n - 1);
+  std::vector<float> values(n);
+  for (int64_t k = 0; k < n; ++k) {
+    double phase = period > 0 ? 2.0 * M_PI * (double)k / period : 0.0;
+    values[k] = (float)(a0 - a1 * std::cos(phase) + a2 * std::cos(2.0 * phase));
+  }
+  HostTensor window = HostTensor::floats({n}, values);
+  g.setConstOutput(0, isFloatDType(dtype) ? window : window.castTo(dtype));
+  return success();
+}
 } // namespace
 
 void addShapeConverters(OpTable &table) {
+  table["HannWindow"].convert = convertWindow<0>;
+  table["HammingWindow"].convert = convertWindow<1>;
+  table["BlackmanWindow"].convert = convertWindow<2>;
+  table["EyeLike"].convert = convertEyeLike;
+  table["Compress"].convert = convertCompress;
+  table["GatherND"].convert = convertGatherND;
+  table["Hardmax"].convert = convertHardmax;
+  table["GatherElements"].convert = convertGatherElements;
+  table["CumSum"].convert = convertCumSum;
+  table["Trilu"].convert = convertTrilu;
   table["Reshape"].convert = convertReshape;
   table["Flatten"].convert = convertFlatten;
   table["Transpose"].convert = convertTranspose;

@@ -1,6 +1,6 @@
 //===- FoldMath.cpp - Import-time evaluation of ONNX arithmetic on constants -===//
-// Element-wise arithmetic, comparisons, Where, reductions and DequantizeLinear on tensors known at import
-// time: index arithmetic of shape subgraphs and preprocessing of weights (Mul(w, s), Transpose(w), ...).
+// Element-wise arithmetic, comparisons, BitShift, Where, reductions and DequantizeLinear on tensors known
+// at import time: index arithmetic of shape subgraphs and preprocessing of weights (Mul(w, s), ...).
 // Integers compute in int64 with C semantics, floats in float32 like ONNX Runtime.
 //===----------------------------------------------------------------------===//
 #include "OpParams.h"
@@ -14,7 +14,7 @@ namespace {
 
 using Outputs = std::vector<HostTensor>;
 
-enum class BinKind { Add, Sub, Mul, Div, Pow, Max, Min, Mod, Eq, Lt, Le, Gt, Ge, And, Or, Xor };
+enum class BinKind { Add, Sub, Mul, Div, Pow, Max, Min, Mod, BitShift, Eq, Lt, Le, Gt, Ge, And, Or, Xor };
 
 bool isComparison(BinKind k) { return k >= BinKind::Eq; }
 
@@ -67,6 +67,13 @@ FailureOr<bool> foldBinaryOp(GraphImporter &g, BinKind kind, const HostTensor &a
       case BinKind::Min:
         r = std::min(x, y);
         break;
+      case BinKind::BitShift: {
+        // ONNX BitShift is defined on unsigned integers; shifts past the width give 0.
+        uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
+        bool left = g.attrString("direction", "") == "LEFT";
+        r = uy >= 64 ? 0 : (int64_t)(left ? ux << uy : ux >> uy);
+        break;
+      }
       default:
         break;
       }
@@ -104,6 +111,8 @@ FailureOr<bool> foldBinaryOp(GraphImporter &g, BinKind kind, const HostTensor &a
     case BinKind::Mod:
       r = fmod ? std::fmod(x, y) : x - y * std::floor(x / y);
       break;
+    case BinKind::BitShift:
+      return g.fail("BitShift is defined on unsigned integers only");
     case BinKind::Eq:
       r = x == y;
       break;
@@ -393,6 +402,7 @@ void addFolders(OpTable &table) {
   table["Max"].fold = foldBinary<BinKind::Max>;
   table["Min"].fold = foldBinary<BinKind::Min>;
   table["Mod"].fold = foldBinary<BinKind::Mod>;
+  table["BitShift"].fold = foldBinary<BinKind::BitShift>;
   table["Mean"].fold = foldMean;
   table["Equal"].fold = foldBinary<BinKind::Eq>;
   table["Less"].fold = foldBinary<BinKind::Lt>;

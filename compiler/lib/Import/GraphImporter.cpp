@@ -24,6 +24,8 @@ const OpTable &opTable() {
     addNNConverters(t);
     addElementwiseConverters(t);
     addShapeConverters(t);
+    addLossConverters(t);
+    addCompositeConverters(t);
     addFolders(t);
     return t;
   }();

@@ -41,6 +41,8 @@ const OpTable &opTable();
 void addNNConverters(OpTable &table);
 void addElementwiseConverters(OpTable &table);
 void addShapeConverters(OpTable &table);
+void addLossConverters(OpTable &table);
+void addCompositeConverters(OpTable &table);
 void addFolders(OpTable &table);
 
 /// What the importer knows about one ONNX tensor.

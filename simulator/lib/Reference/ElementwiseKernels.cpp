@@ -189,6 +189,30 @@ LogicalResult run(top::ReciprocalOp op, Inputs in, Outputs out) {
   return unaryOp(op, in, out, [](float x) { return 1.0f / x; });
 }
 
+//===--- rounding and trigonometry -------------------------------------------===//
+
+// Round uses the default rounding mode, round-half-to-even as ONNX requires.
+#define TPUC_UNARY_KERNEL(OP, EXPR)                                                                \
+  LogicalResult run(top::OP op, Inputs in, Outputs out) {                                          \
+    return unaryOp(op, in, out, [](float x) { return EXPR; });                                     \
+  }
+TPUC_UNARY_KERNEL(FloorOp, std::floor(x))
+TPUC_UNARY_KERNEL(CeilOp, std::ceil(x))
+TPUC_UNARY_KERNEL(RoundOp, std::nearbyint(x))
+TPUC_UNARY_KERNEL(SignOp, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f))
+TPUC_UNARY_KERNEL(SinOp, std::sin(x))
+TPUC_UNARY_KERNEL(CosOp, std::cos(x))
+TPUC_UNARY_KERNEL(TanOp, std::tan(x))
+TPUC_UNARY_KERNEL(AsinOp, std::asin(x))
+TPUC_UNARY_KERNEL(AcosOp, std::acos(x))
+TPUC_UNARY_KERNEL(AtanOp, std::atan(x))
+TPUC_UNARY_KERNEL(SinhOp, std::sinh(x))
+TPUC_UNARY_KERNEL(CoshOp, std::cosh(x))
+TPUC_UNARY_KERNEL(AsinhOp, std::asinh(x))
+TPUC_UNARY_KERNEL(AcoshOp, std::acosh(x))
+TPUC_UNARY_KERNEL(AtanhOp, std::atanh(x))
+#undef TPUC_UNARY_KERNEL
+
 //===--- logic and casts ---------------------------------------------------------===//
 
 LogicalResult run(top::CompareOp op, Inputs in, Outputs out) {

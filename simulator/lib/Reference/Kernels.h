@@ -28,10 +28,11 @@ using Outputs = llvm::ArrayRef<float *>;
   X(AddConstOp) X(SubConstOp) X(MulConstOp) X(DivConstOp) X(MaxConstOp) X(MinConstOp)             \
   X(ReluOp) X(LeakyReluOp) X(ClipOp) X(HardSigmoidOp) X(GELUOp) X(PowOp) X(SigmoidOp) X(TanhOp)    \
   X(SiLUOp) X(HardSwishOp) X(ExpOp) X(LogOp) X(SqrtOp) X(RsqrtOp) X(AbsOp) X(ErfOp)               \
-  X(ReciprocalOp)                                                                                  \
+  X(ReciprocalOp) X(FloorOp) X(CeilOp) X(RoundOp) X(SignOp) X(SinOp) X(CosOp) X(TanOp) X(AsinOp)   \
+  X(AcosOp) X(AtanOp) X(SinhOp) X(CoshOp) X(AsinhOp) X(AcoshOp) X(AtanhOp)                         \
   X(ReshapeOp) X(SqueezeOp) X(UnsqueezeOp) X(PermuteOp) X(ConcatOp) X(SliceOp) X(SplitOp)          \
   X(GatherOp) X(PadOp) X(ReduceOp) X(InterpOp) X(Depth2SpaceOp) X(CastOp) X(CompareOp) X(WhereOp)  \
-  X(TopKOp) X(ArangeOp)
+  X(TopKOp) X(ArangeOp) X(GatherElementsOp) X(CumSumOp)
 // clang-format on
 
 #define TPUC_DECLARE_KERNEL(OP) mlir::LogicalResult run(top::OP op, Inputs in, Outputs out);

@@ -4,6 +4,7 @@
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 
+#include <optional>
 #include <vector>
 
 using namespace mlir;
@@ -25,6 +26,8 @@ float sourceCoord(int64_t o, int64_t in, int64_t out, top::CoordMode mode) {
     return out == 1 ? 0.0f : x * static_cast<float>(in - 1) / static_cast<float>(out - 1);
   case top::CoordMode::asymmetric:
     return x / scale;
+  case top::CoordMode::tf_half_pixel_for_nn:
+    return (x + 0.5f) / scale;
   }
   return 0.0f;
 }
@@ -35,16 +38,33 @@ struct Tap {
   float weight;
 };
 
-std::vector<Tap> axisTaps(int64_t in, int64_t out, top::CoordMode mode, bool nearest) {
+/// The input index nearest resize takes for source coordinate `c` (ONNX nearest_mode).
+int64_t nearestIndex(float c, top::NearestMode mode) {
+  float f = std::floor(c);
+  switch (mode) {
+  case top::NearestMode::floor:
+    return static_cast<int64_t>(f);
+  case top::NearestMode::ceil:
+    return static_cast<int64_t>(std::ceil(c));
+  case top::NearestMode::round_prefer_floor:
+    return static_cast<int64_t>(c - f == 0.5f ? f : std::round(c));
+  case top::NearestMode::round_prefer_ceil:
+    return static_cast<int64_t>(c - f == 0.5f ? f + 1.0f : std::round(c));
+  }
+  return static_cast<int64_t>(f);
+}
+
+std::vector<Tap> axisTaps(int64_t in, int64_t out, top::CoordMode mode, bool nearest,
+                          std::optional<top::NearestMode> nearestMode) {
+  // Without a nearest_mode: `floor` with asymmetric coordinates, `round_prefer_floor` otherwise.
+  top::NearestMode rounding = nearestMode ? *nearestMode
+                              : mode == top::CoordMode::asymmetric ? top::NearestMode::floor
+                                                                   : top::NearestMode::round_prefer_floor;
   std::vector<Tap> taps;
   for (int64_t o = 0; o < out; ++o) {
     float c = sourceCoord(o, in, out, mode);
     if (nearest) {
-      // ONNX nearest_mode: `floor` with asymmetric coordinates, `round_prefer_floor` otherwise.
-      float f = std::floor(c);
-      int64_t i = mode == top::CoordMode::asymmetric ? static_cast<int64_t>(f)
-                  : (c - f == 0.5f)                  ? static_cast<int64_t>(f)
-                                                     : static_cast<int64_t>(std::round(c));
+      int64_t i = nearestIndex(c, rounding);
       i = std::clamp<int64_t>(i, 0, in - 1);
       taps.push_back({i, i, 0.0f});
       continue;
@@ -65,8 +85,8 @@ LogicalResult run(top::InterpOp op, Inputs in, Outputs out) {
   int64_t ih = is2d ? inShape[2] : 1, iw = inShape.back();
   int64_t oh = is2d ? outShape[2] : 1, ow = outShape.back();
   bool nearest = op.getMode() == top::InterpMode::nearest;
-  std::vector<Tap> ty = axisTaps(ih, oh, op.getCoordMode(), nearest);
-  std::vector<Tap> tx = axisTaps(iw, ow, op.getCoordMode(), nearest);
+  std::vector<Tap> ty = axisTaps(ih, oh, op.getCoordMode(), nearest, op.getNearestMode());
+  std::vector<Tap> tx = axisTaps(iw, ow, op.getCoordMode(), nearest, op.getNearestMode());
   const float *x = in[0];
   float *y = out[0];
   parallelFor(planes, rowGrain(oh * ow * (nearest ? 1 : 4)), [&](int64_t begin, int64_t end) {

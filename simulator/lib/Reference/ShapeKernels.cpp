@@ -118,6 +118,67 @@ LogicalResult run(top::GatherOp op, Inputs in, Outputs out) {
   return success();
 }
 
+LogicalResult run(top::GatherElementsOp op, Inputs in, Outputs out) {
+  auto inShape = shapeOf(op.getInput()), idxShape = shapeOf(op.getIndices());
+  int64_t rank = inShape.size();
+  int64_t axis = normAxis(op.getAxis(), rank);
+  int64_t size = inShape[axis];
+  // Input strides, so each output position maps to its source by replacing the coordinate on `axis`.
+  std::vector<int64_t> stride(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    stride[d] = stride[d + 1] * inShape[d + 1];
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && idxShape[d] > inShape[d])
+      return op.emitOpError() << "indices axis " << d << " (" << idxShape[d] << ") exceeds the input's ("
+                              << inShape[d] << ")";
+  int64_t count = numel(op.getIndices());
+  const float *x = in[0], *ids = in[1];
+  float *y = out[0];
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i, src = 0;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t c = rest % idxShape[d];
+      rest /= idxShape[d];
+      if (d == axis) {
+        int64_t v = toIndex(ids[i]);
+        if (v < -size || v >= size)
+          return op.emitOpError() << "index " << v << " is out of range for axis " << axis << " of size "
+                                  << size;
+        c = v < 0 ? v + size : v;
+      }
+      src += c * stride[d];
+    }
+    y[i] = x[src];
+  }
+  return success();
+}
+
+LogicalResult run(top::CumSumOp op, Inputs in, Outputs out) {
+  auto shape = shapeOf(op.getInput());
+  int64_t axis = normAxis(op.getAxis(), shape.size());
+  int64_t outer = product(shape, 0, axis), size = shape[axis];
+  int64_t inner = product(shape, axis + 1, shape.size());
+  bool exclusive = op.getExclusive(), reverse = op.getReverse();
+  const float *x = in[0];
+  float *y = out[0];
+  parallelFor(outer * inner, rowGrain(size), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      int64_t base = (r / inner) * size * inner + r % inner;
+      double acc = 0.0;
+      for (int64_t k = 0; k < size; ++k) {
+        int64_t at = base + (reverse ? size - 1 - k : k) * inner;
+        float v = x[at];
+        if (!exclusive)
+          acc += v;
+        y[at] = static_cast<float>(acc);
+        if (exclusive)
+          acc += v;
+      }
+    }
+  });
+  return success();
+}
+
 LogicalResult run(top::PadOp op, Inputs in, Outputs out) {
   auto inShape = shapeOf(op.getInput()), outShape = shapeOf(op.getOutput());
   int64_t rank = inShape.size();

@@ -228,6 +228,10 @@ def activations():
     pos = rand(2, 3, 17, lo=0.1, hi=4)
     d = x.astype(np.float64)
     sig = 1 / (1 + np.exp(-d))
+    unit = rand(2, 3, 17, lo=-0.9, hi=0.9)
+    u = unit.astype(np.float64)
+    # Exact halves check that round() breaks ties to even, as ONNX Round does.
+    halves = (np.arange(-8, 9, dtype=np.float32) * 0.5).reshape(1, 17)
     specs = [
         ("relu", x, np.maximum(d, 0), ""),
         ("relu", x, np.clip(d, 0, 3.0), f"relu_limit = {fattr(3.0)}"),
@@ -245,6 +249,12 @@ def activations():
         ("log", pos, np.log(pos.astype(np.float64)), ""), ("sqrt", pos, np.sqrt(pos.astype(np.float64)), ""),
         ("rsqrt", pos, 1 / np.sqrt(pos.astype(np.float64)), ""), ("abs", x, np.abs(d), ""),
         ("erf", x, R.erf(d), ""), ("reciprocal", pos, 1 / pos.astype(np.float64), ""),
+        ("floor", x, np.floor(d), ""), ("ceil", x, np.ceil(d), ""), ("sign", x, np.sign(d), ""),
+        ("round", halves, np.round(halves.astype(np.float64)), ""),
+        ("sin", x, np.sin(d), ""), ("cos", x, np.cos(d), ""), ("tan", unit, np.tan(u), ""),
+        ("asin", unit, np.arcsin(u), ""), ("acos", unit, np.arccos(u), ""), ("atan", x, np.arctan(d), ""),
+        ("sinh", x, np.sinh(d), ""), ("cosh", x, np.cosh(d), ""), ("asinh", x, np.arcsinh(d), ""),
+        ("acosh", pos + 1, np.arccosh(pos.astype(np.float64) + 1), ""), ("atanh", unit, np.arctanh(u), ""),
     ]
     cases = []
     for i, (op, inp, ref, attrs) in enumerate(specs):

@@ -65,6 +65,22 @@ def selection():
         c.ret(c.op("gather", [c.input(table), c.weight(ids, "i64")], f"axis = {axis} : i64",
                    [ttype(ref.shape)]), ref)
         cases.append(c)
+    data = rand(3, 4, 5)
+    ids = np.array([[[0, -1, 2, 3, 1]], [[3, 2, -4, 0, 0]], [[1, 1, 1, -2, 3]]], np.int64)
+    c = Case("gather_elements_axis1")
+    c.ret(c.op("gather_elements", [c.input(data), c.weight(ids, "i64")], "axis = 1 : i64",
+               [ttype(ids.shape)]), np.take_along_axis(data, np.where(ids < 0, ids + 4, ids), axis=1))
+    cases.append(c)
+    for name, exclusive, reverse in [("cumsum", False, False), ("cumsum_exclusive_reverse", True, True)]:
+        d = data.astype(np.float64)
+        src = d[:, ::-1] if reverse else d
+        ref = np.cumsum(src, axis=1) - (src if exclusive else 0)
+        ref = ref[:, ::-1] if reverse else ref
+        c = Case(name)
+        c.ret(c.op("cumsum", [c.input(data)],
+                   f"axis = 1 : i64, exclusive = {str(exclusive).lower()}, reverse = {str(reverse).lower()}",
+                   [ttype(data.shape)]), ref)
+        cases.append(c)
     x = rand(2, 3, 4, 5)
     for name, mode, pads in [("pad_constant", "constant", [0, 1, 2, 0, 1, 0, 1, 3]),
                              ("pad_reflect", "reflect", [0, 0, 2, 3, 0, 0, 3, 1]),
@@ -139,6 +155,19 @@ def resizes():
         c = Case(f"interp_{i}_{mode}_{coord}")
         c.ret(c.op("interp", [c.input(x)], f"target_shape = {iarr(size)}, mode = #top.interp_mode<{mode}>, "
                    f"coord_mode = #top.coord_mode<{coord}>", [ttype(ref.shape)]), ref)
+        cases.append(c)
+    for i, (coord, rounding, shape, size) in enumerate([("half_pixel", "ceil", (1, 2, 4, 4), (8, 6)),
+                                                        ("align_corners", "floor", (1, 1, 3, 5), (7, 9)),
+                                                        ("asymmetric", "round_prefer_ceil", (1, 2, 4, 4), (8, 7)),
+                                                        ("half_pixel", "round_prefer_ceil", (1, 1, 4, 4), (2, 2)),
+                                                        ("tf_half_pixel_for_nn", "round_prefer_floor",
+                                                         (1, 2, 6, 6), (4, 3))]):
+        x = rand(*shape)
+        ref = R.resize(x, size, "nearest", coord, rounding)
+        c = Case(f"interp_nearest_{i}_{rounding}_{coord}")
+        c.ret(c.op("interp", [c.input(x)], f"target_shape = {iarr(size)}, mode = #top.interp_mode<nearest>, "
+                   f"coord_mode = #top.coord_mode<{coord}>, nearest_mode = #top.nearest_mode<{rounding}>",
+                   [ttype(ref.shape)]), ref)
         cases.append(c)
     for name, mode, inverse, shape in [("depth2space_dcr", "dcr", False, (2, 12, 2, 3)),
                                        ("depth2space_crd", "crd", False, (1, 12, 3, 2)),

@@ -157,12 +157,28 @@ def resize_coord(o, in_size, out_size, mode):
         return (o + 0.5) / scale - 0.5 if out_size > 1 else 0.0
     if mode == "align_corners":
         return 0.0 if out_size == 1 else o * (in_size - 1) / (out_size - 1)
+    if mode == "tf_half_pixel_for_nn":
+        return (o + 0.5) / scale
     return o / scale  # asymmetric
 
 
-def resize(x, out_sizes, mode, coord):
-    """ONNX Resize over the trailing axes: nearest (floor for asymmetric, round_prefer_floor otherwise)
-    or (bi)linear with the source coordinate clamped to the input."""
+def nearest_index(c, rounding):
+    """ONNX nearest_mode applied to a source coordinate."""
+    f = math.floor(c)
+    if rounding == "floor":
+        return f
+    if rounding == "ceil":
+        return math.ceil(c)
+    if c - f == 0.5:
+        return f if rounding == "round_prefer_floor" else f + 1
+    return int(round(c))
+
+
+def resize(x, out_sizes, mode, coord, nearest_mode=None):
+    """ONNX Resize over the trailing axes: nearest (by `nearest_mode`; by default floor for asymmetric,
+    round_prefer_floor otherwise) or (bi)linear with the source coordinate clamped to the input."""
+    if nearest_mode is None:
+        nearest_mode = "floor" if coord == "asymmetric" else "round_prefer_floor"
     x = x.astype(f64)
     lead = x.shape[:2]
     in_sizes = x.shape[2:]
@@ -172,10 +188,7 @@ def resize(x, out_sizes, mode, coord):
         if mode == "nearest":
             src = []
             for cval, size in zip(coords, in_sizes):
-                if coord == "asymmetric":
-                    k = math.floor(cval)
-                else:  # round_prefer_floor
-                    k = math.floor(cval) if cval - math.floor(cval) == 0.5 else int(round(cval))
+                k = nearest_index(cval, nearest_mode)
                 src.append(min(max(k, 0), size - 1))
             y[(slice(None), slice(None)) + tuple(out_index)] = x[(slice(None), slice(None)) + tuple(src)]
             continue

@@ -92,6 +92,22 @@ TOP_PER_OUTPUT_FLOPS(AbsOp, 1)
 TOP_PER_OUTPUT_FLOPS(ErfOp, 1)
 TOP_PER_OUTPUT_FLOPS(ReciprocalOp, 1)
 TOP_PER_OUTPUT_FLOPS(PowOp, 1)
+TOP_PER_OUTPUT_FLOPS(FloorOp, 1)
+TOP_PER_OUTPUT_FLOPS(CeilOp, 1)
+TOP_PER_OUTPUT_FLOPS(RoundOp, 1)
+TOP_PER_OUTPUT_FLOPS(SignOp, 1)
+TOP_PER_OUTPUT_FLOPS(SinOp, 1)
+TOP_PER_OUTPUT_FLOPS(CosOp, 1)
+TOP_PER_OUTPUT_FLOPS(TanOp, 1)
+TOP_PER_OUTPUT_FLOPS(AsinOp, 1)
+TOP_PER_OUTPUT_FLOPS(AcosOp, 1)
+TOP_PER_OUTPUT_FLOPS(AtanOp, 1)
+TOP_PER_OUTPUT_FLOPS(SinhOp, 1)
+TOP_PER_OUTPUT_FLOPS(CoshOp, 1)
+TOP_PER_OUTPUT_FLOPS(AsinhOp, 1)
+TOP_PER_OUTPUT_FLOPS(AcoshOp, 1)
+TOP_PER_OUTPUT_FLOPS(AtanhOp, 1)
+TOP_PER_OUTPUT_FLOPS(CumSumOp, 1)
 TOP_PER_OUTPUT_FLOPS(InterpOp, getMode() == InterpMode::linear ? 4 : 0)
 #undef TOP_PER_OUTPUT_FLOPS
 
@@ -107,6 +123,7 @@ int64_t PermuteOp::getFLOPs() { return 0; }
 int64_t SliceOp::getFLOPs() { return 0; }
 int64_t SplitOp::getFLOPs() { return 0; }
 int64_t GatherOp::getFLOPs() { return 0; }
+int64_t GatherElementsOp::getFLOPs() { return 0; }
 int64_t PadOp::getFLOPs() { return 0; }
 int64_t Depth2SpaceOp::getFLOPs() { return 0; }
 int64_t CastOp::getFLOPs() { return 0; }

@@ -114,9 +114,13 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     return {};
   Type to = cast<ShapedType>(getType()).getElementType();
   SmallVector<Attribute> values;
+  // Unsigned (and i1) sources zero-extend: ui8 200 is 200, not -56.
+  Type from = dense.getElementType();
+  bool zext = from.isUnsignedInteger() || from.isInteger(1);
   for (Attribute v : dense.getValues<Attribute>()) {
-    double x = isa<FloatAttr>(v) ? cast<FloatAttr>(v).getValueAsDouble()
-                                 : (double)cast<IntegerAttr>(v).getValue().getSExtValue();
+    double x = isa<FloatAttr>(v)  ? cast<FloatAttr>(v).getValueAsDouble()
+               : zext             ? (double)cast<IntegerAttr>(v).getValue().getZExtValue()
+                                  : (double)cast<IntegerAttr>(v).getValue().getSExtValue();
     if (auto ft = dyn_cast<FloatType>(to))
       values.push_back(FloatAttr::get(ft, x));
     else if (to.isInteger(1))

@@ -440,6 +440,21 @@ TOP_SAME_SHAPE(AbsOp)
 TOP_SAME_SHAPE(ErfOp)
 TOP_SAME_SHAPE(ReciprocalOp)
 TOP_SAME_SHAPE(CastOp)
+TOP_SAME_SHAPE(FloorOp)
+TOP_SAME_SHAPE(CeilOp)
+TOP_SAME_SHAPE(RoundOp)
+TOP_SAME_SHAPE(SignOp)
+TOP_SAME_SHAPE(SinOp)
+TOP_SAME_SHAPE(CosOp)
+TOP_SAME_SHAPE(TanOp)
+TOP_SAME_SHAPE(AsinOp)
+TOP_SAME_SHAPE(AcosOp)
+TOP_SAME_SHAPE(AtanOp)
+TOP_SAME_SHAPE(SinhOp)
+TOP_SAME_SHAPE(CoshOp)
+TOP_SAME_SHAPE(AsinhOp)
+TOP_SAME_SHAPE(AcoshOp)
+TOP_SAME_SHAPE(AtanhOp)
 #undef TOP_SAME_SHAPE
 
 //===--- shape ------------------------------------------------------------===//
@@ -592,6 +607,24 @@ LogicalResult GatherOp::computeOutputShapes(Shapes &shapes) {
   return success();
 }
 
+LogicalResult GatherElementsOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput()), idx = getShape(getIndices());
+  if (in.size() != idx.size())
+    return emitOpError() << "'indices' has rank " << idx.size() << " but 'input' has rank " << in.size();
+  if (failed(normalizeAxis(*this, getAxis(), in.size(), "axis")))
+    return failure();
+  shapes.push_back(toVec(idx));
+  return success();
+}
+
+LogicalResult CumSumOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput());
+  if (failed(normalizeAxis(*this, getAxis(), in.size(), "axis")))
+    return failure();
+  shapes.push_back(toVec(in));
+  return success();
+}
+
 LogicalResult PadOp::computeOutputShapes(Shapes &shapes) {
   auto in = getShape(getInput());
   auto pads = getPaddings();
@@ -640,6 +673,8 @@ LogicalResult InterpOp::computeOutputShapes(Shapes &shapes) {
   if (getTargetShape().size() != in.size() - 2)
     return emitOpError() << "'target_shape' has " << getTargetShape().size() << " values for "
                          << in.size() - 2 << " spatial axes";
+  if (getNearestMode() && getMode() != InterpMode::nearest)
+    return emitOpError() << "'nearest_mode' is only valid with nearest interpolation";
   SmallVector<int64_t> out{in[0], in[1]};
   for (int64_t size : getTargetShape()) {
     if (size <= 0)

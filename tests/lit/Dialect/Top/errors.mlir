@@ -603,3 +603,27 @@ func.func @where_broadcast(%c: tensor<2xi1>, %a: tensor<3xf32>) {
   %0 = top.where %c, %a, %a : (tensor<2xi1>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return
 }
+// -----
+func.func @gather_elements_rank(%a: tensor<4x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'indices' has rank 1 but 'input' has rank 2}}
+  %0 = top.gather_elements %a, %i {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+// -----
+func.func @gather_elements_axis(%a: tensor<4x3xf32>, %i: tensor<2x3xi64>) {
+  // expected-error @+1 {{'axis' 2 is out of range for rank 2}}
+  %0 = top.gather_elements %a, %i {axis = 2 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return
+}
+// -----
+func.func @cumsum_axis(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{'axis' -3 is out of range for rank 2}}
+  %0 = top.cumsum %a {axis = -3 : i64} : tensor<4x3xf32> -> tensor<4x3xf32>
+  return
+}
+// -----
+func.func @interp_nearest_mode(%a: tensor<1x2x4x4xf32>) {
+  // expected-error @+1 {{'nearest_mode' is only valid with nearest interpolation}}
+  %0 = top.interp %a {target_shape = array<i64: 8, 8>, mode = #top.interp_mode<linear>, nearest_mode = #top.nearest_mode<ceil>} : tensor<1x2x4x4xf32> -> tensor<1x2x8x8xf32>
+  return
+}

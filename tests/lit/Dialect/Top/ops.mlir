@@ -141,3 +141,54 @@ func.func @llm(%h: tensor<1x16x64xf32>, %mask: tensor<1x1x16x16xf32>) -> tensor<
   %7 = top.instancenorm %6, %5, %none {eps = 1.0e-5 : f64} : (tensor<1x16x8x8xf32>, tensor<16xf32>, none) -> tensor<1x16x8x8xf32>
   return %7 : tensor<1x16x8x8xf32>
 }
+
+// CHECK-LABEL: func.func @rounding_trig
+func.func @rounding_trig(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // CHECK: top.floor
+  %0 = top.floor %a : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.ceil
+  %1 = top.ceil %0 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.round
+  %2 = top.round %1 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.sign
+  %3 = top.sign %2 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.sin
+  %4 = top.sin %3 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.cos
+  %5 = top.cos %4 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.tan
+  %6 = top.tan %5 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.asin
+  %7 = top.asin %6 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.acos
+  %8 = top.acos %7 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.atan
+  %9 = top.atan %8 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.sinh
+  %10 = top.sinh %9 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.cosh
+  %11 = top.cosh %10 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.asinh
+  %12 = top.asinh %11 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.acosh
+  %13 = top.acosh %12 : tensor<2x3xf32> -> tensor<2x3xf32>
+  // CHECK: top.atanh
+  %14 = top.atanh %13 : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %14 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @gather_elements_cumsum
+func.func @gather_elements_cumsum(%x: tensor<3x5xf32>, %ids: tensor<3x2xi64>) -> tensor<3x2xf32> {
+  // CHECK: top.gather_elements {{.*}} -> tensor<3x2xf32>
+  %0 = top.gather_elements %x, %ids {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  // CHECK: top.cumsum {{.*}}exclusive = true, reverse = true
+  %1 = top.cumsum %0 {axis = -1 : i64, exclusive = true, reverse = true} : tensor<3x2xf32> -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+
+// CHECK-LABEL: func.func @interp_nearest_mode
+func.func @interp_nearest_mode(%x: tensor<1x4x6x8xf32>) -> tensor<1x4x12x16xf32> {
+  // CHECK: top.interp {{.*}}coord_mode = #top.coord_mode<tf_half_pixel_for_nn>{{.*}}nearest_mode = #top.nearest_mode<round_prefer_ceil>
+  %0 = top.interp %x {target_shape = array<i64: 12, 16>, mode = #top.interp_mode<nearest>, coord_mode = #top.coord_mode<tf_half_pixel_for_nn>, nearest_mode = #top.nearest_mode<round_prefer_ceil>} : tensor<1x4x6x8xf32> -> tensor<1x4x12x16xf32>
+  return %0 : tensor<1x4x12x16xf32>
+}

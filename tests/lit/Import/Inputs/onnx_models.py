@@ -232,7 +232,7 @@ def two_inputs():
 def dead_branch():
     """The unsupported node feeds only `z`; with --output_names y it is never imported."""
     nodes = [h.make_node("Relu", ["x"], ["y"], name="relu"),
-             h.make_node("Hardmax", ["y"], ["z"], name="hardmax")]
+             h.make_node("RandomUniformLike", ["y"], ["z"], name="random")]
     return model(nodes, [vi("x", [2, 3])], [vi("z", [2, 3])], opset=13)
 
 
@@ -292,7 +292,90 @@ def dangling():
     return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])])
 
 
-MODELS = {f.__name__: f for f in [shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
+def losses():
+    """NLL loss with class weights and ignore_index (target an initializer), SCE loss without weights,
+    Trilu with k, GatherElements, CumSum and Floor."""
+    nodes = [
+        h.make_node("NegativeLogLikelihoodLoss", ["x", "target", "weight"], ["nll"], name="nll",
+                    reduction="mean", ignore_index=2),
+        h.make_node("SoftmaxCrossEntropyLoss", ["x", "target"], ["sce", "log_prob"], name="sce",
+                    reduction="sum"),
+        h.make_node("Trilu", ["m", "k"], ["tri"], name="tri", upper=0),
+        h.make_node("GatherElements", ["m", "ids"], ["ge"], name="ge", axis=1),
+        h.make_node("CumSum", ["ge", "axis"], ["cs"], name="cs", reverse=1),
+        h.make_node("Floor", ["cs"], ["fl"], name="floor"),
+    ]
+    inits = [ints("target", [[0, 2, 1], [3, 1, 2]]), rand("weight", 4), ints("k", 1),
+             ints("ids", [[0, -1], [2, 1], [3, 3]]), ints("axis", -1)]
+    return model(nodes, [vi("x", [2, 4, 3]), vi("m", [3, 4])],
+                 [vi("nll", []), vi("sce", []), vi("log_prob", [2, 4, 3]), vi("tri", [3, 4]), vi("fl", [3, 2])],
+                 inits, opset=14)
+
+
+def composites():
+    """Ops composed from several Top ops: Elu, Shrink, float Mod with fmod, QuantizeLinear per axis,
+    Hardmax, IsInf, ThresholdedRelu, Compress and GatherND with constant indices, EyeLike."""
+    nodes = [
+        h.make_node("Elu", ["x"], ["elu"], name="elu", alpha=0.5),
+        h.make_node("Shrink", ["elu"], ["shrink"], name="shrink", lambd=0.25, bias=0.1),
+        h.make_node("Mod", ["shrink", "x"], ["mod"], name="mod", fmod=1),
+        h.make_node("QuantizeLinear", ["mod", "scale", "zp"], ["q"], name="quant", axis=1),
+        h.make_node("Hardmax", ["x"], ["hard"], name="hardmax", axis=1),
+        h.make_node("IsInf", ["x"], ["inf"], name="isinf", detect_negative=0),
+        h.make_node("ThresholdedRelu", ["x"], ["thr"], name="thr", alpha=0.5),
+        h.make_node("Compress", ["x", "cond"], ["comp"], name="compress", axis=1),
+        h.make_node("GatherND", ["x", "nd"], ["gnd"], name="gathernd"),
+        h.make_node("EyeLike", ["x"], ["eye"], name="eye", k=1),
+    ]
+    inits = [init("scale", [0.5, 0.25, 1.0]), init("zp", [128, 0, 255], np.uint8),
+             init("cond", [True, False, True], np.bool_), ints("nd", [[1, 2], [0, 0]])]
+    return model(nodes, [vi("x", [2, 3])],
+                 [vi("q", [2, 3], T.UINT8), vi("hard", [2, 3]), vi("inf", [2, 3], T.BOOL), vi("thr", [2, 3]),
+                  vi("comp", [2, 2]), vi("gnd", [2]), vi("eye", [2, 3])], inits)
+
+
+def scatters():
+    """ScatterElements with constant indices (last write wins), ScatterND with reduction add and a
+    duplicate index (two layers)."""
+    nodes = [
+        h.make_node("ScatterElements", ["x", "ids", "upd"], ["se"], name="se", axis=1),
+        h.make_node("ScatterND", ["se", "nd", "rows"], ["snd"], name="snd", reduction="add"),
+    ]
+    inits = [ints("ids", [[2, 0]]), ints("nd", [[1], [1]])]
+    return model(nodes, [vi("x", [2, 3]), vi("upd", [1, 2]), vi("rows", [2, 3])], [vi("snd", [2, 3])], inits,
+                 opset=16)
+
+
+def einsum():
+    """Einsum as a batch matmul with a transposed output, an implicit-output sum, and
+    DynamicQuantizeLinear."""
+    nodes = [
+        h.make_node("Einsum", ["a", "b"], ["bmm"], name="bmm", equation="bij, bjk -> bki"),
+        h.make_node("Einsum", ["a"], ["rows"], name="rows", equation="bij->bi"),
+        h.make_node("DynamicQuantizeLinear", ["a"], ["q", "q_scale", "q_zp"], name="dq"),
+    ]
+    return model(nodes, [vi("a", [2, 3, 4]), vi("b", [2, 4, 5])],
+                 [vi("bmm", [2, 5, 3]), vi("rows", [2, 3]), vi("q", [2, 3, 4], T.UINT8), vi("q_scale", []),
+                  vi("q_zp", [], T.UINT8)])
+
+
+def quantized():
+    """MatMulInteger and QLinearMatMul on uint8 operands, a symmetric HannWindow of constant size, LRN."""
+    nodes = [
+        h.make_node("MatMulInteger", ["a", "b", "azp", "bzp"], ["mmi"], name="mmi"),
+        h.make_node("QLinearMatMul", ["a", "as", "azp", "b", "bs", "bzp", "ys", "yzp"], ["qmm"], name="qmm"),
+        h.make_node("HannWindow", ["n"], ["hann"], name="hann", periodic=0),
+        h.make_node("LRN", ["x"], ["lrn"], name="lrn", size=3, alpha=0.2, beta=0.75, bias=1.5),
+    ]
+    inits = [init("a", [[1, 2, 3], [4, 5, 6]], np.uint8), init("b", [[1, 0], [2, 1], [0, 3]], np.uint8),
+             init("azp", 1, np.uint8), init("bzp", [0, 1], np.uint8), init("yzp", 10, np.uint8),
+             ints("n", 5)]
+    return model(nodes, [vi("as", []), vi("bs", []), vi("ys", []), vi("x", [1, 4, 2, 2])],
+                 [vi("mmi", [2, 2], T.INT32), vi("qmm", [2, 2], T.UINT8), vi("hann", [5]),
+                  vi("lrn", [1, 4, 2, 2])], inits, opset=17)
+
+
+MODELS = {f.__name__: f for f in [quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv3d, opset18, opset6,
                                   bad_reshape, external]}
 

@@ -77,8 +77,14 @@ def Top_InterpModeAttr : Top_EnumAttr<Top_InterpMode, "interp_mode">;
 
 def Top_CoordMode : Top_I32Enum<"CoordMode", "resize coordinate transformation", [
   I32EnumAttrCase<"half_pixel", 0>, I32EnumAttrCase<"pytorch_half_pixel", 1>,
-  I32EnumAttrCase<"align_corners", 2>, I32EnumAttrCase<"asymmetric", 3>]>;
+  I32EnumAttrCase<"align_corners", 2>, I32EnumAttrCase<"asymmetric", 3>,
+  I32EnumAttrCase<"tf_half_pixel_for_nn", 4>]>;
 def Top_CoordModeAttr : Top_EnumAttr<Top_CoordMode, "coord_mode">;
+
+def Top_NearestMode : Top_I32Enum<"NearestMode", "how nearest resize rounds a source coordinate", [
+  I32EnumAttrCase<"round_prefer_floor", 0>, I32EnumAttrCase<"round_prefer_ceil", 1>,
+  I32EnumAttrCase<"floor", 2>, I32EnumAttrCase<"ceil", 3>]>;
+def Top_NearestModeAttr : Top_EnumAttr<Top_NearestMode, "nearest_mode">;
 
 def Top_CompareMode : Top_I32Enum<"CompareMode", "element-wise comparison or logic", [
   I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>, I32EnumAttrCase<"lt", 2>,

@@ -206,4 +206,52 @@ def Top_ReciprocalOp : Top_UnaryOp<"reciprocal", "Reciprocal"> {
   let description = Top_UnaryDoc<"reciprocal", "1 / x">.doc;
 }
 
+//===--- Rounding and trigonometry -------------------------------------------===//
+
+def Top_FloorOp : Top_UnaryOp<"floor", "Rounds down"> {
+  let description = Top_UnaryDoc<"floor", "floor(x)">.doc;
+}
+def Top_CeilOp : Top_UnaryOp<"ceil", "Rounds up"> {
+  let description = Top_UnaryDoc<"ceil", "ceil(x)">.doc;
+}
+def Top_RoundOp : Top_UnaryOp<"round", "Rounds to the nearest integer, ties to even"> {
+  let description = Top_UnaryDoc<"round", "round-half-to-even(x)">.doc;
+}
+def Top_SignOp : Top_UnaryOp<"sign", "Sign"> {
+  let description = Top_UnaryDoc<"sign", "x > 0 ? 1 : (x < 0 ? -1 : 0)">.doc;
+}
+def Top_SinOp : Top_UnaryOp<"sin", "Sine"> {
+  let description = Top_UnaryDoc<"sin", "sin(x)">.doc;
+}
+def Top_CosOp : Top_UnaryOp<"cos", "Cosine"> {
+  let description = Top_UnaryDoc<"cos", "cos(x)">.doc;
+}
+def Top_TanOp : Top_UnaryOp<"tan", "Tangent"> {
+  let description = Top_UnaryDoc<"tan", "tan(x)">.doc;
+}
+def Top_AsinOp : Top_UnaryOp<"asin", "Arcsine"> {
+  let description = Top_UnaryDoc<"asin", "asin(x)">.doc;
+}
+def Top_AcosOp : Top_UnaryOp<"acos", "Arccosine"> {
+  let description = Top_UnaryDoc<"acos", "acos(x)">.doc;
+}
+def Top_AtanOp : Top_UnaryOp<"atan", "Arctangent"> {
+  let description = Top_UnaryDoc<"atan", "atan(x)">.doc;
+}
+def Top_SinhOp : Top_UnaryOp<"sinh", "Hyperbolic sine"> {
+  let description = Top_UnaryDoc<"sinh", "sinh(x)">.doc;
+}
+def Top_CoshOp : Top_UnaryOp<"cosh", "Hyperbolic cosine"> {
+  let description = Top_UnaryDoc<"cosh", "cosh(x)">.doc;
+}
+def Top_AsinhOp : Top_UnaryOp<"asinh", "Inverse hyperbolic sine"> {
+  let description = Top_UnaryDoc<"asinh", "asinh(x)">.doc;
+}
+def Top_AcoshOp : Top_UnaryOp<"acosh", "Inverse hyperbolic cosine"> {
+  let description = Top_UnaryDoc<"acosh", "acosh(x)">.doc;
+}
+def Top_AtanhOp : Top_UnaryOp<"atanh", "Inverse hyperbolic tangent"> {
+  let description = Top_UnaryDoc<"atanh", "atanh(x)">.doc;
+}
+
 #endif // TPUC_TOP_ELEMENTWISE_OPS

@@ -129,6 +129,38 @@ def Top_GatherOp : Top_Op<"gather"> {
   let hasFolder = 1;
 }
 
+def Top_GatherElementsOp : Top_Op<"gather_elements"> {
+  let summary = "Gathers single elements by index along an axis (category: shape)";
+  let description = [{
+    ONNX GatherElements: `indices` has the rank of `input` and gives the output its shape; output element
+    `[i0, .., ik, ..]` is `input[i0, .., indices[i0, .., ik, ..], ..]` with k = `axis`. Negative indices
+    count from the end.
+
+    ```mlir
+    %y = top.gather_elements %x, %ids {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x1xi64>) -> tensor<3x1xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$indices, I64Attr:$axis);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_CumSumOp : Top_Op<"cumsum"> {
+  let summary = "Cumulative sum along an axis (category: shape)";
+  let description = [{
+    ONNX CumSum: each output element is the sum of the input elements up to it along `axis`; `exclusive`
+    leaves the element itself out and `reverse` sums from the end.
+
+    ```mlir
+    %y = top.cumsum %x {axis = 1 : i64, reverse = true} : tensor<2x5xf32> -> tensor<2x5xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, I64Attr:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                   DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Top_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 def Top_PadOp : Top_Op<"pad"> {
   let summary = "Pads the borders of a tensor (category: shape)";
   let description = [{
@@ -167,16 +199,21 @@ def Top_InterpOp : Top_Op<"interp"> {
   let summary = "Resizes the trailing spatial axes, nearest or linear (category: resize)";
   let description = [{
     ONNX Resize / Upsample on NCHW (or NCW) input to the spatial size `target_shape`, with the given
-    interpolation and coordinate transformation. Nearest rounds half down for `asymmetric`
-    (ONNX `floor`) and to nearest otherwise (`round_prefer_floor`).
+    interpolation and coordinate transformation. Nearest rounds the source coordinate as `nearest_mode`
+    says; without it, down for `asymmetric` (ONNX `floor`) and to nearest, halves down, otherwise
+    (`round_prefer_floor`). `nearest_mode` is only valid with nearest interpolation.
 
     ```mlir
     %y = top.interp %x {target_shape = array<i64: 16, 16>, mode = #top.interp_mode<linear>,
                         coord_mode = #top.coord_mode<half_pixel>} : tensor<1x8x8x8xf32> -> tensor<1x8x16x16xf32>
+    %z = top.interp %x {target_shape = array<i64: 12, 12>, mode = #top.interp_mode<nearest>,
+                        coord_mode = #top.coord_mode<align_corners>, nearest_mode = #top.nearest_mode<ceil>}
+        : tensor<1x8x8x8xf32> -> tensor<1x8x12x12xf32>
     ```
   }];
   let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$target_shape, Top_InterpModeAttr:$mode,
-                   DefaultValuedAttr<Top_CoordModeAttr, "CoordMode::half_pixel">:$coord_mode);
+                   DefaultValuedAttr<Top_CoordModeAttr, "CoordMode::half_pixel">:$coord_mode,
+                   OptionalAttr<Top_NearestModeAttr>:$nearest_mode);
   let results = (outs Top_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
