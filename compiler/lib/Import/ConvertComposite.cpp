@@ -17,24 +17,10 @@ using namespace tpuc::top;
 namespace tpuc::importer {
 namespace {
 
-LogicalResult finish(GraphImporter &g, Value y) {
-  if (!y)
-    return failure();
-  g.setOutput(0, y);
-  return success();
-}
-
-/// A single-result op whose result has element type `elem`.
-template <typename OpTy>
-Value make(GraphImporter &g, StringRef suffix, ValueRange operands, ArrayRef<NamedAttribute> attrs, Type elem) {
-  Operation *op = g.createOp(OpTy::getOperationName(), suffix, operands, attrs, {elem});
-  return op ? op->getResult(0) : Value();
-}
-
 Value compare(GraphImporter &g, StringRef suffix, Value lhs, Value rhs, CompareMode mode) {
   if (!lhs || !rhs)
     return {};
-  return make<CompareOp>(g, suffix, {lhs, rhs},
+  return g.build<CompareOp>(suffix, {lhs, rhs},
                          {g.named("mode", CompareModeAttr::get(g.builder().getContext(), mode))},
                          g.builder().getI1Type());
 }
@@ -60,7 +46,7 @@ LogicalResult convertElu(GraphImporter &g) {
   double alpha = g.attrFloat("alpha", 1.0);
   Value neg = expMinusOne(g, x, alpha, "");
   Value pos = compare(g, "positive", x, scalar(g, "zero", 0.0f), CompareMode::gt);
-  return finish(g, neg && pos ? g.build<WhereOp>("", {pos, x, neg}) : Value());
+  return g.finish(neg && pos ? g.build<WhereOp>("", {pos, x, neg}) : Value());
 }
 
 /// Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
@@ -72,7 +58,7 @@ LogicalResult convertCelu(GraphImporter &g) {
   Value neg = expMinusOne(g, constOp<DivConstOp>(g, "div_alpha", x, alpha), alpha, "");
   Value low = constOp<MinConstOp>(g, "negative", neg, 0.0);
   Value high = x ? g.build<ReluOp>("positive", {x}) : Value();
-  return finish(g, low && high ? g.build<AddOp>("", {high, low}) : Value());
+  return g.finish(low && high ? g.build<AddOp>("", {high, low}) : Value());
 }
 
 /// Shrink: x < -lambd ? x + bias : (x > lambd ? x - bias : 0).
@@ -84,9 +70,9 @@ LogicalResult convertShrink(GraphImporter &g) {
   Value plus = constOp<AddConstOp>(g, "plus_bias", x, bias);
   Value minus = constOp<SubConstOp>(g, "minus_bias", x, bias);
   Value zero = scalar(g, "zero", 0.0f);
-  Value upper = above && minus && zero ? make<WhereOp>(g, "upper", {above, minus, zero}, {}, g.outputElemType(0))
+  Value upper = above && minus && zero ? g.build<WhereOp>("upper", {above, minus, zero}, {}, g.outputElemType(0))
                                        : Value();
-  return finish(g, below && plus && upper ? g.build<WhereOp>("", {below, plus, upper}) : Value());
+  return g.finish(below && plus && upper ? g.build<WhereOp>("", {below, plus, upper}) : Value());
 }
 
 /// Mod of float tensors: a - b * floor(a / b), or with fmod a - b * trunc(a / b), trunc(v) being
@@ -106,7 +92,7 @@ LogicalResult convertMod(GraphImporter &g) {
     whole = q ? g.build<FloorOp>("floor", {q}) : Value();
   }
   Value prod = whole ? g.build<MulOp>("product", {b, whole}) : Value();
-  return finish(g, prod ? g.build<SubOp>("", {a, prod}) : Value());
+  return g.finish(prod ? g.build<SubOp>("", {a, prod}) : Value());
 }
 
 /// A per-axis quantization parameter reshaped to broadcast along `axis` of a rank-`rank` tensor.
@@ -131,7 +117,7 @@ FailureOr<int64_t> quantAxis(GraphImporter &g) {
 Value toF32(GraphImporter &g, Value v, StringRef suffix) {
   if (!v || isa<FloatType>(GraphImporter::elementTypeOf(v)))
     return v;
-  return make<CastOp>(g, suffix, {v}, {}, g.builder().getF32Type());
+  return g.build<CastOp>(suffix, {v}, {}, g.builder().getF32Type());
 }
 
 /// DequantizeLinear: (x - zero_point) * scale, per tensor or along `axis`.
@@ -148,7 +134,7 @@ LogicalResult convertDequantize(GraphImporter &g) {
     Value zp = alongAxis(g, toF32(g, g.input(2), "zero_point_float"), rank, *axis, "zero_point");
     x = zp ? g.build<SubOp>("centered", {x, zp}) : Value();
   }
-  return finish(g, x ? g.build<MulOp>("", {x, scale}) : Value());
+  return g.finish(x ? g.build<MulOp>("", {x, scale}) : Value());
 }
 
 /// QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) in the zero point's integer type
@@ -174,7 +160,7 @@ LogicalResult convertQuantize(GraphImporter &g) {
   double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, w - 1);
   double hi = isUnsigned ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
   Value sat = q ? g.build<ClipOp>("saturated", {q}, {g.f64("min", lo), g.f64("max", hi)}) : Value();
-  return finish(g, sat ? make<CastOp>(g, "", {sat}, {}, intType) : Value());
+  return g.finish(sat ? g.build<CastOp>("", {sat}, {}, intType) : Value());
 }
 
 /// MeanVarianceNormalization: (x - mean) / (sqrt(var) + 1e-9) over `axes` (default N, H, W).
@@ -199,7 +185,7 @@ LogicalResult convertMVN(GraphImporter &g) {
   Value d = m ? g.build<SubOp>("centered", {x, m}) : Value();
   Value var = mean("variance", d ? g.build<MulOp>("squared", {d, d}) : Value());
   Value sd = constOp<AddConstOp>(g, "std_eps", var ? g.build<SqrtOp>("std", {var}) : Value(), 1e-9);
-  return finish(g, d && sd ? g.build<DivOp>("", {d, sd}) : Value());
+  return g.finish(d && sd ? g.build<DivOp>("", {d, sd}) : Value());
 }
 
 /// ReverseSequence with `sequence_lens` known at import time: the first `len[b]` steps of every batch
@@ -233,7 +219,7 @@ LogicalResult convertReverseSequence(GraphImporter &g) {
   Value x = g.reshape(g.input(0), {in[0] * in[1], rest}, "flat");
   Value idx = g.materialize(g.nodeName() + "_source", HostTensor::ints({(int64_t)source.size()}, source));
   Value y = x && idx ? g.build<GatherOp>("gather", {x, idx}, {g.i64("axis", 0)}) : Value();
-  return finish(g, g.reshape(y, in, ""));
+  return g.finish(g.reshape(y, in, ""));
 }
 
 /// Writes `updates` into `data` at flat positions known at import time. Each layer maps every data element
@@ -276,9 +262,9 @@ LogicalResult scatterByPositions(GraphImporter &g, const Layers &layers, StringR
       else
         return g.fail("unknown reduction '" + reduction.str() + "'");
     }
-    y = picked ? make<WhereOp>(g, last ? "" : "layer" + tag, {mask, picked, y}, {}, g.outputElemType(0)) : Value();
+    y = picked ? g.build<WhereOp>(last ? "" : "layer" + tag, {mask, picked, y}, {}, g.outputElemType(0)) : Value();
   }
-  return finish(g, y);
+  return g.finish(y);
 }
 
 /// Records that update `u` lands on data element `target` (of `total`).
@@ -390,8 +376,8 @@ LogicalResult convertDynamicQuantize(GraphImporter &g) {
   q = q && zp ? g.build<AddOp>("shifted", {q, zp}) : Value();
   q = q ? g.build<ClipOp>("saturated", {q}, {g.f64("min", 0.0), g.f64("max", 255.0)}) : Value();
   Type u8 = IntegerType::get(g.builder().getContext(), 8, IntegerType::Unsigned);
-  Value y = q ? make<CastOp>(g, "", {q}, {}, u8) : Value();
-  Value zpOut = zp ? make<CastOp>(g, "zero_point", {zp}, {}, u8) : Value();
+  Value y = q ? g.build<CastOp>("", {q}, {}, u8) : Value();
+  Value zpOut = zp ? g.build<CastOp>("zero_point", {zp}, {}, u8) : Value();
   if (!y || !zpOut)
     return failure();
   g.setOutput(0, y);
@@ -492,7 +478,7 @@ LogicalResult convertEinsum(GraphImporter &g) {
       perm.push_back(kept.find(c));
     acc = g.build<PermuteOp>("", {acc}, {g.i64s("order", perm)});
   }
-  return finish(g, acc);
+  return g.finish(acc);
 }
 
 /// LRN: x / (bias + alpha / size * sum of x^2 over a window of `size` channels)^beta. The channel sum is an
@@ -518,7 +504,7 @@ LogicalResult convertLRN(GraphImporter &g) {
   Value scaled = constOp<MulConstOp>(g, "alpha", mean, alpha); // alpha / size * sum
   Value base = constOp<AddConstOp>(g, "bias", scaled, bias);
   Value denom = base ? g.build<PowOp>("power", {base}, {g.f64("exponent", beta)}) : Value();
-  return finish(g, denom ? g.build<DivOp>("", {x, denom}) : Value());
+  return g.finish(denom ? g.build<DivOp>("", {x, denom}) : Value());
 }
 
 } // namespace

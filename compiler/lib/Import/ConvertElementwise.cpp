@@ -14,13 +14,6 @@ using namespace tpuc::top;
 namespace tpuc::importer {
 namespace {
 
-LogicalResult finish(GraphImporter &g, Value y) {
-  if (!y)
-    return failure();
-  g.setOutput(0, y);
-  return success();
-}
-
 /// Whether input `k` is a one-element constant that broadcasting does not widen beyond input `other`.
 const HostTensor *scalarOperand(GraphImporter &g, size_t k, size_t other) {
   const HostTensor *c = g.constInput(k);
@@ -78,10 +71,10 @@ template <Arith Kind> LogicalResult convertBinary(GraphImporter &g) {
     return g.fail("integer division of tensors not known at import time is not supported");
   bool commutative = Kind == Arith::Add || Kind == Arith::Mul || Kind == Arith::Max || Kind == Arith::Min;
   if (const HostTensor *c = scalarOperand(g, 1, 0))
-    return finish(g, buildConst(g, Kind, "", g.input(0), c->at(0), false));
+    return g.finish(buildConst(g, Kind, "", g.input(0), c->at(0), false));
   if (const HostTensor *c = scalarOperand(g, 0, 1))
-    return finish(g, buildConst(g, Kind, "", g.input(1), c->at(0), !commutative));
-  return finish(g, buildBinary(g, Kind, "", g.input(0), g.input(1)));
+    return g.finish(buildConst(g, Kind, "", g.input(1), c->at(0), !commutative));
+  return g.finish(buildBinary(g, Kind, "", g.input(0), g.input(1)));
 }
 
 /// Variadic Max / Min / Sum / Mean: a chain of binary ops (Mean divides at the end).
@@ -96,36 +89,36 @@ template <Arith Kind, bool Mean = false> LogicalResult convertVariadic(GraphImpo
   }
   if (Mean && acc)
     acc = n == 1 ? acc : g.build<DivConstOp>("", {acc}, {g.f64("const_val", n)});
-  return finish(g, acc);
+  return g.finish(acc);
 }
 
 LogicalResult convertPow(GraphImporter &g) {
   if (const HostTensor *e = g.constInput(1); e && e->numel() == 1 && !g.constInput(0))
-    return finish(g, g.build<PowOp>("", {g.input(0)}, {g.f64("exponent", e->at(0))}));
+    return g.finish(g.build<PowOp>("", {g.input(0)}, {g.f64("exponent", e->at(0))}));
   // c ^ y = exp(y * ln c) for a positive scalar base.
   if (const HostTensor *b = scalarOperand(g, 0, 1)) {
     if (b->at(0) <= 0)
       return g.fail("Pow of a non-positive constant base to a tensor exponent is not supported");
     Value scaled = g.build<MulConstOp>("log_base", {g.input(1)}, {g.f64("const_val", std::log(b->at(0)))});
-    return finish(g, scaled ? g.build<ExpOp>("", {scaled}) : Value());
+    return g.finish(scaled ? g.build<ExpOp>("", {scaled}) : Value());
   }
   return g.fail("Pow needs a scalar constant exponent (or a positive scalar constant base)");
 }
 
 template <typename OpTy> LogicalResult convertUnary(GraphImporter &g) {
-  return finish(g, g.build<OpTy>("", {g.input(0)}));
+  return g.finish(g.build<OpTy>("", {g.input(0)}));
 }
 
 LogicalResult convertNeg(GraphImporter &g) {
-  return finish(g, g.build<MulConstOp>("", {g.input(0)}, {g.f64("const_val", -1.0)}));
+  return g.finish(g.build<MulConstOp>("", {g.input(0)}, {g.f64("const_val", -1.0)}));
 }
 
 LogicalResult convertLeakyRelu(GraphImporter &g) {
-  return finish(g, g.build<LeakyReluOp>("", {g.input(0)}, {g.f64("alpha", g.attrFloat("alpha", 0.01))}));
+  return g.finish(g.build<LeakyReluOp>("", {g.input(0)}, {g.f64("alpha", g.attrFloat("alpha", 0.01))}));
 }
 
 LogicalResult convertHardSigmoid(GraphImporter &g) {
-  return finish(g, g.build<HardSigmoidOp>(
+  return g.finish(g.build<HardSigmoidOp>(
                        "", {g.input(0)},
                        {g.f64("alpha", g.attrFloat("alpha", 0.2)), g.f64("beta", g.attrFloat("beta", 0.5))}));
 }
@@ -134,18 +127,18 @@ LogicalResult convertHardSigmoid(GraphImporter &g) {
 LogicalResult convertSoftplus(GraphImporter &g) {
   Value e = g.build<ExpOp>("exp", {g.input(0)});
   Value p = e ? g.build<AddConstOp>("plus_one", {e}, {g.f64("const_val", 1.0)}) : Value();
-  return finish(g, p ? g.build<LogOp>("", {p}) : Value());
+  return g.finish(p ? g.build<LogOp>("", {p}) : Value());
 }
 
 /// max(0, x) + slope * min(0, x); a scalar slope is a leaky relu.
 LogicalResult convertPRelu(GraphImporter &g) {
   if (const HostTensor *s = g.constInput(1); s && s->numel() == 1)
-    return finish(g, g.build<LeakyReluOp>("", {g.input(0)}, {g.f64("alpha", s->at(0))}));
+    return g.finish(g.build<LeakyReluOp>("", {g.input(0)}, {g.f64("alpha", s->at(0))}));
   Value x = g.input(0);
   Value pos = g.build<ReluOp>("pos", {x});
   Value neg = g.build<MinConstOp>("neg", {x}, {g.f64("const_val", 0.0)});
   Value scaled = neg ? g.build<MulOp>("slope", {neg, g.input(1)}) : Value();
-  return finish(g, pos && scaled ? g.build<AddOp>("", {pos, scaled}) : Value());
+  return g.finish(pos && scaled ? g.build<AddOp>("", {pos, scaled}) : Value());
 }
 
 LogicalResult convertClip(GraphImporter &g) {
@@ -166,7 +159,7 @@ LogicalResult convertClip(GraphImporter &g) {
         y = g.build<MaxOp>(g.hasInput(2) ? "min" : "", {y, g.input(1)});
       if (g.hasInput(2) && y)
         y = g.build<MinOp>("", {y, g.input(2)});
-      return finish(g, y);
+      return g.finish(y);
     }
     if (cmin)
       lo = cmin->at(0);
@@ -177,24 +170,24 @@ LogicalResult convertClip(GraphImporter &g) {
     return g.fail("'min' (" + std::to_string(lo) + ") exceeds 'max' (" + std::to_string(hi) + ")");
   // Clip(0, inf) is Relu and Clip(0, 6) is Relu6; as relus they fuse into their producer.
   if (lo == 0 && hi > 0)
-    return finish(g, g.build<ReluOp>("", {x}, {g.f64("relu_limit", hi >= FLT_MAX ? -1.0 : hi)}));
-  return finish(g, g.build<ClipOp>("", {x}, {g.f64("min", lo), g.f64("max", hi)}));
+    return g.finish(g.build<ReluOp>("", {x}, {g.f64("relu_limit", hi >= FLT_MAX ? -1.0 : hi)}));
+  return g.finish(g.build<ClipOp>("", {x}, {g.f64("min", lo), g.f64("max", hi)}));
 }
 
 template <CompareMode Mode> LogicalResult convertCompare(GraphImporter &g) {
   auto mode = CompareModeAttr::get(g.builder().getContext(), Mode);
-  return finish(g, g.build<CompareOp>("", {g.input(0), g.input(1)}, {g.named("mode", mode)}));
+  return g.finish(g.build<CompareOp>("", {g.input(0), g.input(1)}, {g.named("mode", mode)}));
 }
 
 /// Not x == (x == false).
 LogicalResult convertNot(GraphImporter &g) {
   Value zero = g.materialize(g.nodeName() + "_false", HostTensor::ints({}, {0}, onnx::TensorProto::BOOL));
   auto mode = CompareModeAttr::get(g.builder().getContext(), CompareMode::eq);
-  return finish(g, g.build<CompareOp>("", {g.input(0), zero}, {g.named("mode", mode)}));
+  return g.finish(g.build<CompareOp>("", {g.input(0), zero}, {g.named("mode", mode)}));
 }
 
 LogicalResult convertWhere(GraphImporter &g) {
-  return finish(g, g.build<WhereOp>("", {g.input(0), g.input(1), g.input(2)}));
+  return g.finish(g.build<WhereOp>("", {g.input(0), g.input(1), g.input(2)}));
 }
 
 LogicalResult convertCast(GraphImporter &g) {
@@ -206,12 +199,12 @@ LogicalResult convertCast(GraphImporter &g) {
     return failure();
   Type elem = g.topElemType((int32_t)to);
   if (GraphImporter::elementTypeOf(x) == elem)
-    return finish(g, x); // float16/double/float all become f32 in Top
+    return g.finish(x); // float16/double/float all become f32 in Top
   Operation *op = g.createOp(CastOp::getOperationName(), "", {x}, {}, {elem});
-  return finish(g, op ? op->getResult(0) : Value());
+  return g.finish(op ? op->getResult(0) : Value());
 }
 
-LogicalResult convertIdentity(GraphImporter &g) { return finish(g, g.input(0)); }
+LogicalResult convertIdentity(GraphImporter &g) { return g.finish(g.input(0)); }
 
 /// Inference-mode Dropout: the identity, and an all-true mask.
 LogicalResult convertDropout(GraphImporter &g) {
@@ -225,7 +218,7 @@ LogicalResult convertDropout(GraphImporter &g) {
     return g.fail("'training_mode' must be known at import time");
   if (g.outputUsed(1))
     g.setConstOutput(1, HostTensor::filled(g.inputShape(0), onnx::TensorProto::BOOL, 1));
-  return finish(g, g.input(0));
+  return g.finish(g.input(0));
 }
 
 /// CastLike: Cast to the element type of the second input.
@@ -235,9 +228,9 @@ LogicalResult convertCastLike(GraphImporter &g) {
   if (!x)
     return failure();
   if (GraphImporter::elementTypeOf(x) == elem)
-    return finish(g, x);
+    return g.finish(x);
   Operation *op = g.createOp(CastOp::getOperationName(), "", {x}, {}, {elem});
-  return finish(g, op ? op->getResult(0) : Value());
+  return g.finish(op ? op->getResult(0) : Value());
 }
 
 /// x > alpha ? x : 0.
@@ -250,14 +243,14 @@ LogicalResult convertThresholdedRelu(GraphImporter &g) {
   auto gt = CompareModeAttr::get(g.builder().getContext(), CompareMode::gt);
   Operation *cond = g.createOp(CompareOp::getOperationName(), "above", {x, alpha}, {g.named("mode", gt)},
                                {g.builder().getI1Type()});
-  return finish(g, cond ? g.build<WhereOp>("", {cond->getResult(0), x, zero}) : Value());
+  return g.finish(cond ? g.build<WhereOp>("", {cond->getResult(0), x, zero}) : Value());
 }
 
 /// IsNaN is x != x.
 LogicalResult convertIsNaN(GraphImporter &g) {
   auto ne = CompareModeAttr::get(g.builder().getContext(), CompareMode::ne);
   Value x = g.input(0);
-  return finish(g, x ? g.build<CompareOp>("", {x, x}, {g.named("mode", ne)}) : Value());
+  return g.finish(x ? g.build<CompareOp>("", {x, x}, {g.named("mode", ne)}) : Value());
 }
 
 /// IsInf: x == +inf and/or x == -inf, as `detect_positive` / `detect_negative` ask (x == NaN, never true,
@@ -278,11 +271,11 @@ LogicalResult convertIsInf(GraphImporter &g) {
     return c ? compare(suffix, x, c, CompareMode::eq) : Value();
   };
   if (!pos && !neg)
-    return finish(g, equals(NAN, "nan", ""));
+    return g.finish(equals(NAN, "nan", ""));
   if (pos != neg)
-    return finish(g, pos ? equals(INFINITY, "pos_inf", "") : equals(-INFINITY, "neg_inf", ""));
+    return g.finish(pos ? equals(INFINITY, "pos_inf", "") : equals(-INFINITY, "neg_inf", ""));
   Value p = equals(INFINITY, "pos_inf", "pos"), n = equals(-INFINITY, "neg_inf", "neg");
-  return finish(g, p && n ? compare("", p, n, CompareMode::Or) : Value());
+  return g.finish(p && n ? compare("", p, n, CompareMode::Or) : Value());
 }
 
 } // namespace

@@ -12,16 +12,8 @@ using namespace tpuc::top;
 namespace tpuc::importer {
 namespace {
 
-/// Creates a single-result op whose result has element type `elem`.
-template <typename OpTy>
-Value make(GraphImporter &g, StringRef suffix, ValueRange operands, ArrayRef<NamedAttribute> attrs,
-           Type elem) {
-  Operation *op = g.createOp(OpTy::getOperationName(), suffix, operands, attrs, {elem});
-  return op ? op->getResult(0) : Value();
-}
-
 Value compare(GraphImporter &g, StringRef suffix, Value lhs, Value rhs, CompareMode mode) {
-  return make<CompareOp>(g, suffix, {lhs, rhs},
+  return g.build<CompareOp>(suffix, {lhs, rhs},
                          {g.named("mode", CompareModeAttr::get(g.builder().getContext(), mode))},
                          g.builder().getI1Type());
 }
@@ -63,14 +55,14 @@ Value nllLoss(GraphImporter &g, Value logProb, Value target, Value weight, Strin
     Value iiValue = g.materialize(g.nodeName() + "_" + p + "ignore_index", HostTensor::ints({}, {ii}, dtype));
     Value zero = g.materialize(g.nodeName() + "_" + p + "class0", HostTensor::ints({}, {0}, dtype));
     keep = iiValue ? compare(g, p + "keep", target, iiValue, CompareMode::ne) : Value();
-    safe = keep && zero ? make<WhereOp>(g, p + "safe_target", {keep, target, zero}, {}, targetElem) : Value();
+    safe = keep && zero ? g.build<WhereOp>(p + "safe_target", {keep, target, zero}, {}, targetElem) : Value();
     if (!safe)
       return {};
   }
   std::vector<int64_t> idxShape(tshape.begin(), tshape.end());
   idxShape.insert(idxShape.begin() + 1, 1);
   Value idx = g.reshape(safe, idxShape, p + "target_index");
-  Value picked = idx ? make<GatherElementsOp>(g, p + "pick", {logProb, idx}, {g.i64("axis", 1)}, f32) : Value();
+  Value picked = idx ? g.build<GatherElementsOp>(p + "pick", {logProb, idx}, {g.i64("axis", 1)}, f32) : Value();
   Value flat = picked ? g.reshape(picked, std::vector<int64_t>(tshape.begin(), tshape.end()), p + "picked")
                       : Value();
   // The op that computes the node's result takes the node's name; the others are helpers.
@@ -82,9 +74,9 @@ Value nllLoss(GraphImporter &g, Value logProb, Value target, Value weight, Strin
   // Per-sample weights: the class weight of the target, zero where the target is ignored.
   Value w;
   if (weight)
-    w = make<GatherOp>(g, p + "sample_weight", {weight, safe}, {g.i64("axis", 0)}, f32);
+    w = g.build<GatherOp>(p + "sample_weight", {weight, safe}, {g.i64("axis", 0)}, f32);
   if (ignore) {
-    Value keepF = make<CastOp>(g, p + "keep_weight", {keep}, {}, f32);
+    Value keepF = g.build<CastOp>(p + "keep_weight", {keep}, {}, f32);
     w = w && keepF ? g.build<MulOp>(p + "masked_weight", {w, keepF}) : keepF;
   }
   if ((weight || ignore) && !w)
@@ -121,7 +113,7 @@ LogicalResult convertSCELoss(GraphImporter &g) {
   Value w = g.hasInput(2) ? g.input(2) : Value();
   if (!x || !t || (g.hasInput(2) && !w))
     return failure();
-  Value logProb = make<SoftmaxOp>(g, "log_prob", {x}, {g.i64("axis", 1), g.boolean("log", true)},
+  Value logProb = g.build<SoftmaxOp>("log_prob", {x}, {g.i64("axis", 1), g.boolean("log", true)},
                                   g.builder().getF32Type());
   Value loss = logProb ? nllLoss(g, logProb, t, w, "nll_") : Value();
   if (!loss)

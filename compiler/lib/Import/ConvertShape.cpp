@@ -15,13 +15,6 @@ using namespace tpuc::top;
 namespace tpuc::importer {
 namespace {
 
-LogicalResult finish(GraphImporter &g, Value y) {
-  if (!y)
-    return failure();
-  g.setOutput(0, y);
-  return success();
-}
-
 std::string listText(const std::vector<int64_t> &values) {
   std::string text = "[";
   for (size_t k = 0; k < values.size(); ++k)
@@ -31,19 +24,19 @@ std::string listText(const std::vector<int64_t> &values) {
 
 LogicalResult convertReshape(GraphImporter &g) {
   auto out = reshapeTarget(g, g.inputShape(0));
-  return failed(out) ? failure() : finish(g, g.reshape(g.input(0), *out, ""));
+  return failed(out) ? failure() : g.finish(g.reshape(g.input(0), *out, ""));
 }
 
 LogicalResult convertFlatten(GraphImporter &g) {
   auto out = flattenTarget(g, g.inputShape(0));
-  return failed(out) ? failure() : finish(g, g.reshape(g.input(0), *out, ""));
+  return failed(out) ? failure() : g.finish(g.reshape(g.input(0), *out, ""));
 }
 
 LogicalResult convertTranspose(GraphImporter &g) {
   auto perm = transposePerm(g, g.inputShape(0).size());
   if (failed(perm))
     return failure();
-  return finish(g, g.build<PermuteOp>("", {g.input(0)}, {g.i64s("order", *perm)}));
+  return g.finish(g.build<PermuteOp>("", {g.input(0)}, {g.i64s("order", *perm)}));
 }
 
 LogicalResult convertSqueeze(GraphImporter &g) {
@@ -51,15 +44,15 @@ LogicalResult convertSqueeze(GraphImporter &g) {
   if (failed(axes))
     return failure();
   if (axes->empty())
-    return finish(g, g.input(0));
-  return finish(g, g.build<SqueezeOp>("", {g.input(0)}, {g.i64s("axes", *axes)}));
+    return g.finish(g.input(0));
+  return g.finish(g.build<SqueezeOp>("", {g.input(0)}, {g.i64s("axes", *axes)}));
 }
 
 LogicalResult convertUnsqueeze(GraphImporter &g) {
   auto axes = unsqueezeAxes(g, g.inputShape(0));
   if (failed(axes))
     return failure();
-  return finish(g, g.build<UnsqueezeOp>("", {g.input(0)}, {g.i64s("axes", *axes)}));
+  return g.finish(g.build<UnsqueezeOp>("", {g.input(0)}, {g.i64s("axes", *axes)}));
 }
 
 LogicalResult convertConcat(GraphImporter &g) {
@@ -76,17 +69,16 @@ LogicalResult convertConcat(GraphImporter &g) {
       inputs.push_back(g.input(k));
   }
   if (inputs.size() == 1)
-    return finish(g, inputs[0]);
-  return finish(g, g.build<ConcatOp>("", inputs, {g.i64("axis", *axis)}));
+    return g.finish(inputs[0]);
+  return g.finish(g.build<ConcatOp>("", inputs, {g.i64("axis", *axis)}));
 }
 
 LogicalResult convertSlice(GraphImporter &g) {
   auto p = sliceParams(g, g.inputShape(0));
   if (failed(p))
     return failure();
-  return finish(
-      g, g.build<SliceOp>("", {g.input(0)},
-                          {g.i64s("offset", p->offset), g.i64s("steps", p->steps), g.i64s("ends", p->ends)}));
+  return g.finish(g.build<SliceOp>(
+      "", {g.input(0)}, {g.i64s("offset", p->offset), g.i64s("steps", p->steps), g.i64s("ends", p->ends)}));
 }
 
 LogicalResult convertSplit(GraphImporter &g) {
@@ -112,7 +104,7 @@ LogicalResult convertGather(GraphImporter &g) {
   auto axis = g.normalizeAxis(g.attrInt("axis", 0), g.inputShape(0).size(), "axis");
   if (failed(axis))
     return failure();
-  return finish(g, g.build<GatherOp>("", {g.input(0), g.input(1)}, {g.i64("axis", *axis)}));
+  return g.finish(g.build<GatherOp>("", {g.input(0), g.input(1)}, {g.i64("axis", *axis)}));
 }
 
 LogicalResult convertPad(GraphImporter &g) {
@@ -122,7 +114,7 @@ LogicalResult convertPad(GraphImporter &g) {
   PadMode mode = p->mode == "reflect" ? PadMode::reflect
                  : p->mode == "edge"  ? PadMode::edge
                                       : PadMode::constant;
-  return finish(g, g.build<PadOp>("", {g.input(0)},
+  return g.finish(g.build<PadOp>("", {g.input(0)},
                                   {g.i64s("paddings", p->pads), g.f64("val", p->value),
                                    g.named("pad_mode", PadModeAttr::get(g.builder().getContext(), mode))}));
 }
@@ -144,7 +136,7 @@ LogicalResult convertReduce(GraphImporter &g) {
       return failure();
     axes = *normalized;
   } else if (g.attrInt("noop_with_empty_axes", 0)) {
-    return finish(g, g.input(0));
+    return g.finish(g.input(0));
   } else {
     for (size_t k = 0; k < in.size(); ++k)
       axes.push_back(k);
@@ -162,7 +154,7 @@ LogicalResult convertReduce(GraphImporter &g) {
                                g.named("mode", ReduceModeAttr::get(g.builder().getContext(), Mode))});
   if (LogAfter && y)
     y = g.build<LogOp>("", {y});
-  return finish(g, y);
+  return g.finish(y);
 }
 
 /// Resize (opset 10+) and Upsample (opset 7-9) on NCW / NCHW input.
@@ -262,7 +254,7 @@ LogicalResult convertResize(GraphImporter &g) {
     if (!isDefault)
       attrs.push_back(g.named("nearest_mode", NearestModeAttr::get(ctx, *rounding)));
   }
-  return finish(g, g.build<InterpOp>("", {g.input(0)}, attrs));
+  return g.finish(g.build<InterpOp>("", {g.input(0)}, attrs));
 }
 
 template <bool Inverse> LogicalResult convertDepthToSpace(GraphImporter &g) {
@@ -274,7 +266,7 @@ template <bool Inverse> LogicalResult convertDepthToSpace(GraphImporter &g) {
     return g.fail("mode '" + mode + "' is not supported");
   auto d2s = Depth2SpaceModeAttr::get(g.builder().getContext(),
                                       mode == "CRD" ? Depth2SpaceMode::crd : Depth2SpaceMode::dcr);
-  return finish(g, g.build<Depth2SpaceOp>("", {g.input(0)},
+  return g.finish(g.build<Depth2SpaceOp>("", {g.input(0)},
                                           {g.i64("block_h", block), g.i64("block_w", block),
                                            g.named("d2s_mode", d2s), g.boolean("is_inversed", Inverse)}));
 }
@@ -337,7 +329,7 @@ template <bool Largest> LogicalResult convertArgExtreme(GraphImporter &g) {
   }
   if (!keep && y)
     y = g.build<SqueezeOp>("", {y}, {g.i64s("axes", {*axis})});
-  return finish(g, y);
+  return g.finish(y);
 }
 
 /// Repeats `x` `times` times along `axis` with a concat (exact data movement, no new op needed).
@@ -368,7 +360,7 @@ LogicalResult convertExpand(GraphImporter &g) {
   for (size_t j = 0; j < grow.size() && x; ++j)
     x = repeatAlong(g, x, grow[j], (*out)[grow[j]],
                     j + 1 == grow.size() ? "" : "axis" + std::to_string(grow[j]));
-  return finish(g, x);
+  return g.finish(x);
 }
 
 LogicalResult convertTile(GraphImporter &g) {
@@ -386,7 +378,7 @@ LogicalResult convertTile(GraphImporter &g) {
   for (size_t j = 0; j < grow.size() && x; ++j)
     x = repeatAlong(g, x, grow[j], (*repeats)[grow[j]],
                     j + 1 == grow.size() ? "" : "axis" + std::to_string(grow[j]));
-  return finish(g, x);
+  return g.finish(x);
 }
 
 
@@ -394,7 +386,7 @@ LogicalResult convertGatherElements(GraphImporter &g) {
   auto axis = g.normalizeAxis(g.attrInt("axis", 0), g.inputShape(0).size(), "axis");
   if (failed(axis))
     return failure();
-  return finish(g, g.build<GatherElementsOp>("", {g.input(0), g.input(1)}, {g.i64("axis", *axis)}));
+  return g.finish(g.build<GatherElementsOp>("", {g.input(0), g.input(1)}, {g.i64("axis", *axis)}));
 }
 
 /// CumSum: the axis is an input and must be known at import time.
@@ -405,7 +397,7 @@ LogicalResult convertCumSum(GraphImporter &g) {
   auto axis = g.normalizeAxis(a->intAt(0), g.inputShape(0).size(), "axis");
   if (failed(axis))
     return failure();
-  return finish(g, g.build<CumSumOp>("", {g.input(0)},
+  return g.finish(g.build<CumSumOp>("", {g.input(0)},
                                      {g.i64("axis", *axis), g.boolean("exclusive", g.attrInt("exclusive", 0) != 0),
                                       g.boolean("reverse", g.attrInt("reverse", 0) != 0)}));
 }
@@ -437,7 +429,7 @@ LogicalResult convertTrilu(GraphImporter &g) {
   Value x = g.input(0);
   if (!keep || !zero || !x)
     return failure();
-  return finish(g, g.build<WhereOp>("", {keep, x, zero}));
+  return g.finish(g.build<WhereOp>("", {keep, x, zero}));
 }
 /// Hardmax (opset 13+): 1 at the first maximum along `axis`, else 0; a top-1 whose index is compared
 /// with a constant 0..C-1 ramp along the axis.
@@ -465,7 +457,7 @@ LogicalResult convertHardmax(GraphImporter &g) {
   if (!hit)
     return failure();
   Operation *y = g.createOp(CastOp::getOperationName(), "", {hit->getResult(0)}, {}, {g.outputElemType(0)});
-  return finish(g, y ? y->getResult(0) : Value());
+  return g.finish(y ? y->getResult(0) : Value());
 }
 /// EyeLike: its result depends only on the input's shape, so it is a constant.
 LogicalResult convertEyeLike(GraphImporter &g) {
@@ -518,7 +510,7 @@ LogicalResult convertCompress(GraphImporter &g) {
   if (picked.empty())
     return g.fail("the condition selects nothing (empty results are not supported)");
   Value idx = g.materialize(g.nodeName() + "_indices", HostTensor::ints({(int64_t)picked.size()}, picked));
-  return finish(g, x && idx ? g.build<GatherOp>("", {x, idx}, {g.i64("axis", axis)}) : Value());
+  return g.finish(x && idx ? g.build<GatherOp>("", {x, idx}, {g.i64("axis", axis)}) : Value());
 }
 
 /// GatherND with indices known at import time: the indexed leading axes of `data` (and the batch axes)
@@ -559,7 +551,7 @@ LogicalResult convertGatherND(GraphImporter &g) {
   Value x = g.reshape(g.input(0), {batch * indexed, rest}, "flat");
   Value idx = g.materialize(g.nodeName() + "_positions", HostTensor::ints({tuples}, flat));
   Value picked = x && idx ? g.build<GatherOp>("gather", {x, idx}, {g.i64("axis", 0)}) : Value();
-  return finish(g, g.reshape(picked, outShape, ""));
+  return g.finish(g.reshape(picked, outShape, ""));
 }
 /// Hann, Hamming and Blackman windows: a0 - a1 cos(2 pi n / N') + a2 cos(4 pi n / N') with N' the size
 /// (periodic) or size - 1 (symmetric). The size must be known at import time, so the window is a constant.

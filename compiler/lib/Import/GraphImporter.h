@@ -124,7 +124,12 @@ public:
   template <typename OpTy>
   mlir::Value build(llvm::StringRef suffix, mlir::ValueRange operands,
                     llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
-    mlir::Type elem = suffix.empty() ? outputElemType(0) : elementTypeOf(operands[0]);
+    return build<OpTy>(suffix, operands, attrs, suffix.empty() ? outputElemType(0) : elementTypeOf(operands[0]));
+  }
+  /// Single-result form whose result has element type `elem`.
+  template <typename OpTy>
+  mlir::Value build(llvm::StringRef suffix, mlir::ValueRange operands, llvm::ArrayRef<mlir::NamedAttribute> attrs,
+                    mlir::Type elem) {
     mlir::Operation *op = createOp(OpTy::getOperationName(), suffix, operands, attrs, {elem});
     return op ? op->getResult(0) : mlir::Value();
   }
@@ -153,6 +158,13 @@ public:
   }
 
   void setOutput(size_t i, mlir::Value value);
+  /// Sets output 0 to `value`; a null value (whose conversion already reported why) fails.
+  mlir::LogicalResult finish(mlir::Value value) {
+    if (!value)
+      return mlir::failure();
+    setOutput(0, value);
+    return mlir::success();
+  }
   void setConstOutput(size_t i, HostTensor tensor);
 
   /// Reports `<file>: node '<name>' (<OpType>): <reason>` and returns failure.
