@@ -15,13 +15,6 @@ using namespace tpuc::top;
 namespace tpuc::importer {
 namespace {
 
-std::string listText(const std::vector<int64_t> &values) {
-  std::string text = "[";
-  for (size_t k = 0; k < values.size(); ++k)
-    text += (k ? "," : "") + std::to_string(values[k]);
-  return text + "]";
-}
-
 LogicalResult convertReshape(GraphImporter &g) {
   auto out = reshapeTarget(g, g.inputShape(0));
   return failed(out) ? failure() : g.finish(g.reshape(g.input(0), *out, ""));

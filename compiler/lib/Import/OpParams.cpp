@@ -10,13 +10,15 @@
 using namespace mlir;
 
 namespace tpuc::importer {
-namespace {
+
 std::string listText(const std::vector<int64_t> &values) {
   std::string text = "[";
   for (size_t k = 0; k < values.size(); ++k)
     text += (k ? "," : "") + std::to_string(values[k]);
   return text + "]";
 }
+
+namespace {
 int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end) {
   int64_t n = 1;
   for (size_t k = begin; k < end; ++k)

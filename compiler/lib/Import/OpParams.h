@@ -12,6 +12,9 @@
 
 namespace tpuc::importer {
 
+/// `[1,3,224,224]`: a list of integers for error messages.
+std::string listText(const std::vector<int64_t> &values);
+
 /// Integer values of an attribute before `inputFromOpset`, else of constant input `index`. nullopt when
 /// absent; failure (reported) when the input is present but not known at import time.
 mlir::FailureOr<std::optional<std::vector<int64_t>>> intsParam(GraphImporter &g, llvm::StringRef attrName,
