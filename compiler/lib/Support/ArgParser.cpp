@@ -186,6 +186,21 @@ std::string ArgParser::assign(Entry &entry, const std::string &raw) {
   auto expects = [&](const std::string &what) {
     return error("'" + name + "' expects " + what + ", got '" + raw + "'");
   };
+  // "1,2,3" or "[1,2,3]"; a repeated flag appends, the first use replaces the default.
+  auto appendNumbers = [&](auto &list, auto parse, const std::string &what) -> std::string {
+    if (!entry.seen)
+      list.clear();
+    std::string v = value;
+    if (v.size() >= 2 && v.front() == '[' && v.back() == ']')
+      v = v.substr(1, v.size() - 2);
+    for (const std::string &item : splitList(v)) {
+      auto number = parse(item);
+      if (!number)
+        return expects(what);
+      list.push_back(*number);
+    }
+    return "";
+  };
   return std::visit(
       [&](auto *out) -> std::string {
         using T = std::remove_pointer_t<decltype(out)>;
@@ -215,29 +230,9 @@ std::string ArgParser::assign(Entry &entry, const std::string &raw) {
           for (std::string &item : splitList(value))
             out->push_back(std::move(item));
         } else if constexpr (std::is_same_v<T, std::vector<double>>) {
-          if (!entry.seen)
-            out->clear();
-          std::string v = value;
-          if (v.size() >= 2 && v.front() == '[' && v.back() == ']')
-            v = v.substr(1, v.size() - 2);
-          for (const std::string &item : splitList(v)) {
-            auto number = parseDouble(item);
-            if (!number)
-              return expects("comma-separated numbers");
-            out->push_back(*number);
-          }
+          return appendNumbers(*out, parseDouble, "comma-separated numbers");
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
-          if (!entry.seen)
-            out->clear();
-          std::string v = value;
-          if (v.size() >= 2 && v.front() == '[' && v.back() == ']')
-            v = v.substr(1, v.size() - 2);
-          for (const std::string &item : splitList(v)) {
-            auto number = parseInt(item);
-            if (!number)
-              return expects("comma-separated integers");
-            out->push_back(*number);
-          }
+          return appendNumbers(*out, parseInt, "comma-separated integers");
         } else {
           auto shapes = parseShapeList(value);
           if (!shapes)
