@@ -1,0 +1,96 @@
+//===- ChipProfile.h - A simulated chip's figures, loaded from JSON -------===//
+//
+// The backend targets a documented architecture model (docs/BACKEND.md)
+// parameterized by a chip profile: NPU lanes, local memory, TIU throughput
+// per precision, GDMA bandwidth and latency, DDR size and alignment rules.
+// Profiles are data files (resources/chips/<name>.json) found by name, so a
+// new chip needs no code change. Bad files throw ProfileError naming the file
+// and the field.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_BACKEND_CHIPPROFILE_H
+#define TPUC_BACKEND_CHIPPROFILE_H
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tpuc::backend {
+
+/// A profile could not be found or read; what() is one line naming the file
+/// and, when one is at fault, the field ("bm1684x.json: npu.lanes: ...").
+class ProfileError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Compute precisions the TIU has a throughput for.
+enum class Precision { INT8, F16, BF16, F32 };
+
+/// The precision's name as used in profiles ("INT8", "F16", "BF16", "F32").
+const char *precisionName(Precision p);
+
+/// The figures of one simulated chip (one core). All sizes in bytes.
+struct ChipProfile {
+  std::string name;        ///< Lower-case chip name, equal to the file stem.
+  std::string description; ///< Free text.
+  std::string sourceFile;  ///< Where the profile was read from ("" if built).
+  int64_t cores = 1;
+  double frequencyMhz = 0; ///< TIU and GDMA clock.
+
+  // NPU / local memory.
+  int64_t lanes = 0;   ///< NPU lanes; channel c lives in lane c % lanes.
+  int64_t euBytes = 0; ///< Execution-unit width in bytes per lane.
+  int64_t lmemBytesPerLane = 0;
+  int64_t lmemBanks = 0;
+  int64_t lmemAlignment = 0; ///< Address alignment of LMEM tensors.
+
+  // TIU.
+  /// Multiply-accumulates per lane per cycle of conv/matmul, by precision.
+  std::map<Precision, double> macsPerLanePerCycle;
+  int64_t tiuCommandCycles = 0; ///< Fixed cost of issuing one TIU command.
+
+  // GDMA.
+  double gdmaBytesPerSecond = 0; ///< Sustained DDR<->LMEM bandwidth.
+  int64_t gdmaLatencyCycles = 0; ///< Fixed cost of one GDMA command.
+  int64_t gdmaBurstBytes = 0;    ///< Contiguous runs are rounded up to this.
+
+  // DDR.
+  int64_t ddrBytes = 0;
+  int64_t gmemAlignment = 0;  ///< Activation / IO addresses.
+  int64_t coeffAlignment = 0; ///< Weight addresses in the coefficient region.
+
+  /// Bytes of one LMEM bank in one lane.
+  int64_t bankBytes() const { return lmemBytesPerLane / lmemBanks; }
+  /// GDMA bytes per TIU cycle.
+  double gdmaBytesPerCycle() const { return gdmaBytesPerSecond / (frequencyMhz * 1e6); }
+  /// Peak MACs per cycle of the whole core at `p`.
+  double peakMacsPerCycle(Precision p) const {
+    return macsPerLanePerCycle.at(p) * static_cast<double>(lanes);
+  }
+};
+
+/// Parses a profile from JSON text; `file` names it in errors.
+ChipProfile parseChipProfile(const std::string &text, const std::string &file);
+
+/// Reads a profile file.
+ChipProfile loadChipProfile(const std::string &path);
+
+/// The directories searched for `<name>.json`, in order: `extraDirs`, the
+/// TPUC_CHIP_DIR environment variable, `<exe>/../share/tpu-studio/chips`
+/// (install and build trees) and the source tree's resources/chips.
+std::vector<std::string> chipSearchDirs(const std::vector<std::string> &extraDirs = {});
+
+/// Finds and loads the profile of chip `name` (case-insensitive). Throws a
+/// ProfileError listing the known chips when there is none.
+ChipProfile findChipProfile(const std::string &name, const std::vector<std::string> &extraDirs = {});
+
+/// Names of every profile found in the search directories, sorted.
+std::vector<std::string> knownChips(const std::vector<std::string> &extraDirs = {});
+
+} // namespace tpuc::backend
+
+#endif // TPUC_BACKEND_CHIPPROFILE_H

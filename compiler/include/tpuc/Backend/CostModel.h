@@ -1,0 +1,55 @@
+//===- CostModel.h - Cycle estimates of TIU and GDMA commands -------------===//
+//
+// Cycles per command from the chip profile. TIU: work per lane (output
+// channels spread over lanes, so ceil(C / lanes) of them per lane: lane
+// utilization), with the H x W plane padded to the EU width (alignment
+// waste), divided by the precision's throughput, plus a fixed issue cost.
+// GDMA: bytes moved in contiguous runs each rounded up to the burst size, at
+// the profile's bandwidth, plus a fixed latency. Layer grouping uses it to
+// choose boundaries; the command-level simulator reuses it per command.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_BACKEND_COSTMODEL_H
+#define TPUC_BACKEND_COSTMODEL_H
+
+#include "tpuc/Backend/ChipProfile.h"
+#include "tpuc/Backend/Graph.h"
+#include "tpuc/Backend/Slicing.h"
+
+#include <cstdint>
+
+namespace tpuc::backend {
+
+/// The estimate of one TIU command (one op on one slice).
+struct TiuCost {
+  int64_t cycles = 0;
+  int64_t macs = 0;           ///< Useful multiply-accumulates (or element ops).
+  double laneUtilization = 1; ///< Channels / (lanes * ceil(channels / lanes)).
+  double euUtilization = 1;   ///< H*W / H*W padded to the EU width.
+};
+
+/// TIU cycles of `op` producing box `out` of its result.
+TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box &out);
+
+/// GDMA cycles of moving `bytes` in contiguous runs of `runBytes`.
+int64_t dmaCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes);
+
+/// GDMA cycles of moving box `b` of activation `v` between DDR and LMEM
+/// (NCHW in DDR: runs are whole rows, or whole planes when W is not cut).
+int64_t dmaBoxCycles(const ChipProfile &chip, const Value &v, const Box &b);
+
+/// The estimate of an op run outside any layer group (a global op: its
+/// operands and result stream through DDR, its own tiling overlapping
+/// transfers and compute).
+struct GlobalCost {
+  int64_t tiu = 0, dma = 0, cycles = 0;
+};
+GlobalCost globalOpCost(const ChipProfile &chip, const Graph &g, const Op &op, bool inPlace);
+
+/// Cycles to microseconds at the profile's clock.
+double cyclesToUs(const ChipProfile &chip, int64_t cycles);
+
+} // namespace tpuc::backend
+
+#endif // TPUC_BACKEND_COSTMODEL_H

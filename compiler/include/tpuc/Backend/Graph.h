@@ -1,0 +1,155 @@
+//===- Graph.h - Plain-data operator graph the backend plans on -----------===//
+//
+// A Tpu-level graph reduced to what layer grouping, memory planning and the
+// cost model need: ops in topological order with their kind, windows
+// (kernel/stride/pad/dilation) and activation / weight values with shapes and
+// dtypes. MLIR-free, so planners are testable on hand-built graphs; the MLIR
+// passes build one from Tpu IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_BACKEND_GRAPH_H
+#define TPUC_BACKEND_GRAPH_H
+
+#include "tpuc/Backend/ChipProfile.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tpuc::backend {
+
+/// Storage types of values.
+enum class DType { INT8, UINT8, INT16, INT32, F16, BF16, F32 };
+
+/// Bytes of one element.
+int64_t dtypeBytes(DType t);
+/// "INT8", "F32", ...
+const char *dtypeName(DType t);
+/// Inverse of dtypeName; nullopt for an unknown name.
+std::optional<DType> parseDType(std::string_view name);
+/// The TIU precision that computes on `t` (integers wider than 8 bits and
+/// F32 map to F32).
+Precision computePrecision(DType t);
+
+/// What an op does, as far as the planners care.
+enum class OpKind {
+  Conv,       ///< 2-D convolution (groups, dilation); depthwise when groups==C.
+  Pool,       ///< Max / average pooling with a window.
+  Eltwise,    ///< Binary elementwise (add, mul, ...) with broadcasting.
+  Unary,      ///< Activation / elementwise with one input.
+  Reshape,    ///< Reshape / flatten / squeeze: in place in DDR.
+  Concat,     ///< Concatenation along `axis`: in place in DDR when possible.
+  MatMul,     ///< Fully connected / matrix multiply.
+  GlobalPool, ///< Reduction over H and W.
+  Other,      ///< Anything else; never grouped.
+};
+
+/// "conv", "pool", ...
+const char *opKindName(OpKind k);
+
+/// Sliding window of Conv and Pool.
+struct Window {
+  int64_t kh = 1, kw = 1;
+  int64_t sh = 1, sw = 1;
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
+  int64_t dh = 1, dw = 1;
+};
+
+/// A tensor: an activation (op result or graph input) or a weight.
+struct Value {
+  std::string name;
+  std::vector<int64_t> shape; ///< NCHW for grouped ops; any rank otherwise.
+  DType dtype = DType::F32;
+  bool isWeight = false;
+  int producer = -1;      ///< Op index; -1 for graph inputs and weights.
+  std::vector<int> users; ///< Op indices, ascending (set by Graph::addOp).
+
+  int64_t elements() const;
+  int64_t bytes() const { return elements() * dtypeBytes(dtype); }
+  /// Dimension `i` of the NCHW view: shapes of rank < 4 are padded with
+  /// trailing 1s ([N, C] -> [N, C, 1, 1]).
+  int64_t dim(int i) const;
+};
+
+/// One operation. Activation operands and weights are value indices.
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::Other;
+  std::vector<int> inputs;  ///< Activations.
+  std::vector<int> weights; ///< Filter, bias, ...
+  std::vector<int> outputs;
+  Window window;      ///< Conv / Pool.
+  int64_t groups = 1; ///< Conv.
+  int64_t axis = 1;   ///< Concat.
+  std::string loc;    ///< Source location, for debug info.
+};
+
+/// Ops in topological order and their values.
+class Graph {
+public:
+  /// Adds a graph input and returns its index.
+  int addInput(std::string name, std::vector<int64_t> shape, DType dtype);
+  /// Adds a weight and returns its index.
+  int addWeight(std::string name, std::vector<int64_t> shape, DType dtype);
+  /// Adds an op producing new values of the given names, shapes and dtypes;
+  /// returns the op index. Operands must already exist.
+  int addOp(Op op, const std::vector<Value> &results);
+  /// Marks a value as a graph output.
+  void markOutput(int value) { outputs.push_back(value); }
+
+  /// Checks topological order, ranks and the shapes of conv/pool/eltwise
+  /// ops. Returns "" or one line naming the op at fault.
+  std::string verify() const;
+
+  /// True if ops of this kind can run inside a layer group (4-D NCHW
+  /// activations, H/W sliceable with a halo rule).
+  bool isGroupable(int op) const;
+  /// Whether the value is a graph output.
+  bool isOutput(int value) const;
+
+  std::vector<Value> values;
+  std::vector<Op> ops;
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+};
+
+/// Builds graphs with shapes inferred the way the Top shape rules do, for
+/// tests, benchmarks and hand-written examples.
+class GraphBuilder {
+public:
+  /// Activations (and weights) take `dtype`; conv biases are INT32 when
+  /// `dtype` is an 8-bit integer type.
+  explicit GraphBuilder(DType dtype = DType::INT8) : dtype(dtype) {}
+
+  int input(const std::string &name, std::vector<int64_t> shape);
+  /// Conv with a square kernel, symmetric padding; `relu` is fused.
+  int conv(const std::string &name, int in, int64_t oc, int64_t k, int64_t stride = 1, int64_t pad = 0,
+           int64_t groups = 1, int64_t dilation = 1);
+  /// Conv with a general window.
+  int conv(const std::string &name, int in, int64_t oc, const Window &w, int64_t groups = 1);
+  int maxPool(const std::string &name, int in, int64_t k, int64_t stride, int64_t pad = 0);
+  int avgPool(const std::string &name, int in, int64_t k, int64_t stride, int64_t pad = 0);
+  int add(const std::string &name, int a, int b);
+  int unary(const std::string &name, int in);
+  int globalPool(const std::string &name, int in);
+  int reshape(const std::string &name, int in, std::vector<int64_t> shape);
+  int concat(const std::string &name, const std::vector<int> &ins, int64_t axis);
+  /// [N, K] x [K, outFeatures] + bias.
+  int matmul(const std::string &name, int in, int64_t outFeatures);
+  void output(int v) { graph.markOutput(v); }
+
+  const Graph &get() const { return graph; }
+  Graph take() { return std::move(graph); }
+
+private:
+  int single(Op op, std::vector<int64_t> shape);
+  Graph graph;
+  DType dtype;
+};
+
+} // namespace tpuc::backend
+
+#endif // TPUC_BACKEND_GRAPH_H

@@ -1,0 +1,118 @@
+//===- LayerGroup.h - Layer groups, time steps and LMEM plans -------------===//
+//
+// Partitions a graph (ops in topological order) into layer groups: runs of
+// consecutive groupable ops whose working set fits LMEM when their outputs
+// are cut into slices (N first, then H, then C and W where needed). Each
+// group runs as a software pipeline over stages: stage t loads slice t,
+// computes slice t-1 and stores slice t-2, so GDMA and TIU overlap. Every
+// buffer of every slice is a rectangle on the (time x address) plane, one
+// time unit per op of the group within a stage. Ops that cannot be grouped
+// (or do not fit even sliced) run as global ops through DDR.
+//
+// Boundaries: --opt 0 puts every op alone, --opt 1 grows each group
+// greedily while it fits, --opt 2 chooses boundaries by dynamic programming
+// over the cycle cost model. The DP considers every group the greedy mode
+// can form, so it is never worse. Everything is deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_BACKEND_LAYERGROUP_H
+#define TPUC_BACKEND_LAYERGROUP_H
+
+#include "tpuc/Backend/ChipProfile.h"
+#include "tpuc/Backend/CostModel.h"
+#include "tpuc/Backend/Graph.h"
+#include "tpuc/Backend/LocalMemory.h"
+#include "tpuc/Backend/Slicing.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tpuc::backend {
+
+/// One stage of a group's pipeline.
+struct TimeStep {
+  int loadSlice = -1;    ///< Slice whose inputs (and weights) load, or -1.
+  int computeSlice = -1; ///< Slice whose ops run, or -1.
+  int storeSlice = -1;   ///< Slice whose outputs store, or -1.
+  bool loadsWeights = false;
+  int64_t tiuCycles = 0, gdmaCycles = 0;
+  int64_t cycles = 0; ///< max(tiu, gdma): the engines overlap.
+};
+
+/// Per-op estimate, summed over the op's slices.
+struct OpEstimate {
+  int64_t tiuCycles = 0;
+  int64_t macs = 0;
+  double laneUtilization = 1; ///< Of the whole (unsliced) op.
+  double euUtilization = 1;
+};
+
+/// A group of ops, or a single global op (`global` true, no slices or LMEM).
+struct LayerGroup {
+  bool global = false;
+  std::vector<int> ops; ///< Ascending op indices.
+  GroupValues values;
+  SliceSpec spec;
+  std::vector<SliceBoxes> slices;
+  int64_t unitsPerStage = 1; ///< Time units per stage (ops in the group).
+  std::vector<TimeStep> steps;
+  std::vector<LmemRect> rects;
+  LmemAllocation lmem;
+  int64_t cycles = 0;
+  int64_t tiuCycles = 0, gdmaCycles = 0; ///< Engine busy totals.
+  int64_t ddrBytes = 0;                  ///< Bytes moved between DDR and LMEM.
+};
+
+/// Knobs of the partition.
+struct GroupOptions {
+  int opt = 2;             ///< 0: one op per group, 1: greedy, 2: DP.
+  int maxGroupOps = 24;    ///< Longest group considered.
+  int extraSliceTries = 2; ///< Also try H cut 2x, 4x finer; keep the cheapest.
+};
+
+/// The whole partition.
+struct LayerGroupPlan {
+  std::string chip;
+  int opt = 2;
+  std::vector<LayerGroup> groups;
+  std::vector<int> groupOfOp;      ///< Index into groups, per op.
+  std::vector<OpEstimate> opCosts; ///< Per op.
+  int64_t totalCycles = 0;
+};
+
+/// True when `concat` can be done by its producers writing into one DDR
+/// buffer: all dimensions before the axis are 1, and every operand is a
+/// distinct op result that is no reshape or concat result and feeds no
+/// other concat.
+bool canConcatInPlace(const Graph &g, int concatOp);
+
+/// True when op `op` needs no command (reshape, in-place concat).
+bool isInPlace(const Graph &g, int op);
+
+/// Plans the ops `ops` (consecutive, groupable) as one group with the
+/// cheapest slicing that fits; nullopt when none does.
+std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, const std::vector<int> &ops,
+                                    const GroupOptions &options = {});
+
+/// Plans a group of the ops `ops` with exactly `spec`; nullopt when it does
+/// not fit LMEM.
+std::optional<LayerGroup> planGroupWithSpec(const ChipProfile &chip, const Graph &g,
+                                            const std::vector<int> &ops, const SliceSpec &spec);
+
+/// Plans op `op` as a global op.
+LayerGroup planGlobal(const ChipProfile &chip, const Graph &g, int op);
+
+/// Partitions the whole graph. The graph must verify.
+LayerGroupPlan planLayerGroups(const ChipProfile &chip, const Graph &g, const GroupOptions &options = {});
+
+/// Independent checks of a plan: every op in exactly one group, in order;
+/// group ops consecutive; per slice, stored boxes tile each output exactly;
+/// every op's operand boxes cover what it reads; LMEM rects valid. Returns
+/// one line per problem.
+std::vector<std::string> validatePlan(const ChipProfile &chip, const Graph &g, const LayerGroupPlan &plan);
+
+} // namespace tpuc::backend
+
+#endif // TPUC_BACKEND_LAYERGROUP_H

@@ -1,0 +1,170 @@
+//===- Artifacts.cpp - The backend plan as JSON for the studio ------------===//
+
+#include "tpuc/Backend/Artifacts.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <stdexcept>
+
+using nlohmann::ordered_json;
+
+namespace tpuc::backend {
+
+namespace {
+
+ordered_json boxJson(const Box &b) {
+  ordered_json j;
+  const char *names[] = {"n", "c", "h", "w"};
+  for (int d = 0; d < 4; ++d)
+    j[names[d]] = {b.dims[d].begin, b.dims[d].end};
+  return j;
+}
+
+ordered_json groupJson(const ChipProfile &chip, const Graph &g, const LayerGroup &grp, int index) {
+  ordered_json j;
+  j["id"] = index;
+  j["kind"] = grp.global ? "global" : "group";
+  ordered_json ops = ordered_json::array();
+  for (int o : grp.ops)
+    ops.push_back(g.ops[o].name);
+  j["ops"] = ops;
+  auto names = [&](const std::vector<int> &vs) {
+    ordered_json a = ordered_json::array();
+    for (int v : vs)
+      a.push_back(g.values[v].name);
+    return a;
+  };
+  j["inputs"] = names(grp.values.inputs);
+  j["outputs"] = names(grp.values.outputs);
+  j["intermediates"] = names(grp.values.intermediates);
+  j["weights"] = names(grp.values.weights);
+  j["cycles"] = grp.cycles;
+  j["tiu_cycles"] = grp.tiuCycles;
+  j["gdma_cycles"] = grp.gdmaCycles;
+  j["ddr_bytes"] = grp.ddrBytes;
+  if (grp.global)
+    return j;
+  j["slice"] = {{"n", grp.spec.n}, {"c", grp.spec.c}, {"h", grp.spec.h}, {"w", grp.spec.w}};
+  ordered_json slices = ordered_json::array();
+  for (const SliceBoxes &s : grp.slices) {
+    ordered_json sj, vals, stores;
+    for (auto &[v, b] : s.value)
+      vals[g.values[v].name] = boxJson(b);
+    for (auto &[v, b] : s.store)
+      stores[g.values[v].name] = boxJson(b);
+    sj["values"] = vals;
+    sj["stores"] = stores;
+    slices.push_back(sj);
+  }
+  j["slices"] = slices;
+  j["units_per_stage"] = grp.unitsPerStage;
+  ordered_json steps = ordered_json::array();
+  for (size_t t = 0; t < grp.steps.size(); ++t) {
+    const TimeStep &st = grp.steps[t];
+    steps.push_back({{"stage", t},
+                     {"load_slice", st.loadSlice},
+                     {"compute_slice", st.computeSlice},
+                     {"store_slice", st.storeSlice},
+                     {"loads_weights", st.loadsWeights},
+                     {"tiu_cycles", st.tiuCycles},
+                     {"gdma_cycles", st.gdmaCycles},
+                     {"cycles", st.cycles}});
+  }
+  j["time_steps"] = steps;
+  ordered_json lmem;
+  lmem["bytes_per_lane"] = chip.lmemBytesPerLane;
+  lmem["peak"] = grp.lmem.peakBytes;
+  lmem["lower_bound"] = grp.lmem.lowerBound;
+  lmem["bank_conflicts"] = grp.lmem.bankConflicts;
+  ordered_json rects = ordered_json::array();
+  for (const LmemRect &r : grp.rects)
+    rects.push_back({{"value", g.values[r.value].name},
+                     {"slice", r.slice},
+                     {"kind", bufferKindName(r.kind)},
+                     {"t0", r.tStart},
+                     {"t1", r.tEnd},
+                     {"addr", r.addr},
+                     {"size", r.size}});
+  lmem["rects"] = rects;
+  j["lmem"] = lmem;
+  return j;
+}
+
+} // namespace
+
+std::string backendPlanJson(const ChipProfile &chip, const Graph &g, const LayerGroupPlan &lg,
+                            const GmemPlan &gm, int indent) {
+  ordered_json root;
+  root["schema"] = "tpuc-backend-plan";
+  root["version"] = 1;
+  root["chip"] = {{"name", chip.name},
+                  {"lanes", chip.lanes},
+                  {"eu_bytes", chip.euBytes},
+                  {"lmem_bytes_per_lane", chip.lmemBytesPerLane},
+                  {"lmem_banks", chip.lmemBanks},
+                  {"frequency_mhz", chip.frequencyMhz}};
+  root["opt"] = lg.opt;
+  root["total_cycles"] = lg.totalCycles;
+  root["latency_us"] = cyclesToUs(chip, lg.totalCycles);
+  ordered_json groups = ordered_json::array();
+  for (size_t i = 0; i < lg.groups.size(); ++i)
+    groups.push_back(groupJson(chip, g, lg.groups[i], static_cast<int>(i)));
+  root["groups"] = groups;
+
+  ordered_json gmem;
+  gmem["coeff_bytes"] = gm.coeffBytes;
+  gmem["activation_base"] = gm.activationBase;
+  gmem["activation_peak"] = gm.activationPeak;
+  gmem["lower_bound"] = gm.lowerBound;
+  gmem["peak_over_lower_bound"] =
+      gm.lowerBound ? static_cast<double>(gm.activationPeak) / static_cast<double>(gm.lowerBound) : 1.0;
+  gmem["strategy"] = gm.strategy;
+  ordered_json tried;
+  for (auto &[name, peak] : gm.tried)
+    tried[name] = peak;
+  gmem["strategies"] = tried;
+  gmem["shared_buffers"] = gm.sharedBuffers;
+  ordered_json bufs = ordered_json::array();
+  for (const GmemBuffer &b : gm.buffers)
+    bufs.push_back({{"value", g.values[b.value].name},
+                    {"root", g.values[b.root].name},
+                    {"offset", b.offset},
+                    {"address", b.address},
+                    {"size", b.size},
+                    {"start", b.start},
+                    {"end", b.end},
+                    {"io", b.io}});
+  gmem["buffers"] = bufs;
+  ordered_json weights = ordered_json::array();
+  for (const GmemWeight &w : gm.weights)
+    weights.push_back({{"value", g.values[w.value].name}, {"address", w.address}, {"size", w.size}});
+  gmem["weights"] = weights;
+  root["gmem"] = gmem;
+
+  ordered_json ops = ordered_json::array();
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const OpEstimate &e = lg.opCosts[o];
+    ops.push_back({{"name", g.ops[o].name},
+                   {"kind", opKindName(g.ops[o].kind)},
+                   {"group", lg.groupOfOp[o]},
+                   {"tiu_cycles", e.tiuCycles},
+                   {"macs", e.macs},
+                   {"lane_utilization", e.laneUtilization},
+                   {"eu_utilization", e.euUtilization}});
+  }
+  root["ops"] = ops;
+  return root.dump(indent);
+}
+
+void writeBackendPlan(const std::string &path, const ChipProfile &chip, const Graph &g,
+                      const LayerGroupPlan &groups, const GmemPlan &gmem) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    throw std::runtime_error(path + ": cannot write the backend plan");
+  out << backendPlanJson(chip, g, groups, gmem) << "\n";
+  if (!out)
+    throw std::runtime_error(path + ": write failed");
+}
+
+} // namespace tpuc::backend

@@ -1,0 +1,133 @@
+//===- CostModel.cpp - Cycle estimates of TIU and GDMA commands -----------===//
+
+#include "tpuc/Backend/CostModel.h"
+#include "tpuc/Backend/LocalMemory.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tpuc::backend {
+
+TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box &out) {
+  TiuCost c;
+  const DType dt = g.values[op.inputs.empty() ? op.outputs[0] : op.inputs[0]].dtype;
+  const Precision prec = computePrecision(dt);
+  const int64_t euElems = std::max<int64_t>(1, chip.euBytes / dtypeBytes(dt));
+  const int64_t n = out.n().size(), ch = out.c().size();
+  const int64_t hw = out.h().size() * out.w().size();
+  const int64_t perLane = channelsPerLane(chip, ch);
+  const int64_t hwPadded = alignUp(hw, euElems);
+  c.laneUtilization = ch ? static_cast<double>(ch) / static_cast<double>(perLane * chip.lanes) : 1;
+  c.euUtilization = hw ? static_cast<double>(hw) / hwPadded : 1;
+  // Element-wise passes over the padded planes of one lane.
+  const double euPasses = static_cast<double>(n * perLane * hwPadded) / static_cast<double>(euElems);
+  double cycles = 0;
+  switch (op.kind) {
+  case OpKind::Conv: {
+    const Value &in = g.values[op.inputs[0]];
+    int64_t icPerGroup = in.dim(1) / op.groups;
+    int64_t kernel = op.window.kh * op.window.kw;
+    c.macs = n * ch * hw * icPerGroup * kernel;
+    if (icPerGroup == 1) // Depthwise: a multiply-add per EU element.
+      cycles = euPasses * static_cast<double>(kernel);
+    else {
+      // The cube takes eu output pixels x (macs / eu) input channels per
+      // cycle, so input channels are padded to that many (alignment waste).
+      double macsPerLane = chip.macsPerLanePerCycle.at(prec);
+      int64_t icStep = std::max<int64_t>(1, static_cast<int64_t>(macsPerLane) / euElems);
+      cycles =
+          static_cast<double>(n * perLane * hwPadded * alignUp(icPerGroup, icStep) * kernel) / macsPerLane;
+    }
+    break;
+  }
+  case OpKind::Pool:
+    c.macs = n * ch * hw * op.window.kh * op.window.kw;
+    cycles = euPasses * static_cast<double>(op.window.kh * op.window.kw);
+    break;
+  case OpKind::Eltwise:
+    c.macs = n * ch * hw * std::max<int64_t>(1, op.inputs.size() - 1);
+    cycles = euPasses * static_cast<double>(std::max<int64_t>(1, op.inputs.size() - 1));
+    break;
+  case OpKind::Unary:
+    c.macs = n * ch * hw;
+    cycles = euPasses;
+    break;
+  case OpKind::GlobalPool: {
+    const Value &in = g.values[op.inputs[0]];
+    int64_t inHw = in.dim(2) * in.dim(3);
+    c.macs = n * ch * inHw;
+    cycles = static_cast<double>(n * perLane * alignUp(inHw, euElems)) / static_cast<double>(euElems);
+    break;
+  }
+  case OpKind::MatMul: {
+    // Output features spread over lanes; rows stream through the cube.
+    const Value &in = g.values[op.inputs[0]];
+    int64_t k = in.shape.back();
+    int64_t rows = in.elements() / k;
+    int64_t features = g.values[op.outputs[0]].shape.back();
+    int64_t fPerLane = channelsPerLane(chip, features);
+    c.macs = rows * k * features;
+    c.laneUtilization = static_cast<double>(features) / static_cast<double>(fPerLane * chip.lanes);
+    c.euUtilization = 1;
+    cycles = static_cast<double>(fPerLane * rows * k) / chip.macsPerLanePerCycle.at(prec);
+    break;
+  }
+  case OpKind::Reshape:
+  case OpKind::Concat:
+    break; // Data movement only.
+  case OpKind::Other: {
+    int64_t elems = g.values[op.outputs[0]].elements();
+    c.macs = elems;
+    // Assume a few EU passes over the result spread on all lanes.
+    cycles = 4.0 * static_cast<double>(ceilDiv(elems, chip.lanes)) / static_cast<double>(euElems);
+    break;
+  }
+  }
+  c.cycles = static_cast<int64_t>(std::ceil(cycles)) + chip.tiuCommandCycles;
+  return c;
+}
+
+int64_t dmaCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes) {
+  if (bytes <= 0)
+    return 0;
+  runBytes = std::clamp<int64_t>(runBytes, 1, bytes);
+  int64_t runs = ceilDiv(bytes, runBytes);
+  int64_t moved = runs * alignUp(runBytes, chip.gdmaBurstBytes);
+  return chip.gdmaLatencyCycles +
+         static_cast<int64_t>(std::ceil(static_cast<double>(moved) / chip.gdmaBytesPerCycle()));
+}
+
+int64_t dmaBoxCycles(const ChipProfile &chip, const Value &v, const Box &b) {
+  int64_t esize = dtypeBytes(v.dtype);
+  bool fullW = b.w().size() == v.dim(3);
+  int64_t run = fullW ? b.h().size() * b.w().size() * esize : b.w().size() * esize;
+  return dmaCycles(chip, b.elements() * esize, run);
+}
+
+GlobalCost globalOpCost(const ChipProfile &chip, const Graph &g, const Op &op, bool inPlace) {
+  GlobalCost c;
+  if (inPlace)
+    return c; // Shares its operand's buffer: no command at all.
+  const Value &res = g.values[op.outputs[0]];
+  if (op.kind == OpKind::Reshape || op.kind == OpKind::Concat) {
+    // A DDR-to-DDR copy of the result.
+    c.dma = dmaCycles(chip, res.bytes(), res.bytes()) * 2;
+    c.cycles = c.dma;
+    return c;
+  }
+  c.tiu = tiuCost(chip, g, op, fullBox(res)).cycles;
+  for (int v : op.inputs)
+    c.dma += dmaCycles(chip, g.values[v].bytes(), g.values[v].bytes());
+  for (int v : op.weights)
+    c.dma += dmaCycles(chip, g.values[v].bytes(), g.values[v].bytes());
+  c.dma += dmaCycles(chip, res.bytes(), res.bytes());
+  // Internal tiling overlaps the engines except for one tile's latency.
+  c.cycles = std::max(c.tiu, c.dma) + chip.gdmaLatencyCycles + chip.tiuCommandCycles;
+  return c;
+}
+
+double cyclesToUs(const ChipProfile &chip, int64_t cycles) {
+  return static_cast<double>(cycles) / chip.frequencyMhz;
+}
+
+} // namespace tpuc::backend

@@ -1,0 +1,261 @@
+//===- FromMlir.cpp - Backend graph from Top / Tpu IR ---------------------===//
+
+#include "tpuc/Backend/FromMlir.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace tpuc::backend {
+
+namespace {
+
+/// Op names (without the dialect prefix) computed element by element on
+/// one activation operand.
+const llvm::StringSet<> &unaryNames() {
+  static const llvm::StringSet<> names = {
+      "relu",       "leaky_relu", "clip",       "hard_sigmoid", "gelu",        "pow",        "sigmoid",
+      "tanh",       "silu",       "hard_swish", "exp",          "log",         "sqrt",       "rsqrt",
+      "abs",        "erf",        "reciprocal", "floor",        "ceil",        "round",      "sign",
+      "sin",        "cos",        "tan",        "asin",         "acos",        "atan",       "sinh",
+      "cosh",       "asinh",      "acosh",      "atanh",        "add_const",   "sub_const",  "mul_const",
+      "div_const",  "max_const",  "min_const",  "cast",         "requant_int", "requant_fp", "dequant_int",
+      "batch_norm", "active",     "scale",      "lut",          "prelu"};
+  return names;
+}
+
+const llvm::StringSet<> &eltwiseNames() {
+  static const llvm::StringSet<> names = {"add", "sub", "mul", "div", "max", "min"};
+  return names;
+}
+
+std::optional<DType> dtypeOf(Type t) {
+  if (auto q = dyn_cast<quant::QuantizedType>(t))
+    t = q.getStorageType();
+  if (t.isF32() || t.isF64())
+    return DType::F32;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    switch (i.getWidth()) {
+    case 1:
+    case 8:
+      return i.isUnsigned() ? DType::UINT8 : DType::INT8;
+    case 16:
+      return DType::INT16;
+    default:
+      return DType::INT32;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string nameOf(Location loc, const std::string &fallback) {
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return n.getName().str();
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      if (auto n = dyn_cast<NameLoc>(l))
+        return n.getName().str();
+  return fallback;
+}
+
+std::string locText(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  loc.print(os);
+  return s;
+}
+
+std::vector<int64_t> i64s(Operation *op, StringRef name) {
+  if (auto a = op->getAttrOfType<DenseI64ArrayAttr>(name))
+    return {a.asArrayRef().begin(), a.asArrayRef().end()};
+  return {};
+}
+
+/// Fills a 2-D window from kernel_shape / strides / pads (begin pads, then
+/// end pads) / dilations; false if the op is not 2-D.
+bool readWindow(Operation *op, Window &w) {
+  auto k = i64s(op, "kernel_shape"), s = i64s(op, "strides"), p = i64s(op, "pads"), d = i64s(op, "dilations");
+  if (k.size() != 2)
+    return false;
+  w.kh = k[0];
+  w.kw = k[1];
+  if (s.size() == 2) {
+    w.sh = s[0];
+    w.sw = s[1];
+  }
+  if (p.size() == 4) {
+    w.padTop = p[0];
+    w.padLeft = p[1];
+    w.padBottom = p[2];
+    w.padRight = p[3];
+  }
+  if (d.size() == 2) {
+    w.dh = d[0];
+    w.dw = d[1];
+  }
+  return true;
+}
+
+/// Widens the end pads so the window formula gives the result's extent
+/// (ceil_mode pooling).
+void matchExtent(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t &p1) {
+  while ((in + p0 + p1 - d * (k - 1) - 1) / s + 1 < out)
+    p1 += 1;
+}
+
+} // namespace
+
+FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options) {
+  Graph g;
+  llvm::DenseMap<mlir::Value, int> ids;
+  bool failed = false;
+  int counter = 0;
+
+  auto typeOf = [&](Operation *at, mlir::Value v, bool weight,
+                    std::vector<int64_t> &shape) -> std::optional<DType> {
+    auto rt = dyn_cast<RankedTensorType>(v.getType());
+    if (!rt || !rt.hasStaticShape()) {
+      at->emitError("backend graph: value needs a static ranked tensor type");
+      return std::nullopt;
+    }
+    shape.assign(rt.getShape().begin(), rt.getShape().end());
+    std::optional<DType> dt = dtypeOf(rt.getElementType());
+    if (!dt) {
+      at->emitError("backend graph: unsupported element type ") << rt.getElementType();
+      return std::nullopt;
+    }
+    if (options.dtype) {
+      bool int8 = *options.dtype == DType::INT8 || *options.dtype == DType::UINT8;
+      dt = (weight && int8 && shape.size() == 1) ? DType::INT32 : *options.dtype;
+    }
+    return dt;
+  };
+
+  // Function arguments are inputs unless a top.input wraps them.
+  for (BlockArgument arg : func.getArguments()) {
+    std::vector<int64_t> shape;
+    auto dt = typeOf(func, arg, false, shape);
+    if (!dt)
+      return failure();
+    ids[arg] = g.addInput("arg" + std::to_string(arg.getArgNumber()), shape, *dt);
+  }
+
+  func.walk([&](Operation *op) {
+    if (failed || op == func.getOperation() || isa<func::ReturnOp>(op))
+      return;
+    StringRef full = op->getName().getStringRef();
+    StringRef kindName = full.contains('.') ? full.split('.').second : full;
+    std::string name = nameOf(op->getLoc(), "op" + std::to_string(counter++));
+    if (kindName == "none")
+      return;
+    if (kindName == "weight" && op->getNumResults() == 1) {
+      std::vector<int64_t> shape;
+      auto dt = typeOf(op, op->getResult(0), true, shape);
+      if (!dt) {
+        failed = true;
+        return;
+      }
+      auto wn = op->getAttrOfType<StringAttr>("name");
+      ids[op->getResult(0)] = g.addWeight(wn ? wn.str() : name, shape, *dt);
+      return;
+    }
+    if (kindName == "input" && op->getNumOperands() == 1 && ids.count(op->getOperand(0))) {
+      // The input op names the graph input; reuse the argument's value.
+      int v = ids[op->getOperand(0)];
+      g.values[v].name = name;
+      ids[op->getResult(0)] = v;
+      return;
+    }
+    Op bop;
+    bop.name = name;
+    bop.loc = locText(op->getLoc());
+    for (mlir::Value operand : op->getOperands()) {
+      if (isa<NoneType>(operand.getType()))
+        continue;
+      auto it = ids.find(operand);
+      if (it == ids.end())
+        continue; // e.g. none
+      (g.values[it->second].isWeight ? bop.weights : bop.inputs).push_back(it->second);
+    }
+    std::vector<mlir::Value> results;
+    std::vector<backend::Value> outs;
+    for (auto [i, r] : llvm::enumerate(op->getResults())) {
+      backend::Value v;
+      auto dt = typeOf(op, r, false, v.shape);
+      if (!dt) {
+        failed = true;
+        return;
+      }
+      v.dtype = *dt;
+      v.name = op->getNumResults() == 1 ? name : name + "_" + std::to_string(i);
+      outs.push_back(v);
+      results.push_back(r);
+    }
+    if (outs.empty())
+      return;
+    const auto &out0 = outs[0].shape;
+    auto rank4 = [&](int v) { return g.values[v].shape.size() == 4; };
+    bool all4 =
+        out0.size() == 4 && !bop.inputs.empty() && std::all_of(bop.inputs.begin(), bop.inputs.end(), rank4);
+    bop.kind = OpKind::Other;
+    if ((kindName == "conv" || kindName == "conv2d") && all4 && bop.inputs.size() == 1 &&
+        readWindow(op, bop.window)) {
+      bop.kind = OpKind::Conv;
+      if (auto gattr = op->getAttrOfType<IntegerAttr>("group"))
+        bop.groups = gattr.getInt();
+    } else if ((kindName == "maxpool" || kindName == "avgpool" || kindName == "pool2d") && all4 &&
+               bop.inputs.size() == 1 && readWindow(op, bop.window)) {
+      bop.kind = OpKind::Pool;
+      const auto &in = g.values[bop.inputs[0]].shape;
+      matchExtent(in[2], out0[2], bop.window.kh, bop.window.sh, 1, bop.window.padTop, bop.window.padBottom);
+      matchExtent(in[3], out0[3], bop.window.kw, bop.window.sw, 1, bop.window.padLeft, bop.window.padRight);
+    } else if (eltwiseNames().contains(kindName) && all4 && bop.inputs.size() >= 1 &&
+               bop.inputs.size() + bop.weights.size() >= 2) {
+      bop.kind = bop.inputs.size() >= 2 ? OpKind::Eltwise : OpKind::Unary;
+    } else if (unaryNames().contains(kindName) && all4 && bop.inputs.size() == 1 &&
+               g.values[bop.inputs[0]].shape == out0) {
+      bop.kind = OpKind::Unary;
+    } else if ((kindName == "reshape" || kindName == "squeeze" || kindName == "unsqueeze" ||
+                kindName == "flatten") &&
+               bop.inputs.size() == 1) {
+      bop.kind = OpKind::Reshape;
+    } else if (kindName == "concat") {
+      bop.kind = OpKind::Concat;
+      if (auto a = op->getAttrOfType<IntegerAttr>("axis"))
+        bop.axis = a.getInt() < 0 ? a.getInt() + static_cast<int64_t>(out0.size()) : a.getInt();
+    } else if ((kindName == "matmul" || kindName == "a16matmul") && bop.inputs.size() == 1) {
+      bop.kind = OpKind::MatMul;
+    } else if ((kindName == "adaptive_avgpool" || kindName == "reduce") && all4 && out0[2] == 1 &&
+               out0[3] == 1) {
+      bop.kind = OpKind::GlobalPool;
+    }
+    int index = g.addOp(std::move(bop), outs);
+    for (auto [i, r] : llvm::enumerate(results))
+      ids[r] = g.ops[index].outputs[i];
+  });
+  if (failed)
+    return failure();
+  func.walk([&](func::ReturnOp ret) {
+    for (mlir::Value v : ret.getOperands())
+      if (auto it = ids.find(v); it != ids.end())
+        g.markOutput(it->second);
+  });
+  if (std::string err = g.verify(); !err.empty()) {
+    func.emitError("backend graph: ") << err;
+    return failure();
+  }
+  return g;
+}
+
+} // namespace tpuc::backend

@@ -1,0 +1,349 @@
+//===- Graph.cpp - Plain-data operator graph and its builder --------------===//
+
+#include "tpuc/Backend/Graph.h"
+
+#include <algorithm>
+
+namespace tpuc::backend {
+
+int64_t dtypeBytes(DType t) {
+  switch (t) {
+  case DType::INT8:
+  case DType::UINT8:
+    return 1;
+  case DType::INT16:
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::INT32:
+  case DType::F32:
+    return 4;
+  }
+  return 4;
+}
+
+const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::INT8:
+    return "INT8";
+  case DType::UINT8:
+    return "UINT8";
+  case DType::INT16:
+    return "INT16";
+  case DType::INT32:
+    return "INT32";
+  case DType::F16:
+    return "F16";
+  case DType::BF16:
+    return "BF16";
+  case DType::F32:
+    return "F32";
+  }
+  return "?";
+}
+
+std::optional<DType> parseDType(std::string_view name) {
+  for (DType t : {DType::INT8, DType::UINT8, DType::INT16, DType::INT32, DType::F16, DType::BF16, DType::F32})
+    if (name == dtypeName(t))
+      return t;
+  return std::nullopt;
+}
+
+Precision computePrecision(DType t) {
+  switch (t) {
+  case DType::INT8:
+  case DType::UINT8:
+    return Precision::INT8;
+  case DType::F16:
+    return Precision::F16;
+  case DType::BF16:
+    return Precision::BF16;
+  default:
+    return Precision::F32;
+  }
+}
+
+const char *opKindName(OpKind k) {
+  switch (k) {
+  case OpKind::Conv:
+    return "conv";
+  case OpKind::Pool:
+    return "pool";
+  case OpKind::Eltwise:
+    return "eltwise";
+  case OpKind::Unary:
+    return "unary";
+  case OpKind::Reshape:
+    return "reshape";
+  case OpKind::Concat:
+    return "concat";
+  case OpKind::MatMul:
+    return "matmul";
+  case OpKind::GlobalPool:
+    return "global_pool";
+  case OpKind::Other:
+    return "other";
+  }
+  return "?";
+}
+
+int64_t Value::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t Value::dim(int i) const { return i < static_cast<int>(shape.size()) ? shape[i] : 1; }
+
+int Graph::addInput(std::string name, std::vector<int64_t> shape, DType dtype) {
+  Value v;
+  v.name = std::move(name);
+  v.shape = std::move(shape);
+  v.dtype = dtype;
+  values.push_back(std::move(v));
+  inputs.push_back(static_cast<int>(values.size()) - 1);
+  return inputs.back();
+}
+
+int Graph::addWeight(std::string name, std::vector<int64_t> shape, DType dtype) {
+  Value v;
+  v.name = std::move(name);
+  v.shape = std::move(shape);
+  v.dtype = dtype;
+  v.isWeight = true;
+  values.push_back(std::move(v));
+  return static_cast<int>(values.size()) - 1;
+}
+
+int Graph::addOp(Op op, const std::vector<Value> &results) {
+  int index = static_cast<int>(ops.size());
+  for (int v : op.inputs)
+    values.at(v).users.push_back(index);
+  for (int v : op.weights)
+    values.at(v).users.push_back(index);
+  op.outputs.clear();
+  for (const Value &r : results) {
+    Value v = r;
+    v.producer = index;
+    v.users.clear();
+    v.isWeight = false;
+    values.push_back(std::move(v));
+    op.outputs.push_back(static_cast<int>(values.size()) - 1);
+  }
+  ops.push_back(std::move(op));
+  return index;
+}
+
+bool Graph::isOutput(int value) const {
+  return std::find(outputs.begin(), outputs.end(), value) != outputs.end();
+}
+
+bool Graph::isGroupable(int index) const {
+  const Op &op = ops[index];
+  switch (op.kind) {
+  case OpKind::Conv:
+  case OpKind::Pool:
+  case OpKind::Eltwise:
+  case OpKind::Unary:
+    break;
+  default:
+    return false;
+  }
+  if (op.outputs.size() != 1 || op.inputs.empty())
+    return false;
+  for (int v : op.inputs)
+    if (values[v].shape.size() != 4)
+      return false;
+  return values[op.outputs[0]].shape.size() == 4;
+}
+
+namespace {
+
+/// Output extent of a window along one axis.
+int64_t windowOut(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d) {
+  return (in + p0 + p1 - d * (k - 1) - 1) / s + 1;
+}
+
+} // namespace
+
+std::string Graph::verify() const {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op &op = ops[i];
+    auto bad = [&](const std::string &msg) { return "op '" + op.name + "': " + msg; };
+    for (int v : op.inputs) {
+      if (v < 0 || v >= static_cast<int>(values.size()))
+        return bad("operand index out of range");
+      if (values[v].isWeight)
+        return bad("activation operand '" + values[v].name + "' is a weight");
+      if (values[v].producer >= static_cast<int>(i))
+        return bad("operand '" + values[v].name + "' is produced later");
+    }
+    if (op.outputs.empty())
+      return bad("no result");
+    if (op.kind == OpKind::Conv || op.kind == OpKind::Pool) {
+      if (op.inputs.size() != 1)
+        return bad("expected one activation operand");
+      const Value &in = values[op.inputs[0]];
+      const Value &out = values[op.outputs[0]];
+      if (in.shape.size() != 4 || out.shape.size() != 4)
+        return bad("expected 4-D NCHW operand and result");
+      const Window &w = op.window;
+      if (w.kh < 1 || w.kw < 1 || w.sh < 1 || w.sw < 1 || w.dh < 1 || w.dw < 1 || w.padTop < 0 ||
+          w.padBottom < 0 || w.padLeft < 0 || w.padRight < 0)
+        return bad("kernel, stride and dilation must be >= 1, pads >= 0");
+      int64_t oh = windowOut(in.dim(2), w.kh, w.sh, w.padTop, w.padBottom, w.dh);
+      int64_t ow = windowOut(in.dim(3), w.kw, w.sw, w.padLeft, w.padRight, w.dw);
+      if (out.dim(0) != in.dim(0) || out.dim(2) != oh || out.dim(3) != ow)
+        return bad("result shape does not match the window (expected H " + std::to_string(oh) + ", W " +
+                   std::to_string(ow) + ")");
+      if (op.kind == OpKind::Conv) {
+        if (op.groups < 1 || in.dim(1) % op.groups || out.dim(1) % op.groups)
+          return bad("groups must divide input and output channels");
+      } else if (out.dim(1) != in.dim(1)) {
+        return bad("pooling changes the channel count");
+      }
+    }
+    if (op.kind == OpKind::Eltwise || op.kind == OpKind::Unary) {
+      const Value &out = values[op.outputs[0]];
+      for (int v : op.inputs) {
+        const Value &in = values[v];
+        if (in.shape.size() != out.shape.size())
+          return bad("operand '" + in.name + "' has a different rank");
+        for (size_t d = 0; d < in.shape.size(); ++d)
+          if (in.shape[d] != out.shape[d] && in.shape[d] != 1)
+            return bad("operand '" + in.name + "' does not broadcast");
+      }
+    }
+  }
+  for (int v : outputs)
+    if (v < 0 || v >= static_cast<int>(values.size()) || values[v].isWeight)
+      return "graph output index " + std::to_string(v) + " is not an activation";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// GraphBuilder
+//===----------------------------------------------------------------------===//
+
+int GraphBuilder::input(const std::string &name, std::vector<int64_t> shape) {
+  return graph.addInput(name, std::move(shape), dtype);
+}
+
+int GraphBuilder::single(Op op, std::vector<int64_t> shape) {
+  Value r;
+  r.name = op.name;
+  r.shape = std::move(shape);
+  r.dtype = dtype;
+  int index = graph.addOp(std::move(op), {r});
+  return graph.ops[index].outputs[0];
+}
+
+int GraphBuilder::conv(const std::string &name, int in, int64_t oc, int64_t k, int64_t stride, int64_t pad,
+                       int64_t groups, int64_t dilation) {
+  Window w;
+  w.kh = w.kw = k;
+  w.sh = w.sw = stride;
+  w.padTop = w.padBottom = w.padLeft = w.padRight = pad;
+  w.dh = w.dw = dilation;
+  return conv(name, in, oc, w, groups);
+}
+
+int GraphBuilder::conv(const std::string &name, int in, int64_t oc, const Window &w, int64_t groups) {
+  const Value &x = graph.values[in];
+  int64_t ic = x.dim(1);
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Conv;
+  op.inputs = {in};
+  op.window = w;
+  op.groups = groups;
+  op.weights.push_back(graph.addWeight(name + ".weight", {oc, ic / groups, w.kh, w.kw}, dtype));
+  bool int8 = dtype == DType::INT8 || dtype == DType::UINT8;
+  op.weights.push_back(graph.addWeight(name + ".bias", {oc}, int8 ? DType::INT32 : dtype));
+  const Value &x2 = graph.values[in];
+  int64_t oh = windowOut(x2.dim(2), w.kh, w.sh, w.padTop, w.padBottom, w.dh);
+  int64_t ow = windowOut(x2.dim(3), w.kw, w.sw, w.padLeft, w.padRight, w.dw);
+  return single(std::move(op), {x2.dim(0), oc, oh, ow});
+}
+
+int GraphBuilder::maxPool(const std::string &name, int in, int64_t k, int64_t stride, int64_t pad) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Pool;
+  op.inputs = {in};
+  op.window.kh = op.window.kw = k;
+  op.window.sh = op.window.sw = stride;
+  op.window.padTop = op.window.padBottom = op.window.padLeft = op.window.padRight = pad;
+  const Value &x = graph.values[in];
+  std::vector<int64_t> shape = {x.dim(0), x.dim(1), windowOut(x.dim(2), k, stride, pad, pad, 1),
+                                windowOut(x.dim(3), k, stride, pad, pad, 1)};
+  return single(std::move(op), shape);
+}
+
+int GraphBuilder::avgPool(const std::string &name, int in, int64_t k, int64_t stride, int64_t pad) {
+  int v = maxPool(name, in, k, stride, pad);
+  return v; // Same planning behaviour; the mode lives in the Tpu op.
+}
+
+int GraphBuilder::add(const std::string &name, int a, int b) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Eltwise;
+  op.inputs = {a, b};
+  return single(std::move(op), graph.values[a].shape);
+}
+
+int GraphBuilder::unary(const std::string &name, int in) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Unary;
+  op.inputs = {in};
+  return single(std::move(op), graph.values[in].shape);
+}
+
+int GraphBuilder::globalPool(const std::string &name, int in) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::GlobalPool;
+  op.inputs = {in};
+  const Value &x = graph.values[in];
+  return single(std::move(op), {x.dim(0), x.dim(1), 1, 1});
+}
+
+int GraphBuilder::reshape(const std::string &name, int in, std::vector<int64_t> shape) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Reshape;
+  op.inputs = {in};
+  return single(std::move(op), std::move(shape));
+}
+
+int GraphBuilder::concat(const std::string &name, const std::vector<int> &ins, int64_t axis) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Concat;
+  op.inputs = ins;
+  op.axis = axis;
+  std::vector<int64_t> shape = graph.values[ins.at(0)].shape;
+  shape[axis] = 0;
+  for (int v : ins)
+    shape[axis] += graph.values[v].shape[axis];
+  return single(std::move(op), shape);
+}
+
+int GraphBuilder::matmul(const std::string &name, int in, int64_t outFeatures) {
+  const Value &x = graph.values[in];
+  int64_t k = x.shape.back();
+  int64_t n = x.elements() / k;
+  Op op;
+  op.name = name;
+  op.kind = OpKind::MatMul;
+  op.inputs = {in};
+  op.weights.push_back(graph.addWeight(name + ".weight", {k, outFeatures}, dtype));
+  bool int8 = dtype == DType::INT8 || dtype == DType::UINT8;
+  op.weights.push_back(graph.addWeight(name + ".bias", {outFeatures}, int8 ? DType::INT32 : dtype));
+  return single(std::move(op), {n, outFeatures});
+}
+
+} // namespace tpuc::backend
