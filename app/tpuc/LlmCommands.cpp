@@ -7,6 +7,16 @@
 
 #include "Commands.h"
 
+#include "tpuc/Backend/ChipProfile.h"
+#include "tpuc/LLM/DryRun.h"
+#include "tpuc/LLM/LlmConvert.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
 namespace tpuc::cli {
 
 void addLlmConvertOptions(ArgParser &p, LlmConvertOptions &o) {
@@ -29,8 +39,9 @@ void addLlmConvertOptions(ArgParser &p, LlmConvertOptions &o) {
               &o.qGroupSize);
   p.addFlag({{"--symmetric"}, "", "symmetric weight quantization"},
             &o.symmetric);
-  p.addOption({{"-c", "--chip"}, "CHIP", "target chip profile", false,
-               {"bm1684x", "bm1688", "cv186ah"}, "bm1684x"},
+  // Any profile in resources/chips (or $TPUC_CHIP_DIR) is a chip: the name is checked when it is loaded.
+  p.addOption({{"-c", "--chip"}, "CHIP",
+               "target chip profile (with --dry_run also 'all' or a comma list)", false, {}, "bm1684x"},
               &o.chip);
   p.addFlag({{"--use_history_kv"}, "",
              "also compile block_kv stages (chunked prefill with history)"},
@@ -49,8 +60,10 @@ void addLlmConvertOptions(ArgParser &p, LlmConvertOptions &o) {
   p.addFlag({{"--only_mlir"}, "", "stop after writing the MLIR files"},
             &o.onlyMlir);
   p.addFlag({{"--dry_run"}, "",
-             "print the stages that would be compiled and exit"},
+             "from config.json alone: stages, memory per chip, predicted latency; then exit"},
             &o.dryRun);
+  p.addOption({{"--dry_run_json"}, "FILE", "with --dry_run: also write the report as JSON"},
+              &o.dryRunJson);
   p.addFlag({{"--debug"}, "", "keep intermediate files"}, &o.debug);
   p.addOption({{"--progress"}, "FMT", "progress reports", false,
                {"none", "json", "text"}, "none"},
@@ -73,6 +86,8 @@ std::string validateLlmConvertOptions(const LlmConvertOptions &o) {
   if (o.chunkLength > o.seqLength / 2)
     return "'--chunk_length' (" + std::to_string(o.chunkLength) +
            ") must not exceed half of --seq_length (" + std::to_string(o.seqLength / 2) + ")";
+  if (!o.dryRunJson.empty() && !o.dryRun)
+    return "'--dry_run_json' needs '--dry_run'";
   int64_t maxInput = o.maxInputLength ? o.maxInputLength : o.seqLength;
   if (o.chunkLength > maxInput)
     return "'--chunk_length' must not exceed the max input length (" +
@@ -80,8 +95,97 @@ std::string validateLlmConvertOptions(const LlmConvertOptions &o) {
   return "";
 }
 
-int runLlmConvert(const LlmConvertOptions &) {
-  return notImplemented("llm-convert");
+namespace {
+
+llm::ConvertOptions convertOptions(const LlmConvertOptions &o) {
+  llm::ConvertOptions c;
+  c.modelPath = o.modelPath;
+  c.seqLength = o.seqLength;
+  c.quantize = o.quantize;
+  c.qGroupSize = o.qGroupSize;
+  c.symmetric = o.symmetric;
+  c.chip = o.chip;
+  c.useHistoryKv = o.useHistoryKv;
+  c.chunkLength = o.chunkLength;
+  c.maxInputLength = o.maxInputLength;
+  c.outDir = o.outDir;
+  c.warn = [](const std::string &line) { std::cerr << "tpuc llm-convert: " << line << std::endl; };
+  return c;
+}
+
+/// --dry_run: the plan, memory and latency per chip from config.json alone (DryRun.h). With
+/// --progress json stdout carries only progress lines, so the text report goes to stderr.
+int printPlan(const LlmConvertOptions &o) {
+  auto fail = [](llvm::Error error) {
+    std::cerr << "tpuc llm-convert: " << llvm::toString(std::move(error)) << std::endl;
+    return kExitUsage;
+  };
+  auto config = llm::readModelConfig(o.modelPath);
+  if (!config)
+    return fail(config.takeError());
+  auto plan = llm::planConversion(*config, convertOptions(o));
+  if (!plan)
+    return fail(plan.takeError());
+  ProgressReporter progress = makeProgressReporter(o.progress);
+  progress.report("llm-convert", 0.0, "dry run on " + o.chip);
+  auto report = llm::dryRun(*config, *plan, o.chip);
+  if (!report)
+    return fail(report.takeError());
+  bool jsonLines = progress.format() == ProgressReporter::Format::Json;
+  (jsonLines ? std::cerr : std::cout) << llm::formatDryRun(*report) << std::flush;
+  std::vector<std::string> artifacts;
+  if (!o.dryRunJson.empty()) {
+    std::ofstream out(o.dryRunJson);
+    out << llm::dryRunJson(*report);
+    if (!out.good()) {
+      std::cerr << "tpuc llm-convert: " << o.dryRunJson << ": cannot write the dry-run report" << std::endl;
+      return kExitUsage;
+    }
+    artifacts.push_back(o.dryRunJson);
+  }
+  std::string summary;
+  for (const llm::ChipDryRun &chip : report->chips) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%s%s: %s, first token %.1f ms, %.2f tokens/s", summary.empty() ? "" : "; ",
+                  chip.chip.c_str(), chip.memory.fits() ? "fits" : "does not fit", chip.firstTokenMs,
+                  chip.decodeTokensPerSecond());
+    summary += line;
+  }
+  progress.report("llm-convert", 1.0, summary, artifacts);
+  return kExitOk;
+}
+
+} // namespace
+
+int runLlmConvert(const LlmConvertOptions &o) {
+  if (o.dryRun)
+    return printPlan(o);
+  try {
+    backend::findChipProfile(o.chip);
+  } catch (const backend::ProfileError &e) {
+    std::cerr << "tpuc llm-convert: " << e.what() << std::endl;
+    return kExitUsage;
+  }
+  ProgressReporter progress = makeProgressReporter(o.progress);
+  llm::ConvertOptions options = convertOptions(o);
+  options.progress = [&](size_t done, size_t total, const std::string &stage) {
+    progress.report("llm-convert", double(done) / double(total ? total : 1), "building " + stage);
+  };
+  mlir::MLIRContext context;
+  auto result = llm::convertToTop(context, options);
+  if (!result) {
+    std::cerr << "tpuc llm-convert: " << llvm::toString(result.takeError()) << std::endl;
+    return kExitUsage;
+  }
+  std::vector<std::string> artifacts;
+  for (const llm::StageFile &stage : result->stages)
+    artifacts.push_back(stage.mlirPath);
+  progress.report("llm-convert", 1.0,
+                  "wrote " + std::to_string(result->stages.size()) + " Top stages to " + o.outDir, artifacts);
+  if (o.onlyMlir)
+    return kExitOk;
+  // Lowering the stages and compiling them into one model file is the backend's job.
+  return notImplemented("llm-convert (compiling the Top stages into a model file)");
 }
 
 void addLlmRunOptions(ArgParser &p, LlmRunOptions &o) {

@@ -9,5 +9,6 @@ include "tpuc/Dialect/Top/TopIOOps.td"
 include "tpuc/Dialect/Top/TopNNOps.td"
 include "tpuc/Dialect/Top/TopElementwiseOps.td"
 include "tpuc/Dialect/Top/TopShapeOps.td"
+include "tpuc/Dialect/Top/TopLLMOps.td"
 
 #endif // TPUC_TOP_OPS
