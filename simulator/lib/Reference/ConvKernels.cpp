@@ -1,13 +1,16 @@
 //===- ConvKernels.cpp - Convolution and transposed convolution -----------===//
-// Conv: blocks of output columns spread over the pool, each unfolded (im2col, skipped for 1x1 / stride 1 /
-// no pad) into a cache-sized buffer and multiplied by one single-threaded OpenBLAS GEMM. Depthwise convs
-// (one input channel per group) run directly over stride phases (Window.h), one plane per task.
-// Deconv: GEMM into columns, then col2im scatter-add per output channel.
+// Conv: with AVX-512, tiles of (output columns x output channels) spread over the pool, each unfolded
+// (im2col, skipped for 1x1 / stride 1 / no pad) into the column panels of PackedGemm.h and multiplied by
+// the filters packed once per op (OpCache); otherwise column blocks on single-threaded OpenBLAS GEMMs.
+// Depthwise convs (one input channel per group) run directly over stride phases (Window.h), one plane
+// per task. Deconv: GEMM into columns, then col2im scatter-add per output channel.
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
+#include "PackedGemm.h"
 #include "Window.h"
 
 #include <cstring>
+#include <immintrin.h>
 #include <vector>
 
 using namespace mlir;
@@ -43,6 +46,89 @@ void im2colBlock(const Geometry &g, int64_t channels, const float *x, int64_t c0
       }
       dst += ox1 - ox0;
       j += ox1 - ox0;
+    }
+  }
+}
+
+/// A run of block columns within one output row and one column panel of PackedGemm.h.
+struct ColumnRun {
+  int64_t dst, oy, ox0, len; ///< Offset in the panels of the run's first row, output row and columns.
+};
+
+/// The runs of output columns [c0, c1): no run crosses an output row or a 32-column panel.
+std::vector<ColumnRun> columnRuns(const Geometry &g, int64_t rows, int64_t c0, int64_t c1) {
+  std::vector<ColumnRun> runs;
+  for (int64_t j = c0; j < c1;) {
+    int64_t jj = j - c0, oy = j / g.ow, ox0 = j % g.ow;
+    int64_t len = std::min({g.ow - ox0, c1 - j, kTileColumns - jj % kTileColumns});
+    runs.push_back({(jj / kTileColumns) * rows * kTileColumns + jj % kTileColumns, oy, ox0, len});
+    j += len;
+  }
+  return runs;
+}
+
+/// im2colBlock in the column panels of PackedGemm.h: column j of the block goes to panel j / 32, row r
+/// of it at r * 32 + j % 32 (rows of the last panel padded to 32 floats, the padding left unset). With
+/// AVX-512 (the packed path always has it), a stride-1 run is one masked load and store per 16 columns,
+/// the mask zeroing the padding; stride 2 adds a shuffle of the even columns.
+__attribute__((target("avx512f"))) void im2colPanels(const Geometry &g, int64_t channels, const float *x,
+                                                     int64_t c0, int64_t c1, float *col) {
+  int64_t rows = channels * g.kh * g.kw;
+  std::vector<ColumnRun> runs = columnRuns(g, rows, c0, c1);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t c = r / (g.kh * g.kw), ky = (r / g.kw) % g.kh, kx = r % g.kw;
+    const float *src = x + c * g.ih * g.iw;
+    int64_t xOffset = kx * g.dw - g.padLeft;
+    auto [lo, hi] = validRange(g.ow, g.sw, xOffset, g.iw);
+    float *base = col + r * kTileColumns;
+    for (const ColumnRun &run : runs) {
+      float *dst = base + run.dst;
+      int64_t iy = run.oy * g.sh - g.padTop + ky * g.dh, ox1 = run.ox0 + run.len;
+      int64_t a = std::clamp(lo, run.ox0, ox1), b = std::clamp(hi, run.ox0, ox1);
+      if (iy < 0 || iy >= g.ih)
+        a = b = run.ox0;
+      const float *row = src + iy * g.iw + xOffset;
+      if (g.sw == 1) {
+        // Lanes [a, b) - ox0 come from the row, the others of the run are zero.
+        uint32_t valid = static_cast<uint32_t>(((uint64_t{1} << (b - run.ox0)) - 1) &
+                                               ~((uint64_t{1} << (a - run.ox0)) - 1));
+        uint32_t store = static_cast<uint32_t>((uint64_t{1} << run.len) - 1);
+        const float *from = row + run.ox0;
+        _mm512_mask_storeu_ps(dst, static_cast<__mmask16>(store),
+                              _mm512_maskz_loadu_ps(static_cast<__mmask16>(valid), from));
+        if (run.len > 16)
+          _mm512_mask_storeu_ps(dst + 16, static_cast<__mmask16>(store >> 16),
+                                _mm512_maskz_loadu_ps(static_cast<__mmask16>(valid >> 16), from + 16));
+        continue;
+      }
+      if (g.sw == 2) {
+        // Per 16 output lanes: two masked loads of 16 input columns each (the even columns of valid
+        // lanes only), then their even elements.
+        const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        uint32_t valid = static_cast<uint32_t>(((uint64_t{1} << (b - run.ox0)) - 1) &
+                                               ~((uint64_t{1} << (a - run.ox0)) - 1));
+        for (int64_t h = 0; h < run.len; h += 16) {
+          uint32_t lanes = valid >> h;
+          const float *from = row + 2 * (run.ox0 + h);
+          auto spread = [](uint32_t bits) { // bit i -> bit 2i, for i < 8
+            uint32_t out = 0;
+            for (int i = 0; i < 8; ++i)
+              out |= ((bits >> i) & 1u) << (2 * i);
+            return static_cast<__mmask16>(out);
+          };
+          __m512 lo = _mm512_maskz_loadu_ps(spread(lanes & 0xff), from);
+          __m512 hi = _mm512_maskz_loadu_ps(spread((lanes >> 8) & 0xff), from + 16);
+          uint32_t store = run.len - h >= 16 ? 0xffffu : (1u << (run.len - h)) - 1;
+          _mm512_mask_storeu_ps(dst + h, static_cast<__mmask16>(store), _mm512_permutex2var_ps(lo, evens, hi));
+        }
+        continue;
+      }
+      for (int64_t ox = run.ox0; ox < a; ++ox)
+        dst[ox - run.ox0] = 0.0f;
+      for (int64_t ox = a; ox < b; ++ox)
+        dst[ox - run.ox0] = row[ox * g.sw];
+      for (int64_t ox = b; ox < ox1; ++ox)
+        dst[ox - run.ox0] = 0.0f;
     }
   }
 }
@@ -105,6 +191,36 @@ depthwisePlane(const Geometry &g, const Phases &ph, const int64_t *offsets, cons
   }
 }
 
+/// depthwisePlane with AVX-512 after the phases are built: each output row is one pass of 16-wide
+/// vectors, all NT taps (0: `numTaps` at run time) accumulated in a register with the bias, then Relu
+/// and a (masked) store straight into the output, so no accumulator plane is stored or reloaded.
+template <int NT>
+__attribute__((target("avx512f"))) void depthwiseRows(const Geometry &g, int64_t wq, const float *const *taps,
+                                                      int64_t numTaps, const float *kernel, float bias,
+                                                      bool doRelu, float hi, float *__restrict out) {
+  int64_t count = NT ? NT : numTaps;
+  __m512 weights[NT ? NT : 1]; // hoisted broadcasts of a fixed tap count
+  if constexpr (NT > 0)
+    for (int t = 0; t < NT; ++t)
+      weights[t] = _mm512_set1_ps(kernel[t]);
+  __m512 zero = _mm512_setzero_ps(), top = _mm512_set1_ps(hi), b = _mm512_set1_ps(bias);
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    int64_t rowOffset = oy * wq;
+    float *o = out + oy * g.ow;
+    for (int64_t x = 0; x < g.ow; x += 16) {
+      __mmask16 mask = g.ow - x >= 16 ? 0xffff : static_cast<__mmask16>((1u << (g.ow - x)) - 1);
+      __m512 acc = b;
+      for (int64_t t = 0; t < count; ++t) {
+        __m512 w = NT > 0 ? weights[t] : _mm512_set1_ps(kernel[t]);
+        acc = _mm512_fmadd_ps(w, _mm512_maskz_loadu_ps(mask, taps[t] + rowOffset + x), acc);
+      }
+      if (doRelu)
+        acc = _mm512_min_ps(_mm512_max_ps(acc, zero), top);
+      _mm512_mask_storeu_ps(o + x, mask, acc);
+    }
+  }
+}
+
 /// Convolution with one input channel per group (depthwise, possibly with a channel multiplier), one
 /// output plane per task.
 void depthwiseConv(const Geometry &g, const float *x, const float *w, const float *bias, bool doRelu,
@@ -117,8 +233,101 @@ void depthwiseConv(const Geometry &g, const float *x, const float *w, const floa
     std::vector<const float *> taps(offsets.size());
     for (int64_t p = begin; p < end; ++p) {
       int64_t n = p / g.oc, oc = p % g.oc, ic = oc / ocPerGroup;
+      if (packedGemmAvailable()) {
+        const float *src = x + (n * g.ic + ic) * g.ih * g.iw, *kernel = w + oc * g.kh * g.kw;
+        float b = bias ? bias[oc] : 0.0f, *o = out + p * plane;
+        buildPhases(g, ph, src, 0.0f, buffer);
+        for (size_t t = 0; t < offsets.size(); ++t)
+          taps[t] = buffer + offsets[t];
+        if (offsets.size() == 9)
+          depthwiseRows<9>(g, ph.wq, taps.data(), 9, kernel, b, doRelu, hi, o);
+        else if (offsets.size() == 25)
+          depthwiseRows<25>(g, ph.wq, taps.data(), 25, kernel, b, doRelu, hi, o);
+        else
+          depthwiseRows<0>(g, ph.wq, taps.data(), offsets.size(), kernel, b, doRelu, hi, o);
+        continue;
+      }
       depthwisePlane(g, ph, offsets.data(), taps.data(), x + (n * g.ic + ic) * g.ih * g.iw,
                      w + oc * g.kh * g.kw, bias ? bias[oc] : 0.0f, doRelu, hi, out + p * plane, buffer);
+    }
+  });
+}
+
+/// The filters of every group packed for packedGemm; cached per op by the interpreter when they are a
+/// weight (OpCache), packed for this call otherwise.
+struct PackedFilters {
+  std::vector<PackedMatrix> groups;
+};
+
+const PackedFilters &packFilters(const Geometry &g, const float *w, PackedFilters &local) {
+  int64_t icg = g.ic / g.group, ocg = g.oc / g.group, k = icg * g.kh * g.kw;
+  auto make = [&] {
+    PackedFilters filters;
+    for (int64_t grp = 0; grp < g.group; ++grp)
+      filters.groups.push_back(PackedMatrix::pack(w + grp * ocg * k, ocg, k, k));
+    return filters;
+  };
+  OpCache *cache = currentOpCache();
+  if (cache && cache->isConstant(1)) {
+    return cache->get<PackedFilters>([&] {
+      PackedFilters filters = make();
+      for (const PackedMatrix &m : filters.groups)
+        cache->bytes += m.bytes();
+      return filters;
+    });
+  }
+  local = make();
+  return local;
+}
+
+/// Conv as GEMMs on packed filters (PackedGemm.h). Tasks are tiles of (image, group, output columns,
+/// output channels): column blocks keep the unfolded input (im2col, skipped for a 1x1 stride-1 conv,
+/// which reads its input planes in place) in cache; when they are too few to feed every thread the
+/// output channels are split as well, so small late layers still use the whole pool. Bias and the fused
+/// Relu are applied in the GEMM's output pass.
+void packedConv(const Geometry &g, const float *x, const float *w, const float *bias, bool doRelu, float hi,
+                float *y) {
+  int64_t icg = g.ic / g.group, ocg = g.oc / g.group;
+  int64_t k = icg * g.kh * g.kw, plane = g.oh * g.ow;
+  bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.padTop == 0 && g.padLeft == 0 &&
+                   g.oh == g.ih && g.ow == g.iw;
+  PackedFilters local;
+  const PackedFilters &filters = packFilters(g, w, local);
+  int64_t threads = ThreadPool::global().numThreads();
+  // Column blocks: the unfolded input block (k rows) stays in L2. Blocks are whole micro-tiles of 32
+  // columns of about equal size, a multiple of the thread count when the plane is wide enough to split.
+  auto divideUp = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  int64_t target = std::max<int64_t>(kTileColumns, (int64_t{1} << 18) / std::max<int64_t>(k, 1));
+  int64_t blocks = divideUp(plane, target);
+  if (threads > 1 && plane >= threads * 2 * kTileColumns)
+    blocks = divideUp(blocks, threads) * threads;
+  int64_t block = std::min(plane, divideUp(divideUp(plane, blocks), kTileColumns) * kTileColumns);
+  blocks = divideUp(plane, block);
+  // Output channel chunks (whole packed row blocks) when the column blocks alone leave threads idle.
+  int64_t rowBlocks = (ocg + kPackRows - 1) / kPackRows, chunks = 1;
+  int64_t tiles = g.n * g.group * blocks;
+  if (threads > 1 && tiles < 2 * threads)
+    chunks = std::min(rowBlocks, (2 * threads + tiles - 1) / tiles);
+  int64_t chunkRows = (rowBlocks + chunks - 1) / chunks * kPackRows;
+  chunks = (ocg + chunkRows - 1) / chunkRows;
+  parallelFor(tiles * chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      int64_t chunk = task % chunks, tile = task / chunks;
+      int64_t n = tile / (g.group * blocks), grp = (tile / blocks) % g.group;
+      int64_t c0 = (tile % blocks) * block, c1 = std::min(plane, c0 + block);
+      int64_t m0 = chunk * chunkRows, m1 = std::min(ocg, m0 + chunkRows);
+      const float *xg = x + (n * g.ic + grp * icg) * g.ih * g.iw;
+      float *yg = y + (n * g.oc + grp * ocg + m0) * plane + c0;
+      Epilogue epilogue{bias ? bias + grp * ocg : nullptr, doRelu, hi};
+      if (pointwise) {
+        packedGemm(filters.groups[grp], m0, m1, RightMatrix{xg + c0, plane}, c1 - c0, yg, plane, epilogue);
+      } else {
+        int64_t width = (c1 - c0 + kTileColumns - 1) / kTileColumns * kTileColumns;
+        float *col = scratch(k * width);
+        im2colPanels(g, icg, xg, c0, c1, col);
+        packedGemm(filters.groups[grp], m0, m1, RightMatrix{col, kTileColumns, true}, c1 - c0, yg, plane,
+                   epilogue);
+      }
     }
   });
 }
@@ -139,6 +348,10 @@ LogicalResult run(top::ConvOp op, Inputs in, Outputs out) {
     return success();
   }
   int64_t k = icg * g.kh * g.kw, plane = g.oh * g.ow;
+  if (packedGemmAvailable()) {
+    packedConv(g, x, w, bias, doRelu, hi, y);
+    return success();
+  }
   bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.padTop == 0 && g.padLeft == 0 &&
                    g.oh == g.ih && g.ow == g.iw;
   // Tasks are blocks of output columns: each unfolds its block into a thread-local buffer that stays in

@@ -4,6 +4,7 @@
 //===----------------------------------------------------------------------===//
 #include "tpuc/Simulator/Interpreter.h"
 
+#include "Kernels.h"
 #include "Naming.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Simulator/ReferenceKernels.h"
@@ -35,6 +36,8 @@ struct Step {
   Operation *op;
   SmallVector<int> operands, results;
   SmallVector<int> freeAfter; ///< Values whose last use is this op.
+  /// What the kernel derives from the op's weight operands (packed filters), kept with the weights.
+  std::unique_ptr<ref::OpCache> cache;
 };
 
 /// A value's storage during a run: owned by the run, or borrowed (inputs, weights).
@@ -130,8 +133,10 @@ LogicalResult Interpreter::Impl::prepare(StringRef function) {
   for (BlockArgument arg : body.getArguments())
     addValue(arg);
   for (Operation &op : body.without_terminator()) {
-    Step step{&op, {}, {}, {}};
+    Step step{&op, {}, {}, {}, nullptr};
+    SmallVector<bool> constant;
     for (Value operand : op.getOperands()) {
+      constant.push_back(operand.getDefiningOp<top::WeightOp>() != nullptr);
       auto it = ids.find(operand);
       if (it == ids.end()) {
         setupError = ("op '" + op.getName().getStringRef() + "' uses a value defined after it or outside " +
@@ -145,6 +150,8 @@ LogicalResult Interpreter::Impl::prepare(StringRef function) {
       step.results.push_back(values.size());
       addValue(result);
     }
+    if (llvm::is_contained(constant, true))
+      step.cache = std::make_unique<ref::OpCache>(std::move(constant));
     steps.push_back(std::move(step));
   }
   for (Value v : body.getTerminator()->getOperands()) {
@@ -213,6 +220,7 @@ llvm::Error Interpreter::Impl::runStep(const Step &step, std::vector<Slot> &slot
     outs.push_back(slots[id].owned.get());
   }
   messages.clear();
+  ref::ScopedOpCache scope(step.cache.get());
   if (failed(cast<top::InferenceInterface>(step.op).inference(ins, outs)))
     return opError(step, messages.empty() ? std::string("the kernel failed") : messages.front());
   return llvm::Error::success();
@@ -349,6 +357,9 @@ llvm::Error Interpreter::run(const RunOptions &options) {
           dump(id, m.tensors);
           dumpedBytes += bytes(id); // the copies stay alive in tensors()
         }
+        if (options.onTensor && m.sizes[id] >= 0)
+          options.onTensor(m.names[id], cast<ShapedType>(m.values[id].getType()).getShape(),
+                           llvm::ArrayRef<float>(slots[id].data, m.sizes[id]));
       }
     }
     m.stats.peakLiveBytes = std::max(m.stats.peakLiveBytes, live + dumpedBytes);
@@ -380,6 +391,9 @@ llvm::Error Interpreter::run(const RunOptions &options) {
       m.pool.release(std::move(slot.owned), slot.capacity);
   for (const std::vector<float> &w : m.weights)
     m.stats.weightBytes += w.size() * sizeof(float);
+  for (const Step &step : m.steps)
+    if (step.cache)
+      m.stats.weightBytes += step.cache->bytes;
   m.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return llvm::Error::success();
 }
@@ -391,6 +405,9 @@ const RunStats &Interpreter::stats() const { return impl->stats; }
 void Interpreter::releaseMemory() {
   for (std::vector<float> &w : impl->weights)
     std::vector<float>().swap(w);
+  for (Step &step : impl->steps)
+    if (step.cache)
+      step.cache->clear();
   impl->pool.clear();
 }
 

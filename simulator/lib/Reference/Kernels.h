@@ -9,6 +9,7 @@
 #include "tpuc/Simulator/ThreadPool.h"
 
 #include <cmath>
+#include <memory>
 
 namespace tpuc::sim::ref {
 
@@ -32,7 +33,8 @@ using Outputs = llvm::ArrayRef<float *>;
   X(AcosOp) X(AtanOp) X(SinhOp) X(CoshOp) X(AsinhOp) X(AcoshOp) X(AtanhOp)                         \
   X(ReshapeOp) X(SqueezeOp) X(UnsqueezeOp) X(PermuteOp) X(ConcatOp) X(SliceOp) X(SplitOp)          \
   X(GatherOp) X(PadOp) X(ReduceOp) X(InterpOp) X(Depth2SpaceOp) X(CastOp) X(CompareOp) X(WhereOp)  \
-  X(TopKOp) X(ArangeOp) X(GatherElementsOp) X(CumSumOp)
+  X(TopKOp) X(ArangeOp) X(GatherElementsOp) X(CumSumOp)                                            \
+  X(RepetitionPenaltyOp)
 // clang-format on
 
 #define TPUC_DECLARE_KERNEL(OP) mlir::LogicalResult run(top::OP op, Inputs in, Outputs out);
@@ -87,6 +89,48 @@ void gemmSerial(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const
 /// A scratch buffer of at least `n` floats, reused across kernel calls on the calling thread (im2col
 /// columns and the like), so large temporaries are not mapped and faulted in again for every op.
 float *scratch(int64_t n);
+
+/// Data a kernel derives from operands that do not change between runs (packed convolution filters),
+/// kept by the interpreter per op for as long as it keeps the op's weights: the cache belongs to one op
+/// of one interpreter, and Interpreter::releaseMemory drops it together with the weights it was built
+/// from, so it is never looked up by a buffer address that could have been reused.
+class OpCache {
+public:
+  /// `constant[i]`: operand i is a top.weight, whose buffer stays the same while the cache lives.
+  explicit OpCache(llvm::SmallVector<bool> constant) : constant(std::move(constant)) {}
+  bool isConstant(unsigned operand) const { return operand < constant.size() && constant[operand]; }
+  /// The derived data of type T, built by `make()` on first use.
+  template <typename T, typename Make> T &get(Make make) {
+    if (!data)
+      data = std::make_shared<T>(make());
+    return *static_cast<T *>(data.get());
+  }
+  void clear() {
+    data.reset();
+    bytes = 0;
+  }
+  /// Bytes held, as reported by the builder (for RunStats::weightBytes).
+  int64_t bytes = 0;
+
+private:
+  llvm::SmallVector<bool> constant;
+  std::shared_ptr<void> data;
+};
+
+/// The cache of the op this thread is running, or null (kernels called outside the interpreter derive
+/// their data afresh on every call).
+OpCache *currentOpCache();
+/// Makes `cache` the current op cache of this thread for the scope of the object.
+class ScopedOpCache {
+public:
+  explicit ScopedOpCache(OpCache *cache);
+  ~ScopedOpCache();
+  ScopedOpCache(const ScopedOpCache &) = delete;
+  ScopedOpCache &operator=(const ScopedOpCache &) = delete;
+
+private:
+  OpCache *saved;
+};
 
 /// The float value of an index tensor element, as an integer (indices are carried as float32).
 inline int64_t toIndex(float value) { return static_cast<int64_t>(std::llround(value)); }

@@ -5,6 +5,7 @@
 #include "Kernels.h"
 
 #include <memory>
+#include <vector>
 
 using namespace mlir;
 
@@ -101,26 +102,39 @@ LogicalResult run(top::A16MatMulOp op, Inputs in, Outputs out) {
   bool sym = op.getSym();
   const float *q = in[1], *scale = in[2], *zp = in[3], *bias = in[4];
   // Dequantize to a float [N, K] matrix: w = (q - zp) * scale per group of K.
-  std::unique_ptr<float[]> weight(new float[n * k]);
-  parallelFor(n, rowGrain(k), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      float *dst = weight.get() + r * k;
-      const float *src = q + r * packedK;
-      for (int64_t j = 0; j < k; ++j) {
-        float value;
-        if (bits == 4) {
-          auto byte = static_cast<uint8_t>(static_cast<int64_t>(src[j / 2]) & 0xff);
-          int nibble = (j % 2 == 0) ? (byte & 0xf) : (byte >> 4);
-          value = static_cast<float>(sym && nibble >= 8 ? nibble - 16 : nibble);
-        } else {
-          value = src[j];
+  auto dequantize = [&] {
+    std::vector<float> weight(n * k);
+    parallelFor(n, rowGrain(k), [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        float *dst = weight.data() + r * k;
+        const float *src = q + r * packedK;
+        for (int64_t j = 0; j < k; ++j) {
+          float value;
+          if (bits == 4) {
+            auto byte = static_cast<uint8_t>(static_cast<int64_t>(src[j / 2]) & 0xff);
+            int nibble = (j % 2 == 0) ? (byte & 0xf) : (byte >> 4);
+            value = static_cast<float>(sym && nibble >= 8 ? nibble - 16 : nibble);
+          } else {
+            value = src[j];
+          }
+          int64_t grp = r * groups + j / groupSize;
+          dst[j] = (value - (zp ? zp[grp] : 0.0f)) * scale[grp];
         }
-        int64_t grp = r * groups + j / groupSize;
-        dst[j] = (value - (zp ? zp[grp] : 0.0f)) * scale[grp];
       }
-    }
-  });
-  gemm(false, true, rows, n, k, in[0], k, weight.get(), k, out[0], n);
+    });
+    return weight;
+  };
+  // Constant weights: the interpreter's op cache keeps the dequantized matrix, so decode steps that run
+  // the same stage again do not dequantize again.
+  OpCache *cache = currentOpCache();
+  bool constant = cache && cache->isConstant(1) && cache->isConstant(2) && (!zp || cache->isConstant(3));
+  std::vector<float> local;
+  const std::vector<float> &weight = constant ? cache->get<std::vector<float>>([&] {
+    cache->bytes += n * k * static_cast<int64_t>(sizeof(float));
+    return dequantize();
+  })
+                                              : (local = dequantize());
+  gemm(false, true, rows, n, k, in[0], k, weight.data(), k, out[0], n);
   finishRows(out[0], rows, n, bias, n, false, -1.0);
   return success();
 }

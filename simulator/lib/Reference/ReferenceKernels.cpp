@@ -59,6 +59,14 @@ void applyRelu(float *data, int64_t n, double limit) {
   });
 }
 
+namespace {
+thread_local OpCache *currentCache = nullptr;
+} // namespace
+
+OpCache *currentOpCache() { return currentCache; }
+ScopedOpCache::ScopedOpCache(OpCache *cache) : saved(currentCache) { currentCache = cache; }
+ScopedOpCache::~ScopedOpCache() { currentCache = saved; }
+
 void parallelCopy(float *dst, const float *src, int64_t n) {
   if (dst == src)
     return;
@@ -82,6 +90,23 @@ void gemmSerial(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
         c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+    return;
+  }
+  // A single row or column is a matrix-vector product: OpenBLAS's sgemm would still copy all of the
+  // other operand into its packed buffers first (a whole classifier weight per call).
+  if (m == 1) {
+    if (transB)
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, b,
+                  static_cast<blasint>(ldb), a, static_cast<blasint>(transA ? lda : 1), beta, c, 1);
+    else
+      cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<blasint>(k), static_cast<blasint>(n), 1.0f, b,
+                  static_cast<blasint>(ldb), a, static_cast<blasint>(transA ? lda : 1), beta, c, 1);
+    return;
+  }
+  if (n == 1) {
+    cblas_sgemv(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, static_cast<blasint>(transA ? k : m),
+                static_cast<blasint>(transA ? m : k), 1.0f, a, static_cast<blasint>(lda), b,
+                static_cast<blasint>(transB ? 1 : ldb), beta, c, static_cast<blasint>(ldc));
     return;
   }
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,

@@ -1,11 +1,16 @@
 //===- ThreadPool.cpp - A small fork-join pool for the reference kernels ---===//
 // Workers sleep on a condition variable between jobs and claim chunks from an atomic counter.
+// A worker that has just finished a job spins for a short while (kWorkerSpin) before it sleeps, and the
+// caller spins (up to kCallerSpin) for the stragglers: a network's kernels issue parallel loops back to
+// back, and a condition-variable sleep and wake-up per loop cost about as much as a small loop itself.
 //===----------------------------------------------------------------------===//
 #include "tpuc/Simulator/ThreadPool.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cblas.h>
+#include <chrono>
+#include <immintrin.h>
 
 namespace tpuc::sim {
 namespace {
@@ -13,6 +18,20 @@ namespace {
 thread_local bool inWorker = false;
 
 unsigned defaultThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+constexpr std::chrono::microseconds kWorkerSpin{200}, kCallerSpin{2000};
+
+/// Spins until `ready()` or `limit` has passed; returns ready().
+template <typename Ready> bool spinUntil(Ready ready, std::chrono::microseconds limit) {
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 1;; ++i) {
+    if (ready())
+      return true;
+    _mm_pause();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() - start > limit)
+      return ready();
+  }
+}
 
 std::unique_ptr<ThreadPool> &globalPool() {
   static std::unique_ptr<ThreadPool> pool = [] {
@@ -48,7 +67,7 @@ struct ThreadPool::Job {
   llvm::function_ref<void(int64_t, int64_t)> fn;
   int64_t size, chunkSize, numChunks;
   std::atomic<int64_t> next{0}, finished{0};
-  int helpers = 0; ///< Workers inside runChunks (guarded by the pool mutex).
+  std::atomic<int> helpers{0}; ///< Workers inside runChunks (changed under the pool mutex).
 };
 
 void ThreadPool::runChunks(Job &job) {
@@ -69,6 +88,7 @@ void ThreadPool::workerLoop() {
   inWorker = true;
   uint64_t seen = 0;
   for (;;) {
+    spinUntil([&] { return generation.load(std::memory_order_acquire) != seen; }, kWorkerSpin);
     Job *job;
     {
       std::unique_lock<std::mutex> lock(mutex);
@@ -116,6 +136,9 @@ void ThreadPool::parallelFor(int64_t n, int64_t grain, llvm::function_ref<void(i
   }
   wake.notify_all();
   runChunks(job);
+  // The check under the mutex below decides; spinning first only saves the sleep.
+  spinUntil([&] { return job.finished.load(std::memory_order_acquire) == job.numChunks && job.helpers == 0; },
+            kCallerSpin);
   std::unique_lock<std::mutex> lock(mutex);
   done.wait(lock, [&] {
     return job.finished.load(std::memory_order_acquire) == job.numChunks && job.helpers == 0;

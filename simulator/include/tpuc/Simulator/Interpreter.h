@@ -35,6 +35,10 @@ struct RunOptions {
   /// Called after each op with (ops done, ops in total, name of the op's tensor); returning false
   /// cancels the run, which then fails with "cancelled".
   std::function<bool(size_t, size_t, llvm::StringRef)> progress;
+  /// Called with every tensor as it is produced (each op's results, weights excepted, in program order;
+  /// the top.input ops give the inputs) with its name, shape and float32 values. The data is only valid
+  /// during the call; calibration folds it into statistics without keeping any tensor.
+  std::function<void(llvm::StringRef name, llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<float> data)> onTensor;
 };
 
 /// Measurements of the last run.
@@ -45,7 +49,7 @@ struct RunStats {
   int64_t peakLiveBytes = 0;
   /// Bytes of all activation tensors the run produced (what a full dump holds).
   int64_t totalTensorBytes = 0;
-  /// Bytes of weights loaded (kept between runs).
+  /// Bytes of weights loaded (kept between runs), with the packed copies kernels derive from them.
   int64_t weightBytes = 0;
   /// Ops executed and wall time of the whole run.
   size_t numOps = 0;

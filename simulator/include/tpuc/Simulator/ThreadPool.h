@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -16,7 +17,9 @@
 namespace tpuc::sim {
 
 /// A fork-join pool: `parallelFor` splits [0, n) into chunks, runs them on the workers and the calling
-/// thread, and returns when all are done. A call from inside a worker, or while another thread is using
+/// thread, and returns when all are done. Workers spin briefly after a job before they sleep, and the
+/// caller spins while the last chunks finish, so the many small parallel loops of a network do not each
+/// pay a sleep and wake-up. A call from inside a worker, or while another thread is using
 /// the pool, runs serially on the caller, so kernels may nest calls without deadlock.
 class ThreadPool {
 public:
@@ -47,9 +50,9 @@ private:
 
   std::vector<std::thread> workers;
   std::mutex useMutex; ///< Held by the thread whose parallelFor owns the pool.
-  std::mutex mutex;    ///< Guards `current`, `generation`, `stopping` and Job::helpers.
+  std::mutex mutex;    ///< Guards `current`, `stopping` and changes of `generation` and Job::helpers.
   std::condition_variable wake, done;
-  uint64_t generation = 0;
+  std::atomic<uint64_t> generation{0}; ///< Read without the mutex by workers spinning for the next job.
   Job *current = nullptr; ///< The job workers may join, on the owning caller's stack.
   bool stopping = false;
 };
