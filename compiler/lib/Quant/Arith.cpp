@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace tpuc::quant {
 
@@ -288,6 +289,24 @@ std::optional<MultiplierShift> chooseMultiplierShift(double scale,
   return MultiplierShift{scale < 0 ? -multiplier : multiplier, shift};
 }
 
+std::optional<SharedShift> chooseSharedShift(std::span<const double> factors, int multiplierBits) {
+  double largest = 0;
+  for (double f : factors) {
+    if (!std::isfinite(f))
+      return std::nullopt;
+    largest = std::max(largest, std::fabs(f));
+  }
+  auto ms = chooseMultiplierShift(largest, multiplierBits);
+  if (!ms)
+    return std::nullopt;
+  SharedShift shared;
+  shared.rshift = ms->rshift;
+  for (double f : factors)
+    shared.multipliers.push_back(
+        roundToInt(std::ldexp(f, static_cast<int>(ms->rshift)), RoundingMode::HalfAwayFromZero));
+  return shared;
+}
+
 int64_t applyMultiplierShift(int64_t acc, int64_t multiplier, int64_t rshift,
                              RoundingMode mode) {
   assert(rshift >= 0 && rshift <= 63 && "rshift out of range");
@@ -305,6 +324,105 @@ int64_t requantize(int64_t acc, MultiplierShift ms, int64_t zpOut,
 int64_t requantizeInt(int64_t x, int64_t zpIn, MultiplierShift ms,
                       int64_t zpOut, IntType type, RoundingMode mode) {
   return requantize(x - zpIn, ms, zpOut, type, mode);
+}
+
+namespace {
+
+/// round(p / 2^shift) with mode M in 64-bit arithmetic: roundShift's rules, valid for |p| < 2^62.
+template <RoundingMode M>
+inline int64_t roundShift64(int64_t p, int shift) {
+  if (shift == 0)
+    return p;
+  if constexpr (M == RoundingMode::HalfUp)
+    return (p + (int64_t(1) << (shift - 1))) >> shift;
+  int64_t quotient = p >> shift; // floor
+  int64_t remainder = static_cast<int64_t>(static_cast<uint64_t>(p) & ((uint64_t(1) << shift) - 1));
+  int64_t half = int64_t(1) << (shift - 1);
+  bool up = false;
+  if constexpr (M == RoundingMode::Up)
+    up = remainder != 0;
+  else if constexpr (M == RoundingMode::TowardZero)
+    up = p < 0 && remainder != 0;
+  else if constexpr (M == RoundingMode::HalfAwayFromZero)
+    up = remainder > half || (remainder == half && p > 0);
+  else if constexpr (M == RoundingMode::HalfToEven)
+    up = remainder > half || (remainder == half && (quotient & 1) != 0);
+  return up ? quotient + 1 : quotient;
+}
+
+/// The 64-bit loop of requantizeSpan: the caller checked that every product fits.
+template <RoundingMode M, typename Out>
+void requantizeSpan64(const int32_t *acc, int64_t n, int64_t bias, int64_t multiplier, int shift,
+                      int64_t zpOut, int64_t lo, int64_t hi, Out *out) {
+  constexpr int64_t kLimit = int64_t(1) << 40; // requantize()'s pre-clamp
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t scaled = roundShift64<M>((int64_t(acc[i]) + bias) * multiplier, shift);
+    scaled = std::clamp<int64_t>(scaled, -kLimit, kLimit);
+    int64_t v = std::clamp<int64_t>(scaled + zpOut, lo, hi);
+    if constexpr (std::is_same_v<Out, int8_t>)
+      out[i] = static_cast<int8_t>(std::clamp<int64_t>(v, -128, 127));
+    else
+      out[i] = static_cast<Out>(v);
+  }
+}
+
+template <typename Out>
+void requantizeSpanImpl(std::span<const int32_t> acc, int64_t bias, MultiplierShift ms, int64_t zpOut,
+                        IntType type, RoundingMode mode, Out *out, int64_t lo, int64_t hi) {
+  int64_t n = static_cast<int64_t>(acc.size());
+  if (n == 0)
+    return;
+  // Saturation then the extra clamp is one clamp to the intersection when the intervals overlap;
+  // otherwise (or lo > hi) the scalar path keeps the two steps.
+  int64_t tmin = intMin(type), tmax = intMax(type);
+  int64_t cl = std::max(tmin, lo), ch = std::min(tmax, hi);
+  auto [mn, mx] = std::minmax_element(acc.begin(), acc.end());
+  Int128 a = Int128(*mn) + bias, b = Int128(*mx) + bias;
+  Int128 maxAbs = std::max(a < 0 ? -a : a, b < 0 ? -b : b);
+  Int128 m = ms.multiplier < 0 ? -Int128(ms.multiplier) : Int128(ms.multiplier);
+  bool fits = ms.rshift >= 0 && ms.rshift <= 63 && cl <= ch && maxAbs < (Int128(1) << 62) &&
+              maxAbs * m < (Int128(1) << 62);
+  if (!fits) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t v = std::clamp(requantize(int64_t(acc[i]) + bias, ms, zpOut, type, mode), lo, hi);
+      if constexpr (std::is_same_v<Out, int8_t>)
+        out[i] = saturateToInt8(v);
+      else
+        out[i] = static_cast<Out>(v);
+    }
+    return;
+  }
+  int shift = static_cast<int>(ms.rshift);
+  const int32_t *p = acc.data();
+  switch (mode) {
+  case RoundingMode::HalfUp:
+    return requantizeSpan64<RoundingMode::HalfUp>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
+  case RoundingMode::HalfAwayFromZero:
+    return requantizeSpan64<RoundingMode::HalfAwayFromZero>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch,
+                                                            out);
+  case RoundingMode::HalfToEven:
+    return requantizeSpan64<RoundingMode::HalfToEven>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
+  case RoundingMode::TowardZero:
+    return requantizeSpan64<RoundingMode::TowardZero>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
+  case RoundingMode::Down:
+    return requantizeSpan64<RoundingMode::Down>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
+  case RoundingMode::Up:
+    return requantizeSpan64<RoundingMode::Up>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
+  }
+}
+
+} // namespace
+
+void requantizeSpan(std::span<const int32_t> acc, int64_t bias, MultiplierShift ms, int64_t zpOut,
+                    IntType type, RoundingMode mode, std::span<float> out, int64_t lo, int64_t hi) {
+  assert(out.size() == acc.size() && "requantizeSpan: size mismatch");
+  requantizeSpanImpl(acc, bias, ms, zpOut, type, mode, out.data(), lo, hi);
+}
+
+void requantizeSpan(std::span<const int32_t> acc, int64_t bias, MultiplierShift ms, int64_t zpOut,
+                    IntType type, RoundingMode mode, std::span<int8_t> out, int64_t lo, int64_t hi) {
+  assert(out.size() == acc.size() && "requantizeSpan: size mismatch");
+  requantizeSpanImpl(acc, bias, ms, zpOut, type, mode, out.data(), lo, hi);
 }
 
 //===----------------------------------------------------------------------===//

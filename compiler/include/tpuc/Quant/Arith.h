@@ -148,6 +148,20 @@ struct MultiplierShift {
 std::optional<MultiplierShift> chooseMultiplierShift(double scale,
                                                      int multiplierBits = 31);
 
+/// Multipliers of several factors that share one right shift.
+struct SharedShift {
+  std::vector<int64_t> multipliers; ///< One per factor.
+  int64_t rshift = 0;
+};
+
+/// Chooses one multiplier per factor with a common shift, for ops that rescale several inputs and shift
+/// their sum once (INT8 add/sub: y = round((x0 * m0 + x1 * m1) / 2^rshift)). rshift is that of
+/// chooseMultiplierShift(max |f_i|, multiplierBits) and multiplier_i = round_half_away(f_i * 2^rshift), so
+/// the largest factor gets the full precision guarantee above and every |multiplier_i| < 2^multiplierBits.
+/// Returns nullopt when the largest factor has no pair (see chooseMultiplierShift); all-zero factors
+/// give zero multipliers and shift 0.
+std::optional<SharedShift> chooseSharedShift(std::span<const double> factors, int multiplierBits = 31);
+
 /// round(acc * multiplier / 2^rshift) with `mode`, computed exactly in 128-bit
 /// arithmetic; the result saturates to the int64 range. rshift in 0..63.
 /// The default rounding is half up: add 2^(rshift-1), shift arithmetically.
@@ -170,6 +184,21 @@ int64_t requantize(int64_t acc, MultiplierShift ms, int64_t zpOut,
 int64_t requantizeInt(int64_t x, int64_t zpIn, MultiplierShift ms,
                       int64_t zpOut, IntType type,
                       RoundingMode mode = RoundingMode::HalfUp);
+
+/// Batched requantize() with a fused clamp, for the epilogues of integer kernels:
+///   out[i] = clamp(requantize(int64_t(acc[i]) + bias, ms, zpOut, type, mode), lo, hi)
+/// (lo/hi are an extra clamp after saturation, e.g. a fused relu's [zpOut, reluMax]; the defaults are
+/// a no-op). Equal to the scalar function element for element: when every product of the span fits
+/// (|(acc + bias) * multiplier| < 2^62, checked once per call from the span's range) it runs in 64-bit
+/// arithmetic, otherwise it calls requantize() per element. acc and out have the same size; out may
+/// not overlap acc.
+void requantizeSpan(std::span<const int32_t> acc, int64_t bias, MultiplierShift ms, int64_t zpOut,
+                    IntType type, RoundingMode mode, std::span<float> out,
+                    int64_t lo = INT64_MIN, int64_t hi = INT64_MAX);
+/// requantizeSpan into int8 storage (the result is also saturated to int8, whatever `type`).
+void requantizeSpan(std::span<const int32_t> acc, int64_t bias, MultiplierShift ms, int64_t zpOut,
+                    IntType type, RoundingMode mode, std::span<int8_t> out,
+                    int64_t lo = INT64_MIN, int64_t hi = INT64_MAX);
 
 //===----------------------------------------------------------------------===//
 // Weight quantization

@@ -4,7 +4,10 @@
 //===----------------------------------------------------------------------===//
 #include "tpuc/Dialect/Top/WeightStore.h"
 
+#include "tpuc/Support/FloatConvert.h"
 #include "tpuc/Support/Npz.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -98,6 +101,14 @@ FailureOr<std::vector<float>> readWeightF32(WeightOp op) {
                             << shapeToString((*tensor)->shape()) << " but the IR declares "
                             << formatShape(expected);
   std::vector<float> out(n);
+  // .npy has no bfloat16: a bf16 weight comes back from disk as its uint16 bits.
+  if ((*tensor)->dtype() == DType::U16 &&
+      cast<ShapedType>(op.getOutput().getType()).getElementType().isBF16()) {
+    auto bits = (*tensor)->values<uint16_t>();
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = bf16ToF32(bits[i]);
+    return out;
+  }
   for (int64_t i = 0; i < n; ++i)
     out[i] = static_cast<float>((*tensor)->valueAsDouble(i));
   return out;
@@ -106,14 +117,29 @@ FailureOr<std::vector<float>> readWeightF32(WeightOp op) {
 FailureOr<WeightOp> createWeightF32(OpBuilder &builder, Location loc, StringRef nameHint,
                                     ArrayRef<int64_t> shape, ArrayRef<float> data) {
   auto type = RankedTensorType::get(shape, builder.getF32Type());
+  return createWeight(builder, loc, nameHint, type,
+                      Tensor::fromValues<float>(std::vector<int64_t>(shape.begin(), shape.end()),
+                                                std::span<const float>(data.data(), data.size())));
+}
+
+FailureOr<WeightOp> createWeight(OpBuilder &builder, Location loc, StringRef nameHint, RankedTensorType type,
+                                 Tensor data) {
+  if (data.numElements() != type.getNumElements())
+    return emitError(loc) << "cannot create weight '" << nameHint << "': " << data.numElements()
+                          << " values for type " << type;
   Operation *anchor = builder.getInsertionBlock()->getParentOp();
   auto path = weightFileOf(anchor);
   if (!path) {
-    if ((int64_t)data.size() > WeightOp::kMaxInlineElements)
-      return emitError(loc) << "cannot create weight '" << nameHint << "' of " << data.size()
+    if (data.numElements() > WeightOp::kMaxInlineElements)
+      return emitError(loc) << "cannot create weight '" << nameHint << "' of " << data.numElements()
                             << " elements: the module names no weight file ('"
                             << TopDialect::kWeightFileAttr << "')";
-    auto value = DenseElementsAttr::get(type, data);
+    // Inline values are raw little-endian storage, which a quantized element type cannot carry.
+    if (isa<quant::QuantizedType>(type.getElementType()))
+      return emitError(loc) << "cannot store quantized weight '" << nameHint
+                            << "' inline: the module names no weight file";
+    auto value = DenseElementsAttr::getFromRawBuffer(
+        type, ArrayRef<char>(reinterpret_cast<const char *>(data.data()), data.byteSize()));
     return WeightOp::create(builder, loc, type, builder.getStringAttr(nameHint), value);
   }
   std::lock_guard<std::mutex> lock(cacheMutex());
@@ -130,8 +156,7 @@ FailureOr<WeightOp> createWeightF32(OpBuilder &builder, Location loc, StringRef 
   std::string name = nameHint.str();
   for (int suffix = 1; file.pending.has(name) || file.onDisk->has(name); ++suffix)
     name = nameHint.str() + "_" + std::to_string(suffix);
-  file.pending.set(name, Tensor::fromValues<float>(std::vector<int64_t>(shape.begin(), shape.end()),
-                                                   std::span<const float>(data.data(), data.size())));
+  file.pending.set(name, std::move(data));
   return WeightOp::create(builder, loc, type, builder.getStringAttr(name), ElementsAttr());
 }
 

@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace mlir;
 using namespace tpuc;
 using namespace tpuc::tpu;
@@ -110,14 +112,80 @@ int64_t channelsOf(Value v) {
   return shape.size() > 1 ? shape[1] : 1;
 }
 
+Type elementOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+
+/// Ops without an INT8 form: the lowering keeps them in a float precision.
+LogicalResult verifyFloatOnly(Operation *op, top::Precision precision, ArrayRef<Value> activations) {
+  if (precision == top::Precision::INT8)
+    return op->emitOpError() << "has no INT8 form; lower it in a float precision with casts around it";
+  return verifyPrecision(op, precision, activations);
+}
+
+/// INT8 data movement keeps the quantized type: the result's element type must be the input's.
+LogicalResult verifyKeepsType(Operation *op, top::Precision precision, Value input, Value output) {
+  if (failed(verifyPrecision(op, precision, {input})))
+    return failure();
+  if (precision == top::Precision::INT8 && elementOf(input) != elementOf(output))
+    return op->emitOpError() << "in INT8 the result must keep the input's type " << elementOf(input)
+                             << ", got " << elementOf(output);
+  return success();
+}
+
+/// INT8 lookup-table ops need a 256-entry i8 table; float precisions compute the function directly.
+LogicalResult verifyTable(Operation *op, top::Precision precision, Value input, Value table) {
+  if (failed(verifyPrecision(op, precision, {input})))
+    return failure();
+  if (precision != top::Precision::INT8) {
+    if (!top::isNone(table))
+      return op->emitOpError() << "takes a lookup table only in INT8 ('table' must be none)";
+    return success();
+  }
+  auto type = dyn_cast<ShapedType>(table.getType());
+  if (!type || type.getNumElements() != 256 || !type.getElementType().isInteger(8))
+    return op->emitOpError() << "INT8 needs a 'table' of 256 i8 values, got " << table.getType();
+  return success();
+}
+
+/// INT8 add and sub: one multiplier per input and one common rshift.
+LogicalResult verifyAddSubRequant(Operation *op, top::Precision precision,
+                                  std::optional<ArrayRef<int64_t>> multiplier,
+                                  std::optional<ArrayRef<int64_t>> rshift) {
+  if (precision != top::Precision::INT8)
+    return verifyRequant(op, precision, multiplier, rshift, 1);
+  if (!multiplier || !rshift || multiplier->size() != 2 || rshift->size() != 1)
+    return op->emitOpError() << "INT8 needs two multipliers (one per input) and one rshift";
+  if ((*rshift)[0] < 0 || (*rshift)[0] > 63)
+    return op->emitOpError() << "'rshift' values must lie in [0, 63], got " << (*rshift)[0];
+  return success();
+}
+
+LogicalResult verifyConvAttrs(Operation *op, Value input, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads) {
+  if (cast<ShapedType>(input.getType()).getRank() != 4)
+    return op->emitOpError() << "expects a 4-D NCHW input";
+  if (kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2 || pads.size() != 4)
+    return op->emitOpError() << "expects 2 kernel sizes, strides and dilations and 4 pads";
+  return success();
+}
+
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// Conv, matmul, pool, norm
+//===----------------------------------------------------------------------===//
+
 LogicalResult Conv2DOp::verify() {
-  if (cast<ShapedType>(getInput().getType()).getRank() != 4)
-    return emitOpError() << "expects a 4-D NCHW input";
-  if (getKernelShape().size() != 2 || getStrides().size() != 2 || getDilations().size() != 2 ||
-      getPads().size() != 4)
-    return emitOpError() << "expects 2 kernel sizes, strides and dilations and 4 pads";
+  if (failed(verifyConvAttrs(*this, getInput(), getKernelShape(), getStrides(), getDilations(), getPads())) ||
+      failed(verifyPrecision(*this, getPrecision(), {getInput()})))
+    return failure();
+  return verifyRequant(*this, getPrecision(), getMultiplier(), getRshift(), channelsOf(getOutput()));
+}
+
+LogicalResult Deconv2DOp::verify() {
+  if (failed(verifyConvAttrs(*this, getInput(), getKernelShape(), getStrides(), getDilations(), getPads())))
+    return failure();
+  if (getOutputPadding().size() != 2)
+    return emitOpError() << "expects 2 output paddings";
   if (failed(verifyPrecision(*this, getPrecision(), {getInput()})))
     return failure();
   return verifyRequant(*this, getPrecision(), getMultiplier(), getRshift(), channelsOf(getOutput()));
@@ -138,43 +206,148 @@ LogicalResult A16MatMulOp::verify() {
   if (getWeightBits() != bits)
     return emitOpError() << "'weight_bits' " << getWeightBits() << " contradicts precision "
                          << top::stringifyPrecision(getPrecision());
+  if (getSym() != top::isNone(getZp()))
+    return emitOpError() << (getSym() ? "symmetric weights take no zero points ('zp' must be none)"
+                                      : "asymmetric weights need zero points ('zp')");
   return verifyPrecision(*this, getPrecision(), {getInput()}, /*allowWeightOnly=*/true);
 }
-
-LogicalResult AddOp::verify() {
-  if (failed(verifyPrecision(*this, getPrecision(), {getLhs(), getRhs()})))
-    return failure();
-  // INT8 add rescales each input: two multipliers, two shifts.
-  if (getPrecision() == top::Precision::INT8 &&
-      (!getMultiplier() || !getRshift() || getMultiplier()->size() != 2 || getRshift()->size() != 2))
-    return emitOpError() << "INT8 add needs two multipliers and two rshifts, one per input";
-  if (getPrecision() != top::Precision::INT8 && (getMultiplier() || getRshift()))
-    return emitOpError() << "'multiplier' and 'rshift' belong to INT8 ops only";
-  return success();
-}
-
-LogicalResult ReluOp::verify() { return verifyPrecision(*this, getPrecision(), {getInput()}); }
 
 LogicalResult Pool2DOp::verify() {
   if (cast<ShapedType>(getInput().getType()).getRank() != 4)
     return emitOpError() << "expects a 4-D NCHW input";
+  if (getPoolMode() == PoolMode::max) {
+    if (getMultiplier() || getRshift())
+      return emitOpError() << "max pooling keeps the input scale and takes no 'multiplier'/'rshift'";
+    return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
+  }
   if (failed(verifyPrecision(*this, getPrecision(), {getInput()})))
     return failure();
-  if (getPoolMode() == PoolMode::max && (getMultiplier() || getRshift()))
-    return emitOpError() << "max pooling keeps the input scale and takes no 'multiplier'/'rshift'";
-  if (getPoolMode() == PoolMode::avg)
-    return verifyRequant(*this, getPrecision(), getMultiplier(), getRshift(), 1);
+  return verifyRequant(*this, getPrecision(), getMultiplier(), getRshift(), 1);
+}
+
+LogicalResult SoftmaxOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult LayerNormOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult ScaleOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult ReduceOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult RMSNormOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult RopeOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult AttentionOp::verify() {
+  return verifyFloatOnly(*this, getPrecision(), {getQuery(), getKey(), getValue()});
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddOp::verify() {
+  if (failed(verifyPrecision(*this, getPrecision(), {getLhs(), getRhs()})))
+    return failure();
+  return verifyAddSubRequant(*this, getPrecision(), getMultiplier(), getRshift());
+}
+
+LogicalResult SubOp::verify() {
+  if (failed(verifyPrecision(*this, getPrecision(), {getLhs(), getRhs()})))
+    return failure();
+  return verifyAddSubRequant(*this, getPrecision(), getMultiplier(), getRshift());
+}
+
+LogicalResult MulOp::verify() {
+  if (failed(verifyPrecision(*this, getPrecision(), {getLhs(), getRhs()})))
+    return failure();
+  return verifyRequant(*this, getPrecision(), getMultiplier(), getRshift(), 1);
+}
+
+/// div, max, min: float only, never requantized.
+template <typename BinaryOp>
+static LogicalResult verifyFloatBinary(BinaryOp op) {
+  if (failed(verifyFloatOnly(op, op.getPrecision(), {op.getLhs(), op.getRhs()})))
+    return failure();
+  return verifyRequant(op, op.getPrecision(), op.getMultiplier(), op.getRshift(), 1);
+}
+LogicalResult DivOp::verify() { return verifyFloatBinary(*this); }
+LogicalResult MaxOp::verify() { return verifyFloatBinary(*this); }
+LogicalResult MinOp::verify() { return verifyFloatBinary(*this); }
+
+LogicalResult AddConstOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
+LogicalResult SubConstOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
+LogicalResult MulConstOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
+LogicalResult DivConstOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
+LogicalResult MaxConstOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
+LogicalResult MinConstOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
+LogicalResult ActiveOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
+
+LogicalResult ReluOp::verify() { return verifyKeepsType(*this, getPrecision(), getInput(), getOutput()); }
+
+LogicalResult ClipOp::verify() {
+  if (getMin().convertToDouble() > getMax().convertToDouble())
+    return emitOpError() << "'min' (" << getMin().convertToDouble() << ") exceeds 'max' ("
+                         << getMax().convertToDouble() << ")";
+  return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  if (top::getNumElements(top::getShape(getInput())) != top::getNumElements(top::getShape(getOutput())))
+    return emitOpError() << "changes the number of elements";
+  return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
+}
+
+LogicalResult PermuteOp::verify() {
+  SmallVector<int64_t> sorted(getOrder());
+  llvm::sort(sorted);
+  int64_t rank = cast<ShapedType>(getInput().getType()).getRank();
+  if ((int64_t)sorted.size() != rank || llvm::any_of(llvm::enumerate(sorted), [](auto p) {
+        return p.value() != (int64_t)p.index();
+      }))
+    return emitOpError() << "'order' must be a permutation of the " << rank << " input axes";
+  return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
+}
+
+LogicalResult SliceOp::verify() { return verifyKeepsType(*this, getPrecision(), getInput(), getOutput()); }
+LogicalResult PadOp::verify() { return verifyKeepsType(*this, getPrecision(), getInput(), getOutput()); }
+LogicalResult GatherOp::verify() { return verifyKeepsType(*this, getPrecision(), getInput(), getOutput()); }
+LogicalResult Depth2SpaceOp::verify() {
+  return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
+}
+
+LogicalResult SplitOp::verify() {
+  for (Value output : getOutputs())
+    if (failed(verifyKeepsType(*this, getPrecision(), getInput(), output)))
+      return failure();
   return success();
 }
+
+LogicalResult ConcatOp::verify() {
+  for (Value input : getInputs())
+    if (failed(verifyKeepsType(*this, getPrecision(), input, getOutput())))
+      return failure();
+  return success();
+}
+
+LogicalResult InterpOp::verify() {
+  if (getPrecision() == top::Precision::INT8 && getMode() != top::InterpMode::nearest)
+    return emitOpError() << "INT8 resizes only with nearest interpolation";
+  return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
+}
+
+//===----------------------------------------------------------------------===//
+// Casts
+//===----------------------------------------------------------------------===//
 
 LogicalResult CastOp::verify() {
   if (getInput().getType() == getOutput().getType())
     return emitOpError() << "casts to its own type " << getInput().getType();
+  if (top::getShape(getInput()) != top::getShape(getOutput()))
+    return emitOpError() << "changes the shape " << top::formatShape(top::getShape(getInput())) << " to "
+                         << top::formatShape(top::getShape(getOutput()));
   return verifyPrecision(*this, getPrecision(), {});
 }
 
 LogicalResult RequantIntOp::verify() {
-  auto inElem = cast<ShapedType>(getInput().getType()).getElementType();
+  auto inElem = elementOf(getInput());
   if (!isa<quant::QuantizedType>(inElem))
     return emitOpError() << "input must be quantized, got " << inElem;
   if (failed(verifyPrecision(*this, getPrecision(), {})))

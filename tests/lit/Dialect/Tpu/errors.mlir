@@ -86,14 +86,14 @@ func.func @a16_bits(%x: tensor<2x64xf16>, %q: tensor<4x64xi8>, %s: tensor<4x1xf1
 // -----
 !q = !quant.uniform<i8:f32, 0.1>
 func.func @add_int8(%x: tensor<4x!q>) {
-  // expected-error @+1 {{INT8 add needs two multipliers and two rshifts, one per input}}
+  // expected-error @+1 {{INT8 needs two multipliers (one per input) and one rshift}}
   %0 = tpu.add %x, %x {precision = #top.precision<INT8>, multiplier = array<i64: 1>, rshift = array<i64: 0>} : (tensor<4x!q>, tensor<4x!q>) -> tensor<4x!q>
   return
 }
 // -----
 func.func @add_float_requant(%x: tensor<4xf32>) {
   // expected-error @+1 {{'multiplier' and 'rshift' belong to INT8 ops only}}
-  %0 = tpu.add %x, %x {precision = #top.precision<F32>, multiplier = array<i64: 1, 1>, rshift = array<i64: 0, 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %0 = tpu.add %x, %x {precision = #top.precision<F32>, multiplier = array<i64: 1, 1>, rshift = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
 // -----
@@ -119,5 +119,96 @@ func.func @cast_same(%x: tensor<4xf32>) {
 func.func @requant_float_input(%x: tensor<4xf32>) {
   // expected-error @+1 {{input must be quantized, got 'f32'}}
   %0 = tpu.requant_int %x {precision = #top.precision<INT8>, multiplier = array<i64: 1>, rshift = array<i64: 0>} : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.1>>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @sub_shift(%x: tensor<4x!q>) {
+  // expected-error @+1 {{'rshift' values must lie in [0, 63], got 70}}
+  %0 = tpu.sub %x, %x {precision = #top.precision<INT8>, multiplier = array<i64: 1, 1>, rshift = array<i64: 70>} : (tensor<4x!q>, tensor<4x!q>) -> tensor<4x!q>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @float_only(%x: tensor<2x4x!q>) {
+  // expected-error @+1 {{has no INT8 form; lower it in a float precision with casts around it}}
+  %0 = tpu.softmax %x {precision = #top.precision<INT8>, axis = 1 : i64} : (tensor<2x4x!q>) -> tensor<2x4x!q>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @div_int8(%x: tensor<4x!q>) {
+  // expected-error @+1 {{has no INT8 form}}
+  %0 = tpu.div %x, %x {precision = #top.precision<INT8>} : (tensor<4x!q>, tensor<4x!q>) -> tensor<4x!q>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+!r = !quant.uniform<i8:f32, 0.2>
+func.func @keeps_type(%x: tensor<1x4x!q>) {
+  // expected-error @+1 {{in INT8 the result must keep the input's type '!quant.uniform<i8:f32, 1.000000e-01>', got '!quant.uniform<i8:f32, 2.000000e-01>'}}
+  %0 = tpu.reshape %x {precision = #top.precision<INT8>} : (tensor<1x4x!q>) -> tensor<4x!r>
+  return
+}
+// -----
+func.func @table_float(%x: tensor<4xf32>, %t: tensor<256xi8>) {
+  // expected-error @+1 {{takes a lookup table only in INT8 ('table' must be none)}}
+  %0 = tpu.active %x, %t {precision = #top.precision<F32>, active_mode = #tpu.active_mode<exp>} : (tensor<4xf32>, tensor<256xi8>) -> tensor<4xf32>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @table_int8(%x: tensor<4x!q>, %n: none) {
+  // expected-error @+1 {{INT8 needs a 'table' of 256 i8 values, got 'none'}}
+  %0 = tpu.mul_const %x, %n {precision = #top.precision<INT8>, const_val = 2.0 : f64} : (tensor<4x!q>, none) -> tensor<4x!q>
+  return
+}
+// -----
+func.func @deconv_output_padding(%x: tensor<1x8x4x4xf32>, %w: tensor<8x4x2x2xf32>, %n: none) {
+  // expected-error @+1 {{expects 2 output paddings}}
+  %0 = tpu.deconv2d %x, %w, %n {precision = #top.precision<F32>, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, output_padding = array<i64: 0>} : (tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>, none) -> tensor<1x4x8x8xf32>
+  return
+}
+// -----
+func.func @a16_sym_zp(%x: tensor<2x64xf16>, %q: tensor<4x64xi8>, %s: tensor<4x1xf32>, %z: tensor<4x1xui8>, %n: none) {
+  // expected-error @+1 {{symmetric weights take no zero points ('zp' must be none)}}
+  %0 = tpu.a16matmul %x, %q, %s, %z, %n {precision = #top.precision<W8F16>, weight_bits = 8 : i64, q_group_size = 64 : i64} : (tensor<2x64xf16>, tensor<4x64xi8>, tensor<4x1xf32>, tensor<4x1xui8>, none) -> tensor<2x4xf16>
+  return
+}
+// -----
+func.func @a16_asym_zp(%x: tensor<2x64xf16>, %q: tensor<4x64xui8>, %s: tensor<4x1xf32>, %n: none) {
+  // expected-error @+1 {{asymmetric weights need zero points ('zp')}}
+  %0 = tpu.a16matmul %x, %q, %s, %n, %n {precision = #top.precision<W8F16>, weight_bits = 8 : i64, q_group_size = 64 : i64, sym = false} : (tensor<2x64xf16>, tensor<4x64xui8>, tensor<4x1xf32>, none, none) -> tensor<2x4xf16>
+  return
+}
+// -----
+func.func @reshape_count(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{changes the number of elements}}
+  %0 = tpu.reshape %x {precision = #top.precision<F32>} : (tensor<2x4xf32>) -> tensor<9xf32>
+  return
+}
+// -----
+func.func @permute_order(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'order' must be a permutation of the 2 input axes}}
+  %0 = tpu.permute %x {precision = #top.precision<F32>, order = array<i64: 0, 0>} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+// -----
+!q = !quant.uniform<i8:f32, 0.1>
+func.func @interp_linear_int8(%x: tensor<1x1x2x2x!q>) {
+  // expected-error @+1 {{INT8 resizes only with nearest interpolation}}
+  %0 = tpu.interp %x {precision = #top.precision<INT8>, target_shape = array<i64: 4, 4>, mode = #top.interp_mode<linear>} : (tensor<1x1x2x2x!q>) -> tensor<1x1x4x4x!q>
+  return
+}
+// -----
+func.func @cast_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{changes the shape [4] to [2, 2]}}
+  %0 = tpu.cast %x {precision = #top.precision<F16>} : (tensor<4xf32>) -> tensor<2x2xf16>
+  return
+}
+// -----
+func.func @clip_range(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'min' (2.000000e+00) exceeds 'max' (1.000000e+00)}}
+  %0 = tpu.clip %x {precision = #top.precision<F32>, min = 2.0 : f64, max = 1.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }

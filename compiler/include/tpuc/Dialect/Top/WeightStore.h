@@ -5,6 +5,7 @@
 #define TPUC_DIALECT_TOP_WEIGHTSTORE_H
 
 #include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Support/Tensor.h"
 
 #include <vector>
 
@@ -20,6 +21,13 @@ mlir::FailureOr<std::vector<float>> readWeightF32(WeightOp op);
 mlir::FailureOr<WeightOp> createWeightF32(mlir::OpBuilder &builder, mlir::Location loc,
                                           llvm::StringRef nameHint, llvm::ArrayRef<int64_t> shape,
                                           llvm::ArrayRef<float> data);
+
+/// Creates a weight of result type `type` (any element type: i8, i32, f16, bf16, ui8, or a
+/// `!quant.uniform` whose storage type `data` holds) holding `data`, whose element count must match; as
+/// createWeightF32, it joins the weight file's pending arrays under a unique name derived from `nameHint`,
+/// or is stored inline when the module has no weight file and the constant is small.
+mlir::FailureOr<WeightOp> createWeight(mlir::OpBuilder &builder, mlir::Location loc, llvm::StringRef nameHint,
+                                       mlir::RankedTensorType type, Tensor data);
 
 /// Writes every file-backed weight that `module` references to the .npz at `path` (the referenced arrays
 /// only, in IR order) and points `top.weight_file` at it.

@@ -33,6 +33,10 @@ def Tpu_RequantModeAttr : EnumAttr<Tpu_Dialect, Tpu_RequantMode, "requant_mode">
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tpu_ActiveModeAttr : EnumAttr<Tpu_Dialect, Tpu_ActiveMode, "active_mode"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def Tpu_Tensor : StaticShapeTensorOf<[AnyType]>;
 def Tpu_TensorOrNone : AnyTypeOf<[Tpu_Tensor, NoneType], "static-shape tensor or none">;
 
@@ -50,5 +54,52 @@ defvar Tpu_CommonAttrs = (ins Top_PrecisionAttr:$precision, OptionalAttr<I64Attr
 /// per tensor (one value) or per output channel.
 defvar Tpu_RequantAttrs = (ins OptionalAttr<DenseI64ArrayAttr>:$multiplier,
                               OptionalAttr<DenseI64ArrayAttr>:$rshift);
+
+/// Element-wise binary ops with NumPy broadcasting and an optional fused Relu.
+class Tpu_BinaryOp<string mnemonic, string opSummary, string int8Doc> : Tpu_Op<mnemonic> {
+  let summary = opSummary # " with broadcasting (category: elementwise)";
+  let description = [{
+    Lowered `top.}] # mnemonic # [{`; the inputs broadcast as in NumPy. }] # int8Doc # [{
+
+    ```mlir
+    %y = tpu.}] # mnemonic # [{ %a, %b {precision = #top.precision<F16>}
+        : (tensor<1x4x8x8xf16>, tensor<1x4x1x1xf16>) -> tensor<1x4x8x8xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$lhs, Tpu_Tensor:$rhs,
+                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
+                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
+                       Tpu_RequantAttrs, Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+/// Element-wise op of a tensor and a scalar. INT8 computes through a 256-entry table.
+class Tpu_ConstBinaryOp<string mnemonic, string expr> : Tpu_Op<mnemonic> {
+  let summary = "Computes " # expr # " with a scalar (category: elementwise)";
+  let description = [{
+    Lowered `top.}] # mnemonic # [{`: `}] # expr # [{` for every element x and the scalar `const_val`; with
+    `is_reverse` the operands swap sides; `do_relu` clamps below at 0 (and above at `relu_limit` if > 0).
+    Float precisions compute in f32 and round the result to the precision. INT8 needs `table`: 256 int8
+    values, `y = table[x + 128]`, computed at lowering as `quantize_out(f(dequantize_in(x)))`; float
+    precisions take `none`.
+
+    ```mlir
+    %y = tpu.}] # mnemonic # [{ %x, %none {precision = #top.precision<F32>, const_val = 2.0 : f64}
+        : (tensor<1x4xf32>, none) -> tensor<1x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_TensorOrNone:$table, F64Attr:$const_val,
+                            DefaultValuedAttr<BoolAttr, "false">:$is_reverse,
+                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
+                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+/// Data-movement ops: the same values in a new arrangement. In INT8 the result has the input's type.
+class Tpu_ShapeOp<string mnemonic, string opSummary> : Tpu_Op<mnemonic> {
+  let summary = opSummary # " (category: shape)";
+  let results = (outs Tpu_Tensor:$output);
+}
 
 #endif // TPUC_TPU_BASE

@@ -18,4 +18,34 @@ def Tpu_RequantMode : I32EnumAttr<"RequantMode", "integer requantization formula
   let cppNamespace = "::tpuc::tpu";
 }
 
+// The unary functions of tpu.active. `alpha` / `beta` are the coefficients named in each case's comment.
+def Tpu_ActiveMode : I32EnumAttr<"ActiveMode", "unary function of tpu.active", [
+  I32EnumAttrCase<"sigmoid", 0>,      // 1 / (1 + exp(-x))
+  I32EnumAttrCase<"silu", 1>,         // x * sigmoid(x)
+  I32EnumAttrCase<"gelu", 2>,         // 0.5 x (1 + erf(x / sqrt 2))
+  I32EnumAttrCase<"gelu_tanh", 3>,    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  I32EnumAttrCase<"tanh", 4>,
+  I32EnumAttrCase<"exp", 5>,
+  I32EnumAttrCase<"log", 6>,
+  I32EnumAttrCase<"sqrt", 7>,
+  I32EnumAttrCase<"rsqrt", 8>,        // 1 / sqrt(x)
+  I32EnumAttrCase<"abs", 9>,
+  I32EnumAttrCase<"erf", 10>,
+  I32EnumAttrCase<"reciprocal", 11>,  // 1 / x
+  I32EnumAttrCase<"hardsigmoid", 12>, // max(0, min(1, alpha x + beta))
+  I32EnumAttrCase<"hardswish", 13>,   // x * max(0, min(1, x / 6 + 0.5))
+  I32EnumAttrCase<"leaky_relu", 14>,  // x >= 0 ? x : alpha x
+  I32EnumAttrCase<"pow", 15>,         // x ^ alpha
+  I32EnumAttrCase<"floor", 16>,
+  I32EnumAttrCase<"ceil", 17>,
+  I32EnumAttrCase<"round", 18>,       // ties to even
+  I32EnumAttrCase<"sign", 19>,
+  I32EnumAttrCase<"sin", 20>, I32EnumAttrCase<"cos", 21>, I32EnumAttrCase<"tan", 22>,
+  I32EnumAttrCase<"asin", 23>, I32EnumAttrCase<"acos", 24>, I32EnumAttrCase<"atan", 25>,
+  I32EnumAttrCase<"sinh", 26>, I32EnumAttrCase<"cosh", 27>, I32EnumAttrCase<"asinh", 28>,
+  I32EnumAttrCase<"acosh", 29>, I32EnumAttrCase<"atanh", 30>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tpuc::tpu";
+}
+
 #endif // TPUC_TPU_ENUMS

@@ -1,131 +1,56 @@
 //===- TpuOps.td - Tpu dialect operations ------------------*- tablegen -*-===//
-// The Tpu op set. This is the skeleton the lowering starts from; the backend issues grow it.
+// The Tpu op set, split by category; casts and requantization live here.
+//
+// Every op has `precision` (F32, F16, BF16, INT8; W8F16/W8BF16/W4F16/W4BF16 on a16matmul only) and its
+// activations have the matching element type: f32, f16, bf16, or `!quant.uniform<i8:f32, s[:zp]>`
+// (real = (q - zp) * s). Float precisions compute in f32 and round each result to f16/bf16. INT8 integer
+// arithmetic is TpucQuant's (docs/quantization.md): `requant(acc) = saturate(applyMultiplierShift(acc,
+// multiplier, rshift) + zp_out)`, half-up rounding; float -> int rounds half away from zero.
+// `relu(y)` in INT8 (do_relu) clamps the requantized y to [zp_out, quantize_out(relu_limit)] (no upper
+// bound when relu_limit <= 0).
+//
+//   op               INT8 semantics (every INT8 x below already has its zero point subtracted: x - zp_in)
+//   conv2d           acc = sum(x * w) + bias_i32 (padding contributes 0); filter i8 per output channel,
+//                    bias i32; y = relu?(requant(acc)), multiplier/rshift per channel (or one)
+//   deconv2d         as conv2d, transposed (filter IOHW); multiplier/rshift one or per output channel
+//   matmul           acc = sum_k(x * w) + bias_i32; w is an i8 weight (zp 0) or a quantized activation
+//                    (its zp subtracted); per output column (last axis) or one multiplier/rshift
+//   a16matmul        weight-only (W8/W4 precisions): w = (q - zp) * scale per group, computed in the
+//                    activation's float type; no INT8 form
+//   add / sub        acc = x0 * m0 +/- x1 * m1 (multiplier: one per input), y = relu?(saturate(
+//                    round_half_up(acc >> rshift) + zp_out)) (rshift: one value)
+//   mul              acc = x0 * x1, y = relu?(requant(acc)) (one multiplier, one rshift)
+//   div, max, min    float only
+//   *_const          y = table[q_in + 128] (256 i8 entries, precomputed at lowering)
+//   active           y = table[q_in + 128]; float: f(x) by `active_mode` (sigmoid, silu, gelu, ...)
+//   relu, clip       result type = input type; relu: max(q, zp); clip: clamp(q, quantize(min), quantize(max))
+//   pool2d           max: result type = input type, padded cells never win; avg: acc = sum of the
+//                    kernel window (padded cells contribute 0), y = relu?(requant(acc)) with one
+//                    multiplier/rshift for s_in / (s_out * kh * kw) (count_include_pad semantics)
+//   concat           every input has the result's type (the lowering inserts requant_int); relu? applies
+//   reshape, permute, slice, split, gather, depth2space, interp (nearest only), pad
+//                    data movement: result type = input type; pad fills quantize(val)
+//   softmax, layernorm, rmsnorm, scale, reduce, rope, attention
+//                    float only
+//   cast             float -> float rounds to nearest even; float -> INT8: saturate(round_half_away(x / s)
+//                    + zp); INT8 -> float: (q - zp) * s rounded to the result type
+//   requant_int      y = saturate(applyMultiplierShift(q - zp_in, multiplier, rshift) + zp_out)
 //===----------------------------------------------------------------------===//
 #ifndef TPUC_TPU_OPS
 #define TPUC_TPU_OPS
 
 include "tpuc/Dialect/Tpu/TpuBase.td"
-
-def Tpu_Conv2DOp : Tpu_Op<"conv2d"> {
-  let summary = "2-D convolution in one precision (category: conv)";
-  let description = [{
-    Lowered `top.conv`. In INT8 the filter is int8 per output channel, the bias int32, and `multiplier` /
-    `rshift` (one per output channel) bring the int32 accumulator back to int8.
-
-    ```mlir
-    %y = tpu.conv2d %x, %w, %b {precision = #top.precision<INT8>, kernel_shape = array<i64: 3, 3>,
-                                strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
-                                dilations = array<i64: 1, 1>, multiplier = array<i64: 19005, 17002>,
-                                rshift = array<i64: 20, 20>}
-        : (tensor<1x3x8x8x!quant.uniform<i8:f32, 0.02>>, tensor<2x3x3x3xi8>, tensor<2xi32>)
-        -> tensor<1x2x8x8x!quant.uniform<i8:f32, 0.05>>
-    ```
-  }];
-  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$filter, Tpu_TensorOrNone:$bias,
-                            DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
-                            DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
-                            DefaultValuedAttr<I64Attr, "1">:$group,
-                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
-                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
-                       Tpu_RequantAttrs, Tpu_CommonAttrs);
-  let results = (outs Tpu_Tensor:$output);
-}
-
-def Tpu_MatMulOp : Tpu_Op<"matmul"> {
-  let summary = "Batched matrix multiplication in one precision (category: matmul)";
-  let description = [{
-    Lowered `top.matmul`, with per-tensor or per-channel requantization in INT8.
-
-    ```mlir
-    %y = tpu.matmul %x, %w, %none {precision = #top.precision<BF16>, right_transpose = true}
-        : (tensor<1x16x64xbf16>, tensor<128x64xbf16>, none) -> tensor<1x16x128xbf16>
-    ```
-  }];
-  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$right, Tpu_TensorOrNone:$bias,
-                            DefaultValuedAttr<BoolAttr, "false">:$left_transpose,
-                            DefaultValuedAttr<BoolAttr, "false">:$right_transpose,
-                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
-                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
-                       Tpu_RequantAttrs, Tpu_CommonAttrs);
-  let results = (outs Tpu_Tensor:$output);
-}
-
-def Tpu_A16MatMulOp : Tpu_Op<"a16matmul"> {
-  let summary = "Weight-only int4/int8 matmul with f16/bf16 activations (category: matmul)";
-  let description = [{
-    Lowered `top.a16matmul`; precision is W4F16, W4BF16, W8F16 or W8BF16.
-
-    ```mlir
-    %y = tpu.a16matmul %x, %q, %s, %none, %none {precision = #top.precision<W4BF16>, weight_bits = 4 : i64,
-                                                 q_group_size = 64 : i64}
-        : (tensor<1x8x128xbf16>, tensor<256x64xui8>, tensor<256x2xbf16>, none, none) -> tensor<1x8x256xbf16>
-    ```
-  }];
-  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$weight, Tpu_Tensor:$scale,
-                            Tpu_TensorOrNone:$zp, Tpu_TensorOrNone:$bias, I64Attr:$weight_bits,
-                            I64Attr:$q_group_size, DefaultValuedAttr<BoolAttr, "true">:$sym),
-                       Tpu_CommonAttrs);
-  let results = (outs Tpu_Tensor:$output);
-}
-
-def Tpu_AddOp : Tpu_Op<"add"> {
-  let summary = "Element-wise sum with broadcasting (category: elementwise)";
-  let description = [{
-    Lowered `top.add`. In INT8 each input is rescaled to the output scale by its own `multiplier` /
-    `rshift` before the sum.
-
-    ```mlir
-    %y = tpu.add %a, %b {precision = #top.precision<F16>} : (tensor<1x4xf16>, tensor<1x4xf16>) -> tensor<1x4xf16>
-    ```
-  }];
-  let arguments = !con((ins Tpu_Tensor:$lhs, Tpu_Tensor:$rhs,
-                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
-                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
-                       Tpu_RequantAttrs, Tpu_CommonAttrs);
-  let results = (outs Tpu_Tensor:$output);
-}
-
-def Tpu_ReluOp : Tpu_Op<"relu"> {
-  let summary = "Rectified linear unit (category: activation)";
-  let description = [{
-    Lowered `top.relu` that could not be fused into its producer.
-
-    ```mlir
-    %y = tpu.relu %x {precision = #top.precision<F32>} : (tensor<1x4xf32>) -> tensor<1x4xf32>
-    ```
-  }];
-  let arguments = !con((ins Tpu_Tensor:$input, DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
-                       Tpu_CommonAttrs);
-  let results = (outs Tpu_Tensor:$output);
-}
-
-def Tpu_Pool2DOp : Tpu_Op<"pool2d"> {
-  let summary = "2-D max or average pooling (category: pool)";
-  let description = [{
-    Lowered `top.maxpool` / `top.avgpool`. INT8 average pooling divides through `multiplier` / `rshift`.
-
-    ```mlir
-    %y = tpu.pool2d %x {precision = #top.precision<F32>, pool_mode = #tpu.pool_mode<max>,
-                        kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>}
-        : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
-    ```
-  }];
-  let arguments = !con((ins Tpu_Tensor:$input, Tpu_PoolModeAttr:$pool_mode,
-                            DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
-                            DenseI64ArrayAttr:$pads, DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                            DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
-                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
-                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
-                       Tpu_RequantAttrs, Tpu_CommonAttrs);
-  let results = (outs Tpu_Tensor:$output);
-}
+include "tpuc/Dialect/Tpu/TpuNNOps.td"
+include "tpuc/Dialect/Tpu/TpuElementwiseOps.td"
+include "tpuc/Dialect/Tpu/TpuShapeOps.td"
 
 def Tpu_CastOp : Tpu_Op<"cast"> {
   let summary = "Converts between precisions at a boundary (category: cast)";
   let description = [{
     Float to float rounds to nearest even; float to `!quant.uniform` quantizes with the result's scale and
     zero point (round half away from zero, saturate); `!quant.uniform` to float dequantizes. `precision` is
-    the precision of the result.
+    the precision of the result. The shape never changes. The lowering names a cast `<producer>_<suffix>`
+    (`_f32`, `_f16`, `_bf16`, `_i8`).
 
     ```mlir
     %q = tpu.cast %x {precision = #top.precision<INT8>} : (tensor<1x4xf32>) -> tensor<1x4x!quant.uniform<i8:f32, 0.1>>
@@ -138,8 +63,10 @@ def Tpu_CastOp : Tpu_Op<"cast"> {
 def Tpu_RequantIntOp : Tpu_Op<"requant_int"> {
   let summary = "Integer rescale of a quantized tensor (category: cast)";
   let description = [{
-    `y = saturate(round((x - zp_in) * multiplier >> rshift) + zp_out)`, per tensor or per channel (axis 1):
-    moves an int8 tensor from one scale to another without going through float.
+    `y = saturate(applyMultiplierShift(x - zp_in, multiplier, rshift) + zp_out)` (half-up rounding), per
+    tensor or per channel (axis 1): moves an int8 tensor from one scale to another without going through
+    float. `only_shift` is the case multiplier = 1. The lowering inserts it where an INT8 consumer (concat)
+    needs its inputs at the output's scale, named `<producer>_requant`.
 
     ```mlir
     %y = tpu.requant_int %x {precision = #top.precision<INT8>, multiplier = array<i64: 1717986918>,

@@ -1,0 +1,229 @@
+//===- TpuNNOps.td - Compute-heavy Tpu ops ------------------*- tablegen -*-===//
+// Categories: conv, matmul, pool, norm, activation (softmax).
+//===----------------------------------------------------------------------===//
+#ifndef TPUC_TPU_NN_OPS
+#define TPUC_TPU_NN_OPS
+
+def Tpu_Conv2DOp : Tpu_Op<"conv2d"> {
+  let summary = "2-D convolution in one precision (category: conv)";
+  let description = [{
+    Lowered 2-D `top.conv` (grouped and depthwise included). In INT8 the
+    filter is int8 per output channel, the bias int32 (`round(b / (s_in * s_w))`), padded cells hold the
+    input zero point (real 0), and `multiplier` / `rshift` (one per output channel) bring the int32
+    accumulator `sum((x - zp_in) * w) + bias` back to int8: `y = saturate(applyMultiplierShift(acc) +
+    zp_out)`, then the fused Relu clamps it.
+
+    ```mlir
+    %y = tpu.conv2d %x, %w, %b {precision = #top.precision<INT8>, kernel_shape = array<i64: 3, 3>,
+                                strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+                                dilations = array<i64: 1, 1>, multiplier = array<i64: 19005, 17002>,
+                                rshift = array<i64: 20, 20>}
+        : (tensor<1x3x8x8x!quant.uniform<i8:f32, 0.02>>, tensor<2x3x3x3xi8>, tensor<2xi32>)
+        -> tensor<1x2x8x8x!quant.uniform<i8:f32, 0.05>>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$filter, Tpu_TensorOrNone:$bias,
+                            DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
+                            DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                            DefaultValuedAttr<I64Attr, "1">:$group,
+                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
+                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
+                       Tpu_RequantAttrs, Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_Deconv2DOp : Tpu_Op<"deconv2d"> {
+  let summary = "2-D transposed convolution in one precision (category: conv)";
+  let description = [{
+    Lowered `top.deconv` (ONNX ConvTranspose; filter IOHW). INT8 as `tpu.conv2d`: int8 filter (one scale
+    for the tensor, or per output channel), int32 bias, `multiplier` / `rshift` one or one per output
+    channel.
+
+    ```mlir
+    %y = tpu.deconv2d %x, %w, %none {precision = #top.precision<F32>, kernel_shape = array<i64: 2, 2>,
+                                     strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>,
+                                     dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>}
+        : (tensor<1x8x4x4xf32>, tensor<8x4x2x2xf32>, none) -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$filter, Tpu_TensorOrNone:$bias,
+                            DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
+                            DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                            DenseI64ArrayAttr:$output_padding,
+                            DefaultValuedAttr<I64Attr, "1">:$group,
+                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
+                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
+                       Tpu_RequantAttrs, Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_MatMulOp : Tpu_Op<"matmul"> {
+  let summary = "Batched matrix multiplication in one precision (category: matmul)";
+  let description = [{
+    Lowered `top.matmul` (same broadcasting and transposes). In INT8 a weight `right` is int8 per output
+    column (the lowering stores it [N, K] with `right_transpose`), the bias int32; a quantized activation
+    `right` has its zero point subtracted like the input's. `acc = sum_k((x - zp_x) * (w - zp_w)) + bias`,
+    `y = saturate(applyMultiplierShift(acc) + zp_out)` with one multiplier/rshift or one per column.
+
+    ```mlir
+    %y = tpu.matmul %x, %w, %none {precision = #top.precision<BF16>, right_transpose = true}
+        : (tensor<1x16x64xbf16>, tensor<128x64xbf16>, none) -> tensor<1x16x128xbf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$right, Tpu_TensorOrNone:$bias,
+                            DefaultValuedAttr<BoolAttr, "false">:$left_transpose,
+                            DefaultValuedAttr<BoolAttr, "false">:$right_transpose,
+                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
+                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
+                       Tpu_RequantAttrs, Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_A16MatMulOp : Tpu_Op<"a16matmul"> {
+  let summary = "Weight-only int4/int8 matmul with f16/bf16 activations (category: matmul)";
+  let description = [{
+    Lowered `top.a16matmul`, or a `top.matmul` with a weight in W8F16, W8BF16, W4F16 or W4BF16.
+    `weight` is [N, K] i8 (8 bits, symmetric), [N, K] ui8 (8 bits, asymmetric) or [N, K/2] ui8 holding two
+    4-bit values per byte, element 2k in the low nibble (signed when `sym`). `scale` (f32) and `zp` (ui8,
+    `none` when `sym`) are [N, K / q_group_size]; `w = (q - zp) * scale` is rounded to the activation type,
+    then `y = x * w^T + bias` accumulates in f32 and is rounded to f16/bf16.
+
+    ```mlir
+    %y = tpu.a16matmul %x, %q, %s, %none, %none {precision = #top.precision<W4BF16>, weight_bits = 4 : i64,
+                                                 q_group_size = 64 : i64}
+        : (tensor<1x8x128xbf16>, tensor<256x64xui8>, tensor<256x2xf32>, none, none) -> tensor<1x8x256xbf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$weight, Tpu_Tensor:$scale,
+                            Tpu_TensorOrNone:$zp, Tpu_TensorOrNone:$bias, I64Attr:$weight_bits,
+                            I64Attr:$q_group_size, DefaultValuedAttr<BoolAttr, "true">:$sym),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_Pool2DOp : Tpu_Op<"pool2d"> {
+  let summary = "2-D max or average pooling (category: pool)";
+  let description = [{
+    Lowered `top.maxpool`, `top.avgpool` and `top.adaptive_avgpool` (global, or evenly dividing). INT8 max
+    pooling keeps the input's type (padded cells never win). INT8 average pooling sums the window of
+    `x - zp_in` (padded cells contribute 0) and requantizes with one multiplier/rshift for
+    `s_in / (s_out * kh * kw)`: the divisor is always the kernel area, so the lowering keeps average pools
+    with padding and without `count_include_pad` in float.
+
+    ```mlir
+    %y = tpu.pool2d %x {precision = #top.precision<F32>, pool_mode = #tpu.pool_mode<max>,
+                        kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>}
+        : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_PoolModeAttr:$pool_mode,
+                            DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
+                            DenseI64ArrayAttr:$pads, DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                            DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
+                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
+                       Tpu_RequantAttrs, Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_SoftmaxOp : Tpu_Op<"softmax"> {
+  let summary = "Softmax or log-softmax along one axis, float only (category: activation)";
+  let description = [{
+    Lowered `top.softmax`; computed in f32 and rounded to the precision. No INT8 form: in INT8 it stays
+    float with casts around it.
+
+    ```mlir
+    %y = tpu.softmax %x {precision = #top.precision<F16>, axis = 1 : i64} : (tensor<1x1000xf16>) -> tensor<1x1000xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, I64Attr:$axis, DefaultValuedAttr<BoolAttr, "false">:$log),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_LayerNormOp : Tpu_Op<"layernorm"> {
+  let summary = "Layer normalization over the axes from `axis`, float only (category: norm)";
+  let description = [{
+    Lowered `top.layernorm`: statistics in f32, result rounded to the precision; `weight` and `bias` have
+    the precision's float type (or are `none`).
+
+    ```mlir
+    %y = tpu.layernorm %x, %g, %b {precision = #top.precision<F32>, axis = 2 : i64, eps = 1.0e-05 : f64}
+        : (tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<1x16x64xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_TensorOrNone:$weight, Tpu_TensorOrNone:$bias,
+                            I64Attr:$axis, DefaultValuedAttr<F64Attr, "1e-05">:$eps),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_ScaleOp : Tpu_Op<"scale"> {
+  let summary = "Per-channel affine transform, float only (category: norm)";
+  let description = [{
+    `y = x * scale[c] + bias[c]` over axis 1 (c = channel), with a fused Relu. A `top.batchnorm` that
+    canonicalization could not fold into a conv lowers to it, with `scale = gamma / sqrt(var + eps)` and
+    `bias = beta - mean * scale` computed at lowering (in f32, then stored in the precision's type).
+
+    ```mlir
+    %y = tpu.scale %x, %s, %b {precision = #top.precision<F32>}
+        : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$scale, Tpu_Tensor:$bias,
+                            DefaultValuedAttr<BoolAttr, "false">:$do_relu,
+                            DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_RMSNormOp : Tpu_Op<"rmsnorm"> {
+  let summary = "Root-mean-square normalization over the last axis, float only (category: norm)";
+  let description = [{
+    Lowered `top.rmsnorm` (LLM decoder layers): `y = x / sqrt(mean(x^2) + eps) * gamma`, statistics in f32,
+    result rounded to the precision; `gamma` has the precision's float type (or is `none`).
+
+    ```mlir
+    %y = tpu.rmsnorm %x, %g {precision = #top.precision<F16>, eps = 1.0e-06 : f64}
+        : (tensor<1x16x64xf16>, tensor<64xf16>) -> tensor<1x16x64xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_TensorOrNone:$gamma,
+                            DefaultValuedAttr<F64Attr, "1e-06">:$eps), Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_RopeOp : Tpu_Op<"rope"> {
+  let summary = "Rotary position embedding, float only (category: attention)";
+  let description = [{
+    Lowered `top.rope`: `y = x * cos + rotate(x) * sin` with the same pairing modes; the cos/sin tables
+    have the precision's float type.
+
+    ```mlir
+    %y = tpu.rope %q, %cos, %sin {precision = #top.precision<BF16>, rope_mode = #top.rope_mode<half>}
+        : (tensor<1x16x4x32xbf16>, tensor<16x32xbf16>, tensor<16x32xbf16>) -> tensor<1x16x4x32xbf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$cos, Tpu_Tensor:$sin,
+                            DefaultValuedAttr<Top_RopeModeAttr, "::tpuc::top::RopeMode::half">:$rope_mode),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_AttentionOp : Tpu_Op<"attention"> {
+  let summary = "Scaled dot-product attention with grouped KV heads, float only (category: attention)";
+  let description = [{
+    Lowered `top.attention`: `softmax(q k^T * scale + mask) v` per head, scores and softmax in f32, result
+    rounded to the precision. Shapes as `top.attention` (query [B, Lq, Hq, D], key/value [B, Lk, Hkv, D]).
+
+    ```mlir
+    %y = tpu.attention %q, %k, %v, %none {precision = #top.precision<F16>, scale = 0.125 : f64}
+        : (tensor<1x16x8x64xf16>, tensor<1x16x2x64xf16>, tensor<1x16x2x64xf16>, none) -> tensor<1x16x8x64xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$query, Tpu_Tensor:$key, Tpu_Tensor:$value, Tpu_TensorOrNone:$mask,
+                            F64Attr:$scale), Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+#endif // TPUC_TPU_NN_OPS

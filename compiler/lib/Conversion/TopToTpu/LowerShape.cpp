@@ -1,0 +1,99 @@
+//===- LowerShape.cpp - Lowering of data movement, resize and reductions ---===//
+// Data movement keeps its input's type: INT8 stays INT8 at the same scale, and in INT8 mode an op fed by a
+// float tensor stays in that float precision instead of quantizing for nothing.
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace tpuc::lowering {
+namespace {
+
+/// The precision of a lowered float element type.
+top::Precision precisionOfFloat(Type element) {
+  if (element.isF16())
+    return top::Precision::F16;
+  if (element.isBF16())
+    return top::Precision::BF16;
+  return top::Precision::F32;
+}
+
+/// Data movement on operand 0 (other operands, e.g. gather indices, pass unchanged).
+LogicalResult lowerMove(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<StringRef> drop = {},
+                        bool int8Allowed = true) {
+  auto p = L.requestedPrecision(op);
+  if (failed(p))
+    return failure();
+  if (*p != top::Precision::INT8)
+    return L.lowerFloat(op, tpuName, *p, drop);
+  Value input = op->getOperand(0);
+  Type current = cast<ShapedType>(L.lookup(input).getType()).getElementType();
+  if (!int8Allowed || Lowering::isWeight(input))
+    return L.lowerFloat(op, tpuName, top::Precision::F32, drop);
+  if (!isa<mlir::quant::UniformQuantizedType>(current))
+    return L.lowerFloat(op, tpuName, precisionOfFloat(current), drop);
+  SmallVector<Value> operands = {L.lookup(input)};
+  for (Value v : op->getOperands().drop_front())
+    operands.push_back(L.lookup(v));
+  SmallVector<Type> results;
+  for (Value r : op->getResults())
+    results.push_back(L.resultType(r, current));
+  L.build(op, tpuName, operands, results, L.attrsOf(op, top::Precision::INT8, drop));
+  return success();
+}
+
+LogicalResult lowerConcat(Lowering &L, top::ConcatOp op) {
+  auto p = L.requestedPrecision(op);
+  if (failed(p))
+    return failure();
+  if (*p != top::Precision::INT8)
+    return L.lowerFloat(op, "tpu.concat", *p);
+  auto out = L.calibratedType(opName(op));
+  if (failed(out))
+    return failure();
+  SmallVector<Value> operands;
+  for (Value v : op.getInputs()) {
+    auto converted = L.operandAs(v, *out);
+    if (failed(converted))
+      return failure();
+    operands.push_back(*converted);
+  }
+  L.build(op, "tpu.concat", operands, {L.resultType(op.getOutput(), *out)}, L.attrsOf(op, top::Precision::INT8));
+  return success();
+}
+
+LogicalResult lowerFloatOnly(Lowering &L, Operation *op, StringRef tpuName) {
+  auto p = L.requestedPrecision(op);
+  if (failed(p))
+    return failure();
+  return L.lowerFloat(op, tpuName, *p);
+}
+
+} // namespace
+
+LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
+  handled = true;
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](top::ReshapeOp o) { return lowerMove(L, o, "tpu.reshape"); })
+      .Case([&](top::SqueezeOp o) { return lowerMove(L, o, "tpu.reshape", {"axes"}); })
+      .Case([&](top::UnsqueezeOp o) { return lowerMove(L, o, "tpu.reshape", {"axes"}); })
+      .Case([&](top::PermuteOp o) { return lowerMove(L, o, "tpu.permute"); })
+      .Case([&](top::SliceOp o) { return lowerMove(L, o, "tpu.slice"); })
+      .Case([&](top::SplitOp o) { return lowerMove(L, o, "tpu.split"); })
+      .Case([&](top::PadOp o) { return lowerMove(L, o, "tpu.pad"); })
+      .Case([&](top::GatherOp o) { return lowerMove(L, o, "tpu.gather"); })
+      .Case([&](top::Depth2SpaceOp o) { return lowerMove(L, o, "tpu.depth2space"); })
+      .Case([&](top::InterpOp o) {
+        return lowerMove(L, o, "tpu.interp", {}, o.getMode() == top::InterpMode::nearest);
+      })
+      .Case([&](top::ConcatOp o) { return lowerConcat(L, o); })
+      .Case([&](top::ReduceOp o) { return lowerFloatOnly(L, o, "tpu.reduce"); })
+      .Default([&](Operation *) {
+        handled = false;
+        return failure();
+      });
+}
+
+} // namespace tpuc::lowering

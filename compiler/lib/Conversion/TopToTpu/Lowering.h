@@ -1,0 +1,142 @@
+//===- Lowering.h - State shared by the Top->Tpu op lowerings ---*- C++ -*-===//
+// Precision choice, activation types, operand conversion with casts, and weight creation.
+//===----------------------------------------------------------------------===//
+#ifndef TPUC_LIB_CONVERSION_TOPTOTPU_LOWERING_H
+#define TPUC_LIB_CONVERSION_TOPTOTPU_LOWERING_H
+
+#include "tpuc/Conversion/TopToTpu.h"
+#include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Tpu/TpuOps.h"
+#include "tpuc/Quant/Arith.h"
+#include "tpuc/Support/Tensor.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <string>
+
+namespace tpuc::lowering {
+
+/// The tensor name of a value: its op's location name (NameLoc; the last NameLoc of a FusedLoc), with
+/// "_<i>" for result i > 0 of a multi-result op (the reference interpreter's dump names).
+std::string tensorName(mlir::Value value);
+/// The op's own name (its first result's tensor name).
+std::string opName(mlir::Operation *op);
+
+/// Whether a precision is one of the weight-only modes.
+bool isWeightOnly(top::Precision precision);
+
+/// One lowering run over a module. Op lowerings (LowerNN.cpp, LowerElementwise.cpp, LowerShape.cpp) use
+/// it to choose types, fetch converted operands and create weights; the first failure is kept as one
+/// line in `error`.
+class Lowering {
+public:
+  Lowering(mlir::ModuleOp module, const LoweringOptions &options, const quant::CalibrationTable *calibration,
+           const quant::QuantizeTable *quantize);
+
+  mlir::OpBuilder builder;
+  const LoweringOptions &options;
+  std::string error;
+
+  /// Records the first error (one line) and returns failure.
+  mlir::LogicalResult fail(const llvm::Twine &message);
+  /// fail() with "op '<kind>' '<name>': " in front.
+  mlir::LogicalResult failOp(mlir::Operation *op, const llvm::Twine &message);
+
+  /// The precision the quantize table or the mode asks for `op` (W modes stay as they are).
+  mlir::FailureOr<top::Precision> requestedPrecision(mlir::Operation *op);
+  /// The float precision that stands in for `p`: F32 for INT8 and F32, F16 for F16/W8F16/W4F16, BF16 else.
+  top::Precision floatPrecision(top::Precision p) const;
+  /// f32, f16 or bf16 for a float precision.
+  mlir::Type floatType(top::Precision p);
+
+  /// The INT8 type of the tensor `name` from the calibration table (symmetric: threshold / 127;
+  /// asymmetric: asymmetricParams(min, max)).
+  mlir::FailureOr<mlir::quant::UniformQuantizedType> calibratedType(llvm::StringRef name);
+  /// A result type of `topResult`'s shape with element type `element`.
+  mlir::RankedTensorType resultType(mlir::Value topResult, mlir::Type element);
+
+  /// The lowered value of a Top value, converted to `element` (a float type, or an INT8 quantized type):
+  /// casts (float <-> float, float <-> INT8) and requant_int (INT8 -> INT8 of another scale) are inserted
+  /// before the current insertion point and shared by every consumer. Weights are converted into new
+  /// weights instead. Integer tensors (indices) come back unchanged.
+  mlir::FailureOr<mlir::Value> operandAs(mlir::Value topValue, mlir::Type element);
+  /// The lowered value as INT8 in whatever quantized type it has; a float activation is cast to its
+  /// calibrated type; a weight is quantized per tensor on its own range.
+  mlir::FailureOr<mlir::Value> operandInt8(mlir::Value topValue);
+  /// Whether a Top value is a weight (top.weight).
+  static bool isWeight(mlir::Value topValue);
+  /// The float data of a Top weight.
+  mlir::FailureOr<std::vector<float>> weightData(mlir::Value topWeight);
+
+  /// Creates a weight `<base>_<suffix>` of `type` holding `data` before the current insertion point.
+  mlir::FailureOr<mlir::Value> createWeight(llvm::StringRef base, llvm::StringRef suffix, mlir::RankedTensorType type,
+                                            Tensor data);
+  /// Stores float values in a new weight of float type `element` (f32, f16, bf16; rounded to nearest even).
+  mlir::FailureOr<mlir::Value> createFloatWeight(llvm::StringRef base, llvm::StringRef suffix,
+                                                 llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<float> values,
+                                                 mlir::Type element);
+
+  /// Maps a Top result to its lowered value.
+  void map(mlir::Value topValue, mlir::Value lowered) { mapped[topValue] = lowered; }
+  /// The lowered value of a Top value (the value itself for inputs, weights and none).
+  mlir::Value lookup(mlir::Value topValue) const;
+
+  /// Attributes of the Top op, minus the names in `drop`, plus `precision`.
+  llvm::SmallVector<mlir::NamedAttribute> attrsOf(mlir::Operation *op, top::Precision precision,
+                                                  llvm::ArrayRef<llvm::StringRef> drop = {});
+  mlir::NamedAttribute namedI64Array(llvm::StringRef name, llvm::ArrayRef<int64_t> values);
+
+  /// Creates the Tpu op `tpuName` at the insertion point with `op`'s location and maps `op`'s results to
+  /// its results.
+  mlir::Operation *build(mlir::Operation *op, llvm::StringRef tpuName, mlir::ValueRange operands,
+                         mlir::TypeRange results, llvm::ArrayRef<mlir::NamedAttribute> attrs);
+  /// Lowers `op` to `tpuName` in float precision `precision` (F32 for INT8): every tensor operand,
+  /// weights included, converted to the float type; Top attributes kept except `drop`, plus `extra`.
+  mlir::LogicalResult lowerFloat(mlir::Operation *op, llvm::StringRef tpuName, top::Precision precision,
+                                 llvm::ArrayRef<llvm::StringRef> drop = {},
+                                 llvm::ArrayRef<mlir::NamedAttribute> extra = {});
+  /// A `none` value for absent operands (one top.none per function).
+  mlir::Value none();
+  /// Starts a new function: its none value is the first top.none of `entry`, if any.
+  void beginFunction(mlir::Block *entry);
+
+  /// A deterministic, unique name `<base>_<suffix>` for an inserted op.
+  mlir::Location uniqueLoc(llvm::StringRef base, llvm::StringRef suffix);
+
+  /// The storage of a quantized type (i8).
+  static quant::QuantParams paramsOf(mlir::quant::UniformQuantizedType type) {
+    return {type.getScale(), type.getZeroPoint()};
+  }
+  /// The Tpu INT8 type with `params`.
+  mlir::quant::UniformQuantizedType int8Type(quant::QuantParams params);
+
+private:
+  mlir::FailureOr<mlir::Value> castValue(mlir::Value lowered, llvm::StringRef base, mlir::Type element);
+  mlir::FailureOr<mlir::Value> convertWeight(mlir::Value topWeight, mlir::Type element);
+
+  mlir::MLIRContext *context;
+  const quant::CalibrationTable *calibration;
+  const quant::QuantizeTable *quantize;
+  llvm::DenseMap<mlir::Value, mlir::Value> mapped;
+  /// (lowered value, target element type) -> inserted cast.
+  std::map<std::pair<const void *, const void *>, mlir::Value> casts;
+  llvm::StringSet<> usedNames;
+  mlir::Block *entryBlock = nullptr;
+  mlir::Value noneValue;
+};
+
+/// Lowers one Top op (creating Tpu ops before it and mapping its results); fails with `lowering.error`.
+mlir::LogicalResult lowerOp(Lowering &lowering, mlir::Operation *op);
+
+// Per-category lowerings, dispatched by lowerOp. Each returns failure() without touching `error` when the
+// op is not of its category (`handled` stays false).
+mlir::LogicalResult lowerNNOp(Lowering &lowering, mlir::Operation *op, bool &handled);
+mlir::LogicalResult lowerElementwiseOp(Lowering &lowering, mlir::Operation *op, bool &handled);
+mlir::LogicalResult lowerShapeOp(Lowering &lowering, mlir::Operation *op, bool &handled);
+
+} // namespace tpuc::lowering
+
+#endif // TPUC_LIB_CONVERSION_TOPTOTPU_LOWERING_H

@@ -1,0 +1,157 @@
+//===- TopToTpu.cpp - The top-to-tpu pass and lowerToTpu ------------------===//
+// Walks each function in order, lowers every Top op through its category's lowering, casts the outputs
+// back to f32, erases the Top ops and records the Tpu state on the module.
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+
+#include "tpuc/Dialect/Top/ModuleState.h"
+#include "tpuc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace tpuc {
+#define GEN_PASS_DEF_TOPTOTPU
+#include "tpuc/Transforms/Passes.h.inc"
+} // namespace tpuc
+
+using namespace mlir;
+
+namespace tpuc {
+
+std::optional<top::Precision> parseLoweringMode(llvm::StringRef name) {
+  return top::symbolizePrecision(name.upper());
+}
+
+namespace lowering {
+
+LogicalResult lowerOp(Lowering &L, Operation *op) {
+  L.builder.setInsertionPoint(op);
+  bool handled = false;
+  for (auto category : {lowerNNOp, lowerElementwiseOp, lowerShapeOp}) {
+    LogicalResult result = category(L, op, handled);
+    if (handled)
+      return result;
+  }
+  return L.failOp(op, "has no Tpu lowering");
+}
+
+namespace {
+
+/// Lowers the body of one function; the Top ops are erased afterwards.
+LogicalResult lowerFunction(Lowering &L, func::FuncOp func) {
+  if (func.isExternal())
+    return success();
+  Block &entry = func.getBody().front();
+  L.beginFunction(&entry);
+  SmallVector<Operation *> topOps;
+  for (Operation &op : llvm::make_early_inc_range(entry)) {
+    if (isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
+      continue;
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      // Outputs go back to f32 (integer outputs such as indices stay as they are).
+      L.builder.setInsertionPoint(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value topValue = operand.get();
+        Type expected = cast<ShapedType>(topValue.getType()).getElementType();
+        auto lowered = L.operandAs(topValue, expected);
+        if (failed(lowered))
+          return failure();
+        operand.set(*lowered);
+      }
+      continue;
+    }
+    if (!isa<top::TopDialect>(op.getDialect()))
+      return L.fail("op '" + op.getName().getStringRef() + "' '" + opName(&op) + "' is not a Top op");
+    if (failed(lowerOp(L, &op)))
+      return failure();
+    topOps.push_back(&op);
+  }
+  for (Operation *op : llvm::reverse(topOps)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))
+    if (isa<top::WeightOp, top::NoneOp>(op) && op.use_empty())
+      op.erase();
+  return success();
+}
+
+llvm::Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+} // namespace
+} // namespace lowering
+
+llvm::Error lowerToTpu(ModuleOp module, const LoweringOptions &options) {
+  using namespace lowering;
+  if (!llvm::is_contained({"bm1684x", "bm1688", "cv186ah"}, options.chip))
+    return makeError("unknown chip '" + options.chip + "' (expected bm1684x, bm1688 or cv186ah)");
+  if (options.qGroupSize < 0)
+    return makeError("q_group_size must not be negative, got " + Twine(options.qGroupSize));
+  auto state = top::getModuleState(module);
+  if (state && *state != top::ModuleState::TOP_F32)
+    return makeError("module is in state " + top::stringifyModuleState(*state) +
+                     "; lowering expects TOP_F32");
+  // Callers other than the pass (tpuc deploy, the studio) may not have loaded the target dialects.
+  module.getContext()->loadDialect<tpu::TpuDialect, mlir::quant::QuantDialect>();
+  std::optional<quant::CalibrationTable> calibration = options.calibrationTable;
+  std::optional<quant::QuantizeTable> quantize = options.quantizeTable;
+  try {
+    if (!calibration && !options.calibrationTableFile.empty())
+      calibration = quant::readCalibrationTable(options.calibrationTableFile);
+    if (!quantize && !options.quantizeTableFile.empty())
+      quantize = quant::readQuantizeTable(options.quantizeTableFile);
+  } catch (const quant::TableError &e) {
+    return makeError(e.what());
+  }
+  Lowering L(module, options, calibration ? &*calibration : nullptr, quantize ? &*quantize : nullptr);
+  // Diagnostics of the helpers (weight files) become the error line; the first one wins.
+  std::string firstDiagnostic;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && firstDiagnostic.empty())
+      firstDiagnostic = diag.str();
+    return success();
+  });
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (failed(lowerFunction(L, func)))
+      return makeError(firstDiagnostic.empty() ? L.error : L.error + ": " + firstDiagnostic);
+  MLIRContext *context = module.getContext();
+  module->setAttr(top::TopDialect::kChipAttr, StringAttr::get(context, options.chip));
+  module->setAttr(top::TopDialect::kModeAttr, top::PrecisionAttr::get(context, options.mode));
+  top::setModuleState(module, top::ModuleState::TPU_LOWERED);
+  if (failed(verify(module)))
+    return makeError("lowered module does not verify: " + firstDiagnostic);
+  return llvm::Error::success();
+}
+
+namespace {
+struct TopToTpuPass : impl::TopToTpuBase<TopToTpuPass> {
+  using TopToTpuBase::TopToTpuBase;
+
+  void runOnOperation() override {
+    LoweringOptions options;
+    options.chip = chip;
+    auto parsed = parseLoweringMode(mode);
+    if (!parsed) {
+      getOperation().emitError() << "top-to-tpu: unknown mode '" << mode
+                                 << "' (expected F32, F16, BF16, INT8, W8F16, W8BF16, W4F16 or W4BF16)";
+      return signalPassFailure();
+    }
+    options.mode = *parsed;
+    options.asymmetric = asymmetric;
+    options.calibrationTableFile = calibrationTable;
+    options.quantizeTableFile = quantizeTable;
+    options.qGroupSize = qGroupSize;
+    if (llvm::Error err = lowerToTpu(getOperation(), options)) {
+      getOperation().emitError() << "top-to-tpu: " << llvm::toString(std::move(err));
+      return signalPassFailure();
+    }
+  }
+};
+} // namespace
+
+} // namespace tpuc
