@@ -1,0 +1,103 @@
+//===- TpuSim.h - Functional simulator of the Tpu dialect -------*- C++ -*-===//
+// Qt-free. Runs a Tpu-dialect function exactly as the chip computes it and keeps (or dumps) its tensors.
+//===----------------------------------------------------------------------===//
+#ifndef TPUC_SIMULATOR_TPUSIM_H
+#define TPUC_SIMULATOR_TPUSIM_H
+
+#include "tpuc/Simulator/Interpreter.h"
+#include "tpuc/Support/Npz.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpuc::sim {
+
+/// How one `TpuSimulator::run` behaves.
+struct TpuRunOptions {
+  /// Keep every tensor (inputs and every op's results, weights excepted) in `tensors()` in program
+  /// order; without it only the outputs. Quantized tensors are dumped dequantized to float32
+  /// (`(q - zp) * scale`, npz_tool's semantics), f16/bf16 tensors as their float32 values.
+  bool dumpAll = false;
+  /// Isolated mode when set: every op is fed the float reference tensors of its inputs (looked up by the
+  /// name of the producing op, walking back through tpu.cast / tpu.requant_int to the name the Top
+  /// reference dumped), quantized or rounded into the operand's type. An input the reference lacks falls
+  /// back to the simulated value. Errors are then attributed to the op where they are born. Null: the
+  /// normal accumulated run from the model inputs.
+  const NpzFile *reference = nullptr;
+  /// Threads for the kernels; 0 keeps the current process-wide setting (see RunOptions::numThreads).
+  unsigned numThreads = 0;
+  /// Record the wall time of every op in `RunStats::opSeconds`.
+  bool profile = false;
+  /// Called after each op with (ops done, ops in total, tensor name); false cancels ("cancelled").
+  std::function<bool(size_t, size_t, llvm::StringRef)> progress;
+};
+
+/// Simulates one function of a module in the Tpu dialect (plus top.input / top.weight / top.none):
+///
+///   TpuSimulator sim(module);
+///   if (auto err = sim.setInput("input", x)) ...;
+///   if (auto err = sim.run({.dumpAll = true})) ...;         // accumulated
+///   sim.tensors().write("tpu_outputs.npz");
+///   if (auto err = sim.run({.dumpAll = true, .reference = &topNpz})) ...;  // isolated
+///
+/// Arithmetic (TpuOps.td's header, docs/quantization.md): INT8 ops compute on integer codes with int32
+/// accumulation, per-channel multiplier/rshift requantization, zero points and saturation through
+/// TpucQuant; INT8 activations use the lowering's 256-entry tables; F16/BF16 ops compute in f32 from the
+/// (already rounded) f16/bf16 inputs and weights and round every result to nearest even; F32 ops run the
+/// Top reference kernels, so an F32 module gives bit-identical tensors to the reference Interpreter;
+/// a16matmul dequantizes its W4/W8 weights group-wise. Quantized codes are held exactly as float32 values.
+///
+/// Tensor names follow the Interpreter's rule (locationName, "<mnemonic>_<k>", uniquing), so
+/// `tpuc compare top_outputs.npz tpu_outputs.npz` lines up op for op. Errors are one line naming the op.
+class TpuSimulator {
+public:
+  /// Prepares `function` of `module` (empty: public `main`, else the only function). The module must
+  /// outlive the simulator; it is not modified.
+  explicit TpuSimulator(mlir::ModuleOp module, llvm::StringRef function = {});
+  ~TpuSimulator();
+  TpuSimulator(const TpuSimulator &) = delete;
+  TpuSimulator &operator=(const TpuSimulator &) = delete;
+
+  /// Number of inputs (function arguments).
+  size_t numInputs() const;
+  /// Input names (the top.input op consuming each argument).
+  std::vector<std::string> inputNames() const;
+  /// The shape argument `index` must have.
+  std::vector<int64_t> inputShape(size_t index) const;
+  /// Names of the function results, in order.
+  std::vector<std::string> outputNames() const;
+
+  /// Sets argument `index` (converted to float32); fails on a bad index or shape.
+  llvm::Error setInput(size_t index, const Tensor &tensor);
+  /// Sets the input called `name` (or "input_<i>").
+  llvm::Error setInput(llvm::StringRef name, const Tensor &tensor);
+  /// Sets every input from an npz by name; fails naming the first missing input.
+  llvm::Error setInputs(const NpzFile &npz);
+
+  /// Runs the function (accumulated, or isolated with TpuRunOptions::reference).
+  llvm::Error run(const TpuRunOptions &options = {});
+
+  /// The function results of the last run (dequantized to float32), named after their ops.
+  const NpzFile &outputs() const;
+  /// Every tensor of the last run with dumpAll, else only the outputs.
+  const NpzFile &tensors() const;
+  /// Measurements of the last run.
+  const RunStats &stats() const;
+
+  /// Drops the loaded weights (reloaded by the next run).
+  void releaseMemory();
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace tpuc::sim
+
+#endif // TPUC_SIMULATOR_TPUSIM_H
