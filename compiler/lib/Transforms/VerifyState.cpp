@@ -70,8 +70,15 @@ struct TopVerifyStatePass : tpuc::impl::TopVerifyStateBase<TopVerifyStatePass> {
           }
         }
       }
+      auto group = op->getAttrOfType<DictionaryAttr>("tpu.group");
+      if (*expected == ModuleState::TPU_GROUPED && isa<tpuc::tpu::TpuDialect>(op->getDialect()) && !group) {
+        op->emitOpError() << "has no 'tpu.group' in state " << stringifyModuleState(*expected);
+        return WalkResult::interrupt();
+      }
+      // Results that stay in a layer group's local memory have no DDR address.
+      bool lmemOnly = group && group.get("lmem_only") == BoolAttr::get(op->getContext(), true);
       if (*expected == ModuleState::TPU_ADDRESSED && isa<tpuc::tpu::TpuDialect>(op->getDialect()) &&
-          !op->hasAttr("address")) {
+          !op->hasAttr("address") && !lmemOnly) {
         op->emitOpError() << "has no 'address' in state TPU_ADDRESSED";
         return WalkResult::interrupt();
       }

@@ -24,7 +24,8 @@ def TopVerifyState : Pass<"top-verify-state", "mlir::ModuleOp"> {
     clear message instead of miscompiling: the module's `top.state` must equal `state`, and the ops and
     types must be legal for it. TOP_F32 and TOP_CALIBRATED allow Top ops only (TOP_CALIBRATED also needs a
     calibrated type on every activation); TPU_LOWERED and TPU_GROUPED allow Tpu ops plus top.input,
-    top.weight and top.none and need `top.chip`; TPU_ADDRESSED also needs an `address` on every Tpu op.
+    top.weight and top.none and need `top.chip`; TPU_GROUPED needs `tpu.group` on every Tpu op;
+    TPU_ADDRESSED needs an `address` on every Tpu op whose result leaves LMEM (`tpu.group` not `lmem_only`).
   }];
   let options = [
     Option<"state", "state", "std::string", /*default=*/"\"TOP_F32\"",
@@ -43,6 +44,86 @@ def TopSaveWeights : Pass<"top-save-weights", "mlir::ModuleOp"> {
   let options = [
     Option<"file", "file", "std::string", /*default=*/"\"\"",
            "Output .npz path (default: overwrite the module's current weight file)">,
+  ];
+}
+
+def TopToTpu : Pass<"top-to-tpu", "mlir::ModuleOp"> {
+  let summary = "Lower Top ops to Tpu ops in one precision (F32, F16, BF16, INT8, W8/W4 weight-only)";
+  let description = [{
+    model_deploy's lowering. Every Top op becomes the Tpu op of its precision: the `mode`, or the op's line
+    in the quantize table (TPU-MLIR's `op_name MODE`, mixed precision). INT8 takes per-tensor activation
+    scales from the calibration table (threshold / 127, or min/max with zero points when `asymmetric`),
+    quantizes conv/matmul weights per output channel to int8 with int32 biases and chooses the
+    multiplier/rshift pairs (TpucQuant); unary ops become 256-entry lookup tables. W8/W4 modes quantize
+    matmul weights group-wise (`q-group-size`) and run the rest in F16/BF16. Ops without an INT8 form stay
+    in F32. Casts (`tpu.cast`, `tpu.requant_int`) are inserted at every precision boundary and named
+    `<producer>_<suffix>`; every lowered op keeps its Top location, so tensor names match between the Top
+    and Tpu dumps. New weights join the module's weight store (write them with top-save-weights). The
+    module must be in state TOP_F32 and ends in TPU_LOWERED with `top.chip` and `top.mode` set. The rules
+    are in docs/quantization.md; the C++ entry point is `tpuc::lowerToTpu` (Conversion/TopToTpu.h).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"bm1684x\"", "Target chip: bm1684x, bm1688 or cv186ah">,
+    Option<"mode", "mode", "std::string", /*default=*/"\"F32\"",
+           "Precision: F32, F16, BF16, INT8, W8F16, W8BF16, W4F16 or W4BF16">,
+    Option<"asymmetric", "asymmetric", "bool", /*default=*/"false",
+           "INT8 activations with zero points; W8/W4 weights with zero points">,
+    Option<"calibrationTable", "calibration-table", "std::string", /*default=*/"\"\"",
+           "TPU-MLIR calibration table (op_name threshold min max); required for INT8">,
+    Option<"quantizeTable", "quantize-table", "std::string", /*default=*/"\"\"",
+           "TPU-MLIR quantize table (op_name MODE) overriding the precision per op">,
+    Option<"qGroupSize", "q-group-size", "int64_t", /*default=*/"0",
+           "Group size along K of W8/W4 weight-only matmuls (0: one group per row)">,
+  ];
+  let dependentDialects = ["::tpuc::tpu::TpuDialect", "::mlir::quant::QuantDialect"];
+}
+
+def TpuLayerGroup : Pass<"tpu-layer-group", "mlir::ModuleOp"> {
+  let summary = "Partition the Tpu function into layer groups (slices, pipeline time steps, LMEM)";
+  let description = [{
+    Builds the backend graph of the module's function (graphFromFunc), runs planLayerGroups for the chip
+    (docs/BACKEND.md: greedy with opt=1, dynamic programming with opt=2, one op per group with opt=0) and
+    records the result on the IR: every Tpu op gets `tpu.group = {id, kind, slices, unit, lmem_only}`
+    (group index, "group" or "global", the n/c/h/w cut, the op's time unit inside a pipeline stage, and
+    whether its result stays in LMEM), the module gets `tpu.opt`, `tpu.groups` and `tpu.cycles`. Slices,
+    time steps and LMEM rectangles are in the JSON plan (`plan`); the planner is deterministic, so later
+    passes re-derive them and check them against the attributes. TPU_LOWERED -> TPU_GROUPED.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"", "Chip profile (default: the module's top.chip)">,
+    Option<"opt", "opt", "int", /*default=*/"2", "0: one op per group, 1: greedy, 2: dynamic programming">,
+    Option<"plan", "plan", "std::string", /*default=*/"\"\"", "Write the backend plan JSON here">,
+  ];
+}
+
+def TpuAddressAssign : Pass<"tpu-address-assign", "mlir::ModuleOp"> {
+  let summary = "Assign DDR addresses: coefficient region, activations by lifetime, in-place ops";
+  let description = [{
+    Re-derives the layer groups recorded by tpu-layer-group (failing if the IR's `tpu.group` attributes no
+    longer match), runs planGlobalMemory and writes every DDR-resident result's address: `address` on Tpu
+    ops (LMEM-only results of a group get none), `tpu.address` on top.weight and top.input. Module
+    attributes `tpu.coeff_bytes`, `tpu.activation_base`, `tpu.activation_bytes` and
+    `tpu.activation_lower_bound` give the region sizes. A model larger than the chip's DDR fails naming
+    the chip. TPU_GROUPED -> TPU_ADDRESSED.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"", "Chip profile (default: the module's top.chip)">,
+    Option<"plan", "plan", "std::string", /*default=*/"\"\"", "Write the backend plan JSON here">,
+  ];
+}
+
+def TpuCodegen : Pass<"tpu-codegen", "mlir::ModuleOp"> {
+  let summary = "Write the .tpum model file of a TPU_ADDRESSED module";
+  let description = [{
+    Codegen (docs/MODEL_FORMAT.md): per layer group and pipeline stage, GDMA loads / stores per slice and
+    one TIU command per op per slice with its LMEM operands and padding; global ops as DDR-to-DDR TIU
+    commands; dependencies between the two engines follow the stages. Weights come from the module's
+    weight file into the coefficient blob; IO descriptors carry the quantization of the function's types.
+    The C++ entry points are `tpuc::generateModel` and `tpuc::runBackend` (Codegen/ModelCodegen.h).
+  }];
+  let options = [
+    Option<"model", "model", "std::string", /*default=*/"\"\"", "Output .tpum path (required)">,
+    Option<"net", "net", "std::string", /*default=*/"\"\"", "Net name (default: the function's name)">,
   ];
 }
 

@@ -1,0 +1,48 @@
+//===- Codegen.h - Command streams of a grouped, addressed graph ----------===//
+//
+// Turns a layer-group plan and a DDR plan (tpuc/Backend) into the two
+// command streams of a model-file stage: per group and pipeline stage, GDMA
+// loads of the slice's inputs (and weights), one TIU command per op of the
+// computed slice with its LMEM operands and per-slice padding, GDMA stores
+// of the stored boxes; global ops become one DDR-to-DDR TIU command each.
+// Dependencies follow the pipeline: a stage's commands wait for every
+// command of the other engine issued in earlier stages, and a resident
+// weight loaded in stage 1 is waited for by its op (docs/MODEL_FORMAT.md).
+// MLIR-free: the MLIR side (ModelCodegen.h) adds weights' bytes and IO
+// quantization.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_CODEGEN_CODEGEN_H
+#define TPUC_CODEGEN_CODEGEN_H
+
+#include "tpuc/Backend/ChipProfile.h"
+#include "tpuc/Backend/GlobalMemory.h"
+#include "tpuc/Backend/Graph.h"
+#include "tpuc/Backend/LayerGroup.h"
+#include "tpuc/Codegen/ModelFile.h"
+
+#include <string>
+#include <vector>
+
+namespace tpuc::codegen {
+
+/// A generated stage. `stage.weights[i].blob` is a placeholder: the weight is
+/// graph value `weightValues[i]`; the caller adds its bytes to a Model with
+/// addBlob and sets the blob index.
+struct StageCode {
+  Stage stage;
+  std::vector<int> weightValues;
+};
+
+/// Generates the stage `name` of `g`. `opTypes` (per op, e.g. "tpu.conv2d")
+/// may be empty: the backend op kind is used then. Throws ModelFileError
+/// naming the value when the plans are inconsistent (a value without DDR or
+/// LMEM storage where a command needs it).
+StageCode generateStage(const backend::ChipProfile &chip, const backend::Graph &g,
+                        const backend::LayerGroupPlan &plan, const backend::GmemPlan &gmem,
+                        const std::string &name, const std::vector<std::string> &opTypes = {});
+
+} // namespace tpuc::codegen
+
+#endif // TPUC_CODEGEN_CODEGEN_H

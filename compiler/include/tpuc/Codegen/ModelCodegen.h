@@ -1,0 +1,43 @@
+//===- ModelCodegen.h - Tpu module -> .tpum model file; the backend entry --===//
+//
+// `runBackend` is what `tpuc deploy` calls after lowering: tpu-layer-group,
+// tpu-address-assign and the TPU_ADDRESSED contract check, the studio's JSON
+// plan, and (with `modelPath`) codegen into a .tpum file. `generateModel`
+// alone turns an addressed module into a Model (one net, one stage).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_CODEGEN_MODELCODEGEN_H
+#define TPUC_CODEGEN_MODELCODEGEN_H
+
+#include "tpuc/Codegen/ModelFile.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tpuc {
+
+/// Knobs of runBackend.
+struct BackendOptions {
+  std::string chip;         ///< Chip profile name; "" = the module's top.chip.
+  int opt = 2;              ///< 0 one op per group, 1 greedy, 2 dynamic programming.
+  std::string planJsonPath; ///< Write the backend plan JSON here ("" = no).
+  std::string modelPath;    ///< Write the .tpum model file here ("" = no codegen).
+  std::string netName;      ///< Net name in the model file ("" = the function's name).
+};
+
+/// Runs the backend on a TPU_LOWERED module, leaving it TPU_ADDRESSED. The
+/// error carries the diagnostics, one per line (e.g. a model larger than the
+/// chip's DDR).
+llvm::Error runBackend(mlir::ModuleOp module, const BackendOptions &options);
+
+/// Codegen of a TPU_ADDRESSED module: command streams, IO descriptors with
+/// quantization, weights' bytes (from the weight file) in the coefficient
+/// blob, debug info. The stage is named after the function.
+llvm::Expected<codegen::Model> generateModel(mlir::ModuleOp module, llvm::StringRef netName = "");
+
+} // namespace tpuc
+
+#endif // TPUC_CODEGEN_MODELCODEGEN_H

@@ -1,0 +1,178 @@
+//===- ModelFile.h - The .tpum model file: data, writer, bounds-checked reader ===//
+//
+// TPU Studio's own compiled-model format (docs/MODEL_FORMAT.md; never a
+// bmodel): a chip name, a coefficient blob of weights stored once and shared
+// by every net, and nets of stages, each with IO descriptors, the DDR plan and
+// two command streams (TIU compute, GDMA data movement) whose commands wait on
+// ids of the other engine, plus debug info (op name, type, location) per
+// command. MLIR-free and Qt-free.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_CODEGEN_MODELFILE_H
+#define TPUC_CODEGEN_MODELFILE_H
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tpuc::codegen {
+
+/// Current format version written; the reader accepts exactly this one.
+constexpr uint32_t kModelVersion = 1;
+
+/// A file could not be read or written; what() is one line naming the file.
+class ModelFileError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The engine a command runs on.
+enum class Engine : uint8_t { TIU = 0, GDMA = 1 };
+/// What a command does.
+enum class CmdKind : uint8_t {
+  Load = 0,    ///< GDMA DDR -> LMEM.
+  Store = 1,   ///< GDMA LMEM -> DDR.
+  Copy = 2,    ///< GDMA DDR -> DDR.
+  Compute = 3, ///< TIU op on LMEM operands (one slice of a layer group).
+  Global = 4,  ///< TIU op on DDR operands (an op outside any group).
+};
+/// Where a tensor reference points.
+enum class MemSpace : uint8_t { LMEM = 0, DDR = 1 };
+
+const char *engineName(Engine e);
+const char *cmdKindName(CmdKind k);
+
+/// A box of a tensor in one memory: the box [origin, origin + shape) of the
+/// full NCHW tensor sits at `address` with byte strides `stride` (LMEM:
+/// address is the per-lane offset, channel c lives in lane (lane + c) % lanes
+/// and the C stride steps one channel plane inside a lane).
+struct TensorRef {
+  MemSpace space = MemSpace::DDR;
+  uint8_t dtype = 0; ///< backend::DType.
+  uint32_t lane = 0; ///< LMEM: lane of the box's first channel.
+  uint64_t address = 0;
+  std::array<int64_t, 4> origin{}; ///< n, c, h, w of the box in the full tensor.
+  std::array<int64_t, 4> shape{};
+  std::array<int64_t, 4> stride{}; ///< Bytes.
+  friend bool operator==(const TensorRef &, const TensorRef &) = default;
+};
+
+/// One command. `id` counts from 1 per engine and stream; the command starts
+/// only after the other engine has completed every command with id <= `wait`
+/// (0: no wait).
+struct Command {
+  Engine engine = Engine::TIU;
+  CmdKind kind = CmdKind::Compute;
+  uint32_t id = 0;
+  uint32_t wait = 0;
+  uint32_t op = 0;              ///< Index into Stage::ops (debug info, TIU op kind).
+  int32_t group = -1;           ///< Layer group (-1: global op).
+  int32_t slice = -1;           ///< Slice of the group (-1: whole tensor / resident weight).
+  int32_t step = -1;            ///< Pipeline stage (time step) of the group.
+  std::array<int64_t, 4> pad{}; ///< TIU: padding top, bottom, left, right of this slice.
+  int64_t cycles = 0;           ///< Cost-model estimate.
+  /// GDMA: {source, destination}. TIU: outputs, then inputs, then weights.
+  std::vector<TensorRef> operands;
+  uint32_t numOutputs = 0, numInputs = 0; ///< TIU operand split (rest are weights).
+  friend bool operator==(const Command &, const Command &) = default;
+};
+
+/// An op of the stage, for debug info and the TIU op kind.
+struct OpInfo {
+  std::string name; ///< Tpu op name (its NameLoc).
+  std::string type; ///< e.g. "tpu.conv2d".
+  std::string loc;  ///< Source location as printed by MLIR.
+  friend bool operator==(const OpInfo &, const OpInfo &) = default;
+};
+
+/// A network input or output.
+struct TensorDesc {
+  std::string name;
+  uint8_t dtype = 0; ///< backend::DType.
+  std::vector<int64_t> shape;
+  double scale = 1; ///< Quantization: real = scale * (q - zeroPoint); 1/0 for floats.
+  int64_t zeroPoint = 0;
+  uint64_t address = 0; ///< DDR address.
+  uint64_t bytes = 0;
+  friend bool operator==(const TensorDesc &, const TensorDesc &) = default;
+};
+
+/// A weight a stage uses: blob entry `blob` placed at DDR `address`.
+struct WeightRef {
+  uint32_t blob = 0;
+  uint64_t address = 0;
+  friend bool operator==(const WeightRef &, const WeightRef &) = default;
+};
+
+/// One static shape of a net.
+struct Stage {
+  std::string name;
+  std::vector<TensorDesc> inputs, outputs;
+  std::vector<WeightRef> weights;
+  uint64_t coeffBytes = 0;      ///< DDR [0, coeffBytes): this stage's weights.
+  uint64_t activationBase = 0;  ///< DDR activation region start.
+  uint64_t activationBytes = 0; ///< Its size.
+  std::vector<OpInfo> ops;
+  std::vector<Command> tiu, gdma; ///< The two streams, in issue order.
+  friend bool operator==(const Stage &, const Stage &) = default;
+};
+
+struct Net {
+  std::string name;
+  std::vector<Stage> stages;
+  friend bool operator==(const Net &, const Net &) = default;
+};
+
+/// A weight's bytes inside the coefficient blob.
+struct BlobEntry {
+  std::string name;
+  uint64_t offset = 0, size = 0;
+  uint64_t hash = 0; ///< contentHash of the bytes.
+  friend bool operator==(const BlobEntry &, const BlobEntry &) = default;
+};
+
+struct Model {
+  std::string chip;
+  std::vector<Net> nets;
+  std::vector<BlobEntry> blobs;
+  std::vector<uint8_t> coeffData; ///< Every blob entry's bytes, 64-byte aligned.
+  friend bool operator==(const Model &, const Model &) = default;
+};
+
+/// 64-bit FNV-1a of the bytes.
+uint64_t contentHash(const uint8_t *data, size_t size);
+
+/// Adds bytes to the blob (or finds an entry with the same content) and
+/// returns its index.
+uint32_t addBlob(Model &m, const std::string &name, const uint8_t *data, size_t size);
+
+/// The file image.
+std::vector<uint8_t> serializeModel(const Model &m);
+/// Parses a file image; throws ModelFileError "<file>: <what>" on a short,
+/// corrupt or unsupported image. Never reads out of bounds.
+Model parseModel(const uint8_t *data, size_t size, const std::string &file);
+
+void writeModelFile(const std::string &path, const Model &m);
+Model readModelFile(const std::string &path);
+
+/// Independent checks: command ids consecutive, waits name existing ids of
+/// the other engine, op and blob indices in range, weights inside the
+/// coefficient region. One line per problem.
+std::vector<std::string> validateModel(const Model &m);
+
+/// Merges models of one chip into one; identical weights (same content) are
+/// stored once. Throws ModelFileError when chips differ or net names clash.
+Model combineModels(const std::vector<Model> &models);
+/// Net `index` alone, with only the blob entries it uses.
+Model extractNet(const Model &m, size_t index);
+
+/// Human-readable summary (model-tool --info) and full dump (--print).
+std::string modelInfo(const Model &m);
+std::string modelPrint(const Model &m);
+
+} // namespace tpuc::codegen
+
+#endif // TPUC_CODEGEN_MODELFILE_H

@@ -1,0 +1,324 @@
+//===- Codegen.cpp - GDMA / TIU command streams from the backend plans ----===//
+
+#include "tpuc/Codegen/Codegen.h"
+
+#include "tpuc/Backend/CostModel.h"
+#include "tpuc/Backend/LocalMemory.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tpuc::codegen {
+
+using namespace backend;
+
+namespace {
+
+class Emitter {
+public:
+  Emitter(const ChipProfile &chip, const Graph &g, const LayerGroupPlan &plan, const GmemPlan &gmem)
+      : chip(chip), g(g), plan(plan) {
+    for (const GmemBuffer &b : gmem.buffers)
+      ddr[b.value] = b.address;
+    for (const GmemWeight &w : gmem.weights)
+      ddr[w.value] = w.address;
+  }
+
+  uint64_t ddrAddress(int v) const {
+    auto it = ddr.find(v);
+    if (it == ddr.end())
+      throw ModelFileError("codegen: value '" + g.values[v].name + "' has no DDR address");
+    return static_cast<uint64_t>(it->second);
+  }
+
+  /// The whole tensor, or box `b` of it, in DDR (NCHW, contiguous).
+  TensorRef ddrRef(int v, const Box &b) const {
+    const Value &val = g.values[v];
+    int64_t ds = dtypeBytes(val.dtype);
+    TensorRef t;
+    t.space = MemSpace::DDR;
+    t.dtype = static_cast<uint8_t>(val.dtype);
+    t.stride = {val.dim(1) * val.dim(2) * val.dim(3) * ds, val.dim(2) * val.dim(3) * ds, val.dim(3) * ds, ds};
+    t.address = ddrAddress(v);
+    for (int i = 0; i < 4; ++i) {
+      t.origin[i] = b.dims[i].begin;
+      t.shape[i] = b.dims[i].size();
+      t.address += static_cast<uint64_t>(b.dims[i].begin * t.stride[i]);
+    }
+    return t;
+  }
+
+  /// Box `part` of the LMEM buffer of rect `r` holding box `buf` of value v.
+  /// Channels (dim 1) spread over lanes; weights are viewed as
+  /// [1, oc, d1, d2 * d3] so that their output channels do.
+  TensorRef lmemRef(const LmemRect &r, Box buf, Box part) const {
+    const Value &val = g.values[r.value];
+    int64_t ds = dtypeBytes(val.dtype);
+    if (val.isWeight) {
+      auto view = [](const Box &b) {
+        Box v;
+        v.dims[0] = {0, 1};
+        v.dims[1] = b.dims[0];
+        v.dims[2] = b.dims[1];
+        v.dims[3] = {b.dims[2].begin * b.dims[3].size() + b.dims[3].begin,
+                     b.dims[2].begin * b.dims[3].size() + b.dims[3].begin +
+                         b.dims[2].size() * b.dims[3].size()};
+        return v;
+      };
+      buf = view(buf);
+      part = view(part);
+    }
+    TensorRef t;
+    t.space = MemSpace::LMEM;
+    t.dtype = static_cast<uint8_t>(val.dtype);
+    int64_t lane0 = buf.dims[1].begin % chip.lanes;
+    int64_t perLane = ceilDiv(lane0 + buf.dims[1].size(), chip.lanes);
+    // Activations pad each channel plane to the EU width; weights pack a lane's
+    // output channels back to back (activationBytesPerLane / weightBytesPerLane).
+    int64_t plane = buf.dims[2].size() * buf.dims[3].size() * ds;
+    if (!val.isWeight)
+      plane = alignUp(plane, chip.euBytes);
+    t.stride = {perLane * plane, plane, buf.dims[3].size() * ds, ds};
+    int64_t addr = r.addr;
+    for (int i = 0; i < 4; ++i) {
+      int64_t d = part.dims[i].begin - buf.dims[i].begin;
+      t.origin[i] = part.dims[i].begin;
+      t.shape[i] = part.dims[i].size();
+      addr += i == 1 ? (lane0 + d) / chip.lanes * t.stride[i] : d * t.stride[i];
+    }
+    t.lane = static_cast<uint32_t>((lane0 + part.dims[1].begin - buf.dims[1].begin) % chip.lanes);
+    t.address = static_cast<uint64_t>(addr);
+    return t;
+  }
+
+  Command &push(Stage &s, Engine e, CmdKind k, int op, uint32_t wait) {
+    auto &stream = e == Engine::TIU ? s.tiu : s.gdma;
+    Command c;
+    c.engine = e;
+    c.kind = k;
+    c.id = static_cast<uint32_t>(stream.size() + 1);
+    c.wait = wait;
+    c.op = static_cast<uint32_t>(op);
+    stream.push_back(c);
+    return stream.back();
+  }
+
+  void emitGlobal(Stage &s, int gi, const LayerGroup &grp) {
+    int o = grp.ops[0];
+    if (isInPlace(g, o))
+      return;
+    const Op &op = g.ops[o];
+    Command &c = push(s, Engine::TIU, CmdKind::Global, o, gdmaBarrier);
+    c.group = gi;
+    c.cycles = globalOpCost(chip, g, op, false).cycles;
+    for (int v : op.outputs)
+      c.operands.push_back(ddrRef(v, fullBox(g.values[v])));
+    for (int v : op.inputs)
+      c.operands.push_back(ddrRef(v, fullBox(g.values[v])));
+    for (int v : op.weights)
+      c.operands.push_back(ddrRef(v, fullBox(g.values[v])));
+    c.numOutputs = static_cast<uint32_t>(op.outputs.size());
+    c.numInputs = static_cast<uint32_t>(op.inputs.size());
+    barrier(s);
+  }
+
+  void emitGroup(Stage &s, int gi, const LayerGroup &grp) {
+    std::map<std::pair<int, int>, const LmemRect *> rect;
+    for (const LmemRect &r : grp.rects)
+      rect[{r.value, r.slice}] = &r;
+    auto rectOf = [&](int v, int slice) -> const LmemRect & {
+      auto it = rect.find({v, slice});
+      if (it == rect.end())
+        it = rect.find({v, -1});
+      if (it == rect.end())
+        throw ModelFileError("codegen: value '" + g.values[v].name + "' has no LMEM buffer in group " +
+                             std::to_string(gi) + " slice " + std::to_string(slice));
+      return *it->second;
+    };
+    std::map<int, int> local;
+    for (size_t k = 0; k < grp.ops.size(); ++k)
+      local[grp.ops[k]] = static_cast<int>(k);
+    auto firstUse = [&](int w) {
+      int first = static_cast<int>(grp.ops.size());
+      for (int u : g.values[w].users)
+        if (auto it = local.find(u); it != local.end())
+          first = std::min(first, it->second);
+      return first;
+    };
+    auto producerOrFirstUser = [&](int v) {
+      int p = g.values[v].producer;
+      if (local.count(p))
+        return p;
+      for (int u : g.values[v].users)
+        if (local.count(u))
+          return u;
+      return grp.ops[0];
+    };
+    const bool cCut = grp.spec.c > 1;
+    for (size_t t = 0; t < grp.steps.size(); ++t) {
+      const TimeStep &st = grp.steps[t];
+      uint32_t tiuBase = static_cast<uint32_t>(s.tiu.size());
+      std::map<int, uint32_t> weightLoadId; // weight value -> GDMA id, loaded this stage
+      auto load = [&](int v, int slice, const Box &box) {
+        Command &c = push(s, Engine::GDMA, CmdKind::Load, producerOrFirstUser(v), tiuBarrier);
+        const LmemRect &r = rectOf(v, slice);
+        c.group = gi;
+        c.slice = slice;
+        c.step = static_cast<int>(t);
+        c.operands = {ddrRef(v, box), lmemRef(r, box, box)};
+        const Value &val = g.values[v];
+        if (val.isWeight) {
+          int64_t per = val.elements() / std::max<int64_t>(1, val.dim(0)) * dtypeBytes(val.dtype);
+          c.cycles = dmaCycles(chip, box.dims[0].size() * per, per);
+        } else {
+          c.cycles = dmaBoxCycles(chip, val, box);
+        }
+        return c.id;
+      };
+      // Loads of slice t's inputs (and its C-cut weights).
+      if (st.loadSlice >= 0) {
+        const SliceBoxes &sb = grp.slices[st.loadSlice];
+        for (int v : grp.values.inputs)
+          load(v, st.loadSlice, sb.value.at(v));
+        if (cCut)
+          for (int w : grp.values.weights)
+            load(w, st.loadSlice, sb.weight.at(w)); // used next stage: the barrier covers it
+      }
+      // Stores of slice t-2.
+      if (st.storeSlice >= 0) {
+        const SliceBoxes &sb = grp.slices[st.storeSlice];
+        for (int v : grp.values.outputs) {
+          const Box &box = sb.store.at(v);
+          Command &c = push(s, Engine::GDMA, CmdKind::Store, g.values[v].producer, tiuBarrier);
+          c.group = gi;
+          c.slice = st.storeSlice;
+          c.step = static_cast<int>(t);
+          c.operands = {lmemRef(rectOf(v, st.storeSlice), sb.value.at(v), box), ddrRef(v, box)};
+          c.cycles = dmaBoxCycles(chip, g.values[v], box);
+        }
+      }
+      // Resident weights: the first op's in stage 0, op k's in stage 1 once
+      // op k-2 of slice 0 has run (its rect starts at unit L + k - 1).
+      if (!cCut && st.loadsWeights)
+        for (int w : grp.values.weights) {
+          int k = firstUse(w);
+          if ((t == 0) != (k == 0))
+            continue;
+          uint32_t wait = k >= 2 ? tiuBase + static_cast<uint32_t>(k - 1) : tiuBarrier;
+          uint32_t id = load(w, -1, grp.slices[0].weight.at(w));
+          s.gdma.back().wait = std::max(wait, tiuBarrier);
+          weightLoadId[w] = id;
+        }
+      // Compute slice t-1.
+      if (st.computeSlice >= 0) {
+        const SliceBoxes &sb = grp.slices[st.computeSlice];
+        for (int o : grp.ops) {
+          const Op &op = g.ops[o];
+          uint32_t wait = gdmaBarrier;
+          for (int w : op.weights)
+            if (auto it = weightLoadId.find(w); it != weightLoadId.end())
+              wait = std::max(wait, it->second);
+          Command &c = push(s, Engine::TIU, CmdKind::Compute, o, wait);
+          c.group = gi;
+          c.slice = st.computeSlice;
+          c.step = static_cast<int>(t);
+          const Box &out = sb.value.at(op.outputs[0]);
+          c.cycles = tiuCost(chip, g, op, out).cycles;
+          for (int v : op.outputs)
+            c.operands.push_back(lmemRef(rectOf(v, st.computeSlice), sb.value.at(v), sb.value.at(v)));
+          for (size_t i = 0; i < op.inputs.size(); ++i) {
+            int v = op.inputs[i];
+            const Box &buf = sb.value.at(v);
+            c.operands.push_back(lmemRef(rectOf(v, st.computeSlice), buf, buf));
+          }
+          for (int w : op.weights) {
+            const Box &wb = sb.weight.at(w);
+            c.operands.push_back(
+                lmemRef(rectOf(w, st.computeSlice), cCut ? wb : grp.slices[0].weight.at(w), wb));
+          }
+          c.numOutputs = static_cast<uint32_t>(op.outputs.size());
+          c.numInputs = static_cast<uint32_t>(op.inputs.size());
+          c.pad = padding(op, out);
+        }
+      }
+      barrier(s);
+    }
+  }
+
+  /// Padding of the conv / pool window producing `out`: the part of the
+  /// unclipped input range outside the tensor.
+  std::array<int64_t, 4> padding(const Op &op, const Box &out) const {
+    if (op.kind != OpKind::Conv && op.kind != OpKind::Pool)
+      return {};
+    const Value &in = g.values[op.inputs[0]];
+    const Window &w = op.window;
+    auto pads = [](const Range &o, int64_t s, int64_t p, int64_t d, int64_t k, int64_t extent) {
+      int64_t b = o.begin * s - p, e = (o.end - 1) * s - p + d * (k - 1) + 1;
+      return std::pair<int64_t, int64_t>{std::max<int64_t>(0, -b), std::max<int64_t>(0, e - extent)};
+    };
+    auto [pt, pb] = pads(out.h(), w.sh, w.padTop, w.dh, w.kh, in.dim(2));
+    auto [pl, pr] = pads(out.w(), w.sw, w.padLeft, w.dw, w.kw, in.dim(3));
+    return {pt, pb, pl, pr};
+  }
+
+  void barrier(const Stage &s) {
+    tiuBarrier = static_cast<uint32_t>(s.tiu.size());
+    gdmaBarrier = static_cast<uint32_t>(s.gdma.size());
+  }
+
+  const ChipProfile &chip;
+  const Graph &g;
+  const LayerGroupPlan &plan;
+  std::map<int, int64_t> ddr;
+  uint32_t tiuBarrier = 0, gdmaBarrier = 0;
+};
+
+TensorDesc ioDesc(const Graph &g, int v, uint64_t address) {
+  TensorDesc t;
+  const Value &val = g.values[v];
+  t.name = val.name;
+  t.dtype = static_cast<uint8_t>(val.dtype);
+  t.shape = val.shape;
+  t.address = address;
+  t.bytes = static_cast<uint64_t>(val.bytes());
+  return t;
+}
+
+} // namespace
+
+StageCode generateStage(const ChipProfile &chip, const Graph &g, const LayerGroupPlan &plan,
+                        const GmemPlan &gmem, const std::string &name,
+                        const std::vector<std::string> &opTypes) {
+  StageCode code;
+  Stage &s = code.stage;
+  s.name = name;
+  s.coeffBytes = static_cast<uint64_t>(gmem.coeffBytes);
+  s.activationBase = static_cast<uint64_t>(gmem.activationBase);
+  s.activationBytes = static_cast<uint64_t>(gmem.activationPeak);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    OpInfo info;
+    info.name = g.ops[i].name;
+    info.type = i < opTypes.size() ? opTypes[i] : std::string(opKindName(g.ops[i].kind));
+    info.loc = g.ops[i].loc;
+    s.ops.push_back(std::move(info));
+  }
+  Emitter e(chip, g, plan, gmem);
+  for (int v : g.inputs)
+    s.inputs.push_back(ioDesc(g, v, e.ddrAddress(v)));
+  for (int v : g.outputs)
+    s.outputs.push_back(ioDesc(g, v, e.ddrAddress(v)));
+  for (const GmemWeight &w : gmem.weights) {
+    s.weights.push_back({static_cast<uint32_t>(code.weightValues.size()), static_cast<uint64_t>(w.address)});
+    code.weightValues.push_back(w.value);
+  }
+  for (size_t gi = 0; gi < plan.groups.size(); ++gi) {
+    const LayerGroup &grp = plan.groups[gi];
+    if (grp.global)
+      e.emitGlobal(s, static_cast<int>(gi), grp);
+    else
+      e.emitGroup(s, static_cast<int>(gi), grp);
+  }
+  return code;
+}
+
+} // namespace tpuc::codegen

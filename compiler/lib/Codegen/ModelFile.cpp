@@ -1,0 +1,550 @@
+//===- ModelFile.cpp - .tpum writer, bounds-checked reader, combine --------===//
+
+#include "tpuc/Codegen/ModelFile.h"
+
+#include "tpuc/Backend/Graph.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace tpuc::codegen {
+
+namespace {
+
+constexpr char kMagic[4] = {'T', 'P', 'U', 'M'};
+constexpr size_t kHeaderBytes = 32;
+constexpr size_t kBlobAlign = 64;
+
+uint32_t crc32(const uint8_t *p, size_t n) {
+  static uint32_t table[256];
+  static bool init = [] {
+    for (uint32_t i = 0; i < 256; ++i) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; ++k)
+        c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      table[i] = c;
+    }
+    return true;
+  }();
+  (void)init;
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i)
+    c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+class Writer {
+public:
+  template <typename T> void num(T v) {
+    uint8_t b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T)); // little-endian hosts only (x86-64, aarch64)
+    out.insert(out.end(), b, b + sizeof(T));
+  }
+  void str(const std::string &s) {
+    num<uint32_t>(static_cast<uint32_t>(s.size()));
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  template <size_t N> void arr(const std::array<int64_t, N> &a) {
+    for (int64_t v : a)
+      num(v);
+  }
+  std::vector<uint8_t> out;
+};
+
+class Reader {
+public:
+  Reader(const uint8_t *p, size_t n, const std::string &file) : p(p), n(n), file(file) {}
+  [[noreturn]] void fail(const std::string &what) const {
+    throw ModelFileError(file + ": " + what + " (at byte " + std::to_string(kHeaderBytes + pos) + ")");
+  }
+  template <typename T> T num(const char *what) {
+    if (n - pos < sizeof(T))
+      fail(std::string("truncated: ") + what);
+    T v;
+    std::memcpy(&v, p + pos, sizeof(T));
+    pos += sizeof(T);
+    return v;
+  }
+  std::string str(const char *what) {
+    uint32_t len = num<uint32_t>(what);
+    if (n - pos < len)
+      fail(std::string("truncated: ") + what);
+    std::string s(reinterpret_cast<const char *>(p + pos), len);
+    pos += len;
+    return s;
+  }
+  /// A count of items each at least `minBytes` long that must fit in what is left.
+  uint32_t count(const char *what, size_t minBytes) {
+    uint32_t c = num<uint32_t>(what);
+    if (static_cast<uint64_t>(c) * minBytes > n - pos)
+      fail(std::string("corrupt: ") + what + " count " + std::to_string(c) + " exceeds the file");
+    return c;
+  }
+  template <size_t N> void arr(std::array<int64_t, N> &a, const char *what) {
+    for (auto &v : a)
+      v = num<int64_t>(what);
+  }
+  uint8_t dtype(const char *what) {
+    uint8_t d = num<uint8_t>(what);
+    if (d > static_cast<uint8_t>(backend::DType::F32))
+      fail(std::string("corrupt: ") + what + " dtype " + std::to_string(d));
+    return d;
+  }
+  const uint8_t *p;
+  size_t n, pos = 0;
+  std::string file;
+};
+
+void writeTensor(Writer &w, const TensorDesc &t) {
+  w.str(t.name);
+  w.num(t.dtype);
+  w.num<uint32_t>(static_cast<uint32_t>(t.shape.size()));
+  for (int64_t d : t.shape)
+    w.num(d);
+  w.num(t.scale);
+  w.num(t.zeroPoint);
+  w.num(t.address);
+  w.num(t.bytes);
+}
+
+TensorDesc readTensor(Reader &r) {
+  TensorDesc t;
+  t.name = r.str("tensor name");
+  t.dtype = r.dtype("tensor");
+  uint32_t rank = r.count("tensor rank", 8);
+  for (uint32_t i = 0; i < rank; ++i)
+    t.shape.push_back(r.num<int64_t>("tensor shape"));
+  t.scale = r.num<double>("tensor scale");
+  t.zeroPoint = r.num<int64_t>("tensor zero point");
+  t.address = r.num<uint64_t>("tensor address");
+  t.bytes = r.num<uint64_t>("tensor bytes");
+  return t;
+}
+
+void writeCommand(Writer &w, const Command &c) {
+  w.num(static_cast<uint8_t>(c.engine));
+  w.num(static_cast<uint8_t>(c.kind));
+  w.num(c.id);
+  w.num(c.wait);
+  w.num(c.op);
+  w.num(c.group);
+  w.num(c.slice);
+  w.num(c.step);
+  w.arr(c.pad);
+  w.num(c.cycles);
+  w.num(c.numOutputs);
+  w.num(c.numInputs);
+  w.num<uint32_t>(static_cast<uint32_t>(c.operands.size()));
+  for (const TensorRef &t : c.operands) {
+    w.num(static_cast<uint8_t>(t.space));
+    w.num(t.dtype);
+    w.num(t.lane);
+    w.num(t.address);
+    w.arr(t.origin);
+    w.arr(t.shape);
+    w.arr(t.stride);
+  }
+}
+
+Command readCommand(Reader &r, Engine engine) {
+  Command c;
+  uint8_t e = r.num<uint8_t>("command engine");
+  if (e != static_cast<uint8_t>(engine))
+    r.fail("corrupt: command engine " + std::to_string(e) + " in the " + engineName(engine) + " stream");
+  c.engine = engine;
+  uint8_t k = r.num<uint8_t>("command kind");
+  if (k > static_cast<uint8_t>(CmdKind::Global))
+    r.fail("corrupt: command kind " + std::to_string(k));
+  c.kind = static_cast<CmdKind>(k);
+  c.id = r.num<uint32_t>("command id");
+  c.wait = r.num<uint32_t>("command wait");
+  c.op = r.num<uint32_t>("command op");
+  c.group = r.num<int32_t>("command group");
+  c.slice = r.num<int32_t>("command slice");
+  c.step = r.num<int32_t>("command step");
+  r.arr(c.pad, "command padding");
+  c.cycles = r.num<int64_t>("command cycles");
+  c.numOutputs = r.num<uint32_t>("command outputs");
+  c.numInputs = r.num<uint32_t>("command inputs");
+  uint32_t nOps = r.count("command operands", 104);
+  if (static_cast<uint64_t>(c.numOutputs) + c.numInputs > nOps)
+    r.fail("corrupt: command has " + std::to_string(nOps) + " operands, fewer than its outputs and inputs");
+  for (uint32_t i = 0; i < nOps; ++i) {
+    TensorRef t;
+    uint8_t s = r.num<uint8_t>("operand space");
+    if (s > 1)
+      r.fail("corrupt: operand memory space " + std::to_string(s));
+    t.space = static_cast<MemSpace>(s);
+    t.dtype = r.dtype("operand");
+    t.lane = r.num<uint32_t>("operand lane");
+    t.address = r.num<uint64_t>("operand address");
+    r.arr(t.origin, "operand origin");
+    r.arr(t.shape, "operand shape");
+    r.arr(t.stride, "operand stride");
+    c.operands.push_back(t);
+  }
+  return c;
+}
+
+} // namespace
+
+const char *engineName(Engine e) { return e == Engine::TIU ? "TIU" : "GDMA"; }
+
+const char *cmdKindName(CmdKind k) {
+  switch (k) {
+  case CmdKind::Load:
+    return "load";
+  case CmdKind::Store:
+    return "store";
+  case CmdKind::Copy:
+    return "copy";
+  case CmdKind::Compute:
+    return "compute";
+  case CmdKind::Global:
+    return "global";
+  }
+  return "?";
+}
+
+uint64_t contentHash(const uint8_t *data, size_t size) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < size; ++i) {
+    h ^= data[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+uint32_t addBlob(Model &m, const std::string &name, const uint8_t *data, size_t size) {
+  uint64_t h = contentHash(data, size);
+  for (size_t i = 0; i < m.blobs.size(); ++i) {
+    const BlobEntry &b = m.blobs[i];
+    if (b.hash == h && b.size == size &&
+        (size == 0 || std::memcmp(m.coeffData.data() + b.offset, data, size) == 0))
+      return static_cast<uint32_t>(i);
+  }
+  BlobEntry b;
+  b.name = name;
+  b.offset = (m.coeffData.size() + kBlobAlign - 1) / kBlobAlign * kBlobAlign;
+  b.size = size;
+  b.hash = h;
+  m.coeffData.resize(b.offset + size, 0);
+  if (size)
+    std::memcpy(m.coeffData.data() + b.offset, data, size);
+  m.blobs.push_back(b);
+  return static_cast<uint32_t>(m.blobs.size() - 1);
+}
+
+std::vector<uint8_t> serializeModel(const Model &m) {
+  Writer w;
+  w.str(m.chip);
+  w.num<uint32_t>(static_cast<uint32_t>(m.blobs.size()));
+  for (const BlobEntry &b : m.blobs) {
+    w.str(b.name);
+    w.num(b.offset);
+    w.num(b.size);
+    w.num(b.hash);
+  }
+  w.num<uint64_t>(m.coeffData.size());
+  w.out.insert(w.out.end(), m.coeffData.begin(), m.coeffData.end());
+  w.num<uint32_t>(static_cast<uint32_t>(m.nets.size()));
+  for (const Net &net : m.nets) {
+    w.str(net.name);
+    w.num<uint32_t>(static_cast<uint32_t>(net.stages.size()));
+    for (const Stage &s : net.stages) {
+      w.str(s.name);
+      w.num(s.coeffBytes);
+      w.num(s.activationBase);
+      w.num(s.activationBytes);
+      for (const auto *list : {&s.inputs, &s.outputs}) {
+        w.num<uint32_t>(static_cast<uint32_t>(list->size()));
+        for (const TensorDesc &t : *list)
+          writeTensor(w, t);
+      }
+      w.num<uint32_t>(static_cast<uint32_t>(s.weights.size()));
+      for (const WeightRef &wr : s.weights) {
+        w.num(wr.blob);
+        w.num(wr.address);
+      }
+      w.num<uint32_t>(static_cast<uint32_t>(s.ops.size()));
+      for (const OpInfo &o : s.ops) {
+        w.str(o.name);
+        w.str(o.type);
+        w.str(o.loc);
+      }
+      for (const auto *stream : {&s.tiu, &s.gdma}) {
+        w.num<uint32_t>(static_cast<uint32_t>(stream->size()));
+        for (const Command &c : *stream)
+          writeCommand(w, c);
+      }
+    }
+  }
+  std::vector<uint8_t> file(kHeaderBytes, 0);
+  std::memcpy(file.data(), kMagic, 4);
+  uint32_t version = kModelVersion;
+  uint64_t bodyBytes = w.out.size();
+  uint32_t crc = crc32(w.out.data(), w.out.size());
+  std::memcpy(file.data() + 4, &version, 4);
+  std::memcpy(file.data() + 8, &bodyBytes, 8);
+  std::memcpy(file.data() + 16, &crc, 4);
+  file.insert(file.end(), w.out.begin(), w.out.end());
+  return file;
+}
+
+Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
+  if (size < kHeaderBytes)
+    throw ModelFileError(file + ": truncated: " + std::to_string(size) + " bytes, shorter than the " +
+                         std::to_string(kHeaderBytes) + "-byte header");
+  if (std::memcmp(data, kMagic, 4) != 0)
+    throw ModelFileError(file + ": not a TPU Studio model file (bad magic)");
+  uint32_t version, crc;
+  uint64_t bodyBytes;
+  std::memcpy(&version, data + 4, 4);
+  std::memcpy(&bodyBytes, data + 8, 8);
+  std::memcpy(&crc, data + 16, 4);
+  if (version != kModelVersion)
+    throw ModelFileError(file + ": unsupported model file version " + std::to_string(version) +
+                         " (this build reads " + std::to_string(kModelVersion) + ")");
+  if (bodyBytes != size - kHeaderBytes)
+    throw ModelFileError(file + ": truncated: header says " + std::to_string(bodyBytes) +
+                         " body bytes, file has " + std::to_string(size - kHeaderBytes));
+  const uint8_t *body = data + kHeaderBytes;
+  if (crc32(body, bodyBytes) != crc)
+    throw ModelFileError(file + ": corrupt: checksum mismatch");
+  Reader r(body, bodyBytes, file);
+  Model m;
+  m.chip = r.str("chip");
+  uint32_t nBlobs = r.count("blob entries", 28);
+  for (uint32_t i = 0; i < nBlobs; ++i) {
+    BlobEntry b;
+    b.name = r.str("blob name");
+    b.offset = r.num<uint64_t>("blob offset");
+    b.size = r.num<uint64_t>("blob size");
+    b.hash = r.num<uint64_t>("blob hash");
+    m.blobs.push_back(b);
+  }
+  uint64_t coeff = r.num<uint64_t>("coefficient size");
+  if (coeff > r.n - r.pos)
+    r.fail("truncated: coefficient blob");
+  m.coeffData.assign(r.p + r.pos, r.p + r.pos + coeff);
+  r.pos += coeff;
+  for (size_t i = 0; i < m.blobs.size(); ++i)
+    if (m.blobs[i].offset > coeff || m.blobs[i].size > coeff - m.blobs[i].offset)
+      r.fail("corrupt: blob entry " + std::to_string(i) + " '" + m.blobs[i].name +
+             "' lies outside the coefficients");
+  uint32_t nNets = r.count("nets", 8);
+  for (uint32_t i = 0; i < nNets; ++i) {
+    Net net;
+    net.name = r.str("net name");
+    uint32_t nStages = r.count("stages", 8);
+    for (uint32_t j = 0; j < nStages; ++j) {
+      Stage s;
+      s.name = r.str("stage name");
+      s.coeffBytes = r.num<uint64_t>("stage coefficient bytes");
+      s.activationBase = r.num<uint64_t>("stage activation base");
+      s.activationBytes = r.num<uint64_t>("stage activation bytes");
+      for (auto *list : {&s.inputs, &s.outputs}) {
+        uint32_t nt = r.count("tensors", 45);
+        for (uint32_t t = 0; t < nt; ++t)
+          list->push_back(readTensor(r));
+      }
+      uint32_t nw = r.count("weights", 12);
+      for (uint32_t t = 0; t < nw; ++t) {
+        WeightRef wr;
+        wr.blob = r.num<uint32_t>("weight blob");
+        wr.address = r.num<uint64_t>("weight address");
+        if (wr.blob >= m.blobs.size())
+          r.fail("corrupt: weight refers to blob entry " + std::to_string(wr.blob) + " of " +
+                 std::to_string(m.blobs.size()));
+        s.weights.push_back(wr);
+      }
+      uint32_t no = r.count("ops", 12);
+      for (uint32_t t = 0; t < no; ++t) {
+        OpInfo o;
+        o.name = r.str("op name");
+        o.type = r.str("op type");
+        o.loc = r.str("op location");
+        s.ops.push_back(std::move(o));
+      }
+      for (Engine e : {Engine::TIU, Engine::GDMA}) {
+        auto &stream = e == Engine::TIU ? s.tiu : s.gdma;
+        uint32_t nc = r.count("commands", 78);
+        for (uint32_t t = 0; t < nc; ++t) {
+          stream.push_back(readCommand(r, e));
+          if (stream.back().op >= s.ops.size())
+            r.fail("corrupt: command refers to op " + std::to_string(stream.back().op) + " of " +
+                   std::to_string(s.ops.size()));
+        }
+      }
+      net.stages.push_back(std::move(s));
+    }
+    m.nets.push_back(std::move(net));
+  }
+  if (r.pos != r.n)
+    r.fail("corrupt: " + std::to_string(r.n - r.pos) + " trailing bytes");
+  return m;
+}
+
+void writeModelFile(const std::string &path, const Model &m) {
+  std::vector<uint8_t> bytes = serializeModel(m);
+  std::ofstream f(path, std::ios::binary);
+  if (!f)
+    throw ModelFileError(path + ": cannot open for writing");
+  f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!f)
+    throw ModelFileError(path + ": write failed");
+}
+
+Model readModelFile(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f)
+    throw ModelFileError(path + ": cannot open");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return parseModel(bytes.data(), bytes.size(), path);
+}
+
+std::vector<std::string> validateModel(const Model &m) {
+  std::vector<std::string> errs;
+  for (const Net &net : m.nets)
+    for (const Stage &s : net.stages) {
+      std::string where = net.name + "/" + s.name + ": ";
+      for (Engine e : {Engine::TIU, Engine::GDMA}) {
+        const auto &stream = e == Engine::TIU ? s.tiu : s.gdma;
+        const auto &other = e == Engine::TIU ? s.gdma : s.tiu;
+        for (size_t i = 0; i < stream.size(); ++i) {
+          const Command &c = stream[i];
+          std::string cmd = where + engineName(e) + " command " + std::to_string(i) + ": ";
+          if (c.id != i + 1)
+            errs.push_back(cmd + "id " + std::to_string(c.id) + ", expected " + std::to_string(i + 1));
+          if (c.wait > other.size())
+            errs.push_back(cmd + "waits on id " + std::to_string(c.wait) + " beyond the other stream");
+          if (c.op >= s.ops.size())
+            errs.push_back(cmd + "op index out of range");
+          for (const TensorRef &t : c.operands)
+            if (t.space == MemSpace::DDR && t.address < s.activationBase && t.address >= s.coeffBytes)
+              errs.push_back(cmd + "DDR operand between the coefficient and activation regions");
+        }
+      }
+      for (const WeightRef &w : s.weights)
+        if (w.blob >= m.blobs.size())
+          errs.push_back(where + "weight blob index out of range");
+        else if (w.address + m.blobs[w.blob].size > s.coeffBytes)
+          errs.push_back(where + "weight '" + m.blobs[w.blob].name + "' outside the coefficient region");
+    }
+  return errs;
+}
+
+Model combineModels(const std::vector<Model> &models) {
+  Model out;
+  std::set<std::string> names;
+  for (const Model &m : models) {
+    if (out.chip.empty())
+      out.chip = m.chip;
+    else if (m.chip != out.chip)
+      throw ModelFileError("cannot combine models of chips '" + out.chip + "' and '" + m.chip + "'");
+    std::vector<uint32_t> remap;
+    for (const BlobEntry &b : m.blobs)
+      remap.push_back(addBlob(out, b.name, m.coeffData.data() + b.offset, b.size));
+    for (Net net : m.nets) {
+      if (!names.insert(net.name).second)
+        throw ModelFileError("cannot combine: two nets named '" + net.name + "'");
+      for (Stage &s : net.stages)
+        for (WeightRef &w : s.weights)
+          w.blob = remap.at(w.blob);
+      out.nets.push_back(std::move(net));
+    }
+  }
+  return out;
+}
+
+Model extractNet(const Model &m, size_t index) {
+  Model out;
+  out.chip = m.chip;
+  Net net = m.nets.at(index);
+  std::map<uint32_t, uint32_t> remap;
+  for (Stage &s : net.stages)
+    for (WeightRef &w : s.weights) {
+      auto it = remap.find(w.blob);
+      if (it == remap.end()) {
+        const BlobEntry &b = m.blobs.at(w.blob);
+        it = remap.emplace(w.blob, addBlob(out, b.name, m.coeffData.data() + b.offset, b.size)).first;
+      }
+      w.blob = it->second;
+    }
+  out.nets.push_back(std::move(net));
+  return out;
+}
+
+namespace {
+std::string shapeText(const std::vector<int64_t> &s) {
+  std::string t;
+  for (size_t i = 0; i < s.size(); ++i)
+    t += (i ? "x" : "") + std::to_string(s[i]);
+  return t.empty() ? "scalar" : t;
+}
+std::string dtypeText(uint8_t d) { return backend::dtypeName(static_cast<backend::DType>(d)); }
+std::string boxText(const TensorRef &t) {
+  std::ostringstream os;
+  os << (t.space == MemSpace::LMEM ? "L" : "D") << ":0x" << std::hex << t.address << std::dec;
+  if (t.space == MemSpace::LMEM)
+    os << "@" << t.lane;
+  os << "[";
+  for (int i = 0; i < 4; ++i)
+    os << (i ? "," : "") << t.origin[i] << "+" << t.shape[i];
+  os << "]" << dtypeText(t.dtype);
+  return os.str();
+}
+} // namespace
+
+std::string modelInfo(const Model &m) {
+  std::ostringstream os;
+  os << "chip: " << m.chip << "\nversion: " << kModelVersion << "\ncoefficients: " << m.coeffData.size()
+     << " bytes in " << m.blobs.size() << " weights\nnets: " << m.nets.size() << "\n";
+  for (const Net &net : m.nets) {
+    os << "net " << net.name << ": " << net.stages.size() << " stage(s)\n";
+    for (const Stage &s : net.stages) {
+      os << "  stage " << s.name << ": " << s.tiu.size() << " TIU + " << s.gdma.size()
+         << " GDMA commands, coeff " << s.coeffBytes << " B, activations " << s.activationBytes << " B at 0x"
+         << std::hex << s.activationBase << std::dec << "\n";
+      for (const auto *list : {&s.inputs, &s.outputs})
+        for (const TensorDesc &t : *list)
+          os << "    " << (list == &s.inputs ? "input  " : "output ") << t.name << " " << shapeText(t.shape)
+             << " " << dtypeText(t.dtype) << " scale " << t.scale << " zp " << t.zeroPoint << " @0x"
+             << std::hex << t.address << std::dec << "\n";
+    }
+  }
+  return os.str();
+}
+
+std::string modelPrint(const Model &m) {
+  std::ostringstream os;
+  os << modelInfo(m);
+  for (size_t i = 0; i < m.blobs.size(); ++i)
+    os << "blob " << i << " " << m.blobs[i].name << " offset " << m.blobs[i].offset << " size "
+       << m.blobs[i].size << " hash " << std::hex << m.blobs[i].hash << std::dec << "\n";
+  for (const Net &net : m.nets)
+    for (const Stage &s : net.stages) {
+      os << "== " << net.name << "/" << s.name << "\n";
+      for (const WeightRef &w : s.weights)
+        os << "weight blob " << w.blob << " @0x" << std::hex << w.address << std::dec << "\n";
+      for (const auto *stream : {&s.tiu, &s.gdma})
+        for (const Command &c : *stream) {
+          const OpInfo &op = s.ops.at(c.op);
+          os << engineName(c.engine) << " #" << c.id << " wait " << c.wait << " " << cmdKindName(c.kind)
+             << " " << op.type << " '" << op.name << "' g" << c.group << " s" << c.slice << " t" << c.step;
+          if (c.pad != std::array<int64_t, 4>{})
+            os << " pad " << c.pad[0] << "," << c.pad[1] << "," << c.pad[2] << "," << c.pad[3];
+          os << " cycles " << c.cycles << " :";
+          for (const TensorRef &t : c.operands)
+            os << " " << boxText(t);
+          os << "  // " << op.loc << "\n";
+        }
+    }
+  return os.str();
+}
+
+} // namespace tpuc::codegen

@@ -1,0 +1,256 @@
+//===- BackendCodegen.cpp - Tpu module -> .tpum model file; runBackend ----===//
+// Codegen of an addressed module (tpu-codegen), and the backend entry point `tpuc deploy` calls.
+//===----------------------------------------------------------------------===//
+#include "tpuc/Codegen/ModelCodegen.h"
+
+#include "tpuc/Backend/Artifacts.h"
+#include "tpuc/Codegen/Codegen.h"
+#include "tpuc/Dialect/Top/ModuleState.h"
+#include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Top/WeightStore.h"
+#include "tpuc/Support/FloatConvert.h"
+#include "tpuc/Support/Npz.h"
+#include "tpuc/Transforms/BackendPlan.h"
+#include "tpuc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+
+namespace tpuc {
+#define GEN_PASS_DEF_TPUCODEGEN
+#include "tpuc/Transforms/Passes.h.inc"
+} // namespace tpuc
+
+using namespace mlir;
+namespace be = tpuc::backend;
+
+namespace tpuc {
+
+namespace {
+
+/// Collects diagnostics as text while alive.
+class DiagCollector {
+public:
+  explicit DiagCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error) {
+            std::string loc;
+            llvm::raw_string_ostream os(loc);
+            d.getLocation().print(os);
+            text += (text.empty() ? "" : "\n") + loc + ": " + d.str();
+          }
+          return success();
+        }) {}
+  llvm::Error error(const std::string &fallback) const {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), text.empty() ? fallback : text);
+  }
+  std::string text;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+template <typename T> void append(std::vector<uint8_t> &out, T v) {
+  uint8_t b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  out.insert(out.end(), b, b + sizeof(T));
+}
+
+/// Values as `dtype` bytes.
+std::vector<uint8_t> encode(const std::vector<float> &vals, be::DType dtype) {
+  std::vector<uint8_t> out;
+  out.reserve(vals.size() * be::dtypeBytes(dtype));
+  for (float f : vals) {
+    switch (dtype) {
+    case be::DType::INT8:
+      append<int8_t>(out, static_cast<int8_t>(std::lround(f)));
+      break;
+    case be::DType::UINT8:
+      append<uint8_t>(out, static_cast<uint8_t>(std::lround(f)));
+      break;
+    case be::DType::INT16:
+      append<int16_t>(out, static_cast<int16_t>(std::lround(f)));
+      break;
+    case be::DType::INT32:
+      append<int32_t>(out, static_cast<int32_t>(std::llround(f)));
+      break;
+    case be::DType::F16:
+      append<uint16_t>(out, f32ToF16(f));
+      break;
+    case be::DType::BF16:
+      append<uint16_t>(out, f32ToBF16(f));
+      break;
+    case be::DType::F32:
+      append<float>(out, f);
+      break;
+    }
+  }
+  return out;
+}
+
+/// The bytes of weight `op` as graph value `v` stores them: the weight
+/// file's raw array when its element size matches, else the f32 values
+/// converted.
+FailureOr<std::vector<uint8_t>> weightBytes(top::WeightOp op, const be::Value &v,
+                                            std::map<std::string, std::unique_ptr<NpzFile>> &files) {
+  ModuleOp module = op->getParentOfType<ModuleOp>();
+  if (!op.getValue())
+    if (auto file = module->getAttrOfType<StringAttr>(top::TopDialect::kWeightFileAttr)) {
+      auto &npz = files[file.str()];
+      if (!npz) {
+        npz = std::make_unique<NpzFile>();
+        std::string error;
+        if (!NpzFile::tryRead(file.str(), *npz, error))
+          npz->set("", Tensor()); // unreadable: fall back to readWeightF32's diagnostics
+      }
+      if (npz->has(op.getName())) {
+        const Tensor &t = npz->get(op.getName());
+        if (t.numElements() == v.elements() && static_cast<int64_t>(t.byteSize()) == v.bytes()) {
+          const uint8_t *p = t.data();
+          return std::vector<uint8_t>(p, p + t.byteSize());
+        }
+      }
+    }
+  auto vals = top::readWeightF32(op);
+  if (failed(vals))
+    return failure();
+  return encode(*vals, v.dtype);
+}
+
+void quantOf(Type t, codegen::TensorDesc &d) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  if (!rt)
+    return;
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(rt.getElementType())) {
+    d.scale = q.getScale();
+    d.zeroPoint = q.getZeroPoint();
+  }
+}
+
+} // namespace
+
+llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName) {
+  DiagCollector diags(module.getContext());
+  auto state = top::getModuleState(module);
+  if (!state || *state != top::ModuleState::TPU_ADDRESSED)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "codegen: the module must be in state TPU_ADDRESSED (run tpu-address-assign)");
+  auto optAttr = module->getAttrOfType<IntegerAttr>(backend_attr::kOpt);
+  if (!optAttr)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "codegen: module has no 'tpu.opt'");
+  auto mp = planModule(module, "", static_cast<int>(optAttr.getInt()));
+  if (failed(mp) || failed(checkGroupAttrs(*mp)))
+    return diags.error("codegen: planning failed");
+  auto gmem = planModuleMemory(module, *mp);
+  if (failed(gmem))
+    return diags.error("codegen: DDR planning failed");
+  std::vector<std::string> types;
+  for (Operation *op : mp->opOf)
+    types.push_back(op->getName().getStringRef().str());
+  codegen::StageCode code;
+  try {
+    code = codegen::generateStage(mp->chip, mp->graph, mp->groups, *gmem, mp->func.getName().str(), types);
+  } catch (const std::exception &e) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), e.what());
+  }
+  // IO quantization from the function's types.
+  for (size_t i = 0; i < code.stage.inputs.size() && i < mp->func.getNumArguments(); ++i)
+    quantOf(mp->func.getArgument(i).getType(), code.stage.inputs[i]);
+  for (size_t i = 0; i < code.stage.outputs.size() && i < mp->func.getNumResults(); ++i)
+    quantOf(mp->func.getResultTypes()[i], code.stage.outputs[i]);
+  // Weights in walk order are the graph's weight values in index order.
+  std::map<int, top::WeightOp> weightOps;
+  std::vector<int> weightValues;
+  for (size_t i = 0; i < mp->graph.values.size(); ++i)
+    if (mp->graph.values[i].isWeight)
+      weightValues.push_back(static_cast<int>(i));
+  size_t next = 0;
+  mp->func.walk([&](top::WeightOp w) {
+    if (next < weightValues.size())
+      weightOps[weightValues[next++]] = w;
+  });
+  codegen::Model model;
+  model.chip = mp->chip.name;
+  std::map<std::string, std::unique_ptr<NpzFile>> files;
+  for (size_t i = 0; i < code.weightValues.size(); ++i) {
+    int v = code.weightValues[i];
+    auto it = weightOps.find(v);
+    if (it == weightOps.end())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "codegen: weight '" + mp->graph.values[v].name + "' has no top.weight");
+    auto bytes = weightBytes(it->second, mp->graph.values[v], files);
+    if (failed(bytes))
+      return diags.error("codegen: cannot read weight '" + mp->graph.values[v].name + "'");
+    code.stage.weights[i].blob =
+        codegen::addBlob(model, it->second.getName().str(), bytes->data(), bytes->size());
+  }
+  codegen::Net net;
+  net.name = netName.empty() ? mp->func.getName().str() : netName.str();
+  net.stages.push_back(std::move(code.stage));
+  model.nets.push_back(std::move(net));
+  if (auto problems = codegen::validateModel(model); !problems.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "codegen: " + problems.front());
+  return model;
+}
+
+namespace {
+struct TpuCodegenPass : impl::TpuCodegenBase<TpuCodegenPass> {
+  using TpuCodegenBase::TpuCodegenBase;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (model.empty()) {
+      module.emitError() << "tpu-codegen: the 'model' option (output .tpum path) is required";
+      return signalPassFailure();
+    }
+    llvm::Expected<codegen::Model> m = generateModel(module, net);
+    if (!m) {
+      module.emitError() << llvm::toString(m.takeError());
+      return signalPassFailure();
+    }
+    try {
+      codegen::writeModelFile(model, *m);
+    } catch (const std::exception &e) {
+      module.emitError() << e.what();
+      return signalPassFailure();
+    }
+  }
+};
+} // namespace
+
+llvm::Error runBackend(ModuleOp module, const BackendOptions &options) {
+  DiagCollector diags(module.getContext());
+  PassManager pm(module.getContext());
+  TpuLayerGroupOptions lg;
+  lg.chip = options.chip;
+  lg.opt = options.opt;
+  pm.addPass(createTpuLayerGroup(lg));
+  TpuAddressAssignOptions aa;
+  aa.chip = options.chip;
+  aa.plan = options.planJsonPath;
+  pm.addPass(createTpuAddressAssign(aa));
+  TopVerifyStateOptions vs;
+  vs.state = "TPU_ADDRESSED";
+  pm.addPass(createTopVerifyState(vs));
+  if (failed(pm.run(module)))
+    return diags.error("backend: the pass pipeline failed");
+  if (options.modelPath.empty())
+    return llvm::Error::success();
+  auto model = generateModel(module, options.netName);
+  if (!model)
+    return model.takeError();
+  try {
+    codegen::writeModelFile(options.modelPath, *model);
+  } catch (const std::exception &e) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), e.what());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace tpuc

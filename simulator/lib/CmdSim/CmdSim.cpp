@@ -1,0 +1,181 @@
+//===- CmdSim.cpp - Dependencies, cycles, bounds and hazards of command streams ===//
+
+#include "tpuc/Simulator/CmdSim.h"
+
+#include "tpuc/Backend/Graph.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tpuc::cmdsim {
+
+using namespace codegen;
+
+namespace {
+
+/// Byte range [begin, end) an operand touches (per lane for LMEM).
+struct Span {
+  MemSpace space;
+  uint64_t begin, end;
+  bool write;
+};
+
+uint64_t extent(const backend::ChipProfile &chip, const TensorRef &t) {
+  int64_t ds = backend::dtypeBytes(static_cast<backend::DType>(t.dtype));
+  for (int64_t s : t.shape)
+    if (s <= 0)
+      return 0;
+  int64_t last = ds;
+  for (int i = 0; i < 4; ++i) {
+    int64_t steps = t.shape[i] - 1;
+    // Along the lane dimension only every `lanes`-th step advances the address.
+    bool laneDim = t.space == MemSpace::LMEM && i == 1;
+    if (laneDim)
+      steps = (t.lane + t.shape[i] - 1) / chip.lanes;
+    last += steps * t.stride[i];
+  }
+  return static_cast<uint64_t>(last);
+}
+
+std::vector<Span> spans(const backend::ChipProfile &chip, const Command &c) {
+  std::vector<Span> out;
+  for (size_t i = 0; i < c.operands.size(); ++i) {
+    const TensorRef &t = c.operands[i];
+    bool write = c.engine == Engine::GDMA ? i == 1 : i < c.numOutputs;
+    out.push_back({t.space, t.address, t.address + extent(chip, t), write});
+  }
+  return out;
+}
+
+std::string where(const Stage &s, const Command &c) {
+  return std::string(engineName(c.engine)) + " #" + std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" +
+         (c.op < s.ops.size() ? s.ops[c.op].name : "?") + "')";
+}
+
+void checkBounds(const backend::ChipProfile &chip, const Stage &s, const Command &c,
+                 std::vector<std::string> &errs) {
+  for (const TensorRef &t : c.operands) {
+    uint64_t end = t.address + extent(chip, t);
+    if (t.space == MemSpace::LMEM) {
+      if (end > static_cast<uint64_t>(chip.lmemBytesPerLane) || t.lane >= static_cast<uint64_t>(chip.lanes))
+        errs.push_back(where(s, c) + ": LMEM operand [" + std::to_string(t.address) + ", " +
+                       std::to_string(end) + ") outside the " + std::to_string(chip.lmemBytesPerLane) +
+                       "-byte lane");
+    } else {
+      bool coeff = end <= s.coeffBytes;
+      bool act = t.address >= s.activationBase && end <= s.activationBase + s.activationBytes;
+      if (!coeff && !act)
+        errs.push_back(where(s, c) + ": DDR operand [" + std::to_string(t.address) + ", " +
+                       std::to_string(end) + ") outside the coefficient and activation regions");
+    }
+  }
+}
+
+bool conflict(const std::vector<Span> &a, const std::vector<Span> &b) {
+  for (const Span &x : a)
+    for (const Span &y : b)
+      if (x.space == y.space && (x.write || y.write) && x.begin < y.end && y.begin < x.end)
+        return true;
+  return false;
+}
+
+} // namespace
+
+SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
+  SimResult r;
+  const std::vector<Command> *streams[2] = {&s.tiu, &s.gdma};
+  std::vector<int64_t> endOf[2] = {std::vector<int64_t>(s.tiu.size()), std::vector<int64_t>(s.gdma.size())};
+  size_t next[2] = {0, 0};
+  int64_t freeAt[2] = {0, 0};
+  for (int e = 0; e < 2; ++e)
+    for (const Command &c : *streams[e])
+      checkBounds(chip, s, c, r.errors);
+  while (next[0] < s.tiu.size() || next[1] < s.gdma.size()) {
+    bool progressed = false;
+    for (int e = 0; e < 2; ++e) {
+      int o = 1 - e;
+      while (next[e] < streams[e]->size()) {
+        const Command &c = (*streams[e])[next[e]];
+        if (c.wait > streams[o]->size()) {
+          r.errors.push_back(where(s, c) + ": waits on missing id " + std::to_string(c.wait));
+          return r;
+        }
+        if (c.wait > next[o])
+          break; // the awaited command has not run yet
+        int64_t start = std::max(freeAt[e], c.wait ? endOf[o][c.wait - 1] : 0);
+        int64_t end = start + std::max<int64_t>(1, c.cycles);
+        endOf[e][next[e]] = end;
+        freeAt[e] = end;
+        (e == 0 ? r.tiuBusy : r.gdmaBusy) += end - start;
+        r.events.push_back({c.engine, c.id, start, end});
+        ++next[e];
+        progressed = true;
+      }
+    }
+    if (!progressed) {
+      r.errors.push_back("deadlock: " + where(s, s.tiu[next[0]]) + " waits on GDMA #" +
+                         std::to_string(s.tiu[next[0]].wait) + ", " + where(s, s.gdma[next[1]]) +
+                         " waits on TIU #" + std::to_string(s.gdma[next[1]].wait));
+      return r;
+    }
+  }
+  r.totalCycles = std::max(freeAt[0], freeAt[1]);
+  // Hazards: commands of different engines overlapping in time must not touch the same bytes with a write.
+  std::vector<std::vector<Span>> gdmaSpans;
+  for (const Command &c : s.gdma)
+    gdmaSpans.push_back(spans(chip, c));
+  size_t lo = 0;
+  for (size_t i = 0; i < s.tiu.size(); ++i) {
+    int64_t start = endOf[0][i] - std::max<int64_t>(1, s.tiu[i].cycles), end = endOf[0][i];
+    auto ts = spans(chip, s.tiu[i]);
+    while (lo < s.gdma.size() && endOf[1][lo] <= start)
+      ++lo;
+    for (size_t j = lo; j < s.gdma.size(); ++j) {
+      int64_t gs = endOf[1][j] - std::max<int64_t>(1, s.gdma[j].cycles);
+      if (gs >= end)
+        break;
+      if (endOf[1][j] > start && conflict(ts, gdmaSpans[j]))
+        r.errors.push_back("hazard: " + where(s, s.tiu[i]) + " and " + where(s, s.gdma[j]) +
+                           " run at the same time on overlapping memory");
+    }
+  }
+  return r;
+}
+
+std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const SimResult &r) {
+  auto esc = [](const std::string &t) {
+    std::string o;
+    for (char ch : t) {
+      if (ch == '"' || ch == '\\')
+        o += '\\';
+      if (static_cast<unsigned char>(ch) < 0x20)
+        continue;
+      o += ch;
+    }
+    return o;
+  };
+  double usPerCycle = 1.0 / chip.frequencyMhz;
+  std::ostringstream os;
+  os << "{\"schema\": \"tpuc-cmd-trace\", \"version\": 1, \"chip\": \"" << esc(chip.name)
+     << "\", \"stage\": \"" << esc(s.name) << "\", \"total_cycles\": " << r.totalCycles
+     << ", \"latency_us\": " << r.totalCycles * usPerCycle << ", \"tiu_busy\": " << r.tiuBusy
+     << ", \"gdma_busy\": " << r.gdmaBusy << ", \"errors\": [";
+  for (size_t i = 0; i < r.errors.size(); ++i)
+    os << (i ? ", " : "") << "\"" << esc(r.errors[i]) << "\"";
+  os << "],\n \"traceEvents\": [";
+  for (size_t i = 0; i < r.events.size(); ++i) {
+    const TraceEvent &ev = r.events[i];
+    const Command &c = (ev.engine == Engine::TIU ? s.tiu : s.gdma)[ev.id - 1];
+    os << (i ? ",\n  " : "\n  ") << "{\"name\": \"" << esc(s.ops[c.op].name) << "\", \"cat\": \""
+       << cmdKindName(c.kind)
+       << "\", \"ph\": \"X\", \"pid\": 0, \"tid\": " << (ev.engine == Engine::TIU ? 0 : 1)
+       << ", \"ts\": " << ev.start * usPerCycle << ", \"dur\": " << (ev.end - ev.start) * usPerCycle
+       << ", \"args\": {\"id\": " << c.id << ", \"wait\": " << c.wait << ", \"type\": \""
+       << esc(s.ops[c.op].type) << "\", \"group\": " << c.group << ", \"slice\": " << c.slice
+       << ", \"step\": " << c.step << ", \"cycles\": " << c.cycles << "}}";
+  }
+  os << "]}\n";
+  return os.str();
+}
+
+} // namespace tpuc::cmdsim
