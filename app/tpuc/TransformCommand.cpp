@@ -13,10 +13,12 @@
 #include "tpuc/Simulator/Compare.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/OnnxRuntime.h"
+#include "tpuc/Transforms/PassRecorder.h"
 
 #include "llvm/Support/Error.h"
 
 #include <iostream>
+#include <optional>
 
 namespace tpuc::cli {
 namespace {
@@ -93,12 +95,27 @@ int runTransform(const TransformOptions &o) {
   progress.report("import", 0.0, "reading " + o.modelDef);
   mlir::MLIRContext context;
   std::string error;
-  auto module = importOnnx(context, importOptions(o), error);
+  tpuc::TransformOptions io = importOptions(o);
+  std::optional<PassRecorder> recorder;
+  if (!o.snapshots.empty()) {
+    recorder.emplace(o.snapshots);
+    if (!recorder->error().empty()) {
+      std::cerr << "tpuc transform: --snapshots: " << recorder->error() << std::endl;
+      return kExitUsage;
+    }
+    io.instrumentPipeline = [&](mlir::PassManager &pm) { recorder->attach(pm, "top-pipeline"); };
+  }
+  auto module = importOnnx(context, io, error);
+  // Snapshots are kept even when the pipeline fails: they show where it went wrong.
+  if (recorder && !recorder->error().empty())
+    std::cerr << "tpuc transform: --snapshots: " << recorder->error() << std::endl;
   if (failed(module)) {
     std::cerr << "tpuc transform: " << error << std::endl;
     return kExitFailed;
   }
-  std::vector<std::string> artifacts{o.mlir, defaultWeightPath(importOptions(o))};
+  std::vector<std::string> artifacts{o.mlir, defaultWeightPath(io)};
+  if (recorder && recorder->error().empty())
+    artifacts.push_back(recorder->indexPath());
   progress.report("import", 1.0, "wrote " + o.mlir, artifacts);
   if (o.testInput.empty())
     return kExitOk;

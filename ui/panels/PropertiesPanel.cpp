@@ -3,6 +3,7 @@
 
 #include "ui/ImportSettingsForm.h"
 #include "ui/panels/CompileConfigEditor.h"
+#include "ui/views/GraphViewTab.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -90,6 +91,13 @@ PropertiesPanel::PropertiesPanel(StudioContext *context, QWidget *parent)
 
   connect(m_notes, &QPlainTextEdit::textChanged, this, [this] { m_context->setNotes(m_notes->toPlainText()); });
   connect(context, &StudioContext::selectionChanged, this, &PropertiesPanel::showSelection);
+  connect(context, &StudioContext::graphSelectionChanged, this, [this] {
+    const GraphSelection &g = m_context->graphSelection();
+    if (!g.graph || g.node == graph::kNoNode)
+      return showSelection();
+    fillGraphNodeProperties(m_properties, *g.graph, g.node);
+    m_stack->setCurrentIndex(PropertiesPage);
+  });
   connect(context, &StudioContext::projectLoaded, this, &PropertiesPanel::showSelection);
   connect(context, &StudioContext::projectChanged, this, [this](Section section) {
     if (section == Section::ImportSettings)

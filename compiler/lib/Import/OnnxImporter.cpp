@@ -218,6 +218,8 @@ FailureOr<OwningOpRef<ModuleOp>> importLoaded(MLIRContext &ctx, const TransformO
   TopPipelineOptions pipelineOptions;
   pipelineOptions.weightFile = weightPath;
   buildTopPipeline(pm, pipelineOptions);
+  if (options.instrumentPipeline)
+    options.instrumentPipeline(pm);
   diagnostic.clear();
   if (failed(pm.run(*module))) {
     error = model.path + ": " + (diagnosticOp.empty() ? "" : "op '" + diagnosticOp + "': ") +

@@ -8,10 +8,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LLVM.h"
 #include "tpuc/Support/Tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -55,6 +57,9 @@ struct TransformOptions {
   /// Weight file to write. Empty: `<modelName>_top_f32_all_weight.npz` (TPU-MLIR's name) in the directory
   /// of `mlirOut` (or the current directory). The module's `top.weight_file` names it.
   std::string weightOut;
+  /// Called with the Top pipeline's pass manager before it runs, e.g. to attach a PassRecorder
+  /// (`tpuc transform --snapshots`). Empty: nothing.
+  std::function<void(mlir::PassManager &)> instrumentPipeline;
 };
 
 /// Imports the ONNX model `options.modelDef` into a new module in state TOP_F32:

@@ -1,0 +1,73 @@
+//===- GraphCommand.cpp - graph: render MLIR as SVG, PNG, dot or graph JSON ===//
+//
+// `tpuc graph model.mlir --format svg|png|dot|json -o out`. Headless and Qt-free: Graphviz lays out
+// and renders. Clusters (name scopes, transformer layers) are drawn open when the graph is small
+// and closed when it is large, unless --expand says otherwise. The json form is the plain-data graph
+// the studio reads (it runs extraction out of process).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "tpuc/Graph/GraphExtract.h"
+#include "tpuc/Graph/GraphLayout.h"
+
+#include <fstream>
+#include <iostream>
+
+namespace tpuc::cli {
+
+void addGraphOptions(ArgParser &p, GraphOptions &o) {
+  p.addPositional({{"mlir"}, "FILE", "MLIR file (text or bytecode) to draw", true}, &o.mlir);
+  p.addOption({{"--format"}, "FORMAT", "output format", false, {"svg", "png", "dot", "json"}, "svg"}, &o.format);
+  p.addOption({{"-o", "--output"}, "FILE", "output file", true}, &o.output);
+  p.addOption({{"--expand"}, "WHICH",
+               "clusters drawn open: all, none, or auto (all up to 400 ops, else none)", false,
+               {"auto", "all", "none"}, "auto"},
+              &o.expand);
+  p.addOption({{"--cluster_by"}, "KEY", "what clusters group: name scopes or layer groups", false,
+               {"scope", "layer_group"}, "scope"},
+              &o.clusterBy);
+}
+
+std::string validateGraphOptions(const GraphOptions &) { return ""; }
+
+int runGraph(const GraphOptions &o) {
+  std::unique_ptr<mlir::MLIRContext> context = graph::makeGraphContext();
+  std::string error;
+  mlir::OwningOpRef<mlir::ModuleOp> module = graph::parseMlirFile(o.mlir, *context, error);
+  if (!module) {
+    std::cerr << "tpuc graph: " << error << std::endl;
+    return kExitUsage;
+  }
+  graph::ExtractOptions extract;
+  extract.byLayerGroup = o.clusterBy == "layer_group";
+  graph::Graph g = graph::extractGraph(*module, extract);
+  g.source = o.mlir;
+
+  std::string bytes;
+  if (o.format == "json") {
+    bytes = graph::toJson(g);
+  } else {
+    bool open = o.expand == "all" || (o.expand == "auto" && g.visibleNodeCount() <= 400);
+    std::vector<bool> expanded(g.clusters.size(), open);
+    graph::RenderFormat format = o.format == "png"   ? graph::RenderFormat::Png
+                                 : o.format == "dot" ? graph::RenderFormat::Dot
+                                                     : graph::RenderFormat::Svg;
+    bytes = graph::renderWithGraphviz(g, expanded, format, error);
+    if (bytes.empty()) {
+      std::cerr << "tpuc graph: " << o.mlir << ": " << error << std::endl;
+      return kExitFailed;
+    }
+  }
+  std::ofstream out(o.output, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    std::cerr << "tpuc graph: cannot write '" << o.output << "'" << std::endl;
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+} // namespace tpuc::cli

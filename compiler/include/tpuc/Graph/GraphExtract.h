@@ -1,0 +1,44 @@
+//===- GraphExtract.h - MLIR function or module to a plain-data Graph -*- C++ -*-===//
+//
+// Walks the ops of a module's functions once and copies what the views show into a Graph: op names,
+// categories from the dialects' ODS (OpCategories.h), locations, attributes, types, precision and
+// quantization parameters, FLOPs. Clusters come from GraphData's buildClusters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_GRAPH_GRAPHEXTRACT_H
+#define TPUC_GRAPH_GRAPHEXTRACT_H
+
+#include "tpuc/Graph/GraphData.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace tpuc::graph {
+
+struct ExtractOptions {
+  /// Cluster by layer-group ids instead of name scopes when ops carry them.
+  bool byLayerGroup = false;
+  /// Items per level before chunk clusters are added (see buildClusters).
+  size_t maxLevelItems = 120;
+};
+
+/// Extracts every function of `module` (one cluster per function when there are several).
+Graph extractGraph(mlir::ModuleOp module, const ExtractOptions &options = {});
+
+/// The category of an op name from the dialects' ODS ("conv", "io", ...), "other" when unknown.
+std::string opCategory(std::string_view opName);
+
+/// A context with the project's dialects loaded; unknown dialects are allowed so any MLIR file opens.
+std::unique_ptr<mlir::MLIRContext> makeGraphContext();
+/// Parses an MLIR file (text or bytecode); on failure returns null with a one-line `error`
+/// naming the file.
+mlir::OwningOpRef<mlir::ModuleOp> parseMlirFile(const std::string &path, mlir::MLIRContext &context,
+                                                std::string &error);
+
+} // namespace tpuc::graph
+
+#endif // TPUC_GRAPH_GRAPHEXTRACT_H

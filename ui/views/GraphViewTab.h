@@ -1,0 +1,76 @@
+// A central tab showing the graph of an MLIR file (the project's Top IR, or any file opened).
+#ifndef TPUC_UI_VIEWS_GRAPHVIEWTAB_H
+#define TPUC_UI_VIEWS_GRAPHVIEWTAB_H
+
+#include "tpuc/Graph/GraphData.h"
+#include "ui/StudioContext.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <unordered_map>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProcess;
+class QTreeWidget;
+
+namespace tpuc::vis {
+class GraphView;
+}
+
+namespace tpuc::ui {
+
+/// Toolbar (search, overlay, open/close clusters, fit, export) over a vis::GraphView. The graph is
+/// extracted out of process (`tpuc graph FILE --format json`), so a malformed file cannot take the
+/// studio down; the JSON is read and laid out off the UI thread. Selecting a node publishes it through
+/// the context (the properties panel shows it); cosine values come from the latest run with per-layer
+/// compare metrics, cycles from the latest run that has them.
+class GraphViewTab : public QWidget {
+  Q_OBJECT
+public:
+  GraphViewTab(StudioContext *context, const QString &mlirPath, QWidget *parent = nullptr);
+  ~GraphViewTab() override;
+
+  QString mlirPath() const { return m_path; }
+  vis::GraphView *view() const { return m_view; }
+  /// Shows an already extracted graph (tests, the pass inspector) instead of running the engine.
+  void setGraph(std::shared_ptr<const graph::Graph> graph);
+  /// Colours nodes by `mode` (as choosing it in the toolbar does).
+  void setOverlay(int mode);
+  /// Re-runs the extraction (the file changed, e.g. after a new transform).
+  void reload();
+
+Q_SIGNALS:
+  /// The graph is shown and laid out (or failed: `error` non-empty).
+  void loaded(const QString &error);
+
+private:
+  void applyRunMetrics();
+  void exportAs(const QString &format);
+  void failed(const QString &message);
+
+  StudioContext *m_context;
+  QString m_path;
+  vis::GraphView *m_view;
+  QLineEdit *m_search;
+  QCheckBox *m_regex;
+  QComboBox *m_overlay;
+  QLabel *m_status;
+  QString m_lastQuery;
+  QProcess *m_process = nullptr;
+  quint64 m_generation = 0;
+};
+
+/// Fills a property tree with a graph node: op, name, category, location, shapes, precision and
+/// quantization, FLOPs, attributes, operands, producers and consumers.
+void fillGraphNodeProperties(QTreeWidget *tree, const graph::Graph &graph, graph::NodeId node);
+
+/// Per-op values of a run's layer metrics (`key` = "cosine", "cycles", ...), by op name; empty if none.
+std::unordered_map<std::string, double> runLayerValues(const project::RunRecord &run, const std::string &key);
+
+} // namespace tpuc::ui
+
+#endif
