@@ -61,6 +61,8 @@ struct TransformOptions {
   std::string mlir;
   std::string progress = "none";
   bool debug = false;
+  /// Not in model_transform: a directory for the IR after every pass (PassSnapshots.h).
+  std::string snapshots;
 };
 void addTransformOptions(ArgParser &parser, TransformOptions &opts);
 std::string validateTransformOptions(const TransformOptions &opts);
@@ -81,6 +83,12 @@ struct CalibrateOptions {
   std::string quantizeTable;
   std::string progress = "none";
   bool debug = false;
+  /// Not in run_calibration: threads in total (0: all cores) and how they are used (see
+  /// CalibrationRunConfig in CalibrateCommand.h).
+  int64_t threads = 0;
+  std::string parallel = "samples";
+  /// Target chip of --search search_qtable.
+  std::string chip = "bm1684x";
 };
 void addCalibrateOptions(ArgParser &parser, CalibrateOptions &opts);
 std::string validateCalibrateOptions(const CalibrateOptions &opts);
@@ -152,6 +160,8 @@ struct LlmConvertOptions {
   std::string outDir;
   bool onlyMlir = false;
   bool dryRun = false;
+  /// --dry_run_json: the dry-run report as JSON (DryRun.h) to this file.
+  std::string dryRunJson;
   bool debug = false;
   std::string progress = "none";
 };
@@ -186,6 +196,18 @@ struct ModelToolOptions {
 void addModelToolOptions(ArgParser &parser, ModelToolOptions &opts);
 std::string validateModelToolOptions(const ModelToolOptions &opts);
 int runModelTool(const ModelToolOptions &opts);
+
+// --- graph -------------------------------------------------------------------
+struct GraphOptions {
+  std::string mlir;
+  std::string format = "svg";
+  std::string output;
+  std::string expand = "auto";
+  std::string clusterBy = "scope";
+};
+void addGraphOptions(ArgParser &parser, GraphOptions &opts);
+std::string validateGraphOptions(const GraphOptions &opts);
+int runGraph(const GraphOptions &opts);
 
 } // namespace tpuc::cli
 

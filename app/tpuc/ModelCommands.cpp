@@ -94,6 +94,9 @@ void addTransformOptions(ArgParser &p, TransformOptions &o) {
   p.addFlag({{"--debug"}, "",
              "keep intermediate files (ONNX Runtime's outputs as <model_name>_ref_outputs.npz)"},
             &o.debug);
+  p.addOption({{"--snapshots"}, "DIR",
+               "record the IR after every pass of the Top pipeline into DIR (index.json + one .mlir per pass)"},
+              &o.snapshots);
 }
 
 std::string validateTransformOptions(const TransformOptions &o) {
@@ -172,6 +175,17 @@ void addCalibrateOptions(ArgParser &p, CalibrateOptions &o) {
               &o.progress);
   p.addFlag({{"--debug"}, "", "keep intermediate files and histograms"},
             &o.debug);
+  p.addOption({{"--threads"}, "N", "threads to use (0 = all cores)", false, {},
+               "0"},
+              &o.threads);
+  p.addOption({{"--parallel"}, "HOW",
+               "spread samples over threads, or the kernels of one sample",
+               false, {"samples", "kernels"}, "samples"},
+              &o.parallel);
+  p.addOption({{"--chip", "--processor"}, "CHIP",
+               "target chip of --search search_qtable", false, kChips,
+               "bm1684x"},
+              &o.chip);
 }
 
 std::string validateCalibrateOptions(const CalibrateOptions &o) {
@@ -187,11 +201,11 @@ std::string validateCalibrateOptions(const CalibrateOptions &o) {
     return "'--max_float_layers' must not be negative";
   if (!o.quantizeTable.empty() && o.search != "search_qtable")
     return "'--quantize_table' needs '--search search_qtable'";
+  if (o.search == "search_qtable" && o.quantizeTable.empty())
+    return "'--search search_qtable' needs '--quantize_table'";
+  if (o.threads < 0)
+    return "'--threads' must not be negative";
   return "";
-}
-
-int runCalibrate(const CalibrateOptions &) {
-  return notImplemented("calibrate");
 }
 
 // --- deploy ------------------------------------------------------------------
@@ -236,7 +250,9 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
             &o.compareAll);
   p.addOption({{"--tpu_mlir"}, "FILE", "also write the Tpu dialect MLIR here"},
               &o.tpuMlir);
-  p.addOption({{"--model"}, "FILE", "output model file", true}, &o.model);
+  p.addOption({{"--model"}, "FILE",
+               "output model file (the backend's stage; not written by this build)"},
+              &o.model);
   p.addOption({{"--opt"}, "N", "layer-group optimization level", false,
                {"1", "2"}, "2"},
               &o.opt);
@@ -267,8 +283,6 @@ std::string validateDeployOptions(const DeployOptions &o) {
     error = checkTolerance("--correctness", o.correctness);
   return error;
 }
-
-int runDeploy(const DeployOptions &) { return notImplemented("deploy"); }
 
 // --- run -----------------------------------------------------------------------
 

@@ -89,6 +89,9 @@ const Subcommand kSubcommands[] = {
     {"model-tool",
      "Inspect, extract or combine model files (TPU-MLIR's model_tool).",
      TPUC_SUBCOMMAND(ModelTool)},
+    {"graph",
+     "Draw MLIR as a graph: SVG, PNG or dot by Graphviz, or the studio's graph JSON.",
+     TPUC_SUBCOMMAND(Graph)},
 };
 
 void printUsage(std::ostream &out) {

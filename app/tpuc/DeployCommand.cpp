@@ -1,0 +1,354 @@
+//===- DeployCommand.cpp - deploy (TPU-MLIR's model_deploy, up to Tpu) ----===//
+//
+// Top MLIR -> (lowerToTpu, one precision plus quantize-table overrides) -> Tpu MLIR + weights; with
+// --test_input the Tpu functional simulator runs the lowered module and its tensors are compared with the
+// float reference (--test_reference, or the Top interpreter on the same input): the outputs by default,
+// every layer with --compare_all, which also runs the isolated mode (each op fed the reference's inputs)
+// and prints both side by side, so the user sees where error is born and where it piles up. The model
+// file (--model) comes from the backend (runBackend: layer groups, addresses, codegen) on a copy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeployCommand.h"
+#include "Commands.h"
+#include "TestInputs.h"
+#include "TopModule.h"
+
+#include "tpuc/Codegen/ModelCodegen.h"
+#include "tpuc/Dialect/Top/WeightStore.h"
+#include "tpuc/Simulator/Interpreter.h"
+#include "tpuc/Simulator/TpuSim.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace tpuc::cli {
+namespace {
+
+bool writeText(const std::string &path, const std::string &text, std::string &error) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if ((out << text) && out.flush())
+    return true;
+  error = path + ": cannot write";
+  return false;
+}
+
+std::string stripSuffix(const std::string &path, const std::string &suffix) {
+  if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return path.substr(0, path.size() - suffix.size());
+  return path;
+}
+
+/// The prefix of the files deploy writes: --tpu_mlir without .mlir, else --model without its extension,
+/// else the Top MLIR's name with the precision.
+std::string artifactStem(const DeployOptions &o) {
+  if (!o.tpuMlir.empty())
+    return stripSuffix(o.tpuMlir, ".mlir");
+  if (!o.model.empty()) {
+    size_t dot = o.model.find_last_of('.');
+    size_t slash = o.model.find_last_of('/');
+    return dot != std::string::npos && (slash == std::string::npos || dot > slash) ? o.model.substr(0, dot) : o.model;
+  }
+  std::string stem = stripSuffix(o.mlir, ".mlir");
+  size_t slash = stem.find_last_of('/');
+  if (slash != std::string::npos)
+    stem = stem.substr(slash + 1);
+  std::string mode = o.quantize;
+  for (char &c : mode)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return stem + "_" + mode;
+}
+
+std::string metricsJson(const TensorComparison &c) {
+  auto number = [](double v) {
+    return std::isfinite(v) ? formatMetric(v) : "\"" + formatMetric(v) + "\"";
+  };
+  return "{\"status\":\"" + std::string(compareStatusName(c.status)) + "\",\"pass\":" +
+         (c.passed() ? "true" : "false") + ",\"cosine\":" + number(c.metrics.cosine) +
+         ",\"euclidean\":" + number(c.metrics.euclidean) + ",\"sqnr\":" + number(c.metrics.sqnr) +
+         ",\"max_abs_diff\":" + number(c.metrics.maxAbsDiff) + "}";
+}
+
+} // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp> lowerCopy(mlir::ModuleOp top, const LoweringOptions &options, std::string &error) {
+  mlir::OwningOpRef<mlir::ModuleOp> copy(top.clone());
+  if (auto err = lowerToTpu(*copy, options)) {
+    error = llvm::toString(std::move(err));
+    return nullptr;
+  }
+  return copy;
+}
+
+std::vector<std::string> topOutputNames(mlir::ModuleOp top) { return sim::Interpreter(top).outputNames(); }
+
+std::optional<RunResult> runReference(mlir::ModuleOp top, const NpzFile &inputs, std::string &error) {
+  sim::Interpreter interpreter(top);
+  llvm::Error err = interpreter.setInputs(inputs);
+  if (!err)
+    err = interpreter.run(sim::RunOptions{.dumpAll = true});
+  if (err) {
+    error = "reference: " + llvm::toString(std::move(err));
+    return std::nullopt;
+  }
+  return RunResult{interpreter.tensors(), interpreter.outputs()};
+}
+
+std::optional<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll, const NpzFile *reference,
+                                const std::vector<std::string> &outputNames, std::string &error) {
+  sim::TpuSimulator simulator(tpu);
+  llvm::Error err = simulator.setInputs(inputs);
+  if (!err) {
+    sim::TpuRunOptions options;
+    options.dumpAll = dumpAll;
+    options.reference = reference;
+    err = simulator.run(options);
+  }
+  if (err) {
+    error = std::string(reference ? "isolated" : "Tpu") + " simulation: " + llvm::toString(std::move(err));
+    return std::nullopt;
+  }
+  RunResult result{simulator.tensors(), NpzFile()};
+  const NpzFile &outputs = simulator.outputs();
+  for (size_t i = 0; i < outputs.names().size(); ++i)
+    result.outputs.set(i < outputNames.size() ? outputNames[i] : outputs.names()[i], outputs.get(outputs.names()[i]));
+  return result;
+}
+
+double cosineOf(const Tensor &a, const Tensor &b) {
+  return compareTensors(a, b, CompareTolerance{}).metrics.cosine;
+}
+
+double outputCosine(const RunResult &tpu, const RunResult &reference) {
+  double worst = 1.0;
+  for (const std::string &name : reference.outputs.names())
+    worst = std::min(worst, tpu.outputs.has(name) ? cosineOf(tpu.outputs.get(name), reference.outputs.get(name)) : 0.0);
+  return worst;
+}
+
+std::vector<LayerRow> sideBySide(const NpzComparison &accumulated, const NpzComparison *isolated,
+                                 const NpzFile &reference) {
+  std::map<std::string, const TensorComparison *> acc, iso;
+  for (const TensorComparison &c : accumulated.results)
+    acc[c.name] = &c;
+  if (isolated)
+    for (const TensorComparison &c : isolated->results)
+      iso[c.name] = &c;
+  std::vector<LayerRow> rows;
+  for (const std::string &name : reference.names()) {
+    auto a = acc.find(name);
+    if (a == acc.end())
+      continue;
+    LayerRow row{name, *a->second, std::nullopt};
+    if (auto i = iso.find(name); i != iso.end())
+      row.isolated = *i->second;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string formatSideBySideText(const std::vector<LayerRow> &rows) {
+  size_t width = 24;
+  for (const LayerRow &row : rows)
+    width = std::max(width, row.name.size() + 2);
+  std::ostringstream out;
+  out << std::left << std::setw(static_cast<int>(width)) << "name" << std::setw(40) << "accumulated (cos euc status)"
+      << "isolated (cos euc status)\n";
+  for (const LayerRow &row : rows) {
+    auto cell = [](const TensorComparison &c) {
+      std::ostringstream s;
+      s << formatMetric(c.metrics.cosine) << " " << formatMetric(c.metrics.euclidean) << " "
+        << compareStatusName(c.status);
+      return s.str();
+    };
+    out << std::setw(static_cast<int>(width)) << row.name << std::setw(40) << cell(row.accumulated)
+        << (row.isolated ? cell(*row.isolated) : std::string("-")) << "\n";
+  }
+  return out.str();
+}
+
+std::string formatSideBySideCsv(const std::vector<LayerRow> &rows) {
+  std::ostringstream out;
+  out << "name,acc_status,acc_pass,acc_cosine,acc_euclidean,acc_sqnr,iso_status,iso_pass,iso_cosine,iso_euclidean,"
+         "iso_sqnr\n";
+  for (const LayerRow &row : rows) {
+    auto cells = [](const TensorComparison *c) {
+      if (!c)
+        return std::string(",,,,");
+      return std::string(compareStatusName(c->status)) + "," + (c->passed() ? "1" : "0") + "," +
+             formatMetric(c->metrics.cosine) + "," + formatMetric(c->metrics.euclidean) + "," +
+             formatMetric(c->metrics.sqnr);
+    };
+    out << row.name << "," << cells(&row.accumulated) << "," << cells(row.isolated ? &*row.isolated : nullptr)
+        << "\n";
+  }
+  return out.str();
+}
+
+std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const CompareTolerance &tolerance) {
+  std::ostringstream out;
+  out << "{\"tolerance\":{\"cosine\":" << formatMetric(tolerance.cosine)
+      << ",\"euclidean\":" << formatMetric(tolerance.euclidean) << "},\"layers\":[";
+  std::string firstFailing;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const LayerRow &row = rows[i];
+    if (firstFailing.empty() && !row.accumulated.passed())
+      firstFailing = row.name;
+    out << (i ? "," : "") << "\n{\"name\":\"" << jsonEscape(row.name)
+        << "\",\"accumulated\":" << metricsJson(row.accumulated);
+    if (row.isolated)
+      out << ",\"isolated\":" << metricsJson(*row.isolated);
+    out << "}";
+  }
+  out << "],\n\"first_failing\":"
+      << (firstFailing.empty() ? std::string("null") : "\"" + jsonEscape(firstFailing) + "\"") << "}\n";
+  return out.str();
+}
+
+int runDeploy(const DeployOptions &o) {
+  ProgressReporter progress = makeProgressReporter(o.progress);
+  auto fail = [](int code, const std::string &message) {
+    std::cerr << "tpuc deploy: " << message << std::endl;
+    return code;
+  };
+  progress.report("lower", 0.0, "reading " + o.mlir);
+  mlir::MLIRContext context;
+  std::string error;
+  auto top = loadTopModule(context, o.mlir, error);
+  if (!top)
+    return fail(kExitUsage, error);
+  LoweringOptions lowering;
+  lowering.chip = o.chip;
+  lowering.mode = *parseLoweringMode(o.quantize);
+  lowering.asymmetric = o.asymmetric;
+  lowering.calibrationTableFile = o.calibrationTable;
+  lowering.quantizeTableFile = o.quantizeTable;
+  lowering.qGroupSize = o.qGroupSize;
+  auto tpu = lowerCopy(*top, lowering, error);
+  if (!tpu)
+    return fail(kExitFailed, error);
+  std::vector<std::string> artifacts;
+  if (!o.tpuMlir.empty()) {
+    std::string weights = stripSuffix(o.tpuMlir, ".mlir") + "_weight.npz";
+    if (mlir::failed(top::saveWeights(*tpu, weights)))
+      return fail(kExitUsage, weights + ": cannot write the Tpu weights");
+    std::error_code ec;
+    llvm::raw_fd_ostream out(o.tpuMlir, ec);
+    if (ec)
+      return fail(kExitUsage, o.tpuMlir + ": " + ec.message());
+    tpu->print(out, mlir::OpPrintingFlags().enableDebugInfo().useLocalScope());
+    artifacts = {o.tpuMlir, weights};
+  }
+  progress.report("lower", 1.0, "lowered to Tpu " + o.quantize + " for " + o.chip, artifacts);
+  if (!o.model.empty()) {
+    // The backend reads weights from the file, so a Tpu module that only holds them in memory saves
+    // them first; it then works on a copy so the simulation below runs on the lowered module as is.
+    if (o.tpuMlir.empty()) {
+      std::string weights = artifactStem(o) + "_tpu_weight.npz";
+      if (mlir::failed(top::saveWeights(*tpu, weights)))
+        return fail(kExitUsage, weights + ": cannot write the Tpu weights");
+    }
+    progress.report("backend", 0.0, "layer groups, addresses and codegen for " + o.chip);
+    mlir::OwningOpRef<mlir::ModuleOp> addressed(tpu->clone());
+    BackendOptions backend;
+    backend.chip = o.chip;
+    backend.opt = static_cast<int>(o.opt);
+    backend.planJsonPath = artifactStem(o) + "_plan.json";
+    backend.modelPath = o.model;
+    if (auto err = runBackend(*addressed, backend))
+      return fail(kExitFailed, o.model + ": " + llvm::toString(std::move(err)));
+    progress.report("backend", 1.0, "wrote " + o.model, {o.model, backend.planJsonPath});
+  }
+  if (o.testInput.empty())
+    return kExitOk;
+
+  sim::Interpreter interpreter(*top);
+  auto inputs = loadTestInputs(o.testInput, interpreter, *top, error);
+  if (!inputs)
+    return fail(kExitUsage, error);
+  std::optional<RunResult> reference;
+  std::vector<std::string> outputNames = interpreter.outputNames();
+  if (!o.testReference.empty()) {
+    NpzFile file;
+    if (!NpzFile::tryRead(o.testReference, file, error))
+      return fail(kExitUsage, error);
+    reference = RunResult{file, NpzFile()};
+    for (const std::string &name : outputNames) {
+      if (!file.has(name))
+        return fail(kExitUsage, o.testReference + ": no tensor '" + name + "' (an output of the model)");
+      reference->outputs.set(name, file.get(name));
+    }
+  } else {
+    progress.report("reference", 0.0, "running the Top IR on the test input");
+    reference = runReference(*top, *inputs, error);
+    if (!reference)
+      return fail(kExitFailed, error);
+  }
+  progress.report("simulate", 0.0, "Tpu functional simulation (accumulated)");
+  auto accumulated = runTpu(*tpu, *inputs, /*dumpAll=*/true, nullptr, outputNames, error);
+  if (!accumulated)
+    return fail(kExitFailed, error);
+  std::string stem = artifactStem(o);
+  std::string outputsFile = stem + "_tpu_outputs.npz";
+  try {
+    accumulated->tensors.write(outputsFile, /*compressed=*/false);
+  } catch (const std::exception &e) {
+    return fail(kExitUsage, e.what());
+  }
+  artifacts = {outputsFile};
+  CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
+
+  NpzComparison outputs = compareNpz(accumulated->outputs, reference->outputs, tolerance);
+  outputs.targetName = "tpu";
+  outputs.referenceName = o.testReference.empty() ? "top" : o.testReference;
+  std::string firstFailing;
+  const TensorComparison *failing = nullptr;
+  if (o.compareAll) {
+    progress.report("simulate", 0.5, "Tpu functional simulation (isolated)");
+    auto isolated = runTpu(*tpu, *inputs, /*dumpAll=*/true, &reference->tensors, outputNames, error);
+    if (!isolated)
+      return fail(kExitFailed, error);
+    NpzComparison accAll = compareNpz(accumulated->tensors, reference->tensors, tolerance);
+    NpzComparison isoAll = compareNpz(isolated->tensors, reference->tensors, tolerance);
+    std::vector<LayerRow> rows = sideBySide(accAll, &isoAll, reference->tensors);
+    std::cout << formatSideBySideText(rows);
+    std::string csv = stem + "_compare.csv", json = stem + "_compare.json";
+    if (!writeText(csv, formatSideBySideCsv(rows), error) ||
+        !writeText(json, formatSideBySideJson(rows, tolerance), error))
+      return fail(kExitUsage, error);
+    artifacts.push_back(csv);
+    artifacts.push_back(json);
+    for (const LayerRow &row : rows)
+      if (!row.accumulated.passed()) {
+        failing = &row.accumulated;
+        firstFailing = row.name;
+        std::cout << std::endl;
+        std::cout << formatCompareText(outputs, false);
+        progress.report("compare", 1.0, "failed at " + firstFailing, artifacts);
+        return fail(kExitFailed, "Tpu tensors differ from the reference beyond --tolerance " + o.tolerance +
+                                     "; first failing layer '" + firstFailing +
+                                     "' (cos " + formatMetric(failing->metrics.cosine) + ", euc " +
+                                     formatMetric(failing->metrics.euclidean) + ")");
+      }
+    std::cout << std::endl;
+  }
+  std::cout << formatCompareText(outputs, false);
+  for (const TensorComparison &c : outputs.results)
+    if (!c.passed()) {
+      progress.report("compare", 1.0, "failed at " + c.name, artifacts);
+      return fail(kExitFailed, "Tpu outputs differ from the reference beyond --tolerance " + o.tolerance +
+                                   "; first failing layer '" + c.name + "' (cos " + formatMetric(c.metrics.cosine) +
+                                   ", euc " + formatMetric(c.metrics.euclidean) + ")");
+    }
+  progress.report("compare", 1.0, "Tpu outputs within --tolerance " + o.tolerance, artifacts);
+  return kExitOk;
+}
+
+} // namespace tpuc::cli

@@ -1,0 +1,72 @@
+//===- DeployCommand.h - Pieces of `tpuc deploy` shared with the search ---===//
+//
+// Lowering a copy of a Top module to Tpu, running the Tpu functional simulator (accumulated or isolated),
+// the float reference of the same inputs, and the side-by-side per-layer comparison of the two modes.
+// `tpuc deploy` and `tpuc calibrate --search search_qtable` both use them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_APP_TPUC_DEPLOYCOMMAND_H
+#define TPUC_APP_TPUC_DEPLOYCOMMAND_H
+
+#include "tpuc/Conversion/TopToTpu.h"
+#include "tpuc/Simulator/Compare.h"
+#include "tpuc/Support/Npz.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tpuc::cli {
+
+/// A lowered copy of `top` (which is left untouched), or null with a one-line `error`.
+mlir::OwningOpRef<mlir::ModuleOp> lowerCopy(mlir::ModuleOp top, const LoweringOptions &options, std::string &error);
+
+/// The tensors of one run: every tensor (with dumpAll) and the function results, the results named as
+/// the Top reference names its outputs (a Tpu function may end in casts back to f32).
+struct RunResult {
+  NpzFile tensors;
+  NpzFile outputs;
+};
+
+/// The Top float reference on `inputs` (every tensor), or nullopt with a one-line `error`.
+std::optional<RunResult> runReference(mlir::ModuleOp top, const NpzFile &inputs, std::string &error);
+
+/// Runs the Tpu simulator on `inputs`: accumulated, or isolated when `reference` (every Top tensor) is
+/// given. `outputNames` are the Top function's output names. nullopt with a one-line `error`.
+std::optional<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll, const NpzFile *reference,
+                                const std::vector<std::string> &outputNames, std::string &error);
+
+/// The output names of `top`'s entry function (the reference interpreter's names).
+std::vector<std::string> topOutputNames(mlir::ModuleOp top);
+
+/// The lowest output cosine of a Tpu run against the reference outputs (paired positionally).
+double outputCosine(const RunResult &tpu, const RunResult &reference);
+
+/// Cosine similarity of two tensors of the same size (1 when both are zero).
+double cosineOf(const Tensor &a, const Tensor &b);
+
+/// One layer of the side-by-side report: accumulated and (optionally) isolated metrics.
+struct LayerRow {
+  std::string name;
+  TensorComparison accumulated;
+  std::optional<TensorComparison> isolated;
+};
+
+/// Rows in graph order (the reference's order) for the tensors the accumulated run and the reference share.
+std::vector<LayerRow> sideBySide(const NpzComparison &accumulated, const NpzComparison *isolated,
+                                 const NpzFile &reference);
+/// Fixed-width table: name, accumulated cos/euc/status, isolated cos/euc/status.
+std::string formatSideBySideText(const std::vector<LayerRow> &rows);
+/// name,acc_status,acc_pass,acc_cosine,acc_euclidean,acc_sqnr,iso_status,iso_pass,iso_cosine,iso_euclidean,iso_sqnr
+std::string formatSideBySideCsv(const std::vector<LayerRow> &rows);
+/// {"tolerance":{"cosine","euclidean"},"layers":[{"name","accumulated":{...},"isolated":{...}}],
+///  "first_failing":name|null}
+std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const CompareTolerance &tolerance);
+
+} // namespace tpuc::cli
+
+#endif // TPUC_APP_TPUC_DEPLOYCOMMAND_H

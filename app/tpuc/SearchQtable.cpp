@@ -1,0 +1,153 @@
+//===- SearchQtable.cpp - calibrate --search search_qtable (mixed precision) ===//
+//
+// After calibration: lower the model to INT8 with the new table, run the Tpu simulator in the isolated
+// mode on a few calibration samples, and rank the ops by the error each one makes on its own (1 - cosine
+// against the float reference, averaged over the samples). Then greedily keep the worst ops in float
+// (F16, which every chip profile runs; BF16 for a profile without F16) until the lowest output cosine over
+// the samples reaches --expected_cos or --max_float_layers ops are in float. The result is a TPU-MLIR
+// quantize table (`op_name MODE`), and the ops and cosines are reported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CalibrateCommand.h"
+#include "Commands.h"
+#include "DeployCommand.h"
+#include "TestInputs.h"
+
+#include "tpuc/Simulator/Interpreter.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace tpuc::cli {
+namespace {
+
+/// Samples the search evaluates (the first ones of the calibration set): enough to rank ops robustly,
+/// few enough that each greedy step stays a few simulator runs.
+constexpr size_t kSearchSamples = 4;
+
+std::string fixed(double value, int digits = 6) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+} // namespace
+
+/// The float mode that stands in for INT8 on `chip`: F16 on every current profile (bm1684x, bm1688 and
+/// cv186ah list F16 throughput); BF16 would serve a profile without F16.
+quant::QuantMode searchFloatMode(const std::string &chip) {
+  return chip == "bm1684x" || chip == "bm1688" || chip == "cv186ah" ? quant::QuantMode::F16
+                                                                     : quant::QuantMode::BF16;
+}
+
+int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::CalibrationTable &table,
+                    const std::vector<CalibrationSample> &samples, ProgressReporter &progress) {
+  auto fail = [](int code, const std::string &message) {
+    std::cerr << "tpuc calibrate: search_qtable: " << message << std::endl;
+    return code;
+  };
+  std::string error;
+  sim::Interpreter interpreter(top);
+  std::vector<std::string> outputNames = interpreter.outputNames();
+  struct Evaluated {
+    NpzFile inputs;
+    RunResult reference;
+  };
+  std::vector<Evaluated> evals;
+  for (size_t i = 0; i < samples.size() && evals.size() < kSearchSamples; ++i) {
+    auto inputs = loadTestInputs(samples[i].files, interpreter, top, error);
+    if (!inputs)
+      return fail(kExitUsage, error);
+    auto reference = runReference(top, *inputs, error);
+    if (!reference)
+      return fail(kExitFailed, error);
+    evals.push_back({std::move(*inputs), std::move(*reference)});
+  }
+
+  LoweringOptions lowering;
+  lowering.chip = o.chip;
+  lowering.mode = top::Precision::INT8;
+  lowering.calibrationTable = table;
+  // The lowest output cosine over the samples of the model lowered with `qtable`.
+  auto evaluate = [&](const quant::QuantizeTable &qtable, double &cosine) -> bool {
+    LoweringOptions options = lowering;
+    options.quantizeTable = qtable;
+    auto tpu = lowerCopy(top, options, error);
+    if (!tpu)
+      return false;
+    cosine = 1.0;
+    for (const Evaluated &e : evals) {
+      auto run = runTpu(*tpu, e.inputs, /*dumpAll=*/false, nullptr, outputNames, error);
+      if (!run)
+        return false;
+      cosine = std::min(cosine, outputCosine(*run, e.reference));
+    }
+    return true;
+  };
+
+  // Rank: isolated error of every op, averaged over the samples.
+  progress.report("search_qtable", 0.0, "isolated errors of the INT8 model");
+  auto int8 = lowerCopy(top, lowering, error);
+  if (!int8)
+    return fail(kExitFailed, error);
+  std::map<std::string, double> errorSum;
+  for (const Evaluated &e : evals) {
+    auto isolated = runTpu(*int8, e.inputs, /*dumpAll=*/true, &e.reference.tensors, outputNames, error);
+    if (!isolated)
+      return fail(kExitFailed, error);
+    for (const std::string &name : isolated->tensors.names())
+      if (e.reference.tensors.has(name) && !e.inputs.has(name))
+        errorSum[name] += 1.0 - cosineOf(isolated->tensors.get(name), e.reference.tensors.get(name));
+  }
+  // Only ops of the Top graph can be named in a quantize table; the inputs stay as they are.
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const std::string &name : evals.front().reference.tensors.names())
+    if (auto it = errorSum.find(name); it != errorSum.end() && it->second > 0)
+      ranked.emplace_back(it->second / double(evals.size()), name);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+
+  quant::QuantizeTable qtable;
+  double cosine = 0;
+  if (!evaluate(qtable, cosine))
+    return fail(kExitFailed, error);
+  double int8Cosine = cosine;
+  quant::QuantMode floatMode = searchFloatMode(o.chip);
+  std::vector<std::string> chosen;
+  size_t limit = std::min<size_t>(static_cast<size_t>(o.maxFloatLayers), ranked.size());
+  for (size_t k = 0; k < limit && cosine < o.expectedCos; ++k) {
+    qtable.set(ranked[k].second, floatMode);
+    chosen.push_back(ranked[k].second);
+    if (!evaluate(qtable, cosine))
+      return fail(kExitFailed, error);
+    progress.report("search_qtable", double(k + 1) / double(limit ? limit : 1),
+                    ranked[k].second + " in " + std::string(quant::quantModeName(floatMode)) + ": cos " +
+                        fixed(cosine));
+  }
+  try {
+    quant::writeQuantizeTable(o.quantizeTable, qtable);
+  } catch (const quant::TableError &e) {
+    return fail(kExitUsage, e.what());
+  }
+  std::cout << "search_qtable on " << evals.size() << " sample(s), chip " << o.chip << ": INT8 output cos "
+            << fixed(int8Cosine) << "\n";
+  std::cout << "ops ranked by isolated error (1 - cos): ";
+  for (size_t i = 0; i < std::min<size_t>(ranked.size(), 8); ++i)
+    std::cout << (i ? ", " : "") << ranked[i].second << " " << fixed(ranked[i].first, 5);
+  std::cout << "\n";
+  for (const std::string &name : chosen)
+    std::cout << "  " << name << " " << quant::quantModeName(floatMode) << "\n";
+  bool reached = cosine >= o.expectedCos;
+  std::cout << "output cos " << fixed(cosine) << " with " << chosen.size() << " float op(s): "
+            << (reached ? "reached" : "did not reach") << " --expected_cos " << fixed(o.expectedCos)
+            << "; quantize table written to " << o.quantizeTable << std::endl;
+  progress.report("search_qtable", 1.0, "output cos " + fixed(cosine) + " with " + std::to_string(chosen.size()) +
+                                            " float op(s)",
+                  {o.calibrationTable, o.quantizeTable});
+  return reached ? kExitOk : kExitFailed;
+}
+
+} // namespace tpuc::cli
