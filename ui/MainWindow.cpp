@@ -13,6 +13,7 @@
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/views/DatasetView.h"
 #include "ui/views/OverviewView.h"
+#include "ui/views/PassInspectorView.h"
 #include "ui/views/TableView.h"
 
 #include <QApplication>
@@ -144,6 +145,12 @@ void MainWindow::createActions() {
   });
   file->addAction(tr("&Open Project…"), QKeySequence::Open, this, &MainWindow::open);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
+  file->addAction(tr("Open MLIR &Graph…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Open MLIR Graph"), settings::lastDirectory(),
+                                                tr("MLIR (*.mlir *.mlirbc);;All files (*)"));
+    if (!path.isEmpty())
+      openGraph(path);
+  });
   file->addSeparator();
   file->addAction(tr("&Import Model…"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Import Model"), settings::lastDirectory(), modelFilter());
@@ -222,11 +229,16 @@ void MainWindow::createActions() {
   m_viewMenu->addSeparator();
   m_viewMenu->addAction(tr("&Overview"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
                         [this] { m_tabs->setCurrentIndex(0); });
+  m_viewMenu->addAction(tr("&Graph of Top IR"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] { openTopGraph(); });
   m_viewMenu->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
                         [this] { setWindowState(windowState() ^ Qt::WindowFullScreen); });
 
   QMenu *run = menuBar()->addMenu(tr("&Run"));
   m_transformAction = run->addAction(tr("&Transform Model"), QKeySequence(Qt::Key_F5), this, &MainWindow::runTransform);
+  run->addAction(tr("&Calibrate"), QKeySequence(Qt::Key_F7), this, [this] { runCalibrate(); });
+  run->addAction(tr("&Deploy to Tpu"), QKeySequence(Qt::Key_F8), this, [this] { runDeploy(); });
+  run->addAction(tr("D&eploy with Configuration…"), QKeySequence(Qt::CTRL | Qt::Key_F8), this,
+                 [this] { openDeployDialog(); });
   run->addAction(tr("Convert &LLM"), QKeySequence(Qt::Key_F6), this, &MainWindow::runLlmConvert);
   run->addAction(tr("&Cancel All Jobs"), QKeySequence(Qt::SHIFT | Qt::Key_F5), m_jobs, &JobQueue::cancelAll);
 
@@ -294,13 +306,20 @@ void MainWindow::updateJobStatus() {
 }
 
 void MainWindow::openTab(const Selection &selection) {
+  if (selection.section == Section::Model) { // the model's graph (its Top IR)
+    if (!m_context->project().model.path.empty())
+      openTopGraph();
+    return;
+  }
   if (selection.id < 0)
     return;
   for (int i = 1; i < m_tabs->count(); ++i) {
     QWidget *tab = m_tabs->widget(i);
     auto *table = qobject_cast<TableView *>(tab);
     auto *dataset = qobject_cast<DatasetView *>(tab);
-    if ((table && table->table() == selection) || (dataset && dataset->dataset() == selection)) {
+    const bool sameRun = selection.section == Section::Runs && tab->property("tpucRunId").isValid() &&
+                         tab->property("tpucRunId").toLongLong() == selection.id;
+    if ((table && table->table() == selection) || (dataset && dataset->dataset() == selection) || sameRun) {
       m_tabs->setCurrentIndex(i);
       return;
     }
@@ -329,6 +348,20 @@ void MainWindow::openTab(const Selection &selection) {
       if (d.id == selection.id) {
         title = tr("Dataset: %1").arg(name(d.name));
         view = new DatasetView(m_context, d.id, m_tabs);
+      }
+    break;
+  case Section::Runs:
+    // A run that recorded pass snapshots (transform --snapshots) opens the pass inspector; one with
+    // per-layer metrics (deploy --compare_all) the accuracy view.
+    for (const auto &r : p.runs)
+      if (r.id == selection.id) {
+        if (QString dir = PassInspectorView::snapshotDirOf(r); !dir.isEmpty()) {
+          title = tr("Passes: %1").arg(name(r.configName));
+          view = new PassInspectorView(dir, m_tabs);
+          view->setProperty("tpucRunId", selection.id);
+        } else if (openAccuracy(r.id)) {
+          return;
+        }
       }
     break;
   default: break;

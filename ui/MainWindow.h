@@ -16,7 +16,10 @@ class QToolButton;
 
 namespace tpuc::ui {
 
+class AccuracyView;
 class AutosaveController;
+class DeployDialog;
+class GraphViewTab;
 class ImportDialog;
 struct JobInfo;
 class LlmImportDialog;
@@ -67,6 +70,29 @@ public:
   /// writing into the project's cache folder. Returns the job id, or -1 (with a message) when the project
   /// has no model or no file yet or the engine is missing.
   int runTransform();
+  /// Queues `tpuc calibrate` (run_calibration) with `method` over a dataset of the project: `datasetId`,
+  /// else the selected dataset, else the first one with samples. Its Top MLIR comes from the cache folder;
+  /// when it is not there yet a transform job is queued first. When the calibrate job succeeds its table
+  /// becomes a new calibration table of the project (calibrationTableAdded). Returns the calibrate job's
+  /// id, or -1 (with a message) when there is no model, file, engine or sample.
+  int runCalibrate(qint64 datasetId = -1, const QString &method = QStringLiteral("kl"));
+  /// Queues `tpuc deploy` (model_deploy up to the Tpu level) with a compile configuration of the project
+  /// (`configId`, else the selected one, else the first; none: F32 on bm1684x). INT8 uses the newest
+  /// calibration table, written to the cache folder; the first calibration sample on disk is the test
+  /// input, and the run keeps the per-layer comparison (accumulated and isolated, --compare_all). A
+  /// transform job is queued first when the Top MLIR is not in the cache. Returns the job id, or -1.
+  int runDeploy(qint64 configId = -1);
+  /// Opens the deploy dialog on a compile configuration (`configId`, else the selected one, else the
+  /// first, else a new one; window-modal, returns at once). Accepting stores the configuration (one undo
+  /// step) and queues runDeploy with it. In non-interactive mode deploys without asking and returns null.
+  DeployDialog *openDeployDialog(qint64 configId = -1);
+  /// Opens (or focuses) the accuracy tab of a run with per-layer metrics; nullptr when it has none.
+  AccuracyView *openAccuracy(qint64 runId);
+  /// Opens (or focuses) a graph tab of an MLIR file; returns the tab.
+  GraphViewTab *openGraph(const QString &mlirPath);
+  /// Opens the graph of the project's Top IR (`<cache>/<model>.top.mlir`, written by Run ▸ Transform);
+  /// nullptr with a message when there is none yet.
+  GraphViewTab *openTopGraph();
   /// Reads a TPU-MLIR calibration (`section` = CaliTables) or quantize table file into a new table
   /// named after the file; returns its id, or -1 after reporting the line-numbered error.
   qint64 importTableFile(const QString &path, Section section);
@@ -84,6 +110,9 @@ Q_SIGNALS:
   void modelImported(bool ok);
   /// A finished job was recorded in the run history (`runId` < 0: the project changed meanwhile).
   void runRecorded(qint64 runId);
+  /// A calibrate job's table was stored in the project (`tableId` < 0: the job failed or the table could
+  /// not be read; the reason is in the log).
+  void calibrationTableAdded(qint64 tableId);
 
 protected:
   void closeEvent(QCloseEvent *event) override;

@@ -7,6 +7,7 @@
 #include "ui/ImportDialog.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
+#include "ui/jobs/DeployJob.h"
 #include "ui/jobs/JobQueue.h"
 
 #include <QCoreApplication>
@@ -18,6 +19,8 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QUndoStack>
+
+#include <memory>
 
 namespace tpuc::ui {
 
@@ -235,8 +238,186 @@ int MainWindow::runTransform() {
            << QStringLiteral("--test_result") << cache + QLatin1Char('/') + name + QStringLiteral("_top_outputs.npz");
       break;
     }
+  // The IR after every pass, for the pass inspector (opened from the run in the explorer).
+  args << QStringLiteral("--snapshots")
+       << cache + QStringLiteral("/snapshots/") + name + QLatin1Char('-') +
+              QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
   args << QStringLiteral("--progress") << QStringLiteral("json");
   return m_jobs->enqueue({tr("Transform %1").arg(name), tpucPath(), args, cache});
+}
+
+int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
+  const project::Project &p = m_context->project();
+  if (p.model.path.empty() || p.model.format == "hf") {
+    showError(tr("Cannot Calibrate"), tr("The project has no ONNX model yet: use File ▸ Import Model first."));
+    return -1;
+  }
+  if (m_context->filePath().isEmpty()) {
+    showError(tr("Cannot Calibrate"), tr("Save the project first: its artifacts go to the cache folder beside it."));
+    return -1;
+  }
+  if (!QFileInfo(tpucPath()).isExecutable()) {
+    showError(tr("Cannot Calibrate"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
+    return -1;
+  }
+  if (datasetId < 0 && m_context->selection().section == Section::Datasets)
+    datasetId = m_context->selection().id;
+  const project::Dataset *dataset = nullptr;
+  for (const project::Dataset &d : p.datasets)
+    if (d.id == datasetId || (datasetId < 0 && !dataset && !d.samples.empty()))
+      dataset = &d;
+  if (!dataset || dataset->samples.empty()) {
+    showError(tr("Cannot Calibrate"), tr("Add calibration samples first: File ▸ Add Calibration Samples."));
+    return -1;
+  }
+  QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
+  QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
+  QDir().mkpath(cache);
+  // The engine reads the samples from a run_calibration data list: one sample file a line.
+  QString list = cache + QStringLiteral("/calibration-dataset%1.txt").arg(dataset->id);
+  QSaveFile listFile(list);
+  QByteArray lines;
+  for (const project::Sample &sample : dataset->samples)
+    lines += QByteArray::fromStdString(sample.path) + '\n';
+  if (!listFile.open(QIODevice::WriteOnly) || listFile.write(lines) < 0 || !listFile.commit()) {
+    showError(tr("Cannot Calibrate"), tr("cannot write '%1': %2").arg(list, listFile.errorString()));
+    return -1;
+  }
+  // The queue runs jobs in order, so a transform queued now has written the Top MLIR when calibrate starts.
+  QString mlir = cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir");
+  if (!QFileInfo::exists(mlir) && runTransform() < 0)
+    return -1;
+  QString table = cache + QLatin1Char('/') + name + QStringLiteral("_dataset%1_%2_cali_table").arg(dataset->id).arg(method);
+  QStringList args{QStringLiteral("calibrate"), mlir,           QStringLiteral("--data_list"), list,
+                   QStringLiteral("--cali_method"), method,     QStringLiteral("-o"),          table,
+                   QStringLiteral("--progress"), QStringLiteral("json")};
+  const int id = m_jobs->enqueue({tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name)),
+                                  tpucPath(), args, cache});
+  // When this job ends, its table joins the project it was started for (not a project opened since).
+  const std::string tableName = name.toStdString() + " " + dataset->name + " " + method.toStdString();
+  const std::string comment = "tpuc calibrate --cali_method " + method.toStdString() + " on " +
+                              std::to_string(dataset->samples.size()) + " samples of dataset '" + dataset->name + "'";
+  auto connection = std::make_shared<QMetaObject::Connection>();
+  *connection = connect(m_jobs, &JobQueue::jobFinished, this,
+                        [this, id, connection, table, tableName, comment, generation = m_projectGeneration](
+                            int finished, JobState state) {
+    if (finished != id)
+      return;
+    QObject::disconnect(*connection);
+    if (state != JobState::Succeeded || generation != m_projectGeneration) {
+      Q_EMIT calibrationTableAdded(-1);
+      return;
+    }
+    QFile file(table);
+    std::string error;
+    std::optional<std::vector<project::CaliEntry>> entries;
+    if (!file.open(QIODevice::ReadOnly))
+      error = table.toStdString() + ": " + file.errorString().toStdString();
+    else
+      entries = project::parseCaliTable(file.readAll().toStdString(), table.toStdString(), error);
+    if (!entries) {
+      m_context->log(LogLevel::Error, tr("Calibration table not stored: %1").arg(QString::fromStdString(error)));
+      Q_EMIT calibrationTableAdded(-1);
+      return;
+    }
+    std::string created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+    qint64 tableId = m_context->addCaliTable({0, tableName, 1, created, comment, std::move(*entries)});
+    m_context->log(LogLevel::Info, tr("Calibration table '%1' added (%2 tensors)")
+                                       .arg(QString::fromStdString(tableName))
+                                       .arg(m_context->project().caliTables.back().entries.size()));
+    Q_EMIT calibrationTableAdded(tableId);
+  });
+  return id;
+}
+
+int MainWindow::runDeploy(qint64 configId) {
+  const project::Project &p = m_context->project();
+  if (p.model.path.empty() || p.model.format == "hf") {
+    showError(tr("Cannot Deploy"), tr("The project has no ONNX model yet: use File ▸ Import Model first."));
+    return -1;
+  }
+  if (m_context->filePath().isEmpty()) {
+    showError(tr("Cannot Deploy"), tr("Save the project first: its artifacts go to the cache folder beside it."));
+    return -1;
+  }
+  if (!QFileInfo(tpucPath()).isExecutable()) {
+    showError(tr("Cannot Deploy"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
+    return -1;
+  }
+  if (configId < 0 && m_context->selection().section == Section::CompileConfigs)
+    configId = m_context->selection().id;
+  project::CompileConfig config{0, "default", "bm1684x", "F32", "{}"};
+  for (const project::CompileConfig &c : p.compileConfigs)
+    if (c.id == configId || (configId < 0 && &c == &p.compileConfigs.front()))
+      config = c;
+  QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
+  QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
+  QDir().mkpath(cache);
+  // The configuration's model_deploy settings (ui/jobs/DeployJob.h); tables are written out as the engine
+  // reads them, beside the other artifacts.
+  const DeploySettings settings = deploySettingsOf(config);
+  const QString precision = settings.quantize.toUpper();
+  const QString chip = settings.chip.toLower();
+  const QString topMlir = cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir");
+  auto writeTable = [this, &cache](const QString &file, const std::string &text) {
+    const QString path = cache + QLatin1Char('/') + file;
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), static_cast<qint64>(text.size())) < 0 ||
+        !out.commit()) {
+      showError(tr("Cannot Deploy"), tr("cannot write '%1': %2").arg(path, out.errorString()));
+      return QString();
+    }
+    return path;
+  };
+  DeployPaths paths{topMlir, {}, {}, {}, cache + QLatin1Char('/') + name + QStringLiteral("_%1_%2.tpu.mlir").arg(chip, precision.toLower())};
+  if (precision == QLatin1String("INT8")) {
+    const project::CaliTable *table = deployCaliTable(p, settings);
+    if (!table) {
+      showError(tr("Cannot Deploy"), settings.caliTableName.isEmpty()
+                                          ? tr("INT8 needs a calibration table: run Run ▸ Calibrate first.")
+                                          : tr("Configuration '%1' names calibration table '%2' v%3, which the project no longer has.")
+                                                .arg(QString::fromStdString(config.name), settings.caliTableName)
+                                                .arg(settings.caliTableVersion));
+      return -1;
+    }
+    paths.calibrationTable = writeTable(QStringLiteral("deploy-cali-table%1-v%2.txt").arg(table->id).arg(table->version),
+                                        project::formatCaliTable(*table));
+    if (paths.calibrationTable.isEmpty())
+      return -1;
+  }
+  if (!settings.quantTableName.isEmpty()) {
+    const project::QuantTable *table = deployQuantTable(p, settings);
+    if (!table) {
+      showError(tr("Cannot Deploy"), tr("Configuration '%1' names quantize table '%2' v%3, which the project no longer has.")
+                                         .arg(QString::fromStdString(config.name), settings.quantTableName)
+                                         .arg(settings.quantTableVersion));
+      return -1;
+    }
+    paths.quantizeTable = writeTable(QStringLiteral("deploy-qtable%1-v%2.txt").arg(table->id).arg(table->version),
+                                     project::formatQuantTable(*table));
+    if (paths.quantizeTable.isEmpty())
+      return -1;
+  }
+  // The configuration's test input, else the first calibration sample on disk; with it the run keeps the
+  // per-layer comparison (accumulated and isolated, --compare_all).
+  if (!settings.testInput.isEmpty()) {
+    if (!QFileInfo(settings.testInput).isFile()) {
+      showError(tr("Cannot Deploy"), tr("The test input '%1' does not exist.").arg(settings.testInput));
+      return -1;
+    }
+    paths.testInput = settings.testInput;
+  } else {
+    for (const project::Dataset &d : p.datasets)
+      if (!d.samples.empty() && QFileInfo(QString::fromStdString(d.samples.front().path)).isFile()) {
+        paths.testInput = QString::fromStdString(d.samples.front().path);
+        break;
+      }
+  }
+  const QStringList args = deployArguments(settings, paths);
+  if (!QFileInfo::exists(topMlir) && runTransform() < 0)
+    return -1;
+  return m_jobs->enqueue({tr("Deploy %1 %2 %3 (%4)").arg(name, precision, chip, QString::fromStdString(config.name)),
+                          tpucPath(), args, cache});
 }
 
 } // namespace tpuc::ui

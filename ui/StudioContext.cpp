@@ -372,6 +372,18 @@ void StudioContext::setViewState(const QString &key, const QString &value) {
   setExtraModified(true);
 }
 
+void StudioContext::selectGraphNode(const GraphSelection &selection) {
+  m_graphSelection = selection;
+  Q_EMIT graphSelectionChanged();
+}
+
+void StudioContext::selectOp(const QString &name) {
+  if (name == m_selectedOp)
+    return;
+  m_selectedOp = name;
+  Q_EMIT opSelectionChanged(name);
+}
+
 void StudioContext::select(const Selection &selection) {
   if (selection == m_selection)
     return;

@@ -3,11 +3,13 @@
 #define TPUC_UI_STUDIOCONTEXT_H
 
 #include "app/project/Project.h"
+#include "tpuc/Graph/GraphData.h"
 
 #include <QObject>
 #include <QString>
 
 #include <functional>
+#include <memory>
 
 class QUndoStack;
 
@@ -21,6 +23,12 @@ struct Selection {
   Section section = Section::None;
   qint64 id = -1;
   bool operator==(const Selection &) const = default;
+};
+
+/// A node of a graph shown in a graph view (the graph is immutable and shared with the view).
+struct GraphSelection {
+  std::shared_ptr<const graph::Graph> graph;
+  graph::NodeId node = graph::kNoNode;
 };
 
 enum class LogLevel { Info, Warning, Error };
@@ -89,6 +97,13 @@ public:
 
   Selection selection() const { return m_selection; }
   void select(const Selection &selection);
+  /// Publishes the node selected in a graph view (kNoNode clears); the properties panel shows it.
+  void selectGraphNode(const GraphSelection &selection);
+  const GraphSelection &graphSelection() const { return m_graphSelection; }
+  /// Publishes an op selected by name in a view without a graph (the accuracy view: op name = tensor
+  /// name); graph views highlight the node of that name. Empty clears.
+  void selectOp(const QString &name);
+  QString selectedOp() const { return m_selectedOp; }
   /// Asks for the selection to be opened in a central view (double click, Enter).
   void activate(const Selection &selection);
 
@@ -99,6 +114,8 @@ public:
   void applyChange(Section section, const std::function<void(project::Project &)> &change);
 
 Q_SIGNALS:
+  void graphSelectionChanged();
+  void opSelectionChanged(const QString &name);
   void projectLoaded();
   void projectClosed();
   void projectChanged(tpuc::ui::Section section);
@@ -117,6 +134,8 @@ private:
   QString m_filePath;
   QUndoStack *m_undo;
   Selection m_selection;
+  GraphSelection m_graphSelection;
+  QString m_selectedOp;
   bool m_extraModified = false; ///< changes outside the undo stack (runs, view state, recovery)
   bool m_lastModified = false;
 };

@@ -1,6 +1,6 @@
 // Offscreen tests of the LLM path and the run history: a HuggingFace folder dropped on the window reaches
-// the LLM import dialog with the model's values, llm_convert's rules, the llm-convert job (not implemented
-// by the engine yet), and finished jobs recorded as runs that survive saving and reopening.
+// the LLM import dialog with the model's values, llm_convert's rules, the llm-convert job (exit codes of
+// the engine, a real engine failing on a broken checkpoint), and finished jobs recorded as runs that survive saving and reopening.
 #include "app/project/ProjectStore.h"
 #include "ui/LlmImportDialog.h"
 #include "ui/MainWindow.h"
@@ -373,7 +373,8 @@ void TestLlmImport::realEngineRunsAreRecorded() {
   QSKIP("the tpuc target is not part of this build");
 #else
   // The real engine: Run > Transform Model with a calibration sample as test input compares Top with ONNX
-  // Runtime, and the run keeps the metrics; llm-convert says it is not implemented (exit 3).
+  // Runtime, and the run keeps the metrics; llm-convert on a folder whose safetensors header is broken
+  // fails with the engine's one-line reason naming the file.
   QTemporaryDir dir;
   QProcess python;
   python.start("/usr/bin/python3", {TPUC_CNN_SCRIPT, dir.path()});
@@ -419,8 +420,9 @@ void TestLlmImport::realEngineRunsAreRecorded() {
   QVERIFY(recorded.wait(30000));
   qunsetenv("TPUC");
   run = context.project().runs.back();
-  QCOMPARE(run.status, std::string("not implemented"));
-  QVERIFY2(summaryOf(run).value("message").toString().contains("not implemented yet"), run.summaryJson.c_str());
+  QCOMPARE(run.status, std::string("failed"));
+  QVERIFY2(summaryOf(run).value("message").toString().contains("model.safetensors: header is not valid JSON"),
+           run.summaryJson.c_str());
   QCOMPARE(context.project().runs.size(), std::size_t(2));
 #endif
 }

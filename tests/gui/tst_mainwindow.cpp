@@ -27,6 +27,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QToolButton>
@@ -579,7 +580,11 @@ void TestMainWindow::transformJobCarriesImportSettings() {
   QCOMPARE(job.state, JobState::Succeeded);
   const QString cache = context.filePath() + ".cache";
   QCOMPARE(job.spec.workingDirectory, cache);
-  QCOMPARE(job.log.value(0), QString("argv: transform --model_name resnet18 --model_def ") + dir.filePath("models/resnet18.onnx") +
+  // The pass snapshots go to a timestamped folder of the cache.
+  const QRegularExpression snapshots(" --snapshots " + QRegularExpression::escape(cache) +
+                                     "/snapshots/resnet18-\\d{8}-\\d{6}");
+  QVERIFY2(job.log.value(0).contains(snapshots), qPrintable(job.log.value(0)));
+  QCOMPARE(QString(job.log.value(0)).remove(snapshots), QString("argv: transform --model_name resnet18 --model_def ") + dir.filePath("models/resnet18.onnx") +
                                  " --input_shapes [[1,3,224,224]] --mean 123.675,116.28,103.53"
                                  " --scale 0.0171,0.0175,0.0174 --pixel_format rgb --channel_format nchw"
                                  " --mlir " + cache + "/resnet18.top.mlir --progress json");

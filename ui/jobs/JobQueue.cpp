@@ -221,7 +221,15 @@ void JobQueue::finish(int exitCode, QProcess::ExitStatus status) {
       complete(*info, JobState::NotImplemented);
     } else if (exitCode != 0) {
       info->exitCode = exitCode;
-      info->error = withTail(tr("%1 failed with exit code %2").arg(info->spec.title).arg(exitCode));
+      // The engine's one-line reason (its last line that is not a JSON progress record) goes into the
+      // headline, so the run history and the status bar name the file, node or field at fault.
+      QString reason;
+      for (auto it = info->log.crbegin(); it != info->log.crend() && reason.isEmpty(); ++it)
+        if (!it->trimmed().isEmpty() && !it->trimmed().startsWith(QLatin1Char('{')))
+          reason = it->trimmed();
+      info->error = withTail(reason.isEmpty()
+                                 ? tr("%1 failed with exit code %2").arg(info->spec.title).arg(exitCode)
+                                 : tr("%1 failed with exit code %2: %3").arg(info->spec.title).arg(exitCode).arg(reason));
       complete(*info, JobState::Failed);
     } else {
       info->exitCode = 0;

@@ -2,8 +2,10 @@
 #include "ui/jobs/RunHistory.h"
 
 #include "app/project/ProjectStore.h"
+#include "ui/views/AccuracyReport.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -167,6 +169,26 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
     if (QFileInfo(path).isFile())
       hash = project::hashFile(path.toStdString(), error).value_or(std::string());
     run.artifacts.push_back({artifactKind(artifact), path.toStdString(), hash});
+    // `tpuc deploy --compare_all` reports its side-by-side comparison (accumulated and isolated per layer)
+    // as <stem>_compare.json: that, not the outputs-only text table, becomes the run's layer metrics.
+    if (path.endsWith(QLatin1String("_compare.json")) && !hash.empty()) {
+      QFile file(path);
+      QString error;
+      std::optional<AccuracyReport> report;
+      if (file.open(QIODevice::ReadOnly))
+        report = parseAccuracyJson(file.readAll(), &error);
+      if (report && !report->layers.empty()) {
+        run.layerMetricsJson = QJsonDocument(layerMetricsJson(*report)).toJson(QJsonDocument::Compact).toStdString();
+        QJsonObject withLayers = QJsonDocument::fromJson(QByteArray::fromStdString(run.summaryJson)).object();
+        withLayers.insert(QStringLiteral("tolerance"),
+                          QJsonObject{{QStringLiteral("cosine"), report->toleranceCosine},
+                                      {QStringLiteral("euclidean"), report->toleranceEuclidean}});
+        withLayers.insert(QStringLiteral("layers"), static_cast<int>(report->layers.size()));
+        if (!report->firstFailing.isEmpty())
+          withLayers.insert(QStringLiteral("firstFailing"), report->firstFailing);
+        run.summaryJson = QJsonDocument(withLayers).toJson(QJsonDocument::Compact).toStdString();
+      }
+    }
   }
   return run;
 }

@@ -1,0 +1,354 @@
+// Offscreen tests of the studio's deploy job: the `tpuc deploy` command line a compile configuration makes
+// (tables and test input from the project), configurations surviving the project file, the deploy dialog,
+// a crashing deploy child reported with its log tail, and resnet18 INT8 end to end with the real engine
+// (calibrate, two deploys, the accuracy view comparing them; screenshots).
+#include "app/project/ProjectStore.h"
+#include "ui/DeployDialog.h"
+#include "ui/MainWindow.h"
+#include "ui/StudioContext.h"
+#include "ui/jobs/DeployJob.h"
+#include "ui/jobs/JobQueue.h"
+#include "ui/views/AccuracyView.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <cmath>
+
+using namespace tpuc;
+using namespace tpuc::ui;
+
+namespace {
+
+QString screenshotDir() {
+  QDir().mkpath(QStringLiteral(TPUC_SCREENSHOT_DIR));
+  return QStringLiteral(TPUC_SCREENSHOT_DIR);
+}
+
+project::Project projectWithTables() {
+  project::Project p;
+  p.caliTables.push_back({1, "photos kl", 1, "", "", {{"conv", 2.5, -1, 2.5}}});
+  p.caliTables.push_back({2, "photos kl", 2, "", "", {{"conv", 3.0, -1, 3.0}}});
+  p.quantTables.push_back({1, "mixed precision", 1, "", "", {{"conv", "F16"}}});
+  p.datasets.push_back({1, "photos", {{"/data/dog.jpg", "{}", {}}, {"/data/cat.png", "{}", {}}}});
+  return p;
+}
+
+} // namespace
+
+class TestDeployJob : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void commandLineFromConfiguration();
+  void configurationSurvivesTheProjectFile();
+  void dialogEditsAConfiguration();
+  void crashedDeployIsReported();
+  void resnet18Int8EndToEnd();
+};
+
+void TestDeployJob::commandLineFromConfiguration() {
+  DeploySettings s;
+  s.chip = "bm1688";
+  s.quantize = "INT8";
+  s.asymmetric = true;
+  s.caliTableName = "photos kl";
+  s.caliTableVersion = 1;
+  s.quantTableName = "mixed precision";
+  s.quantTableVersion = 1;
+  s.qGroupSize = 64; // not a weight-only mode: not passed
+  s.testInput = "/data/cat.png";
+  s.tolerance = "0.99,0.9";
+  const DeployPaths paths{"/c/m.top.mlir", "/c/cali.txt", "/c/q.txt", "/data/cat.png", "/c/m_int8.tpu.mlir"};
+  QCOMPARE(deployArguments(s, paths),
+           QStringList({"deploy", "--mlir", "/c/m.top.mlir", "--quantize", "INT8", "--chip", "bm1688", "--asymmetric",
+                        "--calibration_table", "/c/cali.txt", "--quantize_table", "/c/q.txt", "--test_input",
+                        "/data/cat.png", "--tolerance", "0.99,0.9", "--compare_all", "--tpu_mlir", "/c/m_int8.tpu.mlir",
+                        "--progress", "json"}));
+  // Weight-only with a group size; no test input: no comparison, tpuc's default tolerance.
+  DeploySettings w4;
+  w4.quantize = "W4F16";
+  w4.qGroupSize = 128;
+  QCOMPARE(deployArguments(w4, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"}),
+           QStringList({"deploy", "--mlir", "/c/m.top.mlir", "--quantize", "W4F16", "--chip", "bm1684x",
+                        "--q_group_size", "128", "--tpu_mlir", "/c/m.tpu.mlir", "--progress", "json"}));
+
+  // Settings round trip through a configuration's options, keeping keys the studio does not know.
+  project::CompileConfig config{7, "int8-asym", "bm1684x", "F32", R"({"quant_input": true})"};
+  config = withDeploySettings(config, s);
+  QCOMPARE(config.chip, std::string("bm1688"));
+  QCOMPARE(config.precision, std::string("INT8"));
+  QVERIFY(QString::fromStdString(config.optionsJson).contains("quant_input"));
+  QCOMPARE(deploySettingsOf(config), s);
+
+  // Which tables a configuration uses: the named version, the newest when unnamed, none when gone.
+  const project::Project p = projectWithTables();
+  QCOMPARE(deployCaliTable(p, s)->version, 1);
+  QCOMPARE(deployCaliTable(p, DeploySettings{})->version, 2);
+  QCOMPARE(deployQuantTable(p, s)->id, qint64(1));
+  DeploySettings gone = s;
+  gone.caliTableVersion = 9;
+  gone.quantTableName = "other";
+  QVERIFY(!deployCaliTable(p, gone));
+  QVERIFY(!deployQuantTable(p, gone));
+  QVERIFY(!deployQuantTable(p, DeploySettings{}));
+  QCOMPARE(defaultTolerance("BF16"), QString("0.99,0.90"));
+}
+
+void TestDeployJob::configurationSurvivesTheProjectFile() {
+  QTemporaryDir dir;
+  StudioContext context;
+  DeploySettings s;
+  s.chip = "cv186ah";
+  s.quantize = "W8BF16";
+  s.qGroupSize = 32;
+  s.quantTableName = "mixed precision";
+  s.quantTableVersion = 2;
+  s.testInput = dir.filePath("x.npz");
+  const qint64 id = context.addCompileConfig(withDeploySettings({0, "w8", "bm1684x", "F32", "{}"}, s));
+  QString error;
+  QVERIFY2(context.saveAs(dir.filePath("p.tpuproj"), &error), qPrintable(error));
+  StudioContext reopened;
+  QVERIFY2(reopened.openProject(dir.filePath("p.tpuproj"), &error), qPrintable(error));
+  QCOMPARE(reopened.project().compileConfigs.size(), std::size_t(1));
+  QCOMPARE(reopened.project().compileConfigs[0].id, id);
+  QCOMPARE(deploySettingsOf(reopened.project().compileConfigs[0]), s);
+}
+
+void TestDeployJob::dialogEditsAConfiguration() {
+  const project::Project p = projectWithTables();
+  DeployDialog dialog(p, {3, "int8", "bm1684x", "INT8", "{}"});
+  auto *quantize = dialog.findChild<QComboBox *>("quantize");
+  auto *caliTable = dialog.findChild<QComboBox *>("calibrationTable");
+  auto *quantTable = dialog.findChild<QComboBox *>("quantizeTable");
+  auto *testInput = dialog.findChild<QComboBox *>("testInput");
+  auto *asymmetric = dialog.findChild<QCheckBox *>("asymmetric");
+  auto *groupSize = dialog.findChild<QSpinBox *>("qGroupSize");
+  auto *tolerance = dialog.findChild<QLineEdit *>("tolerance");
+  QVERIFY(quantize && caliTable && quantTable && testInput && asymmetric && groupSize && tolerance);
+  auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+  QCOMPARE(quantize->currentText(), QString("INT8"));
+  QVERIFY(caliTable->isEnabled() && asymmetric->isEnabled() && !groupSize->isEnabled());
+  QCOMPARE(caliTable->count(), 3); // newest + two versions, newest version listed first
+  caliTable->setCurrentIndex(2);
+  quantTable->setCurrentIndex(1);
+  testInput->setCurrentIndex(2);
+  asymmetric->setChecked(true);
+  QVERIFY(ok->isEnabled());
+  DeploySettings s = dialog.settings();
+  QCOMPARE(s.caliTableName, QString("photos kl"));
+  QCOMPARE(s.caliTableVersion, 1);
+  QCOMPARE(s.quantTableName, QString("mixed precision"));
+  QCOMPARE(s.testInput, QString("/data/cat.png"));
+  QVERIFY(s.asymmetric);
+  QCOMPARE(dialog.config().id, qint64(3));
+  QCOMPARE(dialog.config().name, std::string("int8"));
+  dialog.resize(dialog.sizeHint().expandedTo(QSize(560, 0)));
+  QVERIFY(dialog.grab().save(screenshotDir() + "/deploy-dialog.png"));
+  // A bad tolerance blocks OK with a reason; W4 enables the group size and drops the INT8-only fields.
+  tolerance->setText("high");
+  QVERIFY(!ok->isEnabled());
+  QVERIFY(dialog.problem().contains("Tolerance"));
+  tolerance->clear();
+  quantize->setCurrentText("W4BF16");
+  QVERIFY(groupSize->isEnabled() && !caliTable->isEnabled() && !asymmetric->isEnabled());
+  groupSize->setValue(128);
+  s = dialog.settings();
+  QCOMPARE(s.qGroupSize, qint64(128));
+  QVERIFY(!s.asymmetric && s.caliTableName.isEmpty());
+  // INT8 in a project without calibration tables cannot be accepted.
+  DeployDialog bare(project::Project{}, {0, "x", "bm1684x", "INT8", "{}"});
+  QVERIFY(bare.problem().contains("calibration table"));
+}
+
+void TestDeployJob::crashedDeployIsReported() {
+  // A stand-in tpuc that records its command line and dies of a segmentation fault mid-way.
+  QTemporaryDir dir;
+  const QString script = dir.filePath("tpuc");
+  QFile file(script);
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/args.txt\"\n"
+             "echo 'lowering conv1 to INT8' >&2\nkill -SEGV $$\n");
+  file.close();
+  QVERIFY(file.setPermissions(file.permissions() | QFileDevice::ExeOwner));
+  QFile model(dir.filePath("m.onnx"));
+  QVERIFY(model.open(QIODevice::WriteOnly));
+  model.write("not read by the stand-in");
+  model.close();
+
+  StudioContext context;
+  MainWindow window(&context);
+  window.setInteractive(false);
+  window.startup(QString());
+  context.setModel({dir.filePath("m.onnx").toStdString(), "sha256:00", 24, "onnx", {}});
+  const std::string sample = dir.filePath("m.onnx").toStdString(); // any existing file stands for a sample
+  context.addDataset({0, "photos", {{sample, "{}", {}}}});
+  context.addCaliTable({0, "photos kl", 1, "", "", {{"conv1", 2.0, -2.0, 2.0}}});
+  context.addQuantTable({0, "mixed precision", 1, "", "", {{"conv1", "F16"}}});
+  DeploySettings s;
+  s.quantize = "INT8";
+  s.quantTableName = "mixed precision";
+  s.quantTableVersion = 1;
+  const qint64 configId = context.addCompileConfig(withDeploySettings({0, "int8 mixed", "bm1684x", "F32", "{}"}, s));
+  QString error;
+  QVERIFY2(context.saveAs(dir.filePath("m.tpuproj"), &error), qPrintable(error));
+  const QString cache = QString::fromStdString(project::cacheDirFor(dir.filePath("m.tpuproj").toStdString()).string());
+  QDir().mkpath(cache);
+  QFile top(cache + "/m.top.mlir"); // the Top IR is there: no transform job first
+  QVERIFY(top.open(QIODevice::WriteOnly));
+  top.close();
+
+  qputenv("TPUC", script.toUtf8());
+  QSignalSpy recorded(&window, &MainWindow::runRecorded);
+  const int id = window.runDeploy(configId);
+  qunsetenv("TPUC");
+  QVERIFY(id > 0);
+  QCOMPARE(window.jobQueue()->jobs().size(), 1);
+  QVERIFY(recorded.wait(30000));
+  const JobInfo job = *window.jobQueue()->job(id);
+  QCOMPARE(job.state, JobState::Failed);
+  QVERIFY2(job.error.contains("crashed (segmentation fault)") && job.error.contains("lowering conv1"),
+           qPrintable(job.error));
+  const project::RunRecord &run = context.project().runs.back();
+  QCOMPARE(run.status, std::string("failed"));
+  QVERIFY2(QString::fromStdString(run.summaryJson).contains("crashed"), run.summaryJson.c_str());
+  QCOMPARE(run.layerMetricsJson, std::string("[]"));
+  QVERIFY(!window.openAccuracy(run.id)); // nothing to show, and no crash
+
+  // The command line the configuration made, and the tables written as the engine reads them.
+  QFile argsFile(dir.filePath("args.txt"));
+  QVERIFY(argsFile.open(QIODevice::ReadOnly));
+  const QStringList args = QString::fromUtf8(argsFile.readAll()).split('\n', Qt::SkipEmptyParts);
+  const QString cali = cache + "/deploy-cali-table1-v1.txt", qtable = cache + "/deploy-qtable1-v1.txt";
+  QCOMPARE(args, QStringList({"deploy", "--mlir", cache + "/m.top.mlir", "--quantize", "INT8", "--chip", "bm1684x",
+                              "--calibration_table", cali, "--quantize_table", qtable, "--test_input",
+                              QString::fromStdString(sample), "--compare_all", "--tpu_mlir",
+                              cache + "/m_bm1684x_int8.tpu.mlir", "--progress", "json"}));
+  QFile qtableFile(qtable);
+  QVERIFY(qtableFile.open(QIODevice::ReadOnly));
+  QVERIFY(qtableFile.readAll().contains("conv1 F16"));
+
+  // A configuration naming a table the project no longer has is refused before anything runs.
+  context.undoStack()->undo(); // the configuration
+  context.undoStack()->undo(); // the quantize table
+  const qint64 again = context.addCompileConfig(withDeploySettings({0, "int8 mixed", "bm1684x", "F32", "{}"}, s));
+  qputenv("TPUC", script.toUtf8());
+  QCOMPARE(window.runDeploy(again), -1);
+  qunsetenv("TPUC");
+  QCOMPARE(window.jobQueue()->jobs().size(), 1);
+}
+
+void TestDeployJob::resnet18Int8EndToEnd() {
+#ifndef TPUC_ENGINE
+  QSKIP("this build has no tpuc");
+#else
+  const QString assets = QString::fromLocal8Bit(qgetenv("TPUC_ASSETS")).isEmpty()
+                             ? QDir::homePath() + "/.cache/tpu-studio/assets"
+                             : QString::fromLocal8Bit(qgetenv("TPUC_ASSETS"));
+  const QString onnx = assets + "/models/resnet18.onnx";
+  if (!QFileInfo::exists(onnx))
+    QFAIL(qPrintable(onnx + " is missing: run scripts/fetch-assets.sh"));
+  QTemporaryDir dir;
+  StudioContext context;
+  MainWindow window(&context);
+  window.setInteractive(false);
+  window.startup(QString());
+  window.resize(1500, 950);
+  QSignalSpy imported(&window, &MainWindow::modelImported);
+  window.importModel(onnx);
+  QVERIFY(imported.wait(30000));
+  project::ImportSettings settings;
+  settings.inputShapes = "[[1,3,224,224]]";
+  settings.mean = {123.675, 116.28, 103.53};
+  settings.scale = {0.0171, 0.0175, 0.0174};
+  context.setImportSettings(settings);
+  // The test input (dog.jpg) first; calibration on photos that do not include it would be the rule for a
+  // real evaluation, here the point is the studio's path.
+  std::vector<project::Sample> samples;
+  for (const char *name : {"dog.jpg", "eagle.jpg", "giraffe.jpg", "horses.jpg", "kite.jpg", "person.jpg",
+                           "china.jpg", "flower.jpg"})
+    samples.push_back({(assets + "/images/" + name).toStdString(), "{}", {}});
+  const qint64 datasetId = context.addDataset({0, "photos", samples});
+  QString error;
+  QVERIFY2(context.saveAs(dir.filePath("resnet18.tpuproj"), &error), qPrintable(error));
+
+  qputenv("TPUC", TPUC_ENGINE);
+  QSignalSpy tableAdded(&window, &MainWindow::calibrationTableAdded);
+  QVERIFY(window.runCalibrate(datasetId, "kl") > 0);
+  QVERIFY(tableAdded.wait(240000));
+  QVERIFY(tableAdded.front().front().toLongLong() > 0);
+
+  // Two INT8 configurations with a strict tolerance, so the table has NOT_SIMILAR rows to look at.
+  auto deploy = [&](const std::string &name, bool asymmetric) -> qint64 {
+    DeploySettings s;
+    s.quantize = "INT8";
+    s.asymmetric = asymmetric;
+    s.tolerance = "0.9995,0.97";
+    const qint64 config = context.addCompileConfig(withDeploySettings({0, name, "bm1684x", "F32", "{}"}, s));
+    const std::size_t before = context.project().runs.size();
+    const int job = window.runDeploy(config);
+    if (job <= 0)
+      return -1;
+    if (!QTest::qWaitFor([&] { return context.project().runs.size() > before &&
+                                      QString::fromStdString(context.project().runs.back().configName).contains(
+                                          QString::fromStdString(name)); }, 240000))
+      return -1;
+    return context.project().runs.back().id;
+  };
+  const qint64 symmetric = deploy("int8-sym", false);
+  QVERIFY(symmetric > 0);
+  const qint64 asymmetricRun = deploy("int8-asym", true);
+  qunsetenv("TPUC");
+  QVERIFY(asymmetricRun > 0);
+
+  const project::RunRecord &run = context.project().runs.back();
+  const AccuracyReport report = accuracyOfRun(run);
+  QVERIFY2(report.layers.size() > 20, run.layerMetricsJson.c_str());
+  QVERIFY(report.hasIsolated());
+  QCOMPARE(report.layers.front().name, QString("input"));
+  QCOMPARE(report.layers.back().name, QString("/fc/Gemm"));
+  QVERIFY2(report.layers.back().accumulated.cosine >= 0.99, qPrintable(QString::number(report.layers.back().accumulated.cosine)));
+  // Isolated error is at most the accumulated error (each op fed exact inputs cannot pile up error).
+  for (const LayerAccuracy &l : report.layers)
+    QVERIFY2(l.isolated.cosine >= l.accumulated.cosine - 1e-4, qPrintable(l.name));
+
+  AccuracyView *view = window.openAccuracy(asymmetricRun);
+  QVERIFY(view);
+  QCOMPARE(window.centralTabs()->currentWidget(), view);
+  QCOMPARE(view->comparedRun(), symmetric);
+  QCOMPARE(view->model()->rowCount(), static_cast<int>(report.layers.size()));
+  const int failing = report.indexOf(report.firstFailing);
+  QVERIFY(failing > 0);
+  context.selectOp(report.firstFailing);
+  QCOMPARE(view->currentLayer(), report.firstFailing);
+  QTest::qWait(50);
+  QVERIFY(window.grab().save(screenshotDir() + "/accuracy-resnet18-int8.png"));
+  QVERIFY(view->grab().save(screenshotDir() + "/accuracy-view-resnet18-int8.png"));
+
+  view->setFilterMode(AccuracyFilter::ErrorBorn); // sorts by isolated cosine, worst first
+  QCOMPARE(view->filter()->rowCount(), 10);
+  const QString worst = view->filter()->index(0, AccuracyModel::Name).data().toString();
+  view->table()->setCurrentIndex(view->filter()->index(0, AccuracyModel::Name));
+  QVERIFY(view->grab().save(screenshotDir() + "/accuracy-view-error-born.png"));
+  const qint64 table = view->keepLayerInFloat(worst, "F16");
+  QVERIFY(table > 0);
+  QCOMPARE(context.project().quantTables.back().entries.back().opName, worst.toStdString());
+  context.undoStack()->undo();
+  QVERIFY(context.project().quantTables.empty());
+#endif
+}
+
+QTEST_MAIN(TestDeployJob)
+#include "tst_deployjob.moc"

@@ -1,0 +1,59 @@
+// The main window's accuracy debugging: the deploy dialog and the per-layer accuracy tab of a run.
+#include "ui/MainWindow.h"
+
+#include "ui/DeployDialog.h"
+#include "ui/views/AccuracyView.h"
+
+#include <QTabWidget>
+
+namespace tpuc::ui {
+
+DeployDialog *MainWindow::openDeployDialog(qint64 configId) {
+  const project::Project &p = m_context->project();
+  if (configId < 0 && m_context->selection().section == Section::CompileConfigs)
+    configId = m_context->selection().id;
+  project::CompileConfig config{-1, "deploy", "bm1684x", p.caliTables.empty() ? "F16" : "INT8", "{}"};
+  for (const project::CompileConfig &c : p.compileConfigs)
+    if (c.id == configId || (configId < 0 && &c == &p.compileConfigs.front()))
+      config = c;
+  if (!m_interactive) {
+    runDeploy(config.id);
+    return nullptr;
+  }
+  auto *dialog = new DeployDialog(p, config, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    project::CompileConfig edited = dialog->config();
+    qint64 id = edited.id;
+    const bool exists = std::any_of(m_context->project().compileConfigs.begin(),
+                                    m_context->project().compileConfigs.end(), [id](const auto &c) { return c.id == id; });
+    if (!exists)
+      id = m_context->addCompileConfig(edited);
+    else if (!m_context->setCompileConfig(edited)) {
+      showError(tr("Cannot Deploy"), tr("Another configuration is already named '%1'.")
+                                         .arg(QString::fromStdString(edited.name)));
+      return;
+    }
+    runDeploy(id);
+  });
+  dialog->open();
+  return dialog;
+}
+
+AccuracyView *MainWindow::openAccuracy(qint64 runId) {
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (auto *view = qobject_cast<AccuracyView *>(m_tabs->widget(i)); view && view->runId() == runId) {
+      m_tabs->setCurrentIndex(i);
+      return view;
+    }
+  const auto &runs = m_context->project().runs;
+  auto run = std::find_if(runs.begin(), runs.end(), [runId](const auto &r) { return r.id == runId; });
+  if (run == runs.end() || accuracyOfRun(*run).layers.empty())
+    return nullptr;
+  auto *view = new AccuracyView(m_context, runId, m_tabs);
+  view->setProperty("tpucRunId", runId);
+  m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Accuracy: run #%1").arg(runId)));
+  return view;
+}
+
+} // namespace tpuc::ui

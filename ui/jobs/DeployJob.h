@@ -1,0 +1,62 @@
+// The deploy job: a compile configuration's model_deploy settings (stored in the project) and the
+// `tpuc deploy` command line they make.
+#ifndef TPUC_UI_JOBS_DEPLOYJOB_H
+#define TPUC_UI_JOBS_DEPLOYJOB_H
+
+#include "app/project/Project.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace tpuc::ui {
+
+/// model_deploy's settings of one compile configuration. Chip and quantize are the configuration's
+/// columns; the rest lives in its options JSON ("asymmetric", "calibration_table" {name, version},
+/// "quantize_table" {name, version}, "q_group_size", "test_input", "tolerance"), so tables are referred
+/// to by name and version, which survive saving and reopening (ids do not need to).
+struct DeploySettings {
+  QString chip = QStringLiteral("bm1684x");
+  QString quantize = QStringLiteral("F32");
+  bool asymmetric = false;
+  QString caliTableName;  ///< empty: the newest calibration table (INT8 only)
+  int caliTableVersion = 0;
+  QString quantTableName; ///< empty: none
+  int quantTableVersion = 0;
+  qint64 qGroupSize = 0;  ///< W8/W4 only; 0 = per channel
+  QString testInput;      ///< a sample path; empty: the first calibration sample on disk
+  QString tolerance;      ///< "cos,euc"; empty: model_deploy's default (0.8,0.5)
+  bool operator==(const DeploySettings &) const = default;
+};
+
+/// The settings a configuration holds (unknown option keys are ignored, missing ones take defaults).
+DeploySettings deploySettingsOf(const project::CompileConfig &config);
+/// `config` with `settings` written into it; other option keys are kept.
+project::CompileConfig withDeploySettings(project::CompileConfig config, const DeploySettings &settings);
+
+/// TPU-MLIR's usual comparison tolerance of a precision (suggested in the form): F32 0.99,0.99; F16/BF16 0.99,0.90;
+/// INT8 and weight-only 0.90,0.80 (cosine, euclidean).
+QString defaultTolerance(const QString &quantize);
+/// True for the modes that take --q_group_size (W8*, W4*).
+bool isWeightOnly(const QString &quantize);
+
+/// The files a deploy job reads and writes, decided by the caller (cache folder, tables written out).
+struct DeployPaths {
+  QString topMlir;
+  QString calibrationTable; ///< empty: none (only INT8 needs one)
+  QString quantizeTable;    ///< empty: none
+  QString testInput;        ///< empty: no test (no comparison)
+  QString tpuMlir;
+};
+
+/// `deploy --mlir ... --quantize ... --chip ... [--asymmetric] [--calibration_table F] [--quantize_table F]
+/// [--q_group_size N] [--test_input F [--tolerance T] --compare_all] --tpu_mlir F --progress json`.
+QStringList deployArguments(const DeploySettings &settings, const DeployPaths &paths);
+
+/// The calibration table a configuration uses: its named version, else the newest; null when none.
+const project::CaliTable *deployCaliTable(const project::Project &project, const DeploySettings &settings);
+/// The quantize table a configuration names; null when it names none or that table is gone.
+const project::QuantTable *deployQuantTable(const project::Project &project, const DeploySettings &settings);
+
+} // namespace tpuc::ui
+
+#endif

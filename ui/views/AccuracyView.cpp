@@ -1,0 +1,439 @@
+// The accuracy view: per-layer table, chart along the graph, keep-in-float and compare-with-run actions.
+#include "ui/views/AccuracyView.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QFile>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QMenu>
+#include <QScatterSeries>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace tpuc::ui {
+
+namespace {
+
+const project::RunRecord *findRun(const project::Project &p, qint64 id) {
+  for (const project::RunRecord &r : p.runs)
+    if (r.id == id)
+      return &r;
+  return nullptr;
+}
+
+QString runLabel(const project::RunRecord &r) {
+  return QStringLiteral("#%1 %2 (%3)").arg(r.id).arg(QString::fromStdString(r.configName),
+                                                      QString::fromStdString(r.finished));
+}
+
+QColor blend(const QColor &a, const QColor &b, double t) {
+  return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
+                          static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
+                          static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
+}
+
+} // namespace
+
+AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent)
+    : QWidget(parent), m_context(context), m_runId(runId), m_model(new AccuracyModel(this)),
+      m_filter(new AccuracyFilter(this)), m_table(new QTableView(this)), m_chart(new QChartView(this)),
+      m_summary(new QLabel(this)), m_mode(new QComboBox(this)), m_search(new QLineEdit(this)),
+      m_compare(new QComboBox(this)), m_keep(new QToolButton(this)) {
+  m_filter->setSourceModel(m_model);
+  m_table->setModel(m_filter);
+  m_table->setSortingEnabled(true);
+  m_table->sortByColumn(AccuracyModel::Order, Qt::AscendingOrder);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->setAlternatingRowColors(true);
+  m_table->verticalHeader()->hide();
+  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // The name gets a fixed share (elided in the middle) so the metrics stay in sight; the user can widen it.
+  m_table->horizontalHeader()->setSectionResizeMode(AccuracyModel::Name, QHeaderView::Interactive);
+  m_table->horizontalHeader()->setHighlightSections(false);
+  m_table->setTextElideMode(Qt::ElideMiddle); // long ONNX names differ at the end, not the start
+  m_table->setWordWrap(false);
+
+  m_summary->setWordWrap(true);
+  m_summary->setTextFormat(Qt::RichText);
+  m_mode->addItem(tr("All layers"), AccuracyFilter::All);
+  m_mode->addItem(tr("Only NOT_SIMILAR"), AccuracyFilter::NotSimilar);
+  m_mode->addItem(tr("Where error is born"), AccuracyFilter::ErrorBorn);
+  m_mode->setToolTip(tr("Where error is born: the layers whose isolated cosine (the op fed exact inputs) is "
+                        "lowest — quantizing these ops loses accuracy by itself"));
+  m_search->setPlaceholderText(tr("Filter layers by name"));
+  m_search->setClearButtonEnabled(true);
+  m_keep->setText(tr("Keep in float"));
+  m_keep->setToolTip(tr("Add the selected layer to the project's quantize table in F16 or BF16 (undoable)"));
+  m_keep->setPopupMode(QToolButton::InstantPopup);
+  auto *keepMenu = new QMenu(m_keep);
+  for (const QString &mode : {QStringLiteral("F16"), QStringLiteral("BF16")})
+    keepMenu->addAction(tr("Keep This Layer in %1").arg(mode), this, [this, mode] { keepLayerInFloat(currentLayer(), mode); });
+  m_keep->setMenu(keepMenu);
+  m_keep->setEnabled(false);
+  m_compare->setToolTip(tr("Show another run's accumulated cosine per layer beside this one"));
+
+  auto *bar = new QHBoxLayout;
+  bar->setContentsMargins(0, 0, 0, 0);
+  bar->addWidget(new QLabel(tr("Show:"), this));
+  bar->addWidget(m_mode);
+  bar->addWidget(m_search, 1);
+  bar->addWidget(new QLabel(tr("Compare with:"), this));
+  bar->addWidget(m_compare, 1);
+  bar->addWidget(m_keep);
+
+  auto *splitter = new QSplitter(Qt::Vertical, this);
+  m_chart->setRenderHint(QPainter::Antialiasing);
+  m_chart->setMinimumHeight(fontMetrics().height() * 12);
+  splitter->addWidget(m_chart);
+  splitter->addWidget(m_table);
+  splitter->setStretchFactor(0, 2);
+  splitter->setStretchFactor(1, 3);
+  auto *layout = new QVBoxLayout(this);
+  layout->addWidget(m_summary);
+  layout->addLayout(bar);
+  layout->addWidget(splitter, 1);
+
+  connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
+    const auto mode = static_cast<AccuracyFilter::Mode>(m_mode->currentData().toInt());
+    m_filter->setMode(mode);
+    // Error born is a ranking: show it worst first.
+    if (mode == AccuracyFilter::ErrorBorn)
+      m_table->sortByColumn(m_model->report().hasIsolated() ? AccuracyModel::IsoCosine : AccuracyModel::AccCosine,
+                            Qt::AscendingOrder);
+    else
+      m_table->sortByColumn(AccuracyModel::Order, Qt::AscendingOrder);
+  });
+  connect(m_search, &QLineEdit::textChanged, m_filter, &AccuracyFilter::setNameFilter);
+  connect(m_compare, &QComboBox::activated, this, [this] { compareWithRun(m_compare->currentData().toLongLong()); });
+  connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+    const QString name = currentLayer();
+    m_keep->setEnabled(!name.isEmpty());
+    rebuildChart();
+    m_publishing = true;
+    m_context->selectOp(name);
+    m_publishing = false;
+  });
+  connect(m_context, &StudioContext::opSelectionChanged, this, [this](const QString &name) {
+    if (!m_publishing)
+      selectLayer(name);
+  });
+  // A node selected in a graph view: its location's first name is the tensor name of the comparison.
+  connect(m_context, &StudioContext::graphSelectionChanged, this, [this] {
+    const GraphSelection &g = m_context->graphSelection();
+    if (g.graph && g.node != graph::kNoNode && g.node < g.graph->nodes.size())
+      selectLayer(QString::fromStdString(g.graph->nodes[g.node].name));
+  });
+  connect(m_context, &StudioContext::projectChanged, this, [this](Section section) {
+    if (section == Section::Runs)
+      fillRunChoices();
+  });
+  connect(m_context, &StudioContext::runFinished, this, [this] { fillRunChoices(); });
+  reloadRun();
+}
+
+QString AccuracyView::currentLayer() const {
+  const QModelIndex index = m_filter->mapToSource(m_table->currentIndex());
+  return index.isValid() ? m_model->layer(index.row()).name : QString();
+}
+
+void AccuracyView::setFilterMode(AccuracyFilter::Mode mode) {
+  m_mode->setCurrentIndex(m_mode->findData(mode));
+}
+
+void AccuracyView::reloadRun() {
+  if (const project::RunRecord *run = findRun(m_context->project(), m_runId)) {
+    m_title = runLabel(*run);
+    m_model->setReport(accuracyOfRun(*run));
+  }
+  fillRunChoices();
+  // By default compare with the run before this one that has layer metrics.
+  qint64 previous = -1;
+  for (const project::RunRecord &r : m_context->project().runs)
+    if (r.id < m_runId && !accuracyOfRun(r).layers.empty())
+      previous = r.id;
+  compareWithRun(previous);
+}
+
+void AccuracyView::fitNameColumn() {
+  int longest = 0;
+  for (const LayerAccuracy &l : m_model->report().layers)
+    longest = std::max(longest, fontMetrics().horizontalAdvance(l.name));
+  const int cap = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 34;
+  m_table->setColumnWidth(AccuracyModel::Name, std::clamp(longest + fontMetrics().height(), cap / 3, cap));
+}
+
+void AccuracyView::setReport(AccuracyReport report, const QString &title) {
+  m_runId = -1;
+  m_title = title;
+  m_model->setReport(std::move(report));
+  fillRunChoices();
+  compareWithRun(-1);
+}
+
+bool AccuracyView::loadFile(const QString &path, QString *error) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    *error = QStringLiteral("%1: %2").arg(path, file.errorString());
+    return false;
+  }
+  QString why;
+  std::optional<AccuracyReport> report = parseAccuracyJson(file.readAll(), &why);
+  if (!report) {
+    *error = QStringLiteral("%1: %2").arg(path, why);
+    return false;
+  }
+  setReport(std::move(*report), path);
+  return true;
+}
+
+void AccuracyView::fillRunChoices() {
+  const QSignalBlocker block(m_compare);
+  m_compare->clear();
+  m_compare->addItem(tr("(no other run)"), qint64(-1));
+  for (auto it = m_context->project().runs.rbegin(); it != m_context->project().runs.rend(); ++it)
+    if (it->id != m_runId && !accuracyOfRun(*it).layers.empty())
+      m_compare->addItem(runLabel(*it), qint64(it->id));
+  const int index = m_compare->findData(m_previousRun);
+  m_compare->setCurrentIndex(index < 0 ? 0 : index);
+}
+
+void AccuracyView::compareWithRun(qint64 runId) {
+  m_previousRun = -1;
+  m_previousReport = {};
+  QHash<QString, double> cosines;
+  if (const project::RunRecord *run = runId >= 0 ? findRun(m_context->project(), runId) : nullptr) {
+    m_previousRun = runId;
+    m_previousReport = accuracyOfRun(*run);
+    for (const LayerAccuracy &l : m_previousReport.layers)
+      if (l.accumulated.present)
+        cosines.insert(l.name, l.accumulated.cosine);
+  }
+  m_model->setPrevious(cosines);
+  m_table->setColumnHidden(AccuracyModel::PrevCosine, !m_model->hasPrevious());
+  m_table->setColumnHidden(AccuracyModel::DeltaCosine, !m_model->hasPrevious());
+  const bool isolated = m_model->report().hasIsolated();
+  for (int c = AccuracyModel::IsoCosine; c <= AccuracyModel::IsoStatus; ++c)
+    m_table->setColumnHidden(c, !isolated);
+  const int index = m_compare->findData(m_previousRun);
+  m_compare->setCurrentIndex(index < 0 ? 0 : index);
+  fitNameColumn();
+  updateSummary();
+  rebuildChart();
+}
+
+void AccuracyView::updateSummary() {
+  const AccuracyReport &r = m_model->report();
+  int failed = 0;
+  for (const LayerAccuracy &l : r.layers)
+    failed += l.accumulated.present && !l.accumulated.passed;
+  QString text = QStringLiteral("<b>%1</b> — %2").arg(m_title.toHtmlEscaped(), countText(static_cast<qint64>(r.layers.size()),
+                                                                                         tr("layer"), tr("layers")));
+  if (r.toleranceCosine > 0)
+    text += tr(", tolerance cos %1 euc %2").arg(r.toleranceCosine).arg(r.toleranceEuclidean);
+  if (failed)
+    text += tr(", <span style='color:%1'><b>%2 NOT_SIMILAR</b>, first at <b>%3</b></span>")
+                .arg(statusColor(QStringLiteral("NOT_SIMILAR")).name())
+                .arg(failed)
+                .arg(r.firstFailing.toHtmlEscaped());
+  else if (!r.layers.empty())
+    text += tr(", all within tolerance");
+  if (!r.hasIsolated() && !r.layers.empty())
+    text += tr(" <i>(accumulated only: deploy with --compare_all for isolated error)</i>");
+  m_summary->setText(text);
+}
+
+void AccuracyView::rebuildChart() {
+  const AccuracyReport &r = m_model->report();
+  auto *chart = new QChart;
+  const QPalette pal = palette();
+  chart->setBackgroundBrush(pal.color(QPalette::Base));
+  chart->setPlotAreaBackgroundVisible(false);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setLabelColor(pal.color(QPalette::Text));
+
+  auto *acc = new QLineSeries;
+  acc->setName(tr("accumulated cosine"));
+  acc->setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));
+  auto *iso = new QLineSeries;
+  iso->setName(tr("isolated cosine"));
+  iso->setPen(QPen(QColor(0xff, 0x7f, 0x0e), 2));
+  std::map<QString, QScatterSeries *> byStatus;
+  double low = 1.0;
+  for (const LayerAccuracy &l : r.layers) {
+    const double x = l.order + 1;
+    if (l.accumulated.present && std::isfinite(l.accumulated.cosine)) {
+      acc->append(x, l.accumulated.cosine);
+      low = std::min(low, l.accumulated.cosine);
+      QScatterSeries *&points = byStatus[l.accumulated.status];
+      if (!points) {
+        points = new QScatterSeries;
+        points->setName(l.accumulated.status);
+        points->setMarkerSize(fontMetrics().height() * 0.55);
+        points->setColor(statusColor(l.accumulated.status));
+        points->setBorderColor(pal.color(QPalette::Base));
+      }
+      points->append(x, l.accumulated.cosine);
+    }
+    if (l.isolated.present && std::isfinite(l.isolated.cosine)) {
+      iso->append(x, l.isolated.cosine);
+      low = std::min(low, l.isolated.cosine);
+    }
+  }
+  chart->addSeries(acc);
+  if (iso->count())
+    chart->addSeries(iso);
+  else
+    delete iso;
+  if (!m_previousReport.layers.empty()) {
+    auto *prev = new QLineSeries;
+    prev->setName(tr("accumulated, run #%1").arg(m_previousRun));
+    QPen pen(blend(pal.color(QPalette::Text), pal.color(QPalette::Base), 0.45), 1.5, Qt::DashLine);
+    prev->setPen(pen);
+    for (const LayerAccuracy &l : r.layers) {
+      const int i = m_previousReport.indexOf(l.name);
+      if (i >= 0 && m_previousReport.layers[i].accumulated.present &&
+          std::isfinite(m_previousReport.layers[i].accumulated.cosine)) {
+        prev->append(l.order + 1, m_previousReport.layers[i].accumulated.cosine);
+        low = std::min(low, m_previousReport.layers[i].accumulated.cosine);
+      }
+    }
+    chart->addSeries(prev);
+  }
+  // Failures drawn last, so they sit on top of the lines.
+  for (const QString &status : {QStringLiteral("EQUAL"), QStringLiteral("CLOSE"), QStringLiteral("SIMILAR"),
+                                QStringLiteral("NOT_SIMILAR"), QStringLiteral("MISMATCH")})
+    if (auto it = byStatus.find(status); it != byStatus.end()) {
+      chart->addSeries(it->second);
+      byStatus.erase(it);
+    }
+  for (auto &[status, points] : byStatus)
+    chart->addSeries(points);
+  if (r.toleranceCosine > 0) {
+    auto *tolerance = new QLineSeries;
+    tolerance->setName(tr("tolerance %1").arg(r.toleranceCosine));
+    tolerance->setPen(QPen(statusColor(QStringLiteral("NOT_SIMILAR")), 1, Qt::DotLine));
+    tolerance->append(1, r.toleranceCosine);
+    tolerance->append(std::max<double>(2, static_cast<double>(r.layers.size())), r.toleranceCosine);
+    low = std::min(low, r.toleranceCosine);
+    chart->addSeries(tolerance);
+  }
+  // The current layer: a ring around its accumulated point.
+  const QString current = currentLayer();
+  if (const int i = r.indexOf(current); i >= 0 && r.layers[i].accumulated.present) {
+    auto *ring = new QScatterSeries;
+    ring->setName(current);
+    ring->setMarkerSize(fontMetrics().height() * 1.2);
+    ring->setColor(Qt::transparent);
+    ring->setBorderColor(pal.color(QPalette::Highlight));
+    ring->setPen(QPen(pal.color(QPalette::Highlight), 2.5));
+    ring->append(i + 1, r.layers[i].accumulated.cosine);
+    chart->addSeries(ring);
+  }
+
+  auto *x = new QValueAxis;
+  x->setTitleText(tr("layer in graph order"));
+  x->setLabelFormat(QStringLiteral("%d"));
+  x->setRange(0.5, std::max<double>(1.5, static_cast<double>(r.layers.size()) + 0.5));
+  x->setTickType(QValueAxis::TicksDynamic);
+  x->setTickAnchor(1);
+  x->setTickInterval(std::max(1.0, std::ceil(static_cast<double>(r.layers.size()) / 12.0)));
+  auto *y = new QValueAxis;
+  y->setTitleText(tr("cosine"));
+  const double span = std::max(1e-4, 1.0 - low);
+  y->setRange(std::max(-1.0, low - span * 0.08), 1.0 + span * 0.04);
+  y->setLabelFormat(span < 0.01 ? QStringLiteral("%.4f") : QStringLiteral("%.3f"));
+  for (QValueAxis *axis : {x, y}) {
+    axis->setLabelsColor(pal.color(QPalette::Text));
+    axis->setTitleBrush(pal.color(QPalette::Text));
+    axis->setGridLineColor(blend(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.12));
+    axis->setLinePenColor(blend(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.4));
+  }
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (QAbstractSeries *series : chart->series()) {
+    series->attachAxis(x);
+    series->attachAxis(y);
+  }
+  // The ring and the per-status points explain themselves in the table; keep the legend to the lines
+  // and the statuses that occur.
+  for (QLegendMarker *marker : chart->legend()->markers())
+    if (marker->series()->name() == current && !current.isEmpty())
+      marker->setVisible(false);
+  // Clicking a point selects its layer.
+  for (QAbstractSeries *series : chart->series())
+    if (auto *xy = qobject_cast<QXYSeries *>(series))
+      connect(xy, &QXYSeries::clicked, this, [this](const QPointF &point) {
+        const int i = static_cast<int>(std::lround(point.x())) - 1;
+        if (i >= 0 && i < static_cast<int>(m_model->report().layers.size()))
+          selectLayer(m_model->report().layers[i].name);
+      });
+  QChart *old = m_chart->chart();
+  m_chart->setChart(chart);
+  delete old;
+}
+
+void AccuracyView::selectLayer(const QString &name) {
+  const int row = m_model->report().indexOf(name);
+  if (row < 0)
+    return;
+  // Column 0, so scrolling to the row never scrolls the metrics sideways out of sight.
+  QModelIndex index = m_filter->mapFromSource(m_model->index(row, AccuracyModel::Order));
+  if (!index.isValid()) { // hidden by the filter: show all layers again
+    m_mode->setCurrentIndex(0);
+    m_filter->setMode(AccuracyFilter::All);
+    m_search->clear();
+    index = m_filter->mapFromSource(m_model->index(row, AccuracyModel::Order));
+  }
+  m_table->setCurrentIndex(index);
+  m_table->scrollTo(index);
+}
+
+qint64 AccuracyView::keepLayerInFloat(const QString &op, const QString &mode) {
+  if (op.isEmpty())
+    return -1;
+  const project::Project &p = m_context->project();
+  const project::QuantEntry entry{op.toStdString(), mode.toStdString()};
+  if (p.quantTables.empty())
+    return m_context->addQuantTable({0, "mixed precision", 1, "", "layers kept in float from the accuracy view", {entry}});
+  const project::QuantTable &table = p.quantTables.back();
+  const qint64 id = table.id;
+  const std::vector<project::QuantEntry> before = table.entries;
+  std::vector<project::QuantEntry> after = before;
+  auto it = std::find_if(after.begin(), after.end(), [&](const auto &e) { return e.opName == entry.opName; });
+  if (it != after.end() && *it == entry)
+    return id; // already kept in that mode
+  if (it != after.end())
+    *it = entry;
+  else
+    after.push_back(entry);
+  auto setEntries = [id](std::vector<project::QuantEntry> entries) {
+    return [id, entries](project::Project &p) {
+      for (project::QuantTable &t : p.quantTables)
+        if (t.id == id)
+          t.entries = entries;
+    };
+  };
+  m_context->edit(tr("Keep %1 in %2").arg(op, mode), Section::QuantTables, setEntries(after), setEntries(before));
+  m_context->log(LogLevel::Info, tr("%1 kept in %2 in quantize table '%3'")
+                                     .arg(op, mode, QString::fromStdString(table.name)));
+  return id;
+}
+
+} // namespace tpuc::ui
