@@ -212,6 +212,33 @@ void convInt8(const ConvShape &s, const float *x, int64_t zpX, int64_t maxX, con
   block = std::min(block, (plane + threads - 1) / threads);
   block = std::max<int64_t>(16, (block + 15) / 16 * 16);
   int64_t blocks = (plane + block - 1) / block;
+  // Small late planes (resnet18's 7x7 and 14x14 layers) give only a few narrow column blocks, where the
+  // GEMM runs at a fraction of its speed; there each task takes the whole plane for a share of the output
+  // channels instead (the unfold is repeated per task, which is cheap next to the GEMM at these sizes).
+  if (threads > 1 && plane <= 256 && ocg >= 32 * threads) {
+    int64_t rowsPerTask = (ocg + threads - 1) / threads;
+    rowsPerTask = (rowsPerTask + 15) / 16 * 16;
+    int64_t rowTasks = (ocg + rowsPerTask - 1) / rowsPerTask;
+    parallelFor(s.n * s.group * rowTasks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t task = begin; task < end; ++task) {
+        int64_t n = task / (s.group * rowTasks), grp = (task / rowTasks) % s.group;
+        int64_t r0 = (task % rowTasks) * rowsPerTask, rows = std::min(rowsPerTask, ocg - r0);
+        const float *xg = x + (n * s.ic + grp * icg) * s.ih * s.iw;
+        float *col = pointwise ? nullptr : localBuffer<float, 0>(k * plane);
+        float *tmp = localBuffer<float, 2>(rows * plane);
+        int32_t *acc = localBuffer<int32_t, 1>(rows * plane);
+        if (!pointwise)
+          im2colShifted(s, icg, xg, zp, 0, plane, col);
+        intGemm(false, rows, plane, k, w + (grp * ocg + r0) * k, k, pointwise ? xg : col, plane, acc, plane, maxX,
+                128, tmp);
+        for (int64_t r = 0; r < rows; ++r) {
+          int64_t oc = grp * ocg + r0 + r;
+          requantizeRow(acc + r * plane, plane, rq, oc, y + (n * s.oc + oc) * plane, bias.empty() ? 0 : bias[oc]);
+        }
+      }
+    });
+    return;
+  }
   parallelFor(s.n * s.group * blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
       int64_t n = task / (s.group * blocks), grp = (task / blocks) % s.group;

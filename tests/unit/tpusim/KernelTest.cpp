@@ -118,7 +118,12 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{"dilated", shape(1, 3, 12, 12, 5, 3, 1, 2, 2, 1), 5, false},
                       ConvCase{"grouped", shape(1, 8, 7, 7, 12, 3, 1, 1, 1, 4), 0, true},
                       ConvCase{"depthwise", shape(1, 6, 10, 9, 6, 3, 2, 1, 1, 6), -20, false},
-                      ConvCase{"pointwise", shape(1, 16, 5, 5, 10, 1, 1, 0, 1, 1), 3, false}),
+                      ConvCase{"pointwise", shape(1, 16, 5, 5, 10, 1, 1, 0, 1, 1), 3, false},
+                      // Small planes with many output channels split the channels over threads (uneven
+                      // last share, batch 2, a zero point), also for 1x1 and per group.
+                      ConvCase{"smallPlaneChannelSplit", shape(2, 40, 7, 7, 100, 3, 1, 1, 1, 1), 9, true},
+                      ConvCase{"smallPlanePointwise", shape(1, 24, 6, 6, 70, 1, 1, 0, 1, 1), 0, false},
+                      ConvCase{"smallPlaneGrouped", shape(1, 8, 5, 5, 128, 3, 1, 1, 1, 2), -7, false}),
     [](const auto &info) { return std::string(info.param.name); });
 
 TEST(IntGemm, ExactBeyondFloatPrecision) {
