@@ -14,6 +14,9 @@
 #include "ui/views/DatasetView.h"
 #include "ui/views/OverviewView.h"
 #include "ui/views/PassInspectorView.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
 #include "ui/views/TableView.h"
 
 #include <QApplication>
@@ -351,11 +354,23 @@ void MainWindow::openTab(const Selection &selection) {
       }
     break;
   case Section::Runs:
-    // A run that recorded pass snapshots (transform --snapshots) opens the pass inspector; one with
-    // per-layer metrics (deploy --compare_all) the accuracy view.
+    // A run that recorded pass snapshots (transform/deploy --snapshots) opens the pass inspector; one with
+    // per-layer metrics (deploy --compare_all) the accuracy view. A deploy run has both: the accuracy view
+    // is shown and the pass inspector (Top vs Tpu side by side) opens beside it.
     for (const auto &r : p.runs)
       if (r.id == selection.id) {
-        if (QString dir = PassInspectorView::snapshotDirOf(r); !dir.isEmpty()) {
+        QString dir = PassInspectorView::snapshotDirOf(r);
+        const bool deploy = QJsonDocument::fromJson(QByteArray::fromStdString(r.summaryJson))
+                                .object()
+                                .value(QStringLiteral("command"))
+                                .toString() == QLatin1String("deploy");
+        if (!dir.isEmpty() && deploy && openAccuracy(r.id)) {
+          auto *passes = new PassInspectorView(dir, m_tabs);
+          passes->setProperty("tpucRunId", selection.id);
+          m_tabs->addTab(passes, tr("Passes: %1").arg(name(r.configName)));
+          return;
+        }
+        if (!dir.isEmpty()) {
           title = tr("Passes: %1").arg(name(r.configName));
           view = new PassInspectorView(dir, m_tabs);
           view->setProperty("tpucRunId", selection.id);

@@ -37,6 +37,8 @@ public:
   explicit MainWindow(StudioContext *context, QWidget *parent = nullptr);
   ~MainWindow() override;
 
+  /// Opens (or brings forward) the central tab of an explorer item, as activating it does.
+  void openTab(const Selection &selection);
   /// Opens the project given on the command line, or offers to recover an untitled autosave, or starts
   /// a new project.
   void startup(const QString &projectPath);
@@ -126,7 +128,6 @@ private:
   void updateTitle();
   void updateRecentMenu();
   void updateJobStatus();
-  void openTab(const Selection &selection);
   void keepJobLog(const JobInfo &job);
   void recordRun(const JobInfo &job);
   bool maybeSave();

@@ -370,6 +370,9 @@ int MainWindow::runDeploy(qint64 configId) {
     return path;
   };
   DeployPaths paths{topMlir, {}, {}, {}, cache + QLatin1Char('/') + name + QStringLiteral("_%1_%2.tpu.mlir").arg(chip, precision.toLower())};
+  // The Top input and the lowered Tpu module, for the pass inspector's side-by-side view of the run.
+  paths.snapshots = cache + QStringLiteral("/snapshots/") + name + QStringLiteral("-deploy-") +
+                    QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
   if (precision == QLatin1String("INT8")) {
     const project::CaliTable *table = deployCaliTable(p, settings);
     if (!table) {

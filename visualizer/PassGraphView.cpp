@@ -85,6 +85,9 @@ void PassGraphView::centreOnPending() {
   if (item < 0)
     return;
   const graph::Rect &r = layoutScene().items[static_cast<std::size_t>(item)].rect;
+  // Like a selection in the graph view: the counterpart should be legible, not a dot in a fitted graph.
+  if (transform().m11() < 0.8)
+    setTransform(QTransform::fromScale(1.0, 1.0));
   centerOn(QPointF(r.x + r.width / 2, r.y + r.height / 2));
   m_pendingCentre = graph::kNoNode;
 }

@@ -107,6 +107,7 @@ struct DeployOptions {
   std::string testReference;
   std::string tolerance = "0.8,0.5";
   bool compareAll = false;
+  std::string snapshots;
   std::string tpuMlir;
   std::string model;
   int64_t opt = 2;

@@ -16,9 +16,13 @@
 
 #include "tpuc/Codegen/ModelCodegen.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
+#include "tpuc/Transforms/PassRecorder.h"
+#include "tpuc/Transforms/Passes.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/TpuSim.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -74,6 +78,42 @@ std::string metricsJson(const TensorComparison &c) {
          (c.passed() ? "true" : "false") + ",\"cosine\":" + number(c.metrics.cosine) +
          ",\"euclidean\":" + number(c.metrics.euclidean) + ",\"sqnr\":" + number(c.metrics.sqnr) +
          ",\"max_abs_diff\":" + number(c.metrics.maxAbsDiff) + "}";
+}
+
+/// Lowering as the top-to-tpu pass under a PassRecorder: the snapshot folder then holds the Top input and
+/// the Tpu result, which the studio's pass inspection shows side by side with provenance.
+mlir::OwningOpRef<mlir::ModuleOp> lowerCopyRecorded(mlir::ModuleOp top, const DeployOptions &o, std::string &error) {
+  PassRecorder recorder(o.snapshots);
+  if (!recorder.error().empty()) {
+    error = "--snapshots: " + recorder.error();
+    return nullptr;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> copy(top.clone());
+  mlir::PassManager pm(top.getContext());
+  recorder.attach(pm, "deploy");
+  TopToTpuOptions options;
+  options.chip = o.chip;
+  options.mode = o.quantize;
+  options.asymmetric = o.asymmetric;
+  options.calibrationTable = o.calibrationTable;
+  options.quantizeTable = o.quantizeTable;
+  options.qGroupSize = o.qGroupSize;
+  pm.addPass(createTopToTpu(options));
+  std::string firstError;
+  mlir::ScopedDiagnosticHandler handler(top.getContext(), [&](mlir::Diagnostic &diag) {
+    if (diag.getSeverity() == mlir::DiagnosticSeverity::Error && firstError.empty())
+      firstError = diag.str();
+    return mlir::success();
+  });
+  if (mlir::failed(pm.run(*copy))) {
+    error = firstError.empty() ? "top-to-tpu failed" : firstError;
+    return nullptr;
+  }
+  if (!recorder.error().empty()) {
+    error = "--snapshots: " + recorder.error();
+    return nullptr;
+  }
+  return copy;
 }
 
 } // namespace
@@ -231,10 +271,12 @@ int runDeploy(const DeployOptions &o) {
   lowering.calibrationTableFile = o.calibrationTable;
   lowering.quantizeTableFile = o.quantizeTable;
   lowering.qGroupSize = o.qGroupSize;
-  auto tpu = lowerCopy(*top, lowering, error);
+  auto tpu = o.snapshots.empty() ? lowerCopy(*top, lowering, error) : lowerCopyRecorded(*top, o, error);
   if (!tpu)
     return fail(kExitFailed, error);
   std::vector<std::string> artifacts;
+  if (!o.snapshots.empty())
+    progress.report("lower", 0.5, "IR snapshots in " + o.snapshots, {o.snapshots + "/index.json"});
   if (!o.tpuMlir.empty()) {
     std::string weights = stripSuffix(o.tpuMlir, ".mlir") + "_weight.npz";
     if (mlir::failed(top::saveWeights(*tpu, weights)))

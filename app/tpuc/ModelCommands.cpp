@@ -248,6 +248,9 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
               &o.tolerance);
   p.addFlag({{"--compare_all"}, "", "compare every tensor, not only outputs"},
             &o.compareAll);
+  p.addOption({{"--snapshots"}, "DIR",
+               "record the IR before and after lowering into DIR (index.json + one .mlir per pass)"},
+              &o.snapshots);
   p.addOption({{"--tpu_mlir"}, "FILE", "also write the Tpu dialect MLIR here"},
               &o.tpuMlir);
   p.addOption({{"--model"}, "FILE",

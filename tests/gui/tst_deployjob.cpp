@@ -9,6 +9,8 @@
 #include "ui/jobs/DeployJob.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/views/AccuracyView.h"
+#include "ui/views/PassInspectorView.h"
+#include "visualizer/SideBySide.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -84,6 +86,10 @@ void TestDeployJob::commandLineFromConfiguration() {
   QCOMPARE(deployArguments(w4, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"}),
            QStringList({"deploy", "--mlir", "/c/m.top.mlir", "--quantize", "W4F16", "--chip", "bm1684x",
                         "--q_group_size", "128", "--tpu_mlir", "/c/m.tpu.mlir", "--progress", "json"}));
+  DeployPaths recorded{"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir", "/c/snapshots/m-deploy-1"};
+  QCOMPARE(deployArguments(w4, recorded).mid(7),
+           QStringList({"--q_group_size", "128", "--tpu_mlir", "/c/m.tpu.mlir", "--snapshots",
+                        "/c/snapshots/m-deploy-1", "--progress", "json"}));
 
   // Settings round trip through a configuration's options, keeping keys the studio does not know.
   project::CompileConfig config{7, "int8-asym", "bm1684x", "F32", R"({"quant_input": true})"};
@@ -232,10 +238,15 @@ void TestDeployJob::crashedDeployIsReported() {
   QVERIFY(argsFile.open(QIODevice::ReadOnly));
   const QStringList args = QString::fromUtf8(argsFile.readAll()).split('\n', Qt::SkipEmptyParts);
   const QString cali = cache + "/deploy-cali-table1-v1.txt", qtable = cache + "/deploy-qtable1-v1.txt";
-  QCOMPARE(args, QStringList({"deploy", "--mlir", cache + "/m.top.mlir", "--quantize", "INT8", "--chip", "bm1684x",
-                              "--calibration_table", cali, "--quantize_table", qtable, "--test_input",
-                              QString::fromStdString(sample), "--compare_all", "--tpu_mlir",
-                              cache + "/m_bm1684x_int8.tpu.mlir", "--progress", "json"}));
+  QCOMPARE(args.mid(0, 16), QStringList({"deploy", "--mlir", cache + "/m.top.mlir", "--quantize", "INT8", "--chip",
+                                          "bm1684x", "--calibration_table", cali, "--quantize_table", qtable,
+                                          "--test_input", QString::fromStdString(sample), "--compare_all",
+                                          "--tpu_mlir", cache + "/m_bm1684x_int8.tpu.mlir"}));
+  // The run records the Top input and the lowered module for the pass inspector, in a fresh folder.
+  QCOMPARE(args.size(), 20);
+  QCOMPARE(args[16], QString("--snapshots"));
+  QVERIFY2(args[17].startsWith(cache + "/snapshots/m-deploy-"), qPrintable(args[17]));
+  QCOMPARE(args.mid(18), QStringList({"--progress", "json"}));
   QFile qtableFile(qtable);
   QVERIFY(qtableFile.open(QIODevice::ReadOnly));
   QVERIFY(qtableFile.readAll().contains("conv1 F16"));
@@ -347,6 +358,43 @@ void TestDeployJob::resnet18Int8EndToEnd() {
   QCOMPARE(context.project().quantTables.back().entries.back().opName, worst.toStdString());
   context.undoStack()->undo();
   QVERIFY(context.project().quantTables.empty());
+
+  // The run recorded the Top input and the lowered module: opening it from the explorer shows the accuracy
+  // view and, beside it, the pass inspector with Top vs Tpu side by side and provenance through lowering.
+  window.openTab({Section::Runs, symmetric}); // the asymmetric run's tab is open already
+  PassInspectorView *passes = nullptr;
+  for (int i = 0; i < window.centralTabs()->count(); ++i)
+    if (auto *p = qobject_cast<PassInspectorView *>(window.centralTabs()->widget(i)))
+      passes = p;
+  QVERIFY(passes);
+  QVERIFY(qobject_cast<AccuracyView *>(window.centralTabs()->currentWidget()));
+  QSignalSpy stages(passes, &PassInspectorView::stagesShown);
+  passes->compareStages(0, 1); // Top | Tpu INT8
+  QVERIFY(stages.wait(30000));
+  passes->showTab(2);
+  vis::SideBySideView *side = passes->sideBySide();
+  for (int v = 0; v < 2; ++v)
+    QVERIFY(side->view(v)->waitForLayout(30000));
+  const graph::Graph &topGraph = *side->view(0)->graph();
+  const graph::Graph &tpuGraph = *side->view(1)->graph();
+  graph::NodeId fc = graph::kNoNode;
+  for (const graph::Node &n : topGraph.nodes)
+    if (n.name == "/fc/Gemm" && n.op.rfind("top.", 0) == 0)
+      fc = n.id;
+  QVERIFY(fc != graph::kNoNode);
+  std::vector<graph::NodeId> became = side->relatedNodes(1, fc);
+  QVERIFY(!became.empty());
+  bool tpuOp = false;
+  for (graph::NodeId id : became)
+    tpuOp |= tpuGraph.nodes[id].op.rfind("tpu.", 0) == 0;
+  QVERIFY(tpuOp);
+  window.centralTabs()->setCurrentWidget(passes);
+  side->selectNode(0, fc); // centres the classifier on both sides and marks what it became
+  for (int v = 0; v < 2; ++v)
+    QVERIFY(side->view(v)->waitForLayout(30000));
+  QVERIFY2(side->statusText().contains(QStringLiteral("tpu.matmul")), qPrintable(side->statusText()));
+  QCoreApplication::processEvents();
+  QVERIFY(window.grab().save(screenshotDir() + "/deploy-side-by-side-top-tpu.png"));
 #endif
 }
 

@@ -87,7 +87,10 @@ QStringList deployArguments(const DeploySettings &s, const DeployPaths &paths) {
       args << QStringLiteral("--tolerance") << s.tolerance;
     args << QStringLiteral("--compare_all");
   }
-  args << QStringLiteral("--tpu_mlir") << paths.tpuMlir << QStringLiteral("--progress") << QStringLiteral("json");
+  args << QStringLiteral("--tpu_mlir") << paths.tpuMlir;
+  if (!paths.snapshots.isEmpty())
+    args << QStringLiteral("--snapshots") << paths.snapshots;
+  args << QStringLiteral("--progress") << QStringLiteral("json");
   return args;
 }
 

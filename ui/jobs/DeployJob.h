@@ -46,10 +46,12 @@ struct DeployPaths {
   QString quantizeTable;    ///< empty: none
   QString testInput;        ///< empty: no test (no comparison)
   QString tpuMlir;
+  QString snapshots;        ///< empty: no IR snapshots (else the Top input and the lowered Tpu module)
 };
 
 /// `deploy --mlir ... --quantize ... --chip ... [--asymmetric] [--calibration_table F] [--quantize_table F]
-/// [--q_group_size N] [--test_input F [--tolerance T] --compare_all] --tpu_mlir F --progress json`.
+/// [--q_group_size N] [--test_input F [--tolerance T] --compare_all] --tpu_mlir F [--snapshots DIR]
+/// --progress json`.
 QStringList deployArguments(const DeploySettings &settings, const DeployPaths &paths);
 
 /// The calibration table a configuration uses: its named version, else the newest; null when none.
