@@ -166,6 +166,10 @@ void extractFunction(func::FuncOp func, Graph &graph, llvm::DenseMap<Operation *
       }
       if ((an == "group_id" || an == "layer_group") && isa<IntegerAttr>(attr.getValue()))
         n.layerGroup = cast<IntegerAttr>(attr.getValue()).getInt();
+      if (an == "tpu.group") // the backend's {id, kind, slices, unit, lmem_only}
+        if (auto dict = dyn_cast<DictionaryAttr>(attr.getValue()))
+          if (auto id = dict.getAs<IntegerAttr>("id"))
+            n.layerGroup = id.getInt();
       if (an == "address" || an == "name")
         continue;
       if (std::string k = compact(an, attr.getValue()); !k.empty())

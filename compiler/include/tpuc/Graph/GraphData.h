@@ -66,7 +66,7 @@ struct Node {
   std::string precision;      ///< "INT8", "BF16" (the op's precision attribute or its result dtype)
   std::string quant;          ///< quantization parameters (requant multiplier/rshift, !quant.uniform)
   std::optional<int64_t> flops;  ///< from FlopsInterface when the op has it
-  std::optional<int64_t> layerGroup; ///< a `group_id`/`layer_group` attribute when present
+  std::optional<int64_t> layerGroup; ///< the backend's `tpu.group` id (or a `group_id`/`layer_group` attribute)
   ClusterId cluster = kRootCluster;  ///< innermost cluster holding the node
   bool constant = false;      ///< weights, none and constants: not drawn, listed as operands instead
 };
