@@ -5,6 +5,7 @@
 #include "tpuc/Backend/Graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -119,6 +120,8 @@ TensorDesc readTensor(Reader &r) {
   for (uint32_t i = 0; i < rank; ++i)
     t.shape.push_back(r.num<int64_t>("tensor shape"));
   t.scale = r.num<double>("tensor scale");
+  if (!std::isfinite(t.scale) || t.scale <= 0) // also keeps NaN out of models that must compare equal
+    r.fail("corrupt: tensor '" + t.name + "' scale " + std::to_string(t.scale) + " is not a positive number");
   t.zeroPoint = r.num<int64_t>("tensor zero point");
   t.address = r.num<uint64_t>("tensor address");
   t.bytes = r.num<uint64_t>("tensor bytes");

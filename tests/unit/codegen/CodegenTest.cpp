@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace tpuc::backend;
 using namespace tpuc::codegen;
 
@@ -220,6 +222,12 @@ TEST(ModelFile, TruncatedAndCorruptFilesGiveOneLineErrors) {
   auto version = bytes;
   version[4] = 9;
   expectError(version, "unsupported model file version 9");
+  // A scale that is not a positive number (NaN, found by the fuzzer: it broke equality) is corrupt.
+  for (double scale : {std::nan(""), 0.0, -1.0}) {
+    Model bad = sampleModel("net", 1);
+    bad.nets[0].stages[0].inputs[0].scale = scale;
+    expectError(serializeModel(bad), "is not a positive number");
+  }
 }
 
 TEST(ModelFile, CombineDeduplicatesWeightsAndExtractRestores) {
