@@ -4,6 +4,7 @@
 //===----------------------------------------------------------------------===//
 #include "tpuc/Simulator/Interpreter.h"
 
+#include "FunctionInputs.h"
 #include "Kernels.h"
 #include "Naming.h"
 #include "tpuc/Dialect/Top/TopOps.h"
@@ -25,10 +26,6 @@ namespace {
 
 llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-std::string formatShape(llvm::ArrayRef<int64_t> shape) {
-  return shapeToString(std::span<const int64_t>(shape.data(), shape.size()));
 }
 
 /// One op of the program with its operands and results as value ids.
@@ -87,6 +84,8 @@ struct Interpreter::Impl {
   std::vector<int> resultIds; ///< Returned values.
   std::vector<std::string> argNames;
   std::vector<std::unique_ptr<float[]>> inputs;
+  /// The input rules shared with the other simulator (positions, names, npz; shapes checked).
+  FunctionInputs boundInputs() { return {inputs, argNames, values}; }
   std::vector<std::vector<float>> weights; ///< Per step; empty until loaded.
   BufferPool pool;
 
@@ -235,13 +234,7 @@ Interpreter::~Interpreter() = default;
 
 size_t Interpreter::numInputs() const { return impl->inputs.size(); }
 std::vector<std::string> Interpreter::inputNames() const { return impl->argNames; }
-std::vector<int64_t> Interpreter::inputShape(size_t index) const {
-  if (index >= impl->inputs.size())
-    return {};
-  auto type = dyn_cast<ShapedType>(impl->values[index].getType());
-  return type && type.hasRank() ? std::vector<int64_t>(type.getShape().begin(), type.getShape().end())
-                                : std::vector<int64_t>{};
-}
+std::vector<int64_t> Interpreter::inputShape(size_t index) const { return impl->boundInputs().shape(index); }
 std::vector<std::string> Interpreter::outputNames() const {
   std::vector<std::string> result;
   for (int id : impl->resultIds)
@@ -252,46 +245,19 @@ std::vector<std::string> Interpreter::outputNames() const {
 llvm::Error Interpreter::setInput(size_t index, const Tensor &tensor) {
   if (!impl->setupError.empty())
     return makeError(impl->setupError);
-  if (index >= impl->inputs.size())
-    return makeError("input index " + Twine(index) + " is out of range: the function has " +
-                     Twine(impl->inputs.size()) + " inputs");
-  std::vector<int64_t> expected = inputShape(index);
-  if (tensor.shape() != expected)
-    return makeError("input '" + impl->argNames[index] + "' has shape " + formatShape(tensor.shape()) +
-                     " but the function expects " + formatShape(expected));
-  Tensor f32 = tensor.dtype() == DType::F32 ? tensor : toF32Tensor(tensor);
-  int64_t n = f32.numElements();
-  impl->inputs[index].reset(new float[std::max<int64_t>(n, 1)]);
-  if (n)
-    std::memcpy(impl->inputs[index].get(), f32.data(), n * sizeof(float));
-  return llvm::Error::success();
+  return impl->boundInputs().set(index, tensor);
 }
 
 llvm::Error Interpreter::setInput(StringRef name, const Tensor &tensor) {
   if (!impl->setupError.empty())
     return makeError(impl->setupError);
-  for (size_t i = 0; i < impl->argNames.size(); ++i)
-    if (impl->argNames[i] == name || ("input_" + std::to_string(i)) == name)
-      return setInput(i, tensor);
-  std::string known;
-  for (const std::string &n : impl->argNames)
-    known += (known.empty() ? "" : ", ") + n;
-  return makeError("the function has no input '" + name + "' (inputs: " + known + ")");
+  return impl->boundInputs().set(name, tensor);
 }
 
 llvm::Error Interpreter::setInputs(const NpzFile &npz) {
   if (!impl->setupError.empty())
     return makeError(impl->setupError);
-  for (size_t i = 0; i < impl->argNames.size(); ++i) {
-    std::string alias = "input_" + std::to_string(i);
-    const std::string &name = npz.has(impl->argNames[i]) ? impl->argNames[i] : alias;
-    if (!npz.has(name))
-      return makeError("missing input '" + impl->argNames[i] + "' (argument " + Twine(i) +
-                       ") in the input file");
-    if (auto err = setInput(i, npz.get(name)))
-      return err;
-  }
-  return llvm::Error::success();
+  return impl->boundInputs().setAll(npz);
 }
 
 llvm::Error Interpreter::run(const RunOptions &options) {
