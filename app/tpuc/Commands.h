@@ -125,7 +125,10 @@ struct RunOptions {
   std::string input;
   std::string output = "_output.npz";
   bool dumpAllTensors = false;
-  bool profile = false;
+  std::string profile;   ///< Trace JSON of the command-level simulation.
+  std::string net;       ///< Net of a multi-net model file (default: the first).
+  int64_t threads = 0;
+  std::string progress;
 };
 void addRunOptions(ArgParser &parser, RunOptions &opts);
 std::string validateRunOptions(const RunOptions &opts);

@@ -252,6 +252,52 @@ std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const Compar
   return out.str();
 }
 
+std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
+                                         const NpzFile &tpuTensors, const std::string &correctness,
+                                         const std::string &outputsPath, std::string &error) {
+  codegen::Model model;
+  backend::ChipProfile chip;
+  try {
+    model = codegen::readModelFile(modelPath);
+    chip = backend::findChipProfile(model.chip);
+  } catch (const std::exception &e) {
+    error = e.what();
+    return std::nullopt;
+  }
+  cmdsim::StageRunner runner(chip, model, 0, 0);
+  llvm::Error err = runner.setInputs(inputs);
+  if (!err)
+    err = runner.run({.dumpAll = true});
+  if (err) {
+    error = modelPath + ": " + llvm::toString(std::move(err));
+    return std::nullopt;
+  }
+  try {
+    runner.tensors().write(outputsPath, /*compressed=*/false);
+  } catch (const std::exception &e) {
+    error = e.what();
+    return std::nullopt;
+  }
+  ModelCheck check;
+  check.stats = runner.stats();
+  check.comparison = compareNpz(runner.tensors(), tpuTensors, *CompareTolerance::parse(correctness));
+  for (const TensorComparison &c : check.comparison.results)
+    if (!c.passed()) {
+      check.failing = c.name;
+      break;
+    }
+  const auto &t = check.stats.timing;
+  std::ostringstream out;
+  out << "model file vs Tpu simulation: " << check.comparison.count(CompareStatus::Equal) << " of "
+      << check.comparison.results.size() << " tensors EQUAL, " << check.comparison.failedCount()
+      << " failing; simulated " << std::fixed << std::setprecision(3)
+      << static_cast<double>(t.totalCycles) / chip.frequencyMhz / 1000.0 << " ms on " << chip.name << " ("
+      << check.stats.tiuCommands << " TIU + " << check.stats.gdmaCommands << " GDMA commands), wall "
+      << check.stats.seconds << " s";
+  check.summary = out.str();
+  return check;
+}
+
 int runDeploy(const DeployOptions &o) {
   ProgressReporter progress = makeProgressReporter(o.progress);
   auto fail = [](int code, const std::string &message) {
@@ -345,6 +391,22 @@ int runDeploy(const DeployOptions &o) {
     return fail(kExitUsage, e.what());
   }
   artifacts = {outputsFile};
+  if (!o.model.empty()) {
+    // Codegen's proof: the model file on the command-level simulator against the Tpu simulation, per layer.
+    progress.report("run", 0.0, "command-level simulation of " + o.model);
+    std::string modelOutputs = stem + "_model_outputs.npz";
+    auto check = checkModelFile(o.model, *inputs, accumulated->tensors, o.correctness, modelOutputs, error);
+    if (!check)
+      return fail(kExitUsage, error);
+    std::cout << check->summary << std::endl;
+    artifacts.push_back(modelOutputs);
+    if (!check->failing.empty()) {
+      progress.report("run", 1.0, "model file differs at " + check->failing, artifacts);
+      return fail(kExitFailed, o.model + ": model-file tensor '" + check->failing +
+                                   "' differs from the Tpu simulation beyond --correctness " + o.correctness);
+    }
+    progress.report("run", 1.0, check->summary, artifacts);
+  }
   CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
 
   NpzComparison outputs = compareNpz(accumulated->outputs, reference->outputs, tolerance);

@@ -10,6 +10,7 @@
 #define TPUC_APP_TPUC_DEPLOYCOMMAND_H
 
 #include "tpuc/Conversion/TopToTpu.h"
+#include "tpuc/Simulator/CmdExec.h"
 #include "tpuc/Simulator/Compare.h"
 #include "tpuc/Support/Npz.h"
 
@@ -66,6 +67,21 @@ std::string formatSideBySideCsv(const std::vector<LayerRow> &rows);
 /// {"tolerance":{"cosine","euclidean"},"layers":[{"name","accumulated":{...},"isolated":{...}}],
 ///  "first_failing":name|null}
 std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const CompareTolerance &tolerance);
+
+/// The model file run on the command-level simulator and compared per tensor with the Tpu simulation.
+struct ModelCheck {
+  cmdsim::ExecStats stats;
+  NpzComparison comparison; ///< Model-file tensors (target) against the Tpu simulation's.
+  std::string failing;      ///< First tensor beyond the tolerance, or "".
+  std::string summary;      ///< One line: EQUAL count, simulated latency, commands, wall time.
+};
+
+/// Runs `modelPath` (net 0) on `inputs` with every tensor dumped to `outputsPath` and compares them with
+/// `tpuTensors` under the "cos,euc" tolerance `correctness`. nullopt with a one-line `error` when the
+/// model cannot be read or run.
+std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
+                                         const NpzFile &tpuTensors, const std::string &correctness,
+                                         const std::string &outputsPath, std::string &error);
 
 } // namespace tpuc::cli
 

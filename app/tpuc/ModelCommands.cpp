@@ -1,4 +1,4 @@
-//===- ModelCommands.cpp - transform, calibrate, deploy, run --------------===//
+//===- ModelCommands.cpp - Flags of transform, calibrate, deploy, run -----===//
 //
 // Flags, defaults and help texts of TPU-MLIR's model_transform,
 // run_calibration, model_deploy and model_runner.
@@ -290,26 +290,30 @@ std::string validateDeployOptions(const DeployOptions &o) {
 // --- run -----------------------------------------------------------------------
 
 void addRunOptions(ArgParser &p, RunOptions &o) {
-  p.addOption({{"--model"}, "FILE", "model file (or .mlir) to run", true},
+  p.addOption({{"--model"}, "FILE", "model file (.tpum) to run on the command-level simulator, or Top / Tpu "
+                                    "MLIR to run on the reference interpreter / Tpu functional simulator",
+               true},
               &o.model);
-  p.addOption({{"--input"}, "FILE", "input tensors (.npz)", true}, &o.input);
-  p.addOption({{"--output"}, "FILE", "output tensors (.npz)", false, {},
-               "_output.npz"},
-              &o.output);
-  p.addFlag({{"--dump_all_tensors"}, "",
-             "write every intermediate tensor, not only outputs"},
-            &o.dumpAllTensors);
-  p.addFlag({{"--profile"}, "",
-             "write the simulator's engine trace next to the output"},
-            &o.profile);
+  p.addOption({{"--input"}, "FILE", "input tensors (.npz, by input name)", true}, &o.input);
+  p.addOption({{"--output"}, "FILE", "output tensors (.npz)", false, {}, "_output.npz"}, &o.output);
+  p.addFlag({{"--dump_all_tensors"}, "", "write every op's tensor, not only the outputs"}, &o.dumpAllTensors);
+  p.addOption({{"--profile"}, "FILE",
+               "write the engine trace (Chrome trace events: every TIU and GDMA command with its start, end "
+               "and op) as JSON"},
+              &o.profile);
+  p.addOption({{"--net"}, "NAME", "net of a model file with several (default: the first)"}, &o.net);
+  p.addOption({{"--threads"}, "N", "threads for the kernels (0 = all cores)", false, {}, "0"}, &o.threads);
+  p.addOption({{"--progress"}, "FMT", "progress reports", false, kProgressChoices, "none"}, &o.progress);
 }
 
 std::string validateRunOptions(const RunOptions &o) {
   if (!endsWith(o.output, ".npz"))
     return "'--output' must name a .npz file, got '" + o.output + "'";
+  if (o.threads < 0)
+    return "'--threads' must not be negative";
+  if (!o.profile.empty() && !endsWith(o.model, ".tpum"))
+    return "'--profile' needs a model file (.tpum): MLIR runs have no engine trace";
   return "";
 }
-
-int runRun(const RunOptions &) { return notImplemented("run"); }
 
 } // namespace tpuc::cli

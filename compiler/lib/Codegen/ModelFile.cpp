@@ -278,6 +278,15 @@ std::vector<uint8_t> serializeModel(const Model &m) {
         w.str(o.name);
         w.str(o.type);
         w.str(o.loc);
+        w.str(o.program);
+        w.num<uint32_t>(static_cast<uint32_t>(o.operandMap.size()));
+        for (int32_t k : o.operandMap)
+          w.num(k);
+        for (const auto *names : {&o.operandNames, &o.resultNames}) {
+          w.num<uint32_t>(static_cast<uint32_t>(names->size()));
+          for (const std::string &n : *names)
+            w.str(n);
+        }
       }
       for (const auto *stream : {&s.tiu, &s.gdma}) {
         w.num<uint32_t>(static_cast<uint32_t>(stream->size()));
@@ -365,12 +374,21 @@ Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
                  std::to_string(m.blobs.size()));
         s.weights.push_back(wr);
       }
-      uint32_t no = r.count("ops", 12);
+      uint32_t no = r.count("ops", 28);
       for (uint32_t t = 0; t < no; ++t) {
         OpInfo o;
         o.name = r.str("op name");
         o.type = r.str("op type");
         o.loc = r.str("op location");
+        o.program = r.str("op program");
+        uint32_t nm = r.count("op operands", 4);
+        for (uint32_t k = 0; k < nm; ++k)
+          o.operandMap.push_back(r.num<int32_t>("op operand index"));
+        for (auto *names : {&o.operandNames, &o.resultNames}) {
+          uint32_t nn = r.count("op tensor names", 4);
+          for (uint32_t k = 0; k < nn; ++k)
+            names->push_back(r.str("op tensor name"));
+        }
         s.ops.push_back(std::move(o));
       }
       for (Engine e : {Engine::TIU, Engine::GDMA}) {
@@ -427,6 +445,11 @@ std::vector<std::string> validateModel(const Model &m) {
             errs.push_back(cmd + "waits on id " + std::to_string(c.wait) + " beyond the other stream");
           if (c.op >= s.ops.size())
             errs.push_back(cmd + "op index out of range");
+          else if (e == Engine::TIU)
+            for (int32_t k : s.ops[c.op].operandMap)
+              if (k >= 0 && static_cast<size_t>(k) + c.numOutputs >= c.operands.size())
+                errs.push_back(cmd + "op '" + s.ops[c.op].name + "' reads operand " + std::to_string(k) +
+                               " of " + std::to_string(c.operands.size() - c.numOutputs));
           for (const TensorRef &t : c.operands)
             if (t.space == MemSpace::DDR && t.address < s.activationBase && t.address >= s.coeffBytes)
               errs.push_back(cmd + "DDR operand between the coefficient and activation regions");

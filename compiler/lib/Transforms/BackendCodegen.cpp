@@ -6,6 +6,7 @@
 #include "tpuc/Backend/Artifacts.h"
 #include "tpuc/Codegen/Codegen.h"
 #include "tpuc/Dialect/Top/ModuleState.h"
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Support/FloatConvert.h"
@@ -14,7 +15,10 @@
 #include "tpuc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <cmath>
@@ -133,6 +137,70 @@ void quantOf(Type t, codegen::TensorDesc &d) {
   }
 }
 
+/// `op` alone in `func.func @op(<its operands>) -> <its results>`, printed in generic form without
+/// locations: what a TIU command of the op computes (OpInfo::program).
+std::string opProgram(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  OpBuilder b(ctx);
+  OwningOpRef<ModuleOp> holder = ModuleOp::create(UnknownLoc::get(ctx));
+  b.setInsertionPointToEnd(holder->getBody());
+  auto fn = func::FuncOp::create(b, UnknownLoc::get(ctx), "op",
+                                 b.getFunctionType(op->getOperandTypes(), op->getResultTypes()));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  IRMapping map;
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    map.map(v, entry->getArgument(i));
+  Operation *clone = b.clone(*op, map);
+  func::ReturnOp::create(b, UnknownLoc::get(ctx), clone->getResults());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  fn->print(os, OpPrintingFlags().printGenericOpForm());
+  return text;
+}
+
+/// Fills the op table's programs, operand maps and tensor names (OpInfo) from the Tpu ops, with the
+/// split of operands the backend graph made (activations first, then weights; `none` skipped).
+void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
+  // Tensor names as every dump names them (TensorNames.h), so model-file dumps line up with the Tpu
+  // simulator's: the backend graph names fused ops by their first location name, dumps by their last.
+  func::FuncOp func = mp.func;
+  Block &body = func.getBody().front();
+  std::vector<Value> values(body.getArguments().begin(), body.getArguments().end());
+  for (Operation &op : body.without_terminator())
+    values.insert(values.end(), op.getResults().begin(), op.getResults().end());
+  std::vector<std::string> names = top::nameValues(func, values);
+  llvm::DenseMap<Value, std::string> nameOf;
+  for (size_t i = 0; i < values.size(); ++i)
+    nameOf[values[i]] = names[i];
+  auto dumpName = [&](Value v) {
+    if (auto input = dyn_cast_or_null<top::InputOp>(v.getDefiningOp()))
+      v = input.getResult();
+    return nameOf.lookup(v);
+  };
+  for (size_t i = 0; i < stage.ops.size() && i < mp.opOf.size(); ++i) {
+    Operation *op = mp.opOf[i];
+    const be::Op &bop = mp.graph.ops[i];
+    codegen::OpInfo &info = stage.ops[i];
+    info.program = opProgram(op);
+    size_t input = 0, weight = 0;
+    for (Value v : op->getOperands()) {
+      if (isa<NoneType>(v.getType())) {
+        info.operandMap.push_back(-1);
+        info.operandNames.emplace_back();
+        continue;
+      }
+      bool isWeight = isa_and_nonnull<top::WeightOp>(v.getDefiningOp());
+      (void)(isWeight ? bop.weights.at(weight) : bop.inputs.at(input)); // the graph saw this operand
+      info.operandMap.push_back(static_cast<int32_t>(isWeight ? bop.inputs.size() + weight : input));
+      (isWeight ? weight : input)++;
+      info.operandNames.push_back(dumpName(v));
+    }
+    for (Value r : op->getResults())
+      info.resultNames.push_back(dumpName(r));
+  }
+}
+
 } // namespace
 
 llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName) {
@@ -159,6 +227,12 @@ llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName)
     code = codegen::generateStage(mp->chip, mp->graph, mp->groups, *gmem, mp->func.getName().str(), types);
   } catch (const std::exception &e) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), e.what());
+  }
+  try {
+    describeOps(*mp, code.stage);
+  } catch (const std::out_of_range &) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "codegen: an op's operands do not match the backend graph");
   }
   // IO quantization from the function's types.
   for (size_t i = 0; i < code.stage.inputs.size() && i < mp->func.getNumArguments(); ++i)

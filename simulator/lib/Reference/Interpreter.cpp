@@ -6,7 +6,7 @@
 
 #include "FunctionInputs.h"
 #include "Kernels.h"
-#include "Naming.h"
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Simulator/ReferenceKernels.h"
 #include "tpuc/Simulator/ThreadPool.h"
@@ -160,7 +160,7 @@ LogicalResult Interpreter::Impl::prepare(StringRef function) {
     }
     resultIds.push_back(ids.lookup(v));
   }
-  names = nameValues(func, values);
+  names = top::nameValues(func, values);
   argNames.assign(names.begin(), names.begin() + body.getNumArguments());
   inputs.resize(body.getNumArguments());
   weights.resize(steps.size());

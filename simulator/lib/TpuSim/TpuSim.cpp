@@ -5,8 +5,8 @@
 #include "tpuc/Simulator/TpuSim.h"
 
 #include "../Reference/FunctionInputs.h"
-#include "../Reference/Naming.h"
 #include "SimOps.h"
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Simulator/ReferenceKernels.h"
@@ -167,7 +167,7 @@ void TpuSimulator::Impl::prepare(StringRef function) {
   }
   for (Value v : body.getTerminator()->getOperands())
     resultIds.push_back(ids.lookup(v));
-  names = nameValues(func, values);
+  names = top::nameValues(func, values);
   argNames.assign(names.begin(), names.begin() + body.getNumArguments());
   inputs.resize(body.getNumArguments());
   weights.resize(steps.size());

@@ -21,7 +21,7 @@
 namespace tpuc::codegen {
 
 /// Current format version written; the reader accepts exactly this one.
-constexpr uint32_t kModelVersion = 1;
+constexpr uint32_t kModelVersion = 2;
 
 /// A file could not be read or written; what() is one line naming the file.
 class ModelFileError : public std::runtime_error {
@@ -80,11 +80,20 @@ struct Command {
   friend bool operator==(const Command &, const Command &) = default;
 };
 
-/// An op of the stage, for debug info and the TIU op kind.
+/// An op of the stage: debug info, and what a TIU command of it computes.
 struct OpInfo {
   std::string name; ///< Tpu op name (its NameLoc).
   std::string type; ///< e.g. "tpu.conv2d".
   std::string loc;  ///< Source location as printed by MLIR.
+  /// The operation a TIU command of this op runs: the Tpu op alone in a `func.func @op` whose
+  /// arguments are its operands (full tensor types, `none` included), in MLIR's generic form. A TIU
+  /// command computes it on the boxes of its operands (docs/MODEL_FORMAT.md).
+  std::string program;
+  /// Per argument of `program`: the index among the command's non-output operands (inputs, then
+  /// weights), or -1 for a `none` argument.
+  std::vector<int32_t> operandMap;
+  /// Tensor names of the op's operands (`none`: "") and results, for per-layer dumps.
+  std::vector<std::string> operandNames, resultNames;
   friend bool operator==(const OpInfo &, const OpInfo &) = default;
 };
 

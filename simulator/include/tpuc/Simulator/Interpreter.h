@@ -4,6 +4,7 @@
 #ifndef TPUC_SIMULATOR_INTERPRETER_H
 #define TPUC_SIMULATOR_INTERPRETER_H
 
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Support/Npz.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -16,9 +17,8 @@
 
 namespace tpuc::sim {
 
-/// The tensor name a location gives: a NameLoc's name; for a FusedLoc the name of its last NameLoc;
-/// "" when there is none.
-std::string locationName(mlir::Location loc);
+/// The tensor name a location gives (TensorNames.h).
+using top::locationName;
 
 /// How one `Interpreter::run` behaves.
 struct RunOptions {

@@ -1,17 +1,16 @@
-//===- Naming.cpp - Tensor names of a Top function ------------------------===//
+//===- TensorNames.cpp - Tensor names of a Top / Tpu function -------------===//
 // NameLoc / FusedLoc names as TPU-MLIR writes them, "<mnemonic>_<k>" otherwise, made unique.
 //===----------------------------------------------------------------------===//
-#include "Naming.h"
+#include "tpuc/Dialect/Top/TensorNames.h"
 
 #include "tpuc/Dialect/Top/TopOps.h"
-#include "tpuc/Simulator/Interpreter.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
-namespace tpuc::sim {
+namespace tpuc::top {
 namespace {
 
 /// Appends the names of `loc` in order (a FusedLoc contributes those of its parts).
@@ -53,10 +52,10 @@ std::vector<std::string> nameValues(func::FuncOp func, ArrayRef<Value> values) {
     SmallVector<std::string> locNames;
     collectNames(op.getLoc(), locNames);
     std::string base = locNames.empty() ? std::string() : locNames.back();
-    if (auto weight = dyn_cast<top::WeightOp>(op); weight && base.empty())
+    if (auto weight = dyn_cast<WeightOp>(op); weight && base.empty())
       base = weight.getName().str(); // weights are never dumped, but errors name them
     if (base.empty()) {
-      auto input = dyn_cast<top::InputOp>(op);
+      auto input = dyn_cast<InputOp>(op);
       auto arg = input ? dyn_cast<BlockArgument>(input.getInput()) : BlockArgument();
       StringRef kind = op.getName().stripDialect();
       base = arg ? "input_" + std::to_string(arg.getArgNumber())
@@ -71,7 +70,7 @@ std::vector<std::string> nameValues(func::FuncOp func, ArrayRef<Value> values) {
   for (BlockArgument arg : func.getArguments()) {
     std::string name;
     for (Operation *user : arg.getUsers())
-      if (isa<top::InputOp>(user)) {
+      if (isa<InputOp>(user)) {
         name = names[index.lookup(user->getResult(0))];
         break;
       }
@@ -84,4 +83,4 @@ std::vector<std::string> nameValues(func::FuncOp func, ArrayRef<Value> values) {
   return names;
 }
 
-} // namespace tpuc::sim
+} // namespace tpuc::top

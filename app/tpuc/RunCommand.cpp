@@ -1,0 +1,146 @@
+//===- RunCommand.cpp - tpuc run: a model file on the command-level simulator ---===//
+//
+// model_runner's job. A .tpum runs on the command-level simulator (CmdExec.h: both engines' streams
+// over simulated DDR and LMEM, with the cycle model's timing); Top or Tpu MLIR runs on the reference
+// interpreter or the Tpu functional simulator, so the same command dumps every level of the pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "DeployCommand.h"
+#include "TopModule.h"
+
+#include "tpuc/Backend/ChipProfile.h"
+#include "tpuc/Simulator/CmdExec.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace tpuc::cli {
+
+namespace {
+
+bool hasSuffix(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int fail(int code, const std::string &message) {
+  std::cerr << "tpuc run: " << message << std::endl;
+  return code;
+}
+
+int writeOutputs(const NpzFile &npz, const std::string &path) {
+  try {
+    npz.write(path, /*compressed=*/false);
+  } catch (const std::exception &e) {
+    return fail(kExitUsage, e.what());
+  }
+  return kExitOk;
+}
+
+/// Top or Tpu MLIR: the interpreter or the functional simulator.
+int runMlir(const RunOptions &o, const NpzFile &inputs, ProgressReporter &progress) {
+  mlir::MLIRContext context;
+  std::string error;
+  auto module = loadTopModule(context, o.model, error);
+  if (!module)
+    return fail(kExitUsage, error);
+  bool tpu = false;
+  module->walk([&](mlir::Operation *op) {
+    if (op->getName().getDialectNamespace() == "tpu")
+      tpu = true;
+  });
+  progress.report("run", 0.0, std::string(tpu ? "Tpu functional simulation" : "reference interpreter") + " of " +
+                                  o.model);
+  auto result = tpu ? runTpu(*module, inputs, o.dumpAllTensors, nullptr, {}, error)
+                    : runReference(*module, inputs, error);
+  if (!result)
+    return fail(kExitFailed, error);
+  if (int rc = writeOutputs(o.dumpAllTensors ? result->tensors : result->outputs, o.output))
+    return rc;
+  progress.report("run", 1.0, "wrote " + o.output, {o.output});
+  return kExitOk;
+}
+
+} // namespace
+
+int runRun(const RunOptions &o) {
+  ProgressReporter progress = makeProgressReporter(o.progress);
+  NpzFile inputs;
+  std::string error;
+  if (!NpzFile::tryRead(o.input, inputs, error))
+    return fail(kExitUsage, error);
+  if (!hasSuffix(o.model, ".tpum"))
+    return runMlir(o, inputs, progress);
+
+  codegen::Model model;
+  backend::ChipProfile chip;
+  try {
+    model = codegen::readModelFile(o.model);
+    chip = backend::findChipProfile(model.chip);
+  } catch (const std::exception &e) {
+    return fail(kExitUsage, e.what());
+  }
+  size_t net = 0;
+  if (!o.net.empty()) {
+    net = model.nets.size();
+    for (size_t i = 0; i < model.nets.size(); ++i)
+      if (model.nets[i].name == o.net)
+        net = i;
+    if (net == model.nets.size())
+      return fail(kExitUsage, o.model + ": no net '" + o.net + "'");
+  }
+  if (model.nets.empty() || model.nets[net].stages.empty())
+    return fail(kExitUsage, o.model + ": the model has no net to run");
+  cmdsim::StageRunner runner(chip, model, net, 0);
+  if (auto err = runner.setInputs(inputs))
+    return fail(kExitUsage, o.input + ": " + llvm::toString(std::move(err)));
+  const codegen::Stage &stage = runner.stage();
+  progress.report("run", 0.0, "simulating net '" + model.nets[net].name + "' on " + chip.name);
+  cmdsim::ExecOptions options;
+  options.dumpAll = o.dumpAllTensors;
+  options.numThreads = static_cast<unsigned>(o.threads);
+  size_t lastPercent = 0;
+  options.progress = [&](size_t done, size_t total) {
+    size_t percent = total ? done * 100 / total : 100;
+    if (percent >= lastPercent + 5) {
+      lastPercent = percent;
+      progress.report("run", static_cast<double>(done) / static_cast<double>(total),
+                      "command " + std::to_string(done) + "/" + std::to_string(total));
+    }
+    return true;
+  };
+  if (auto err = runner.run(options))
+    return fail(kExitFailed, o.model + ": " + llvm::toString(std::move(err)));
+  if (int rc = writeOutputs(runner.tensors(), o.output))
+    return rc;
+  std::vector<std::string> artifacts = {o.output};
+  const cmdsim::ExecStats &s = runner.stats();
+  if (!o.profile.empty()) {
+    std::ofstream f(o.profile);
+    f << cmdsim::traceJson(chip, stage, s.timing);
+    if (!f)
+      return fail(kExitUsage, o.profile + ": cannot write the trace");
+    artifacts.push_back(o.profile);
+  }
+  double ms = static_cast<double>(s.timing.totalCycles) / chip.frequencyMhz / 1000.0;
+  auto pct = [&](int64_t busy) {
+    return s.timing.totalCycles ? 100.0 * static_cast<double>(busy) / static_cast<double>(s.timing.totalCycles)
+                                : 0.0;
+  };
+  std::ostringstream summary;
+  summary << std::fixed << std::setprecision(3) << "simulated " << s.timing.totalCycles << " cycles = " << ms
+          << " ms on " << chip.name << " (TIU busy " << std::setprecision(1) << pct(s.timing.tiuBusy)
+          << "%, GDMA busy " << pct(s.timing.gdmaBusy) << "%); " << s.tiuCommands << " TIU + " << s.gdmaCommands
+          << " GDMA commands, " << s.bytesMoved << " bytes moved; wall " << std::setprecision(3) << s.seconds
+          << " s";
+  std::cout << summary.str() << std::endl;
+  progress.report("run", 1.0, summary.str(), artifacts);
+  return kExitOk;
+}
+
+} // namespace tpuc::cli

@@ -1,0 +1,96 @@
+//===- CmdExec.h - Runs a model-file stage: command streams over simulated DDR and LMEM -*- C++ -*-===//
+//
+// The functional half of the command-level simulator (the timing half is CmdSim.h). DDR and LMEM are
+// byte arrays holding every tensor in its storage type (int8 codes, f16/bf16 bits, f32). The runtime
+// places the stage's weights and inputs in DDR; then every command runs in the order the timing model
+// schedules it: GDMA commands copy their boxes byte for byte between DDR and the lanes of LMEM (strides,
+// lane wrap-around), TIU commands decode their LMEM (or, for global ops, DDR) operand boxes, compute
+// the op on the box with the Tpu functional simulator's kernels (OpRunner.h) and encode the result back.
+// Outputs are read from DDR afterwards. Nothing is taken from the Tpu IR: if codegen moved a byte to the
+// wrong place, the results show it, which is what makes this codegen's proof.
+// Qt-free; MLIR stays in OpRunner.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_SIMULATOR_CMDEXEC_H
+#define TPUC_SIMULATOR_CMDEXEC_H
+
+#include "tpuc/Backend/ChipProfile.h"
+#include "tpuc/Codegen/ModelFile.h"
+#include "tpuc/Simulator/CmdSim.h"
+#include "tpuc/Support/Npz.h"
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tpuc::cmdsim {
+
+/// How one StageRunner::run behaves.
+struct ExecOptions {
+  /// Keep every op's result (dequantized to float32, named after the op as the Tpu simulator names it),
+  /// assembled from the slices the TIU commands computed; ops without a command of their own (in-place
+  /// reshapes and concats) are derived from their operands.
+  bool dumpAll = false;
+  /// Threads for the kernels; 0 keeps the process-wide setting.
+  unsigned numThreads = 0;
+  /// Called after each command with (commands done, total); false cancels ("cancelled").
+  std::function<bool(size_t, size_t)> progress;
+};
+
+/// What a run measured.
+struct ExecStats {
+  SimResult timing;        ///< The cycle model's schedule (CmdSim.h).
+  double seconds = 0;      ///< Wall time of the functional run.
+  size_t tiuCommands = 0, gdmaCommands = 0;
+  uint64_t bytesMoved = 0; ///< By GDMA commands.
+  size_t sliceVariants = 0; ///< Distinct slice geometries of the ops.
+  /// Per op (Stage::ops index): simulated TIU cycles summed over its commands.
+  std::vector<int64_t> opCycles;
+};
+
+/// Runs one stage of a model:
+///
+///   StageRunner runner(chip, model, 0, 0);
+///   if (auto err = runner.setInputs(npz)) ...;
+///   if (auto err = runner.run({.dumpAll = true})) ...;
+///   runner.tensors().write("model_outputs.npz");
+class StageRunner {
+public:
+  /// `model` must outlive the runner. Problems found while preparing (programs that do not parse) are
+  /// reported by the first setInput / run.
+  StageRunner(const backend::ChipProfile &chip, const codegen::Model &model, size_t net, size_t stage);
+  ~StageRunner();
+  StageRunner(const StageRunner &) = delete;
+  StageRunner &operator=(const StageRunner &) = delete;
+
+  const codegen::Stage &stage() const;
+
+  /// Sets input `name` (real values, converted to float32, quantized or rounded to the input's storage
+  /// type); fails naming the input on a bad name or shape.
+  llvm::Error setInput(const std::string &name, const Tensor &tensor);
+  /// Every input from an npz by name (a single input may also come from a single-array npz).
+  llvm::Error setInputs(const NpzFile &npz);
+
+  /// Runs the stage. Fails with one line on a missing input, a command the checker rejects (bounds,
+  /// hazards, deadlock) or an op that cannot run.
+  llvm::Error run(const ExecOptions &options = {});
+
+  /// The outputs (real values, float32, named as Stage::outputs) of the last run.
+  const NpzFile &outputs() const;
+  /// Every op's result with dumpAll, else the outputs.
+  const NpzFile &tensors() const;
+  const ExecStats &stats() const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace tpuc::cmdsim
+
+#endif // TPUC_SIMULATOR_CMDEXEC_H

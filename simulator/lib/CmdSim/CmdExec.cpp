@@ -1,0 +1,631 @@
+//===- CmdExec.cpp - Command streams executed over simulated DDR and LMEM ---===//
+
+#include "tpuc/Simulator/CmdExec.h"
+
+#include "tpuc/Backend/Graph.h"
+#include "tpuc/Quant/Arith.h"
+#include "tpuc/Simulator/OpRunner.h"
+#include "tpuc/Simulator/ThreadPool.h"
+#include "tpuc/Simulator/TpuKernels.h"
+#include "tpuc/Support/FloatConvert.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+namespace tpuc::cmdsim {
+
+using namespace codegen;
+using backend::DType;
+using Box4 = std::array<int64_t, 4>;
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+int64_t elementBytes(uint8_t dtype) { return backend::dtypeBytes(static_cast<DType>(dtype)); }
+
+int64_t product(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// `shape` as NCHW: ranks below 4 padded with trailing 1s (docs/MODEL_FORMAT.md), higher ranks folded
+/// into W.
+Box4 nchw(const std::vector<int64_t> &shape) {
+  Box4 b{1, 1, 1, 1};
+  for (size_t i = 0; i < shape.size(); ++i)
+    b[std::min<size_t>(i, 3)] *= shape[i];
+  return b;
+}
+
+/// Decodes `count` elements of `dtype` into floats (integers exactly; INT32 also into `ints`).
+void decode(const uint8_t *src, int64_t count, uint8_t dtype, float *dst, std::vector<int64_t> *ints) {
+  switch (static_cast<DType>(dtype)) {
+  case DType::INT8:
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = static_cast<int8_t>(src[i]);
+    break;
+  case DType::UINT8:
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = src[i];
+    break;
+  case DType::INT16:
+    for (int64_t i = 0; i < count; ++i) {
+      int16_t v;
+      std::memcpy(&v, src + 2 * i, 2);
+      dst[i] = v;
+    }
+    break;
+  case DType::INT32:
+    if (ints)
+      ints->resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+      int32_t v;
+      std::memcpy(&v, src + 4 * i, 4);
+      dst[i] = static_cast<float>(v);
+      if (ints)
+        (*ints)[i] = v;
+    }
+    break;
+  case DType::F16:
+  case DType::BF16: {
+    bool f16 = static_cast<DType>(dtype) == DType::F16;
+    for (int64_t i = 0; i < count; ++i) {
+      uint16_t v;
+      std::memcpy(&v, src + 2 * i, 2);
+      dst[i] = f16 ? f16ToF32(v) : bf16ToF32(v);
+    }
+    break;
+  }
+  case DType::F32:
+    std::memcpy(dst, src, count * 4);
+    break;
+  }
+}
+
+/// Encodes floats (integer codes for integer types, already rounded values for f16/bf16).
+void encode(const float *src, int64_t count, uint8_t dtype, uint8_t *dst) {
+  auto sat = [](float v, double lo, double hi) { return std::clamp<double>(std::nearbyint(v), lo, hi); };
+  switch (static_cast<DType>(dtype)) {
+  case DType::INT8:
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = static_cast<uint8_t>(static_cast<int8_t>(sat(src[i], -128, 127)));
+    break;
+  case DType::UINT8:
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = static_cast<uint8_t>(sat(src[i], 0, 255));
+    break;
+  case DType::INT16:
+    for (int64_t i = 0; i < count; ++i) {
+      auto v = static_cast<int16_t>(sat(src[i], -32768, 32767));
+      std::memcpy(dst + 2 * i, &v, 2);
+    }
+    break;
+  case DType::INT32:
+    for (int64_t i = 0; i < count; ++i) {
+      auto v = static_cast<int32_t>(sat(src[i], -2147483648.0, 2147483647.0));
+      std::memcpy(dst + 4 * i, &v, 4);
+    }
+    break;
+  case DType::F16:
+  case DType::BF16: {
+    bool f16 = static_cast<DType>(dtype) == DType::F16;
+    for (int64_t i = 0; i < count; ++i) {
+      uint16_t v = f16 ? f32ToF16(src[i]) : f32ToBF16(src[i]);
+      std::memcpy(dst + 2 * i, &v, 2);
+    }
+    break;
+  }
+  case DType::F32:
+    std::memcpy(dst, src, count * 4);
+    break;
+  }
+}
+
+/// A full tensor being assembled from boxes (codes for quantized values), for dumps.
+struct Dump {
+  std::vector<float> data;
+  std::vector<int64_t> shape;
+  sim::ValueInfo info;
+};
+
+/// Writes box `[origin, origin + shape)` (NCHW, dense values `src`) into the full tensor `dst` of NCHW
+/// extent `full`.
+void placeBox(const float *src, const Box4 &origin, const Box4 &shape, const Box4 &full, float *dst) {
+  for (int64_t n = 0; n < shape[0]; ++n)
+    for (int64_t c = 0; c < shape[1]; ++c)
+      for (int64_t h = 0; h < shape[2]; ++h) {
+        const float *s = src + ((n * shape[1] + c) * shape[2] + h) * shape[3];
+        float *d = dst + (((origin[0] + n) * full[1] + origin[1] + c) * full[2] + origin[2] + h) * full[3] + origin[3];
+        std::memcpy(d, s, shape[3] * sizeof(float));
+      }
+}
+
+} // namespace
+
+struct StageRunner::Impl {
+  const backend::ChipProfile &chip;
+  const Model &model;
+  const Stage &stage;
+  std::string setupError;
+  sim::OpRunner runner;
+  std::vector<size_t> programOf; ///< Stage op -> OpRunner index (SIZE_MAX: no program).
+  std::vector<uint8_t> ddr, lmem;
+  std::vector<bool> inputSet;
+  std::vector<Tensor> inputValues; ///< As set (real values, f32).
+  NpzFile outputs, tensors;
+  ExecStats stats;
+
+  Impl(const backend::ChipProfile &chip, const Model &model, const Stage &stage)
+      : chip(chip), model(model), stage(stage) {}
+
+  std::string where(const Command &c) const {
+    return std::string(engineName(c.engine)) + " #" + std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" +
+           (c.op < stage.ops.size() ? stage.ops[c.op].name : "?") + "')";
+  }
+
+  /// Calls fn(pointer, bytes) for each contiguous run of the box `[rel, rel + shape)` (relative to the
+  /// reference's origin) in row-major order; false when a run leaves its memory.
+  template <typename F> bool forRuns(const TensorRef &t, const Box4 &rel, const Box4 &shape, F fn) {
+    const int64_t ds = elementBytes(t.dtype);
+    const bool local = t.space == MemSpace::LMEM;
+    uint8_t *base = local ? lmem.data() : ddr.data();
+    const int64_t limit = local ? chip.lmemBytesPerLane : static_cast<int64_t>(ddr.size());
+    for (int64_t n = 0; n < shape[0]; ++n)
+      for (int64_t c = 0; c < shape[1]; ++c) {
+        int64_t cc = rel[1] + c, start, laneOffset = 0;
+        if (local) {
+          int64_t lane = (static_cast<int64_t>(t.lane) + cc) % chip.lanes;
+          laneOffset = lane * chip.lmemBytesPerLane;
+          start = static_cast<int64_t>(t.address) + (rel[0] + n) * t.stride[0] +
+                  (static_cast<int64_t>(t.lane) + cc) / chip.lanes * t.stride[1];
+        } else {
+          start = static_cast<int64_t>(t.address) + (rel[0] + n) * t.stride[0] + cc * t.stride[1];
+        }
+        for (int64_t h = 0; h < shape[2]; ++h) {
+          int64_t row = start + (rel[2] + h) * t.stride[2] + rel[3] * t.stride[3];
+          if (t.stride[3] == ds) {
+            int64_t bytes = shape[3] * ds;
+            if (row < 0 || row + bytes > limit)
+              return false;
+            fn(base + laneOffset + row, bytes);
+          } else {
+            for (int64_t w = 0; w < shape[3]; ++w) {
+              int64_t at = row + w * t.stride[3];
+              if (at < 0 || at + ds > limit)
+                return false;
+              fn(base + laneOffset + at, ds);
+            }
+          }
+        }
+      }
+    return true;
+  }
+
+  llvm::Error gather(const Command &c, const TensorRef &t, const Box4 &rel, const Box4 &shape,
+                     std::vector<uint8_t> &out) {
+    out.resize(static_cast<size_t>(shape[0] * shape[1] * shape[2] * shape[3] * elementBytes(t.dtype)));
+    uint8_t *p = out.data();
+    if (!forRuns(t, rel, shape, [&](uint8_t *src, int64_t n) {
+          std::memcpy(p, src, n);
+          p += n;
+        }))
+      return makeError(where(c) + ": operand leaves its memory");
+    return llvm::Error::success();
+  }
+
+  llvm::Error scatter(const Command &c, const TensorRef &t, const Box4 &rel, const Box4 &shape,
+                      const std::vector<uint8_t> &in) {
+    const uint8_t *p = in.data();
+    if (!forRuns(t, rel, shape, [&](uint8_t *dst, int64_t n) {
+          std::memcpy(dst, p, n);
+          p += n;
+        }))
+      return makeError(where(c) + ": operand leaves its memory");
+    return llvm::Error::success();
+  }
+
+  llvm::Error dma(const Command &c) {
+    if (c.operands.size() != 2)
+      return makeError(where(c) + ": a GDMA command needs a source and a destination");
+    const TensorRef &src = c.operands[0], &dst = c.operands[1];
+    if (src.dtype != dst.dtype)
+      return makeError(where(c) + ": source and destination types differ");
+    auto count = [](const TensorRef &t) { return t.shape[0] * t.shape[1] * t.shape[2] * t.shape[3]; };
+    if (count(src) != count(dst))
+      return makeError(where(c) + ": source holds " + std::to_string(count(src)) + " elements, destination " +
+                       std::to_string(count(dst)));
+    std::vector<uint8_t> bytes;
+    if (auto err = gather(c, src, {}, src.shape, bytes))
+      return err;
+    stats.bytesMoved += bytes.size();
+    return scatter(c, dst, {}, dst.shape, bytes);
+  }
+
+  /// The box of argument `arg` that op `program` reads to produce output box `out` of a slice: the conv /
+  /// pool window (checked against the command's padding), the channel groups of a grouped conv, the
+  /// output's box for element-wise operands (a broadcast dimension reads its single element).
+  llvm::Error readBox(const Command &c, size_t program, size_t arg, const TensorRef &out, Box4 &origin,
+                      Box4 &shape) {
+    const auto &full = runner.args(program)[arg].shape;
+    const auto &result = runner.results(program)[0].shape;
+    if (full.size() != 4 || result.size() != 4)
+      return makeError(where(c) + ": a layer-group op needs 4-D tensors");
+    auto win = runner.window(program);
+    for (int d = 0; d < 4; ++d) {
+      bool broadcast = full[d] == 1 && result[d] != 1;
+      origin[d] = broadcast ? 0 : out.origin[d];
+      shape[d] = broadcast ? 1 : out.shape[d];
+    }
+    if (!win || arg != 0)
+      return llvm::Error::success();
+    if (!win->pooling) {
+      int64_t g = win->group, ic = full[1], oc = result[1];
+      if (g <= 1) {
+        origin[1] = 0;
+        shape[1] = ic;
+      } else {
+        int64_t icg = ic / g, ocg = oc / g;
+        origin[1] = out.origin[1] / ocg * icg;
+        shape[1] = ((out.origin[1] + out.shape[1] - 1) / ocg + 1) * icg - origin[1];
+      }
+    }
+    auto axis = [&](int d, int64_t s, int64_t p, int64_t dil, int64_t k, int64_t padLo, int64_t padHi) -> bool {
+      int64_t b = out.origin[d] * s - p, e = (out.origin[d] + out.shape[d] - 1) * s - p + dil * (k - 1) + 1;
+      int64_t lo = std::max<int64_t>(0, -b), hi = std::max<int64_t>(0, e - full[d]);
+      origin[d] = b + lo;
+      shape[d] = e - hi - origin[d];
+      return lo == padLo && hi == padHi;
+    };
+    if (!axis(2, win->sh, win->padTop, win->dh, win->kh, c.pad[0], c.pad[1]) ||
+        !axis(3, win->sw, win->padLeft, win->dw, win->kw, c.pad[2], c.pad[3]))
+      return makeError(where(c) + ": the command's padding disagrees with the op's window");
+    return llvm::Error::success();
+  }
+
+  /// The shape of weight argument `arg` for the box of its LMEM / DDR view: whole, or the output
+  /// channels [c, c + shape.c) of the view [1, oc, d1, d2 * d3].
+  llvm::Expected<std::vector<int64_t>> weightShape(const Command &c, size_t program, size_t arg,
+                                                   const TensorRef &t) {
+    std::vector<int64_t> full = runner.args(program)[arg].shape;
+    int64_t count = t.shape[0] * t.shape[1] * t.shape[2] * t.shape[3];
+    if (count == product(full))
+      return full;
+    if (c.kind == CmdKind::Compute && !full.empty() && t.shape[0] == 1 &&
+        count == t.shape[1] * (product(full) / std::max<int64_t>(1, full[0]))) {
+      full[0] = t.shape[1];
+      return full;
+    }
+    return makeError(where(c) + ": weight box of " + std::to_string(count) + " elements does not match '" +
+                     stage.ops[c.op].operandNames[arg] + "'");
+  }
+
+  llvm::Error tiu(const Command &c, std::map<std::string, Dump> *dumps) {
+    const OpInfo &info = stage.ops[c.op];
+    size_t program = programOf[c.op];
+    if (program == SIZE_MAX)
+      return makeError(where(c) + ": the op has no program in the model file");
+    const bool slice = c.kind == CmdKind::Compute;
+    size_t nargs = runner.args(program).size();
+    if (info.operandMap.size() != nargs)
+      return makeError(where(c) + ": operand map of " + std::to_string(info.operandMap.size()) +
+                       " entries for " + std::to_string(nargs) + " arguments");
+    if (c.numOutputs != runner.results(program).size() || c.numOutputs == 0)
+      return makeError(where(c) + ": " + std::to_string(c.numOutputs) + " outputs for an op of " +
+                       std::to_string(runner.results(program).size()));
+    std::vector<std::vector<float>> values(nargs);
+    std::vector<std::vector<int64_t>> ints(nargs);
+    std::vector<sim::OpArg> args(nargs);
+    std::vector<uint8_t> bytes;
+    for (size_t i = 0; i < nargs; ++i) {
+      int32_t k = info.operandMap[i];
+      if (k < 0)
+        continue;
+      const TensorRef &t = c.operands[c.numOutputs + k];
+      Box4 rel{}, shape = t.shape;
+      std::vector<int64_t> argShape;
+      if (static_cast<uint32_t>(k) < c.numInputs) {
+        if (slice) {
+          Box4 origin;
+          if (auto err = readBox(c, program, i, c.operands[0], origin, shape))
+            return err;
+          for (int d = 0; d < 4; ++d) {
+            rel[d] = origin[d] - t.origin[d];
+            if (rel[d] < 0 || rel[d] + shape[d] > t.shape[d])
+              return makeError(where(c) + ": reads '" + info.operandNames[i] +
+                               "' outside the box its LMEM buffer holds");
+          }
+          argShape.assign(shape.begin(), shape.end());
+        } else {
+          argShape = runner.args(program)[i].shape;
+          if (product(argShape) != shape[0] * shape[1] * shape[2] * shape[3])
+            return makeError(where(c) + ": operand '" + info.operandNames[i] + "' is not the whole tensor");
+        }
+      } else {
+        auto ws = weightShape(c, program, i, t);
+        if (!ws)
+          return ws.takeError();
+        argShape = std::move(*ws);
+      }
+      if (auto err = gather(c, t, rel, shape, bytes))
+        return err;
+      int64_t count = shape[0] * shape[1] * shape[2] * shape[3];
+      values[i].resize(std::max<int64_t>(count, 1));
+      bool integer = static_cast<DType>(t.dtype) == DType::INT32;
+      decode(bytes.data(), count, t.dtype, values[i].data(), integer ? &ints[i] : nullptr);
+      args[i] = {values[i].data(), std::move(argShape), integer ? &ints[i] : nullptr};
+    }
+    std::vector<std::vector<float>> results(c.numOutputs);
+    std::vector<float *> outs;
+    std::vector<std::vector<int64_t>> outShapes;
+    for (uint32_t j = 0; j < c.numOutputs; ++j) {
+      const TensorRef &t = c.operands[j];
+      const auto &full = runner.results(program)[j].shape;
+      outShapes.push_back(slice ? std::vector<int64_t>(t.shape.begin(), t.shape.end()) : full);
+      if (product(outShapes.back()) != t.shape[0] * t.shape[1] * t.shape[2] * t.shape[3])
+        return makeError(where(c) + ": output box does not match the op's result");
+      results[j].resize(std::max<int64_t>(product(outShapes.back()), 1));
+      outs.push_back(results[j].data());
+    }
+    if (auto err = runner.run(program, args, outs, outShapes, slice ? &c.pad : nullptr, c.operands[0].origin[1]))
+      return err;
+    for (uint32_t j = 0; j < c.numOutputs; ++j) {
+      const TensorRef &t = c.operands[j];
+      int64_t count = product(outShapes[j]);
+      bytes.resize(static_cast<size_t>(count * elementBytes(t.dtype)));
+      encode(results[j].data(), count, t.dtype, bytes.data());
+      if (auto err = scatter(c, t, {}, t.shape, bytes))
+        return err;
+      if (dumps && j < info.resultNames.size()) {
+        Dump &d = dump(*dumps, info.resultNames[j], runner.results(program)[j]);
+        placeBox(results[j].data(), slice ? t.origin : Box4{}, nchw(outShapes[j]), nchw(d.shape), d.data.data());
+      }
+    }
+    return llvm::Error::success();
+  }
+
+  static Dump &dump(std::map<std::string, Dump> &dumps, const std::string &name, const sim::ValueInfo &info) {
+    Dump &d = dumps[name];
+    if (d.data.empty()) {
+      d.shape = info.shape;
+      d.info = info;
+      d.data.assign(std::max<int64_t>(product(info.shape), 1), 0.0f);
+    }
+    return d;
+  }
+
+  /// Real values of a dump (or of DDR bytes decoded the same way) as an f32 tensor.
+  static Tensor realTensor(const std::vector<float> &codes, const std::vector<int64_t> &shape,
+                           const sim::ValueInfo &info) {
+    Tensor t(tpuc::DType::F32, shape);
+    float *dst = reinterpret_cast<float *>(t.data());
+    int64_t n = t.numElements();
+    if (info.kind == sim::ValueInfo::Quant)
+      sim::tpu::dequantizeCodes(codes.data(), n, {info.scale, info.zeroPoint}, dst);
+    else
+      std::memcpy(dst, codes.data(), n * sizeof(float));
+    return t;
+  }
+
+  void prepare() {
+    programOf.assign(stage.ops.size(), SIZE_MAX);
+    for (size_t i = 0; i < stage.ops.size(); ++i) {
+      if (stage.ops[i].program.empty())
+        continue;
+      auto index = runner.add(stage.ops[i].name, stage.ops[i].program);
+      if (!index) {
+        setupError = llvm::toString(index.takeError());
+        return;
+      }
+      programOf[i] = *index;
+    }
+    uint64_t size = std::max(stage.coeffBytes, stage.activationBase + stage.activationBytes);
+    for (const auto *list : {&stage.inputs, &stage.outputs})
+      for (const TensorDesc &t : *list)
+        size = std::max(size, t.address + t.bytes);
+    ddr.assign(size, 0);
+    lmem.assign(static_cast<size_t>(chip.lanes * chip.lmemBytesPerLane), 0);
+    inputSet.assign(stage.inputs.size(), false);
+    inputValues.resize(stage.inputs.size());
+  }
+};
+
+StageRunner::StageRunner(const backend::ChipProfile &chip, const Model &model, size_t net, size_t stage) {
+  static const Stage empty;
+  const Stage *s = &empty;
+  std::string error;
+  if (net >= model.nets.size())
+    error = "the model has no net " + std::to_string(net);
+  else if (stage >= model.nets[net].stages.size())
+    error = "net '" + model.nets[net].name + "' has no stage " + std::to_string(stage);
+  else
+    s = &model.nets[net].stages[stage];
+  impl = std::make_unique<Impl>(chip, model, *s);
+  impl->setupError = error;
+  if (error.empty())
+    impl->prepare();
+}
+
+StageRunner::~StageRunner() = default;
+
+const Stage &StageRunner::stage() const { return impl->stage; }
+
+llvm::Error StageRunner::setInput(const std::string &name, const Tensor &tensor) {
+  Impl &m = *impl;
+  if (!m.setupError.empty())
+    return makeError(m.setupError);
+  for (size_t i = 0; i < m.stage.inputs.size(); ++i) {
+    const TensorDesc &d = m.stage.inputs[i];
+    if (d.name != name)
+      continue;
+    if (tensor.numElements() != product(d.shape))
+      return makeError("input '" + name + "' needs shape " + shapeToString(d.shape) + ", got " +
+                       shapeToString(tensor.shape()));
+    Tensor f32 = tensor.dtype() == tpuc::DType::F32 ? tensor : toF32Tensor(tensor);
+    std::vector<float> codes(f32.numElements());
+    const float *src = reinterpret_cast<const float *>(f32.data());
+    auto dt = static_cast<DType>(d.dtype);
+    bool integer = dt == DType::INT8 || dt == DType::UINT8 || dt == DType::INT16 || dt == DType::INT32;
+    if (integer) {
+      quant::IntType it = dt == DType::INT8    ? quant::IntType::Int8
+                          : dt == DType::UINT8 ? quant::IntType::UInt8
+                          : dt == DType::INT16 ? quant::IntType::Int16
+                                               : quant::IntType::Int32;
+      sim::tpu::quantizeFloats(src, f32.numElements(), {d.scale, d.zeroPoint}, it, codes.data());
+    } else {
+      std::memcpy(codes.data(), src, codes.size() * sizeof(float));
+      sim::tpu::roundHalf(codes.data(), f32.numElements(),
+                          dt == DType::F16    ? sim::tpu::Half::F16
+                          : dt == DType::BF16 ? sim::tpu::Half::BF16
+                                              : sim::tpu::Half::None);
+    }
+    if (d.address + d.bytes > m.ddr.size() || static_cast<int64_t>(d.bytes) != product(d.shape) * elementBytes(d.dtype))
+      return makeError("input '" + name + "': its DDR placement is outside the stage");
+    encode(codes.data(), f32.numElements(), d.dtype, m.ddr.data() + d.address);
+    m.inputValues[i] = Tensor(tpuc::DType::F32, d.shape);
+    std::memcpy(m.inputValues[i].data(), f32.data(), f32.byteSize());
+    m.inputSet[i] = true;
+    return llvm::Error::success();
+  }
+  return makeError("the model has no input '" + name + "'");
+}
+
+llvm::Error StageRunner::setInputs(const NpzFile &npz) {
+  const Stage &s = impl->stage;
+  if (s.inputs.size() == 1 && npz.size() == 1 && !npz.has(s.inputs[0].name))
+    return setInput(s.inputs[0].name, npz.get(npz.names()[0]));
+  for (const TensorDesc &d : s.inputs) {
+    if (!npz.has(d.name))
+      return makeError("no tensor '" + d.name + "' for the input of that name");
+    if (auto err = setInput(d.name, npz.get(d.name)))
+      return err;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error StageRunner::run(const ExecOptions &options) {
+  Impl &m = *impl;
+  if (!m.setupError.empty())
+    return makeError(m.setupError);
+  for (size_t i = 0; i < m.stage.inputs.size(); ++i)
+    if (!m.inputSet[i])
+      return makeError("missing input '" + m.stage.inputs[i].name + "'");
+  if (options.numThreads)
+    sim::ThreadPool::setGlobalThreads(options.numThreads);
+  auto start = std::chrono::steady_clock::now();
+  m.stats = ExecStats();
+  m.stats.timing = simulateStage(m.chip, m.stage);
+  if (!m.stats.timing.errors.empty())
+    return makeError("the command streams are invalid: " + m.stats.timing.errors.front() +
+                     (m.stats.timing.errors.size() > 1
+                          ? " (and " + std::to_string(m.stats.timing.errors.size() - 1) + " more)"
+                          : std::string()));
+  // Weights into the coefficient region.
+  for (const WeightRef &w : m.stage.weights) {
+    if (w.blob >= m.model.blobs.size())
+      return makeError("weight refers to blob entry " + std::to_string(w.blob));
+    const BlobEntry &b = m.model.blobs[w.blob];
+    if (w.address + b.size > m.ddr.size() || b.offset + b.size > m.model.coeffData.size())
+      return makeError("weight '" + b.name + "' lies outside DDR");
+    std::memcpy(m.ddr.data() + w.address, m.model.coeffData.data() + b.offset, b.size);
+  }
+  std::vector<const TraceEvent *> order;
+  for (const TraceEvent &e : m.stats.timing.events)
+    order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const TraceEvent *a, const TraceEvent *b) { return a->start < b->start; });
+  std::map<std::string, Dump> dumps;
+  m.stats.opCycles.assign(m.stage.ops.size(), 0);
+  std::vector<bool> hasCommand(m.stage.ops.size(), false);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const TraceEvent &ev = *order[k];
+    const Command &c = (ev.engine == Engine::TIU ? m.stage.tiu : m.stage.gdma)[ev.id - 1];
+    if (ev.engine == Engine::GDMA) {
+      ++m.stats.gdmaCommands;
+      if (auto err = m.dma(c))
+        return err;
+    } else {
+      ++m.stats.tiuCommands;
+      if (c.op < m.stage.ops.size()) {
+        m.stats.opCycles[c.op] += ev.end - ev.start;
+        hasCommand[c.op] = true;
+      }
+      if (auto err = m.tiu(c, options.dumpAll ? &dumps : nullptr))
+        return err;
+    }
+    if (options.progress && !options.progress(k + 1, order.size()))
+      return makeError("cancelled");
+  }
+  m.outputs = NpzFile();
+  m.tensors = NpzFile();
+  std::vector<float> codes;
+  for (const TensorDesc &d : m.stage.outputs) {
+    int64_t n = product(d.shape);
+    codes.resize(std::max<int64_t>(n, 1));
+    decode(m.ddr.data() + d.address, n, d.dtype, codes.data(), nullptr);
+    sim::ValueInfo info;
+    auto dt = static_cast<DType>(d.dtype);
+    bool integer = dt == DType::INT8 || dt == DType::UINT8 || dt == DType::INT16 || dt == DType::INT32;
+    info.kind = integer ? sim::ValueInfo::Quant : sim::ValueInfo::Float;
+    info.scale = d.scale;
+    info.zeroPoint = d.zeroPoint;
+    m.outputs.set(d.name, Impl::realTensor(codes, d.shape, info));
+  }
+  if (options.dumpAll) {
+    for (size_t i = 0; i < m.stage.inputs.size(); ++i)
+      m.tensors.set(m.stage.inputs[i].name, m.inputValues[i]);
+    // Ops without a command of their own (in-place reshapes and concats) are what their operands give.
+    for (size_t o = 0; o < m.stage.ops.size(); ++o) {
+      const OpInfo &info = m.stage.ops[o];
+      if (hasCommand[o] || m.programOf[o] == SIZE_MAX)
+        continue;
+      size_t program = m.programOf[o];
+      std::vector<sim::OpArg> args(info.operandNames.size());
+      bool complete = args.size() == m.runner.args(program).size();
+      for (size_t i = 0; complete && i < args.size(); ++i) {
+        if (info.operandNames[i].empty())
+          continue;
+        auto it = dumps.find(info.operandNames[i]);
+        complete = it != dumps.end();
+        if (complete)
+          args[i] = {it->second.data.data(), it->second.shape, nullptr};
+      }
+      if (!complete)
+        continue;
+      std::vector<float *> outs;
+      std::vector<std::vector<int64_t>> shapes;
+      for (size_t j = 0; j < info.resultNames.size(); ++j) {
+        Dump &d = Impl::dump(dumps, info.resultNames[j], m.runner.results(program)[j]);
+        outs.push_back(d.data.data());
+        shapes.push_back(d.shape);
+      }
+      if (auto err = m.runner.run(program, args, outs, shapes, nullptr, 0))
+        return err;
+    }
+    for (const OpInfo &info : m.stage.ops)
+      for (const std::string &name : info.resultNames)
+        if (auto it = dumps.find(name); it != dumps.end())
+          m.tensors.set(name, Impl::realTensor(it->second.data, it->second.shape, it->second.info));
+    for (const std::string &name : m.outputs.names())
+      if (!m.tensors.has(name))
+        m.tensors.set(name, m.outputs.get(name));
+  } else {
+    m.tensors = m.outputs;
+  }
+  m.stats.sliceVariants = m.runner.numVariants();
+  m.stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return llvm::Error::success();
+}
+
+const NpzFile &StageRunner::outputs() const { return impl->outputs; }
+const NpzFile &StageRunner::tensors() const { return impl->tensors; }
+const ExecStats &StageRunner::stats() const { return impl->stats; }
+
+} // namespace tpuc::cmdsim
