@@ -294,7 +294,8 @@ void addRunOptions(ArgParser &p, RunOptions &o) {
                                     "MLIR to run on the reference interpreter / Tpu functional simulator",
                true},
               &o.model);
-  p.addOption({{"--input"}, "FILE", "input tensors (.npz, by input name)", true}, &o.input);
+  p.addOption({{"--input"}, "FILE", "input tensors (.npz, by input name; .npy for a single input)", true},
+              &o.input);
   p.addOption({{"--output"}, "FILE", "output tensors (.npz)", false, {}, "_output.npz"}, &o.output);
   p.addFlag({{"--dump_all_tensors"}, "", "write every op's tensor, not only the outputs"}, &o.dumpAllTensors);
   p.addOption({{"--profile"}, "FILE",

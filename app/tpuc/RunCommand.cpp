@@ -72,8 +72,15 @@ int runRun(const RunOptions &o) {
   ProgressReporter progress = makeProgressReporter(o.progress);
   NpzFile inputs;
   std::string error;
-  if (!NpzFile::tryRead(o.input, inputs, error))
+  if (hasSuffix(o.input, ".npy")) { // one array: the model's only input
+    try {
+      inputs.set("input", readNpy(o.input));
+    } catch (const std::exception &e) {
+      return fail(kExitUsage, e.what());
+    }
+  } else if (!NpzFile::tryRead(o.input, inputs, error)) {
     return fail(kExitUsage, error);
+  }
   if (!hasSuffix(o.model, ".tpum"))
     return runMlir(o, inputs, progress);
 

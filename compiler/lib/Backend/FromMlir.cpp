@@ -114,6 +114,12 @@ void matchExtent(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64
     p1 += 1;
 }
 
+/// Whether the op applies a fused Relu to its result (`do_relu`).
+bool fusesRelu(Operation *op) {
+  auto relu = op->getAttrOfType<BoolAttr>("do_relu");
+  return relu && relu.getValue();
+}
+
 } // namespace
 
 FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options) {
@@ -228,9 +234,10 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
       bop.kind = OpKind::Unary;
     } else if ((kindName == "reshape" || kindName == "squeeze" || kindName == "unsqueeze" ||
                 kindName == "flatten") &&
-               bop.inputs.size() == 1) {
+               bop.inputs.size() == 1 && !fusesRelu(op)) {
       bop.kind = OpKind::Reshape;
-    } else if (kindName == "concat") {
+    } else if (kindName == "concat" && !fusesRelu(op)) {
+      // A concat with a fused Relu computes: it is never in place (the producers' bytes change).
       bop.kind = OpKind::Concat;
       if (auto a = op->getAttrOfType<IntegerAttr>("axis"))
         bop.axis = a.getInt() < 0 ? a.getInt() + static_cast<int64_t>(out0.size()) : a.getInt();

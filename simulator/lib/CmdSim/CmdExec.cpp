@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 
 namespace tpuc::cmdsim {
@@ -134,17 +135,19 @@ struct Dump {
   std::vector<float> data;
   std::vector<int64_t> shape;
   sim::ValueInfo info;
+  std::vector<uint8_t> covered; ///< Per element: computed by some command.
 };
 
 /// Writes box `[origin, origin + shape)` (NCHW, dense values `src`) into the full tensor `dst` of NCHW
 /// extent `full`.
-void placeBox(const float *src, const Box4 &origin, const Box4 &shape, const Box4 &full, float *dst) {
+void placeBox(const float *src, const Box4 &origin, const Box4 &shape, const Box4 &full, Dump &dst) {
   for (int64_t n = 0; n < shape[0]; ++n)
     for (int64_t c = 0; c < shape[1]; ++c)
       for (int64_t h = 0; h < shape[2]; ++h) {
         const float *s = src + ((n * shape[1] + c) * shape[2] + h) * shape[3];
-        float *d = dst + (((origin[0] + n) * full[1] + origin[1] + c) * full[2] + origin[2] + h) * full[3] + origin[3];
-        std::memcpy(d, s, shape[3] * sizeof(float));
+        int64_t at = (((origin[0] + n) * full[1] + origin[1] + c) * full[2] + origin[2] + h) * full[3] + origin[3];
+        std::memcpy(dst.data.data() + at, s, shape[3] * sizeof(float));
+        std::memset(dst.covered.data() + at, 1, shape[3]);
       }
 }
 
@@ -385,7 +388,7 @@ struct StageRunner::Impl {
         return err;
       if (dumps && j < info.resultNames.size()) {
         Dump &d = dump(*dumps, info.resultNames[j], runner.results(program)[j]);
-        placeBox(results[j].data(), slice ? t.origin : Box4{}, nchw(outShapes[j]), nchw(d.shape), d.data.data());
+        placeBox(results[j].data(), slice ? t.origin : Box4{}, nchw(outShapes[j]), nchw(d.shape), d);
       }
     }
     return llvm::Error::success();
@@ -397,13 +400,15 @@ struct StageRunner::Impl {
       d.shape = info.shape;
       d.info = info;
       d.data.assign(std::max<int64_t>(product(info.shape), 1), 0.0f);
+      d.covered.assign(d.data.size(), 0);
     }
     return d;
   }
 
-  /// Real values of a dump (or of DDR bytes decoded the same way) as an f32 tensor.
+  /// Real values of a dump (or of DDR bytes decoded the same way) as an f32 tensor; elements no command
+  /// computed (`covered` 0) are NaN.
   static Tensor realTensor(const std::vector<float> &codes, const std::vector<int64_t> &shape,
-                           const sim::ValueInfo &info) {
+                           const sim::ValueInfo &info, const std::vector<uint8_t> *covered = nullptr) {
     Tensor t(tpuc::DType::F32, shape);
     float *dst = reinterpret_cast<float *>(t.data());
     int64_t n = t.numElements();
@@ -411,6 +416,10 @@ struct StageRunner::Impl {
       sim::tpu::dequantizeCodes(codes.data(), n, {info.scale, info.zeroPoint}, dst);
     else
       std::memcpy(dst, codes.data(), n * sizeof(float));
+    if (covered)
+      for (int64_t i = 0; i < n; ++i)
+        if (!(*covered)[i])
+          dst[i] = std::numeric_limits<float>::quiet_NaN();
     return t;
   }
 
@@ -608,11 +617,25 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
       }
       if (auto err = m.runner.run(program, args, outs, shapes, nullptr, 0))
         return err;
+      // In-place ops compute nothing themselves: their result is known where all operands are.
+      bool whole = true;
+      for (const std::string &operand : info.operandNames)
+        if (!operand.empty()) {
+          const auto &cov = dumps[operand].covered;
+          whole &= std::find(cov.begin(), cov.end(), 0) == cov.end();
+        }
+      for (const std::string &name : info.resultNames)
+        std::fill(dumps[name].covered.begin(), dumps[name].covered.end(), whole ? 1 : 0);
     }
     for (const OpInfo &info : m.stage.ops)
       for (const std::string &name : info.resultNames)
-        if (auto it = dumps.find(name); it != dumps.end())
-          m.tensors.set(name, Impl::realTensor(it->second.data, it->second.shape, it->second.info));
+        if (auto it = dumps.find(name); it != dumps.end()) {
+          const Dump &d = it->second;
+          int64_t computed = std::count(d.covered.begin(), d.covered.end(), 1);
+          if (computed < product(d.shape))
+            m.stats.partial.push_back(name);
+          m.tensors.set(name, Impl::realTensor(d.data, d.shape, d.info, &d.covered));
+        }
     for (const std::string &name : m.outputs.names())
       if (!m.tensors.has(name))
         m.tensors.set(name, m.outputs.get(name));

@@ -32,8 +32,9 @@ namespace tpuc::cmdsim {
 /// How one StageRunner::run behaves.
 struct ExecOptions {
   /// Keep every op's result (dequantized to float32, named after the op as the Tpu simulator names it),
-  /// assembled from the slices the TIU commands computed; ops without a command of their own (in-place
-  /// reshapes and concats) are derived from their operands.
+  /// assembled from the slices the TIU commands computed (NaN where no command computed an element, see
+  /// ExecStats::partial); ops without a command of their own (in-place reshapes and concats) are derived
+  /// from their operands.
   bool dumpAll = false;
   /// Threads for the kernels; 0 keeps the process-wide setting.
   unsigned numThreads = 0;
@@ -50,6 +51,10 @@ struct ExecStats {
   size_t sliceVariants = 0; ///< Distinct slice geometries of the ops.
   /// Per op (Stage::ops index): simulated TIU cycles summed over its commands.
   std::vector<int64_t> opCycles;
+  /// With dumpAll: tensors the commands computed only in part. A layer group computes each slice's box
+  /// of an intermediate as far as its readers need it, so border cells no reader uses are never computed
+  /// (e.g. the last row before a stride-2 conv); dumps hold NaN there.
+  std::vector<std::string> partial;
 };
 
 /// Runs one stage of a model:

@@ -1,0 +1,22 @@
+"""Tensor-by-tensor equality of a model-file dump (tpuc run --dump_all_tensors, deploy's
+*_model_outputs.npz) with the Tpu simulation's dump, with numpy alone. NaN in the model dump marks
+elements of an intermediate that no command computed (no reader needs them); they are left out, every
+other element must be bit-equal."""
+import numpy as np
+
+
+def compare_dumps(model_path, tpu_path):
+    """Returns (compared, unequal names, names missing from the model dump, partly computed names)."""
+    model, tpu = np.load(model_path), np.load(tpu_path)
+    unequal, missing, partial = [], [], []
+    for name in tpu.files:
+        if name not in model.files:
+            missing.append(name)
+            continue
+        a, b = model[name], tpu[name].astype(np.float32)
+        computed = ~np.isnan(a)
+        if not computed.all():
+            partial.append(name)
+        if a.shape != b.shape or not computed.any() or not np.array_equal(a[computed], b[computed]):
+            unequal.append(name)
+    return len(tpu.files), unequal, missing, partial
