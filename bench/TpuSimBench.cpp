@@ -4,10 +4,19 @@
 // (kl), lower to Tpu INT8 (symmetric) and time one simulated inference (median of N) next to ONNX
 // Runtime f32 on the same input and thread count, with their ratio and the simulated output's cosine
 // against the float reference. Goal (issue 4): INT8 simulation of resnet18 <= 3x ONNX Runtime.
+// Then the backend on bm1684x (issue 5): deploy time (groups, addresses, codegen with --opt 2), the
+// command-level simulation of the model file (wall time, and its ratio to ONNX Runtime: goal <= 5x), the
+// simulated latency with layer groups next to every op global (--opt 0) and the DDR activation peak over
+// its lower bound (goal <= 1.05); for resnet18 also the INT8 / F16 / BF16 / F32 simulated latency next to
+// the published TPU-MLIR model-zoo figures.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tpuc/Codegen/ModelCodegen.h"
 #include "tpuc/Conversion/TopToTpu.h"
+#include "tpuc/Dialect/Top/WeightStore.h"
+#include "tpuc/Simulator/CmdExec.h"
+#include "tpuc/Transforms/BackendPlan.h"
 #include "tpuc/Dialect/Tpu/TpuDialect.h"
 #include "tpuc/Import/OnnxImporter.h"
 #include "tpuc/Preprocess/Preprocess.h"
@@ -47,6 +56,57 @@ double cosine(const tpuc::Tensor &a, const tpuc::Tensor &b) {
   return dot / std::sqrt(nx * ny + 1e-30);
 }
 
+/// The backend figures of one lowered module (left untouched: the backend runs on a clone).
+struct BackendFigures {
+  bool ok = false;
+  std::string error;
+  double deploySeconds = 0, runMs = 0, latencyMs = 0, gmemRatio = 0;
+};
+
+BackendFigures backendFigures(mlir::ModuleOp lowered, int opt, const tpuc::Tensor &input, int iterations,
+                              unsigned threads, const tpuc::testsupport::TempDir &tmp, const std::string &stem) {
+  BackendFigures f;
+  mlir::OwningOpRef<mlir::ModuleOp> module(lowered.clone());
+  auto start = Clock::now();
+  if (mlir::failed(tpuc::top::saveWeights(*module, tmp.file(stem + "_weight.npz")))) {
+    f.error = "cannot save the weights";
+    return f;
+  }
+  tpuc::BackendOptions options{.chip = "bm1684x", .opt = opt, .modelPath = tmp.file(stem + ".tpum")};
+  if (auto err = tpuc::runBackend(*module, options)) {
+    f.error = llvm::toString(std::move(err));
+    return f;
+  }
+  f.deploySeconds = seconds(start);
+  auto attr = [&](llvm::StringRef name) {
+    auto a = (*module)->getAttrOfType<mlir::IntegerAttr>(name);
+    return a ? static_cast<double>(a.getInt()) : 0.0;
+  };
+  double lower = attr(tpuc::backend_attr::kActivationLowerBound);
+  f.gmemRatio = lower > 0 ? attr(tpuc::backend_attr::kActivationBytes) / lower : 0;
+  tpuc::codegen::Model model = tpuc::codegen::readModelFile(options.modelPath);
+  tpuc::backend::ChipProfile chip = tpuc::backend::findChipProfile(model.chip);
+  tpuc::cmdsim::StageRunner runner(chip, model, 0, 0);
+  if (auto err = runner.setInput(runner.stage().inputs.at(0).name, input)) {
+    f.error = llvm::toString(std::move(err));
+    return f;
+  }
+  std::vector<double> times;
+  for (int i = 0; i <= iterations; ++i) { // the first run parses the ops' programs: not counted
+    auto t0 = Clock::now();
+    if (auto err = runner.run({.numThreads = threads})) {
+      f.error = llvm::toString(std::move(err));
+      return f;
+    }
+    if (i > 0)
+      times.push_back(seconds(t0));
+  }
+  f.runMs = median(times) * 1e3;
+  f.latencyMs = static_cast<double>(runner.stats().timing.totalCycles) / chip.frequencyMhz / 1e3;
+  f.ok = true;
+  return f;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -84,6 +144,17 @@ int main(int argc, char **argv) {
   std::printf("%-16s %12s %12s %8s %12s %10s\n", "model", "tpu_int8_ms", "ort_f32_ms", "ratio", "top_f32_ms",
               "cos");
   int failures = 0;
+  struct BackendRow {
+    std::string name;
+    BackendFigures grouped, alone;
+    double ortMs;
+  };
+  struct LatencyRow {
+    std::string mode;
+    double simMs, published;
+  };
+  std::vector<BackendRow> backendRows;
+  std::vector<LatencyRow> latencyRows;
   for (const std::string &name : all) {
     if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end())
       continue;
@@ -190,6 +261,51 @@ int main(int argc, char **argv) {
     }
     std::printf("%-16s %12.1f %12.1f %8.2f %12.1f %10.5f\n", name.c_str(), simMs, ortMs,
                 ortMs > 0 ? simMs / ortMs : 0.0, median(topTimes) * 1e3, cos);
+    BackendFigures grouped = backendFigures(**module, 2, input, iterations, threads, tmp, name + "_opt2");
+    BackendFigures alone = backendFigures(**module, 0, input, 1, threads, tmp, name + "_opt0");
+    if (!grouped.ok || !alone.ok) {
+      std::printf("%-16s backend: %s\n", name.c_str(), (grouped.ok ? alone : grouped).error.c_str());
+      ++failures;
+      continue;
+    }
+    backendRows.push_back({name, grouped, alone, ortMs});
+    if (name == "resnet18")
+      for (auto [mode, published] : {std::pair{tpuc::top::Precision::F16, 1.231},
+                                     std::pair{tpuc::top::Precision::BF16, 1.231},
+                                     std::pair{tpuc::top::Precision::F32, 6.800}}) {
+        auto floatModule = tpuc::importOnnx(context, options, error);
+        tpuc::LoweringOptions floatLowering{.mode = mode};
+        if (failed(floatModule)) {
+          ++failures;
+          continue;
+        }
+        if (auto err = tpuc::lowerToTpu(**floatModule, floatLowering)) {
+          std::printf("%-16s float lowering failed: %s\n", name.c_str(), llvm::toString(std::move(err)).c_str());
+          ++failures;
+          continue;
+        }
+        BackendFigures f = backendFigures(**floatModule, 2, input, 1, threads, tmp, name + "_float");
+        latencyRows.push_back({tpuc::top::stringifyPrecision(mode).str(), f.ok ? f.latencyMs : 0, published});
+      }
+  }
+  if (!backendRows.empty()) {
+    std::printf("\nbackend, bm1684x INT8, deploy --opt 2; command-level simulation of the model file vs ONNX "
+                "Runtime f32\n%-16s %9s %10s %8s %12s %12s %8s %10s\n",
+                "model", "deploy_s", "cmdsim_ms", "vs_ort", "sim_opt2_ms", "sim_opt0_ms", "speedup", "gmem/lb");
+    for (const auto &r : backendRows)
+      std::printf("%-16s %9.2f %10.1f %8.2f %12.3f %12.3f %8.2f %10.3f\n", r.name.c_str(),
+                  r.grouped.deploySeconds, r.grouped.runMs, r.ortMs > 0 ? r.grouped.runMs / r.ortMs : 0.0,
+                  r.grouped.latencyMs, r.alone.latencyMs, r.alone.latencyMs / r.grouped.latencyMs,
+                  r.grouped.gmemRatio);
+  }
+  if (!latencyRows.empty() || !backendRows.empty()) {
+    std::printf("\nresnet18 on bm1684x, simulated vs published (TPU-MLIR model zoo, resnet18-v2)\n"
+                "%-6s %10s %14s %8s\n", "mode", "sim_ms", "published_ms", "ratio");
+    for (const auto &r : backendRows)
+      if (r.name == "resnet18")
+        std::printf("%-6s %10.3f %14.3f %8.2f\n", "INT8", r.grouped.latencyMs, 0.552, r.grouped.latencyMs / 0.552);
+    for (const auto &r : latencyRows)
+      std::printf("%-6s %10.3f %14.3f %8.2f\n", r.mode.c_str(), r.simMs, r.published, r.simMs / r.published);
   }
   return failures ? 1 : 0;
 }

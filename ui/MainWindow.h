@@ -84,6 +84,11 @@ public:
   /// input, and the run keeps the per-layer comparison (accumulated and isolated, --compare_all). A
   /// transform job is queued first when the Top MLIR is not in the cache. Returns the job id, or -1.
   int runDeploy(qint64 configId = -1);
+  /// Queues `tpuc run` (model_runner) on the model file a deploy of the compile configuration wrote
+  /// (`configId`, else the selected one, else the first), with that deploy's test input as tensors: the
+  /// command-level simulation, its outputs and engine trace (simulated latency, cycles per op). Returns
+  /// the job id, or -1 (with a message) when the configuration was not deployed with a test input yet.
+  int runModelFile(qint64 configId = -1);
   /// Opens the deploy dialog on a compile configuration (`configId`, else the selected one, else the
   /// first, else a new one; window-modal, returns at once). Accepting stores the configuration (one undo
   /// step) and queues runDeploy with it. In non-interactive mode deploys without asking and returns null.
@@ -122,6 +127,8 @@ protected:
   void dropEvent(QDropEvent *event) override;
 
 private:
+  /// The compile configuration `configId` names (else the selected one, else the first, else F32 on bm1684x).
+  project::CompileConfig compileConfigFor(qint64 configId) const;
   void createActions();
   void createDocks();
   void createStatusBar();

@@ -330,6 +330,42 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
   return id;
 }
 
+project::CompileConfig MainWindow::compileConfigFor(qint64 configId) const {
+  if (configId < 0 && m_context->selection().section == Section::CompileConfigs)
+    configId = m_context->selection().id;
+  const project::Project &p = m_context->project();
+  project::CompileConfig config{0, "default", "bm1684x", "F32", "{}"};
+  for (const project::CompileConfig &c : p.compileConfigs)
+    if (c.id == configId || (configId < 0 && &c == &p.compileConfigs.front()))
+      config = c;
+  return config;
+}
+
+int MainWindow::runModelFile(qint64 configId) {
+  const project::Project &p = m_context->project();
+  if (p.model.path.empty() || m_context->filePath().isEmpty() || !QFileInfo(tpucPath()).isExecutable()) {
+    showError(tr("Cannot Run"), tr("Open a saved project with a model, and deploy it first (Run ▸ Deploy)."));
+    return -1;
+  }
+  const project::CompileConfig config = compileConfigFor(configId);
+  const DeploySettings settings = deploySettingsOf(config);
+  const QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
+  const QString stem = cache + QLatin1Char('/') + QFileInfo(QString::fromStdString(p.model.path)).completeBaseName() +
+                       QStringLiteral("_%1_%2").arg(settings.chip.toLower(), settings.quantize.toLower());
+  const QString model = stem + QStringLiteral(".tpum"), input = stem + QStringLiteral(".tpu_in_f32.npz");
+  if (!QFileInfo(model).isFile() || !QFileInfo(input).isFile()) {
+    showError(tr("Cannot Run"), tr("Configuration '%1' has no model file with test inputs yet: deploy it with a "
+                                   "test input first (Run ▸ Deploy).")
+                                    .arg(QString::fromStdString(config.name)));
+    return -1;
+  }
+  const QStringList args = runModelArguments(model, input, stem + QStringLiteral(".run_outputs.npz"),
+                                             stem + QStringLiteral(".run_trace.json"));
+  return m_jobs->enqueue({tr("Run %1 on the simulator (%2)").arg(QFileInfo(model).fileName(),
+                                                                  QString::fromStdString(config.name)),
+                          tpucPath(), args, cache});
+}
+
 int MainWindow::runDeploy(qint64 configId) {
   const project::Project &p = m_context->project();
   if (p.model.path.empty() || p.model.format == "hf") {
@@ -344,12 +380,7 @@ int MainWindow::runDeploy(qint64 configId) {
     showError(tr("Cannot Deploy"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
     return -1;
   }
-  if (configId < 0 && m_context->selection().section == Section::CompileConfigs)
-    configId = m_context->selection().id;
-  project::CompileConfig config{0, "default", "bm1684x", "F32", "{}"};
-  for (const project::CompileConfig &c : p.compileConfigs)
-    if (c.id == configId || (configId < 0 && &c == &p.compileConfigs.front()))
-      config = c;
+  const project::CompileConfig config = compileConfigFor(configId);
   QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
   QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
   QDir().mkpath(cache);
@@ -369,7 +400,9 @@ int MainWindow::runDeploy(qint64 configId) {
     }
     return path;
   };
-  DeployPaths paths{topMlir, {}, {}, {}, cache + QLatin1Char('/') + name + QStringLiteral("_%1_%2.tpu.mlir").arg(chip, precision.toLower())};
+  const QString stem = cache + QLatin1Char('/') + name + QStringLiteral("_%1_%2").arg(chip, precision.toLower());
+  DeployPaths paths{topMlir, {}, {}, {}, stem + QStringLiteral(".tpu.mlir")};
+  paths.model = stem + QStringLiteral(".tpum"); // the whole way: layer groups, addresses, codegen
   // The Top input and the lowered Tpu module, for the pass inspector's side-by-side view of the run.
   paths.snapshots = cache + QStringLiteral("/snapshots/") + name + QStringLiteral("-deploy-") +
                     QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));

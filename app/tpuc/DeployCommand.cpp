@@ -281,6 +281,7 @@ std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const Npz
   }
   ModelCheck check;
   check.stats = runner.stats();
+  check.trace = cmdsim::traceJson(chip, runner.stage(), check.stats.timing);
   // Elements of intermediates that no command computed (NaN in the dump) are left out of both sides.
   NpzFile target = runner.tensors(), reference = tpuTensors;
   for (const std::string &name : check.stats.partial) {
@@ -410,12 +411,21 @@ int runDeploy(const DeployOptions &o) {
   if (!o.model.empty()) {
     // Codegen's proof: the model file on the command-level simulator against the Tpu simulation, per layer.
     progress.report("run", 0.0, "command-level simulation of " + o.model);
-    std::string modelOutputs = stem + "_model_outputs.npz";
+    std::string modelOutputs = stem + "_model_outputs.npz", trace = stem + "_trace.json",
+                modelInputs = stem + "_in_f32.npz";
     auto check = checkModelFile(o.model, *inputs, accumulated->tensors, o.correctness, modelOutputs, error);
     if (!check)
       return fail(kExitUsage, error);
     std::cout << check->summary << std::endl;
-    artifacts.push_back(modelOutputs);
+    // The engine trace of that run, and its inputs as tensors (model_runner's input; TPU-MLIR's in_f32.npz).
+    if (!writeText(trace, check->trace, error))
+      return fail(kExitUsage, error);
+    try {
+      inputs->write(modelInputs, /*compressed=*/false);
+    } catch (const std::exception &e) {
+      return fail(kExitUsage, e.what());
+    }
+    artifacts.insert(artifacts.end(), {modelOutputs, trace, modelInputs});
     if (!check->failing.empty()) {
       progress.report("run", 1.0, "model file differs at " + check->failing, artifacts);
       return fail(kExitFailed, o.model + ": model-file tensor '" + check->failing +

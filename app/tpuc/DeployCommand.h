@@ -74,6 +74,7 @@ struct ModelCheck {
   NpzComparison comparison; ///< Model-file tensors (target) against the Tpu simulation's.
   std::string failing;      ///< First tensor beyond the tolerance, or "".
   std::string summary;      ///< One line: EQUAL count, simulated latency, commands, wall time.
+  std::string trace;        ///< The engine trace (CmdSim.h traceJson).
 };
 
 /// Runs `modelPath` (net 0) on `inputs` with every tensor dumped to `outputsPath` and compares them with

@@ -9,7 +9,10 @@
 #include "ui/jobs/DeployJob.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/views/AccuracyView.h"
+#include "ui/views/GraphViewTab.h"
 #include "ui/views/PassInspectorView.h"
+#include "visualizer/GraphOverlay.h"
+#include "visualizer/GraphView.h"
 #include "visualizer/SideBySide.h"
 
 #include <QApplication>
@@ -18,6 +21,8 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -242,11 +247,12 @@ void TestDeployJob::crashedDeployIsReported() {
                                           "bm1684x", "--calibration_table", cali, "--quantize_table", qtable,
                                           "--test_input", QString::fromStdString(sample), "--compare_all",
                                           "--tpu_mlir", cache + "/m_bm1684x_int8.tpu.mlir"}));
-  // The run records the Top input and the lowered module for the pass inspector, in a fresh folder.
-  QCOMPARE(args.size(), 20);
+  // The run records the Top input and the lowered module for the pass inspector, in a fresh folder, and
+  // goes the whole way to a model file.
+  QCOMPARE(args.size(), 22);
   QCOMPARE(args[16], QString("--snapshots"));
   QVERIFY2(args[17].startsWith(cache + "/snapshots/m-deploy-"), qPrintable(args[17]));
-  QCOMPARE(args.mid(18), QStringList({"--progress", "json"}));
+  QCOMPARE(args.mid(18), QStringList({"--model", cache + "/m_bm1684x_int8.tpum", "--progress", "json"}));
   QFile qtableFile(qtable);
   QVERIFY(qtableFile.open(QIODevice::ReadOnly));
   QVERIFY(qtableFile.readAll().contains("conv1 F16"));
@@ -395,6 +401,45 @@ void TestDeployJob::resnet18Int8EndToEnd() {
   QVERIFY2(side->statusText().contains(QStringLiteral("tpu.matmul")), qPrintable(side->statusText()));
   QCoreApplication::processEvents();
   QVERIFY(window.grab().save(screenshotDir() + "/deploy-side-by-side-top-tpu.png"));
+
+  // The deploy compiled a model file and checked it on the command-level simulator: the run keeps the
+  // file, the simulated latency and each op's cycles next to its accuracy.
+  const project::RunRecord &deployed = context.project().runs.back();
+  bool haveModel = false;
+  for (const project::ArtifactRef &a : deployed.artifacts)
+    haveModel |= a.kind == "model" && QString::fromStdString(a.name).endsWith(".tpum") && !a.contentHash.empty();
+  QVERIFY(haveModel);
+  QVERIFY2(QString::fromStdString(deployed.summaryJson).contains("simulatedLatencyMs"), deployed.summaryJson.c_str());
+  QVERIFY(runLayerValues(deployed, "cycles").size() > 10);
+  QCOMPARE(runLayerValues(deployed, "cosine").size(), report.layers.size());
+
+  // Run ▸ Run Model File on Simulator: tpuc run on that file and the deploy's test input, out of process.
+  const std::size_t before = context.project().runs.size();
+  qputenv("TPUC", TPUC_ENGINE);
+  const int runJob = window.runModelFile(context.project().compileConfigs.back().id);
+  QVERIFY(runJob > 0);
+  QVERIFY(QTest::qWaitFor([&] { return context.project().runs.size() > before; }, 120000));
+  qunsetenv("TPUC");
+  const project::RunRecord &simulated = context.project().runs.back();
+  QCOMPARE(simulated.status, std::string("ok"));
+  const QJsonObject summary = QJsonDocument::fromJson(QByteArray::fromStdString(simulated.summaryJson)).object();
+  QCOMPARE(summary.value("command").toString(), QString("run"));
+  QVERIFY2(summary.value("simulatedLatencyMs").toDouble() > 0.1, simulated.summaryJson.c_str());
+  const auto cycles = runLayerValues(simulated, "cycles");
+  QVERIFY(cycles.count("/fc/Gemm") && cycles.at("/fc/Gemm") > 0);
+  // The graph of the Top IR colours its ops by those cycles.
+  GraphViewTab *graphTab = window.openTopGraph();
+  QVERIFY(graphTab);
+  QSignalSpy graphLoaded(graphTab, &GraphViewTab::loaded);
+  QVERIFY(graphLoaded.wait(60000));
+  QVERIFY2(graphLoaded.front().front().toString().isEmpty(), qPrintable(graphLoaded.front().front().toString()));
+  graphTab->setOverlay(static_cast<int>(vis::OverlayMode::Cycles));
+  graphTab->view()->fitToView();
+  QCoreApplication::processEvents();
+  QVERIFY(window.grab().save(screenshotDir() + "/graph-resnet18-cycles-overlay.png"));
+  // A configuration never deployed has nothing to run.
+  const qint64 fresh = context.addCompileConfig({0, "never deployed", "cv186ah", "BF16", "{}"});
+  QCOMPARE(window.runModelFile(fresh), -1);
 #endif
 }
 

@@ -90,8 +90,17 @@ QStringList deployArguments(const DeploySettings &s, const DeployPaths &paths) {
   args << QStringLiteral("--tpu_mlir") << paths.tpuMlir;
   if (!paths.snapshots.isEmpty())
     args << QStringLiteral("--snapshots") << paths.snapshots;
+  if (!paths.model.isEmpty())
+    args << QStringLiteral("--model") << paths.model;
   args << QStringLiteral("--progress") << QStringLiteral("json");
   return args;
+}
+
+QStringList runModelArguments(const QString &model, const QString &input, const QString &output,
+                              const QString &trace) {
+  return {QStringLiteral("run"),     QStringLiteral("--model"),  model,   QStringLiteral("--input"),
+          input,                     QStringLiteral("--output"), output,  QStringLiteral("--dump_all_tensors"),
+          QStringLiteral("--profile"), trace,                    QStringLiteral("--progress"), QStringLiteral("json")};
 }
 
 const project::CaliTable *deployCaliTable(const project::Project &p, const DeploySettings &s) {

@@ -47,12 +47,18 @@ struct DeployPaths {
   QString testInput;        ///< empty: no test (no comparison)
   QString tpuMlir;
   QString snapshots;        ///< empty: no IR snapshots (else the Top input and the lowered Tpu module)
+  QString model;            ///< empty: stop at the Tpu level (else the .tpum model file, checked when tested)
 };
 
 /// `deploy --mlir ... --quantize ... --chip ... [--asymmetric] [--calibration_table F] [--quantize_table F]
 /// [--q_group_size N] [--test_input F [--tolerance T] --compare_all] --tpu_mlir F [--snapshots DIR]
 /// --progress json`.
 QStringList deployArguments(const DeploySettings &settings, const DeployPaths &paths);
+
+/// `run --model M --input I --output O --dump_all_tensors --profile T --progress json`: a model file on the
+/// command-level simulator (model_runner), its engine trace beside the outputs.
+QStringList runModelArguments(const QString &model, const QString &input, const QString &output,
+                              const QString &trace);
 
 /// The calibration table a configuration uses: its named version, else the newest; null when none.
 const project::CaliTable *deployCaliTable(const project::Project &project, const DeploySettings &settings);

@@ -7,6 +7,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -75,12 +77,48 @@ std::string artifactKind(const QString &path) {
     return name.contains(QLatin1String("top")) ? "top_mlir" : name.contains(QLatin1String("tpu")) ? "tpu_mlir" : "mlir";
   if (name.endsWith(QLatin1String(".npz")))
     return "npz";
-  if (name.endsWith(QLatin1String(".bmodel")))
+  if (name.endsWith(QLatin1String(".tpum")))
     return "model";
   if (name.endsWith(QLatin1String(".json")))
     return name.contains(QLatin1String("trace")) ? "trace" : "json";
   const QString suffix = QFileInfo(name).suffix();
   return suffix.isEmpty() ? "file" : suffix.toStdString();
+}
+
+/// Adds a command-level simulation's trace (`tpuc run --profile`, deploy's <stem>_trace.json) to a run:
+/// simulated latency, cycles and engine busy time in the summary, and each op's TIU cycles as the
+/// "cycles" of its layer row (the graph view's cycles overlay), next to any accuracy metrics.
+void addTrace(const QString &path, QJsonObject &summary, project::RunRecord &run) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly))
+    return;
+  const QJsonObject trace = QJsonDocument::fromJson(file.readAll()).object();
+  if (trace.value(QStringLiteral("schema")).toString() != QLatin1String("tpuc-cmd-trace"))
+    return;
+  summary.insert(QStringLiteral("simulatedLatencyMs"), trace.value(QStringLiteral("latency_us")).toDouble() / 1000.0);
+  summary.insert(QStringLiteral("simulatedCycles"), trace.value(QStringLiteral("total_cycles")).toDouble());
+  summary.insert(QStringLiteral("tiuBusyCycles"), trace.value(QStringLiteral("tiu_busy")).toDouble());
+  summary.insert(QStringLiteral("gdmaBusyCycles"), trace.value(QStringLiteral("gdma_busy")).toDouble());
+  QJsonArray layers = QJsonDocument::fromJson(QByteArray::fromStdString(run.layerMetricsJson)).array();
+  QHash<QString, int> row;
+  for (int i = 0; i < layers.size(); ++i)
+    row.insert(layers[i].toObject().value(QStringLiteral("name")).toString(), i);
+  for (const QJsonValue &v : trace.value(QStringLiteral("ops")).toArray()) {
+    const QJsonObject op = v.toObject();
+    const QString name = op.value(QStringLiteral("name")).toString();
+    const double cycles = op.value(QStringLiteral("tiu_cycles")).toDouble();
+    if (name.isEmpty() || cycles <= 0)
+      continue;
+    if (auto it = row.find(name); it != row.end()) {
+      QJsonObject existing = layers[*it].toObject();
+      existing.insert(QStringLiteral("cycles"), cycles);
+      layers[*it] = existing;
+    } else {
+      row.insert(name, static_cast<int>(layers.size()));
+      layers.append(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("cycles"), cycles}});
+    }
+  }
+  run.layerMetricsJson = QJsonDocument(layers).toJson(QJsonDocument::Compact).toStdString();
 }
 
 } // namespace
@@ -162,6 +200,7 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
   run.summaryJson = QJsonDocument(summary).toJson(QJsonDocument::Compact).toStdString();
 
   const QDir base(job.spec.workingDirectory.isEmpty() ? QDir::currentPath() : job.spec.workingDirectory);
+  QString tracePath;
   for (const QString &artifact : job.artifacts) {
     const QString path = base.absoluteFilePath(artifact);
     std::string error;
@@ -169,6 +208,8 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
     if (QFileInfo(path).isFile())
       hash = project::hashFile(path.toStdString(), error).value_or(std::string());
     run.artifacts.push_back({artifactKind(artifact), path.toStdString(), hash});
+    if (run.artifacts.back().kind == "trace" && !hash.empty())
+      tracePath = path;
     // `tpuc deploy --compare_all` reports its side-by-side comparison (accumulated and isolated per layer)
     // as <stem>_compare.json: that, not the outputs-only text table, becomes the run's layer metrics.
     if (path.endsWith(QLatin1String("_compare.json")) && !hash.empty()) {
@@ -189,6 +230,11 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
         run.summaryJson = QJsonDocument(withLayers).toJson(QJsonDocument::Compact).toStdString();
       }
     }
+  }
+  if (!tracePath.isEmpty()) { // after the accuracy metrics: cycles join their rows
+    QJsonObject withTrace = QJsonDocument::fromJson(QByteArray::fromStdString(run.summaryJson)).object();
+    addTrace(tracePath, withTrace, run);
+    run.summaryJson = QJsonDocument(withTrace).toJson(QJsonDocument::Compact).toStdString();
   }
   return run;
 }

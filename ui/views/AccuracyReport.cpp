@@ -133,7 +133,8 @@ AccuracyReport accuracyOfRun(const project::RunRecord &run) {
     const QJsonObject o = value.toObject();
     LayerAccuracy layer;
     layer.name = o.value(QStringLiteral("name")).toString();
-    if (layer.name.isEmpty())
+    // Rows of ops the simulator timed but no compare covered (cycles only) are not accuracy rows.
+    if (layer.name.isEmpty() || !o.contains(QStringLiteral("cosine")))
       continue;
     layer.accumulated = metricsOf(o);
     layer.isolated = metricsOf(o.value(QStringLiteral("isolated")).toObject());

@@ -162,6 +162,25 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
      << ", \"gdma_busy\": " << r.gdmaBusy << ", \"errors\": [";
   for (size_t i = 0; i < r.errors.size(); ++i)
     os << (i ? ", " : "") << "\"" << esc(r.errors[i]) << "\"";
+  os << "],\n \"ops\": [";
+  // Per op: the simulated cycles of its commands on each engine (the studio's cycles overlay), keyed by the
+  // op's tensor name as dumps name it.
+  std::vector<int64_t> tiu(s.ops.size(), 0), gdma(s.ops.size(), 0);
+  for (const TraceEvent &ev : r.events) {
+    const Command &c = (ev.engine == Engine::TIU ? s.tiu : s.gdma)[ev.id - 1];
+    if (c.op < s.ops.size())
+      (ev.engine == Engine::TIU ? tiu : gdma)[c.op] += ev.end - ev.start;
+  }
+  bool first = true;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    if (!tiu[i] && !gdma[i])
+      continue;
+    const OpInfo &op = s.ops[i];
+    os << (first ? "\n  " : ",\n  ") << "{\"name\": \"" << esc(op.resultNames.empty() ? op.name : op.resultNames[0])
+       << "\", \"type\": \"" << esc(op.type) << "\", \"tiu_cycles\": " << tiu[i] << ", \"gdma_cycles\": " << gdma[i]
+       << "}";
+    first = false;
+  }
   os << "],\n \"traceEvents\": [";
   for (size_t i = 0; i < r.events.size(); ++i) {
     const TraceEvent &ev = r.events[i];

@@ -45,7 +45,8 @@ struct SimResult {
 SimResult simulateStage(const backend::ChipProfile &chip, const codegen::Stage &stage);
 
 /// The trace as JSON: {"schema": "tpuc-cmd-trace", "version": 1, "chip", "total_cycles", "latency_us",
-/// "tiu_busy", "gdma_busy", "errors", "traceEvents": [Chrome "X" events, tid 0 TIU / 1 GDMA, ts/dur in
+/// "tiu_busy", "gdma_busy", "errors", "ops": [{"name" (the op's tensor name), "type", "tiu_cycles",
+/// "gdma_cycles"}] (ops with commands), "traceEvents": [Chrome "X" events, tid 0 TIU / 1 GDMA, ts/dur in
 /// microseconds, args: id, wait, kind, group, slice, step, cycles]}.
 std::string traceJson(const backend::ChipProfile &chip, const codegen::Stage &stage, const SimResult &r);
 
