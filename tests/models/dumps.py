@@ -1,8 +1,16 @@
 """Tensor-by-tensor equality of a model-file dump (tpuc run --dump_all_tensors, deploy's
 *_model_outputs.npz) with the Tpu simulation's dump, with numpy alone. NaN in the model dump marks
 elements of an intermediate that no command computed (no reader needs them); they are left out, every
-other element must be bit-equal."""
+other element must be bit-equal. Also the one way these checks run the CLI."""
+import subprocess
+
 import numpy as np
+
+
+def run(args, cwd):
+    """Runs a command in `cwd`; returns (exit code, stdout and stderr together)."""
+    done = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return done.returncode, done.stdout
 
 
 def compare_dumps(model_path, tpu_path):

@@ -9,11 +9,10 @@ usage: model_file_equal.py TPUC WORKDIR [--models a,b] [--chips x,y] [--modes IN
 import argparse
 import os
 import re
-import subprocess
 import sys
 import time
 
-from dumps import compare_dumps
+from dumps import compare_dumps, run
 
 IMAGENET = ["--mean", "123.675,116.28,103.53", "--scale", "0.0171,0.0175,0.0174", "--pixel_format", "rgb"]
 PADDLE = ["--mean", "127.5,127.5,127.5", "--scale", "0.0078431,0.0078431,0.0078431", "--pixel_format", "rgb"]
@@ -25,11 +24,6 @@ MODELS = {
 }
 CHIPS = ["bm1684x", "bm1688", "cv186ah"]
 MODES = ["INT8", "BF16"]
-
-
-def run(args, cwd):
-    done = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    return done.returncode, done.stdout
 
 
 def main():

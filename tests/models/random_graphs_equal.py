@@ -9,14 +9,13 @@ usage: random_graphs_equal.py TPUC WORKDIR [--count N] [--seed S]"""
 import argparse
 import os
 import random
-import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from dumps import compare_dumps
+from dumps import compare_dumps, run
 
 CHIPS = ["bm1684x", "bm1688", "cv186ah"]
 
@@ -115,11 +114,6 @@ def random_graph(rng, index):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     onnx.checker.check_model(model)
     return model, (channels, size)
-
-
-def run(args, cwd):
-    done = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    return done.returncode, done.stdout
 
 
 def main():
