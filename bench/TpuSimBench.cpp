@@ -102,7 +102,7 @@ BackendFigures backendFigures(mlir::ModuleOp lowered, int opt, const tpuc::Tenso
       times.push_back(seconds(t0));
   }
   f.runMs = median(times) * 1e3;
-  f.latencyMs = static_cast<double>(runner.stats().timing.totalCycles) / chip.frequencyMhz / 1e3;
+  f.latencyMs = tpuc::cmdsim::latencyMs(chip, runner.stats().timing.totalCycles);
   f.ok = true;
   return f;
 }

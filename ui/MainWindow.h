@@ -19,6 +19,7 @@ namespace tpuc::ui {
 class AccuracyView;
 class AutosaveController;
 class DeployDialog;
+struct DeploySettings;
 class GraphViewTab;
 class ImportDialog;
 struct JobInfo;
@@ -129,6 +130,8 @@ protected:
 private:
   /// The compile configuration `configId` names (else the selected one, else the first, else F32 on bm1684x).
   project::CompileConfig compileConfigFor(qint64 configId) const;
+  /// `<cache>/<model>_<chip>_<precision>`: where a deploy of `settings` puts its artifacts.
+  QString deployStem(const QString &cache, const DeploySettings &settings) const;
   void createActions();
   void createDocks();
   void createStatusBar();

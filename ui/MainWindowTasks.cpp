@@ -330,6 +330,11 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
   return id;
 }
 
+QString MainWindow::deployStem(const QString &cache, const DeploySettings &settings) const {
+  return cache + QLatin1Char('/') + QFileInfo(QString::fromStdString(m_context->project().model.path)).completeBaseName() +
+         QStringLiteral("_%1_%2").arg(settings.chip.toLower(), settings.quantize.toLower());
+}
+
 project::CompileConfig MainWindow::compileConfigFor(qint64 configId) const {
   if (configId < 0 && m_context->selection().section == Section::CompileConfigs)
     configId = m_context->selection().id;
@@ -350,8 +355,7 @@ int MainWindow::runModelFile(qint64 configId) {
   const project::CompileConfig config = compileConfigFor(configId);
   const DeploySettings settings = deploySettingsOf(config);
   const QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
-  const QString stem = cache + QLatin1Char('/') + QFileInfo(QString::fromStdString(p.model.path)).completeBaseName() +
-                       QStringLiteral("_%1_%2").arg(settings.chip.toLower(), settings.quantize.toLower());
+  const QString stem = deployStem(cache, settings);
   const QString model = stem + QStringLiteral(".tpum"), input = stem + QStringLiteral(".tpu_in_f32.npz");
   if (!QFileInfo(model).isFile() || !QFileInfo(input).isFile()) {
     showError(tr("Cannot Run"), tr("Configuration '%1' has no model file with test inputs yet: deploy it with a "
@@ -400,7 +404,7 @@ int MainWindow::runDeploy(qint64 configId) {
     }
     return path;
   };
-  const QString stem = cache + QLatin1Char('/') + name + QStringLiteral("_%1_%2").arg(chip, precision.toLower());
+  const QString stem = deployStem(cache, settings);
   DeployPaths paths{topMlir, {}, {}, {}, stem + QStringLiteral(".tpu.mlir")};
   paths.model = stem + QStringLiteral(".tpum"); // the whole way: layer groups, addresses, codegen
   // The Top input and the lowered Tpu module, for the pass inspector's side-by-side view of the run.

@@ -253,18 +253,24 @@ std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const Compar
   return out.str();
 }
 
+bool loadModelFile(const std::string &path, codegen::Model &model, backend::ChipProfile &chip, std::string &error) {
+  try {
+    model = codegen::readModelFile(path);
+    chip = backend::findChipProfile(model.chip);
+  } catch (const std::exception &e) {
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
 std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
                                          const NpzFile &tpuTensors, const std::string &correctness,
                                          const std::string &outputsPath, std::string &error) {
   codegen::Model model;
   backend::ChipProfile chip;
-  try {
-    model = codegen::readModelFile(modelPath);
-    chip = backend::findChipProfile(model.chip);
-  } catch (const std::exception &e) {
-    error = e.what();
+  if (!loadModelFile(modelPath, model, chip, error))
     return std::nullopt;
-  }
   cmdsim::StageRunner runner(chip, model, 0, 0);
   llvm::Error err = runner.setInputs(inputs);
   if (!err)
@@ -308,7 +314,7 @@ std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const Npz
   if (!check.stats.partial.empty())
     out << " (" << check.stats.partial.size() << " computed in part: cells no reader needs are never computed)";
   out << "; simulated " << std::fixed << std::setprecision(3)
-      << static_cast<double>(t.totalCycles) / chip.frequencyMhz / 1000.0 << " ms on " << chip.name << " ("
+      << cmdsim::latencyMs(chip, t.totalCycles) << " ms on " << chip.name << " ("
       << check.stats.tiuCommands << " TIU + " << check.stats.gdmaCommands << " GDMA commands), wall "
       << check.stats.seconds << " s";
   check.summary = out.str();

@@ -68,6 +68,9 @@ std::string formatSideBySideCsv(const std::vector<LayerRow> &rows);
 ///  "first_failing":name|null}
 std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const CompareTolerance &tolerance);
 
+/// Reads the model file `path` and the profile of its chip; false with a one-line `error`.
+bool loadModelFile(const std::string &path, codegen::Model &model, backend::ChipProfile &chip, std::string &error);
+
 /// The model file run on the command-level simulator and compared per tensor with the Tpu simulation.
 struct ModelCheck {
   cmdsim::ExecStats stats;

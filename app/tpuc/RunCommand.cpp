@@ -24,10 +24,6 @@ namespace tpuc::cli {
 
 namespace {
 
-bool hasSuffix(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 int fail(int code, const std::string &message) {
   std::cerr << "tpuc run: " << message << std::endl;
   return code;
@@ -72,7 +68,7 @@ int runRun(const RunOptions &o) {
   ProgressReporter progress = makeProgressReporter(o.progress);
   NpzFile inputs;
   std::string error;
-  if (hasSuffix(o.input, ".npy")) { // one array: the model's only input
+  if (o.input.ends_with(".npy")) { // one array: the model's only input
     try {
       inputs.set("input", readNpy(o.input));
     } catch (const std::exception &e) {
@@ -81,17 +77,13 @@ int runRun(const RunOptions &o) {
   } else if (!NpzFile::tryRead(o.input, inputs, error)) {
     return fail(kExitUsage, error);
   }
-  if (!hasSuffix(o.model, ".tpum"))
+  if (!o.model.ends_with(".tpum"))
     return runMlir(o, inputs, progress);
 
   codegen::Model model;
   backend::ChipProfile chip;
-  try {
-    model = codegen::readModelFile(o.model);
-    chip = backend::findChipProfile(model.chip);
-  } catch (const std::exception &e) {
-    return fail(kExitUsage, e.what());
-  }
+  if (!loadModelFile(o.model, model, chip, error))
+    return fail(kExitUsage, error);
   size_t net = 0;
   if (!o.net.empty()) {
     net = model.nets.size();
@@ -134,7 +126,7 @@ int runRun(const RunOptions &o) {
       return fail(kExitUsage, o.profile + ": cannot write the trace");
     artifacts.push_back(o.profile);
   }
-  double ms = static_cast<double>(s.timing.totalCycles) / chip.frequencyMhz / 1000.0;
+  double ms = cmdsim::latencyMs(chip, s.timing.totalCycles);
   auto pct = [&](int64_t busy) {
     return s.timing.totalCycles ? 100.0 * static_cast<double>(busy) / static_cast<double>(s.timing.totalCycles)
                                 : 0.0;

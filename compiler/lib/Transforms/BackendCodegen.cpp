@@ -5,11 +5,11 @@
 
 #include "tpuc/Backend/Artifacts.h"
 #include "tpuc/Codegen/Codegen.h"
+#include "tpuc/Codegen/Elements.h"
 #include "tpuc/Dialect/Top/ModuleState.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
-#include "tpuc/Support/FloatConvert.h"
 #include "tpuc/Support/Npz.h"
 #include "tpuc/Transforms/BackendPlan.h"
 #include "tpuc/Transforms/Passes.h"
@@ -22,7 +22,6 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <memory>
 
@@ -60,44 +59,6 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-template <typename T> void append(std::vector<uint8_t> &out, T v) {
-  uint8_t b[sizeof(T)];
-  std::memcpy(b, &v, sizeof(T));
-  out.insert(out.end(), b, b + sizeof(T));
-}
-
-/// Values as `dtype` bytes.
-std::vector<uint8_t> encode(const std::vector<float> &vals, be::DType dtype) {
-  std::vector<uint8_t> out;
-  out.reserve(vals.size() * be::dtypeBytes(dtype));
-  for (float f : vals) {
-    switch (dtype) {
-    case be::DType::INT8:
-      append<int8_t>(out, static_cast<int8_t>(std::lround(f)));
-      break;
-    case be::DType::UINT8:
-      append<uint8_t>(out, static_cast<uint8_t>(std::lround(f)));
-      break;
-    case be::DType::INT16:
-      append<int16_t>(out, static_cast<int16_t>(std::lround(f)));
-      break;
-    case be::DType::INT32:
-      append<int32_t>(out, static_cast<int32_t>(std::llround(f)));
-      break;
-    case be::DType::F16:
-      append<uint16_t>(out, f32ToF16(f));
-      break;
-    case be::DType::BF16:
-      append<uint16_t>(out, f32ToBF16(f));
-      break;
-    case be::DType::F32:
-      append<float>(out, f);
-      break;
-    }
-  }
-  return out;
-}
-
 /// The bytes of weight `op` as graph value `v` stores them: the weight
 /// file's raw array when its element size matches, else the f32 values
 /// converted.
@@ -124,7 +85,9 @@ FailureOr<std::vector<uint8_t>> weightBytes(top::WeightOp op, const be::Value &v
   auto vals = top::readWeightF32(op);
   if (failed(vals))
     return failure();
-  return encode(*vals, v.dtype);
+  std::vector<uint8_t> bytes(vals->size() * be::dtypeBytes(v.dtype));
+  codegen::encodeElements(vals->data(), static_cast<int64_t>(vals->size()), v.dtype, bytes.data());
+  return bytes;
 }
 
 void quantOf(Type t, codegen::TensorDesc &d) {

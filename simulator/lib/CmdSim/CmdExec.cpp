@@ -3,6 +3,7 @@
 #include "tpuc/Simulator/CmdExec.h"
 
 #include "tpuc/Backend/Graph.h"
+#include "tpuc/Codegen/Elements.h"
 #include "tpuc/Quant/Arith.h"
 #include "tpuc/Simulator/OpRunner.h"
 #include "tpuc/Simulator/ThreadPool.h"
@@ -37,6 +38,9 @@ int64_t product(const std::vector<int64_t> &shape) {
   return n;
 }
 
+/// Elements of an NCHW box.
+int64_t volume(const Box4 &b) { return b[0] * b[1] * b[2] * b[3]; }
+
 /// `shape` as NCHW: ranks below 4 padded with trailing 1s (docs/MODEL_FORMAT.md), higher ranks folded
 /// into W.
 Box4 nchw(const std::vector<int64_t> &shape) {
@@ -44,90 +48,6 @@ Box4 nchw(const std::vector<int64_t> &shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     b[std::min<size_t>(i, 3)] *= shape[i];
   return b;
-}
-
-/// Decodes `count` elements of `dtype` into floats (integers exactly; INT32 also into `ints`).
-void decode(const uint8_t *src, int64_t count, uint8_t dtype, float *dst, std::vector<int64_t> *ints) {
-  switch (static_cast<DType>(dtype)) {
-  case DType::INT8:
-    for (int64_t i = 0; i < count; ++i)
-      dst[i] = static_cast<int8_t>(src[i]);
-    break;
-  case DType::UINT8:
-    for (int64_t i = 0; i < count; ++i)
-      dst[i] = src[i];
-    break;
-  case DType::INT16:
-    for (int64_t i = 0; i < count; ++i) {
-      int16_t v;
-      std::memcpy(&v, src + 2 * i, 2);
-      dst[i] = v;
-    }
-    break;
-  case DType::INT32:
-    if (ints)
-      ints->resize(count);
-    for (int64_t i = 0; i < count; ++i) {
-      int32_t v;
-      std::memcpy(&v, src + 4 * i, 4);
-      dst[i] = static_cast<float>(v);
-      if (ints)
-        (*ints)[i] = v;
-    }
-    break;
-  case DType::F16:
-  case DType::BF16: {
-    bool f16 = static_cast<DType>(dtype) == DType::F16;
-    for (int64_t i = 0; i < count; ++i) {
-      uint16_t v;
-      std::memcpy(&v, src + 2 * i, 2);
-      dst[i] = f16 ? f16ToF32(v) : bf16ToF32(v);
-    }
-    break;
-  }
-  case DType::F32:
-    std::memcpy(dst, src, count * 4);
-    break;
-  }
-}
-
-/// Encodes floats (integer codes for integer types, already rounded values for f16/bf16).
-void encode(const float *src, int64_t count, uint8_t dtype, uint8_t *dst) {
-  auto sat = [](float v, double lo, double hi) { return std::clamp<double>(std::nearbyint(v), lo, hi); };
-  switch (static_cast<DType>(dtype)) {
-  case DType::INT8:
-    for (int64_t i = 0; i < count; ++i)
-      dst[i] = static_cast<uint8_t>(static_cast<int8_t>(sat(src[i], -128, 127)));
-    break;
-  case DType::UINT8:
-    for (int64_t i = 0; i < count; ++i)
-      dst[i] = static_cast<uint8_t>(sat(src[i], 0, 255));
-    break;
-  case DType::INT16:
-    for (int64_t i = 0; i < count; ++i) {
-      auto v = static_cast<int16_t>(sat(src[i], -32768, 32767));
-      std::memcpy(dst + 2 * i, &v, 2);
-    }
-    break;
-  case DType::INT32:
-    for (int64_t i = 0; i < count; ++i) {
-      auto v = static_cast<int32_t>(sat(src[i], -2147483648.0, 2147483647.0));
-      std::memcpy(dst + 4 * i, &v, 4);
-    }
-    break;
-  case DType::F16:
-  case DType::BF16: {
-    bool f16 = static_cast<DType>(dtype) == DType::F16;
-    for (int64_t i = 0; i < count; ++i) {
-      uint16_t v = f16 ? f32ToF16(src[i]) : f32ToBF16(src[i]);
-      std::memcpy(dst + 2 * i, &v, 2);
-    }
-    break;
-  }
-  case DType::F32:
-    std::memcpy(dst, src, count * 4);
-    break;
-  }
 }
 
 /// A full tensor being assembled from boxes (codes for quantized values), for dumps.
@@ -214,7 +134,7 @@ struct StageRunner::Impl {
 
   llvm::Error gather(const Command &c, const TensorRef &t, const Box4 &rel, const Box4 &shape,
                      std::vector<uint8_t> &out) {
-    out.resize(static_cast<size_t>(shape[0] * shape[1] * shape[2] * shape[3] * elementBytes(t.dtype)));
+    out.resize(static_cast<size_t>(volume(shape) * elementBytes(t.dtype)));
     uint8_t *p = out.data();
     if (!forRuns(t, rel, shape, [&](uint8_t *src, int64_t n) {
           std::memcpy(p, src, n);
@@ -241,10 +161,9 @@ struct StageRunner::Impl {
     const TensorRef &src = c.operands[0], &dst = c.operands[1];
     if (src.dtype != dst.dtype)
       return makeError(where(c) + ": source and destination types differ");
-    auto count = [](const TensorRef &t) { return t.shape[0] * t.shape[1] * t.shape[2] * t.shape[3]; };
-    if (count(src) != count(dst))
-      return makeError(where(c) + ": source holds " + std::to_string(count(src)) + " elements, destination " +
-                       std::to_string(count(dst)));
+    if (volume(src.shape) != volume(dst.shape))
+      return makeError(where(c) + ": source holds " + std::to_string(volume(src.shape)) + " elements, destination " +
+                       std::to_string(volume(dst.shape)));
     std::vector<uint8_t> bytes;
     if (auto err = gather(c, src, {}, src.shape, bytes))
       return err;
@@ -298,7 +217,7 @@ struct StageRunner::Impl {
   llvm::Expected<std::vector<int64_t>> weightShape(const Command &c, size_t program, size_t arg,
                                                    const TensorRef &t) {
     std::vector<int64_t> full = runner.args(program)[arg].shape;
-    int64_t count = t.shape[0] * t.shape[1] * t.shape[2] * t.shape[3];
+    int64_t count = volume(t.shape);
     if (count == product(full))
       return full;
     if (c.kind == CmdKind::Compute && !full.empty() && t.shape[0] == 1 &&
@@ -348,7 +267,7 @@ struct StageRunner::Impl {
           argShape.assign(shape.begin(), shape.end());
         } else {
           argShape = runner.args(program)[i].shape;
-          if (product(argShape) != shape[0] * shape[1] * shape[2] * shape[3])
+          if (product(argShape) != volume(shape))
             return makeError(where(c) + ": operand '" + info.operandNames[i] + "' is not the whole tensor");
         }
       } else {
@@ -359,10 +278,10 @@ struct StageRunner::Impl {
       }
       if (auto err = gather(c, t, rel, shape, bytes))
         return err;
-      int64_t count = shape[0] * shape[1] * shape[2] * shape[3];
+      int64_t count = volume(shape);
       values[i].resize(std::max<int64_t>(count, 1));
       bool integer = static_cast<DType>(t.dtype) == DType::INT32;
-      decode(bytes.data(), count, t.dtype, values[i].data(), integer ? &ints[i] : nullptr);
+      decodeElements(bytes.data(), count, static_cast<DType>(t.dtype), values[i].data(), integer ? &ints[i] : nullptr);
       args[i] = {values[i].data(), std::move(argShape), integer ? &ints[i] : nullptr};
     }
     std::vector<std::vector<float>> results(c.numOutputs);
@@ -372,7 +291,7 @@ struct StageRunner::Impl {
       const TensorRef &t = c.operands[j];
       const auto &full = runner.results(program)[j].shape;
       outShapes.push_back(slice ? std::vector<int64_t>(t.shape.begin(), t.shape.end()) : full);
-      if (product(outShapes.back()) != t.shape[0] * t.shape[1] * t.shape[2] * t.shape[3])
+      if (product(outShapes.back()) != volume(t.shape))
         return makeError(where(c) + ": output box does not match the op's result");
       results[j].resize(std::max<int64_t>(product(outShapes.back()), 1));
       outs.push_back(results[j].data());
@@ -383,7 +302,7 @@ struct StageRunner::Impl {
       const TensorRef &t = c.operands[j];
       int64_t count = product(outShapes[j]);
       bytes.resize(static_cast<size_t>(count * elementBytes(t.dtype)));
-      encode(results[j].data(), count, t.dtype, bytes.data());
+      encodeElements(results[j].data(), count, static_cast<DType>(t.dtype), bytes.data());
       if (auto err = scatter(c, t, {}, t.shape, bytes))
         return err;
       if (dumps && j < info.resultNames.size()) {
@@ -481,8 +400,7 @@ llvm::Error StageRunner::setInput(const std::string &name, const Tensor &tensor)
     std::vector<float> codes(f32.numElements());
     const float *src = reinterpret_cast<const float *>(f32.data());
     auto dt = static_cast<DType>(d.dtype);
-    bool integer = dt == DType::INT8 || dt == DType::UINT8 || dt == DType::INT16 || dt == DType::INT32;
-    if (integer) {
+    if (isIntegerDType(dt)) {
       quant::IntType it = dt == DType::INT8    ? quant::IntType::Int8
                           : dt == DType::UINT8 ? quant::IntType::UInt8
                           : dt == DType::INT16 ? quant::IntType::Int16
@@ -497,7 +415,7 @@ llvm::Error StageRunner::setInput(const std::string &name, const Tensor &tensor)
     }
     if (d.address + d.bytes > m.ddr.size() || static_cast<int64_t>(d.bytes) != product(d.shape) * elementBytes(d.dtype))
       return makeError("input '" + name + "': its DDR placement is outside the stage");
-    encode(codes.data(), f32.numElements(), d.dtype, m.ddr.data() + d.address);
+    encodeElements(codes.data(), f32.numElements(), dt, m.ddr.data() + d.address);
     m.inputValues[i] = Tensor(tpuc::DType::F32, d.shape);
     std::memcpy(m.inputValues[i].data(), f32.data(), f32.byteSize());
     m.inputSet[i] = true;
@@ -578,11 +496,9 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
   for (const TensorDesc &d : m.stage.outputs) {
     int64_t n = product(d.shape);
     codes.resize(std::max<int64_t>(n, 1));
-    decode(m.ddr.data() + d.address, n, d.dtype, codes.data(), nullptr);
+    decodeElements(m.ddr.data() + d.address, n, static_cast<DType>(d.dtype), codes.data());
     sim::ValueInfo info;
-    auto dt = static_cast<DType>(d.dtype);
-    bool integer = dt == DType::INT8 || dt == DType::UINT8 || dt == DType::INT16 || dt == DType::INT32;
-    info.kind = integer ? sim::ValueInfo::Quant : sim::ValueInfo::Float;
+    info.kind = isIntegerDType(static_cast<DType>(d.dtype)) ? sim::ValueInfo::Quant : sim::ValueInfo::Float;
     info.scale = d.scale;
     info.zeroPoint = d.zeroPoint;
     m.outputs.set(d.name, Impl::realTensor(codes, d.shape, info));

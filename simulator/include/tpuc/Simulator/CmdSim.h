@@ -41,6 +41,11 @@ struct SimResult {
   std::vector<std::string> errors;
 };
 
+/// `cycles` of `chip`'s clock in milliseconds.
+inline double latencyMs(const backend::ChipProfile &chip, int64_t cycles) {
+  return static_cast<double>(cycles) / chip.frequencyMhz / 1000.0;
+}
+
 /// Simulates `stage` on `chip`.
 SimResult simulateStage(const backend::ChipProfile &chip, const codegen::Stage &stage);
 
