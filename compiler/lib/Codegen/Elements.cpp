@@ -18,14 +18,16 @@ bool isIntegerDType(DType t) {
 
 void encodeElements(const float *src, int64_t count, DType dtype, uint8_t *dst) {
   auto sat = [](float v, double lo, double hi) { return std::clamp<double>(std::nearbyint(v), lo, hi); };
+  // 8-bit codes in float arithmetic (exact for every value in range), so the loops vectorize.
+  auto sat8 = [](float v, float lo, float hi) { return std::min(std::max(__builtin_nearbyintf(v), lo), hi); };
   switch (dtype) {
   case DType::INT8:
     for (int64_t i = 0; i < count; ++i)
-      dst[i] = static_cast<uint8_t>(static_cast<int8_t>(sat(src[i], -128, 127)));
+      dst[i] = static_cast<uint8_t>(static_cast<int8_t>(sat8(src[i], -128.0f, 127.0f)));
     break;
   case DType::UINT8:
     for (int64_t i = 0; i < count; ++i)
-      dst[i] = static_cast<uint8_t>(sat(src[i], 0, 255));
+      dst[i] = static_cast<uint8_t>(sat8(src[i], 0.0f, 255.0f));
     break;
   case DType::INT16:
     for (int64_t i = 0; i < count; ++i) {

@@ -50,6 +50,41 @@ Box4 nchw(const std::vector<int64_t> &shape) {
   return b;
 }
 
+/// decodeElements / encodeElements of a large box spread over the kernels' thread pool (the engines'
+/// data conversion is per element, so chunks are independent; INT32 with exact values stays serial).
+constexpr int64_t kCodecGrain = int64_t{1} << 16;
+
+void parallelDecode(const uint8_t *src, int64_t count, DType dtype, float *dst, std::vector<int64_t> *ints) {
+  if (ints || count < 2 * kCodecGrain)
+    return decodeElements(src, count, dtype, dst, ints);
+  int64_t ds = backend::dtypeBytes(dtype);
+  sim::parallelFor(count, kCodecGrain, [&](int64_t b, int64_t e) { decodeElements(src + b * ds, e - b, dtype, dst + b); });
+}
+
+void parallelEncode(const float *src, int64_t count, DType dtype, uint8_t *dst) {
+  if (count < 2 * kCodecGrain)
+    return encodeElements(src, count, dtype, dst);
+  int64_t ds = backend::dtypeBytes(dtype);
+  sim::parallelFor(count, kCodecGrain, [&](int64_t b, int64_t e) { encodeElements(src + b, e - b, dtype, dst + b * ds); });
+}
+
+/// Float scratch that keeps its storage between commands (no zero fill, no page faults per command).
+class FloatBuffer {
+public:
+  float *get(int64_t n) {
+    size_t want = static_cast<size_t>(std::max<int64_t>(n, 1));
+    if (want > capacity) {
+      data.reset(new float[want]);
+      capacity = want;
+    }
+    return data.get();
+  }
+
+private:
+  std::unique_ptr<float[]> data;
+  size_t capacity = 0;
+};
+
 /// A full tensor being assembled from boxes (codes for quantized values), for dumps.
 struct Dump {
   std::vector<float> data;
@@ -81,6 +116,15 @@ struct StageRunner::Impl {
   sim::OpRunner runner;
   std::vector<size_t> programOf; ///< Stage op -> OpRunner index (SIZE_MAX: no program).
   std::vector<uint8_t> ddr, lmem;
+  std::vector<uint8_t> scratchBytes; ///< Reused for every operand box.
+  std::vector<FloatBuffer> argBuffers, resultBuffers; ///< Decoded operand boxes, results: per position.
+  /// A weight operand's bytes as last read by a TIU command (id, argument) and their decoded values.
+  struct DecodedWeight {
+    std::vector<uint8_t> raw;
+    std::vector<float> values;
+    std::vector<int64_t> ints;
+  };
+  std::map<std::pair<uint32_t, size_t>, DecodedWeight> weightCache;
   std::vector<bool> inputSet;
   std::vector<Tensor> inputValues; ///< As set (real values, f32).
   NpzFile outputs, tensors;
@@ -101,8 +145,21 @@ struct StageRunner::Impl {
     const bool local = t.space == MemSpace::LMEM;
     uint8_t *base = local ? lmem.data() : ddr.data();
     const int64_t limit = local ? chip.lmemBytesPerLane : static_cast<int64_t>(ddr.size());
-    for (int64_t n = 0; n < shape[0]; ++n)
-      for (int64_t c = 0; c < shape[1]; ++c) {
+    // Trailing dimensions dense in memory form one run (never across lanes: LMEM stops at C).
+    int inner = 3;
+    int64_t runBytes = t.stride[3] == ds ? shape[3] * ds : ds;
+    if (t.stride[3] == ds)
+      while (inner > (local ? 2 : 0) && t.stride[inner - 1] == runBytes) {
+        --inner;
+        runBytes *= shape[inner];
+      }
+    Box4 outer = shape;
+    for (int d = inner; d < 4; ++d)
+      outer[d] = 1;
+    if (t.stride[3] != ds)
+      outer[3] = shape[3]; // element by element along W
+    for (int64_t n = 0; n < outer[0]; ++n)
+      for (int64_t c = 0; c < outer[1]; ++c) {
         int64_t cc = rel[1] + c, start, laneOffset = 0;
         if (local) {
           int64_t lane = (static_cast<int64_t>(t.lane) + cc) % chip.lanes;
@@ -112,47 +169,66 @@ struct StageRunner::Impl {
         } else {
           start = static_cast<int64_t>(t.address) + (rel[0] + n) * t.stride[0] + cc * t.stride[1];
         }
-        for (int64_t h = 0; h < shape[2]; ++h) {
-          int64_t row = start + (rel[2] + h) * t.stride[2] + rel[3] * t.stride[3];
-          if (t.stride[3] == ds) {
-            int64_t bytes = shape[3] * ds;
-            if (row < 0 || row + bytes > limit)
+        for (int64_t h = 0; h < outer[2]; ++h)
+          for (int64_t w = 0; w < outer[3]; ++w) {
+            int64_t at = start + (rel[2] + h) * t.stride[2] + (rel[3] + w) * t.stride[3];
+            if (at < 0 || at + runBytes > limit)
               return false;
-            fn(base + laneOffset + row, bytes);
-          } else {
-            for (int64_t w = 0; w < shape[3]; ++w) {
-              int64_t at = row + w * t.stride[3];
-              if (at < 0 || at + ds > limit)
-                return false;
-              fn(base + laneOffset + at, ds);
-            }
+            fn(base + laneOffset + at, runBytes);
           }
-        }
       }
     return true;
+  }
+
+  /// Copies between the runs of a box and a dense buffer, merging runs that continue each other in
+  /// memory (a weight's rows, whole planes) into one memcpy. `toBox`: dense -> box, else box -> dense.
+  llvm::Error copyRuns(const Command &c, const TensorRef &t, const Box4 &rel, const Box4 &shape, uint8_t *dense,
+                       bool toBox) {
+    uint8_t *runStart = nullptr;
+    int64_t runBytes = 0;
+    auto flush = [&] {
+      if (runBytes)
+        toBox ? std::memcpy(runStart, dense, runBytes) : std::memcpy(dense, runStart, runBytes);
+      dense += runBytes;
+      runBytes = 0;
+    };
+    bool inside = forRuns(t, rel, shape, [&](uint8_t *at, int64_t n) {
+      if (runBytes && at == runStart + runBytes) {
+        runBytes += n;
+        return;
+      }
+      flush();
+      runStart = at;
+      runBytes = n;
+    });
+    if (!inside)
+      return makeError(where(c) + ": operand leaves its memory");
+    flush();
+    return llvm::Error::success();
+  }
+
+  /// Whether the box holds exactly `bytes` (compared run by run in place).
+  bool sameBytes(const TensorRef &t, const Box4 &rel, const Box4 &shape, const std::vector<uint8_t> &bytes) {
+    if (bytes.size() != static_cast<size_t>(volume(shape) * elementBytes(t.dtype)))
+      return false;
+    const uint8_t *p = bytes.data();
+    bool same = true;
+    bool inside = forRuns(t, rel, shape, [&](uint8_t *at, int64_t n) {
+      same = same && std::memcmp(at, p, n) == 0;
+      p += n;
+    });
+    return inside && same;
   }
 
   llvm::Error gather(const Command &c, const TensorRef &t, const Box4 &rel, const Box4 &shape,
                      std::vector<uint8_t> &out) {
     out.resize(static_cast<size_t>(volume(shape) * elementBytes(t.dtype)));
-    uint8_t *p = out.data();
-    if (!forRuns(t, rel, shape, [&](uint8_t *src, int64_t n) {
-          std::memcpy(p, src, n);
-          p += n;
-        }))
-      return makeError(where(c) + ": operand leaves its memory");
-    return llvm::Error::success();
+    return copyRuns(c, t, rel, shape, out.data(), /*toBox=*/false);
   }
 
   llvm::Error scatter(const Command &c, const TensorRef &t, const Box4 &rel, const Box4 &shape,
-                      const std::vector<uint8_t> &in) {
-    const uint8_t *p = in.data();
-    if (!forRuns(t, rel, shape, [&](uint8_t *dst, int64_t n) {
-          std::memcpy(dst, p, n);
-          p += n;
-        }))
-      return makeError(where(c) + ": operand leaves its memory");
-    return llvm::Error::success();
+                      std::vector<uint8_t> &in) {
+    return copyRuns(c, t, rel, shape, in.data(), /*toBox=*/true);
   }
 
   llvm::Error dma(const Command &c) {
@@ -164,7 +240,7 @@ struct StageRunner::Impl {
     if (volume(src.shape) != volume(dst.shape))
       return makeError(where(c) + ": source holds " + std::to_string(volume(src.shape)) + " elements, destination " +
                        std::to_string(volume(dst.shape)));
-    std::vector<uint8_t> bytes;
+    std::vector<uint8_t> &bytes = scratchBytes;
     if (auto err = gather(c, src, {}, src.shape, bytes))
       return err;
     stats.bytesMoved += bytes.size();
@@ -242,10 +318,11 @@ struct StageRunner::Impl {
     if (c.numOutputs != runner.results(program).size() || c.numOutputs == 0)
       return makeError(where(c) + ": " + std::to_string(c.numOutputs) + " outputs for an op of " +
                        std::to_string(runner.results(program).size()));
-    std::vector<std::vector<float>> values(nargs);
+    if (argBuffers.size() < nargs)
+      argBuffers.resize(nargs);
     std::vector<std::vector<int64_t>> ints(nargs);
     std::vector<sim::OpArg> args(nargs);
-    std::vector<uint8_t> bytes;
+    std::vector<uint8_t> &bytes = scratchBytes;
     for (size_t i = 0; i < nargs; ++i) {
       int32_t k = info.operandMap[i];
       if (k < 0)
@@ -276,15 +353,31 @@ struct StageRunner::Impl {
           return ws.takeError();
         argShape = std::move(*ws);
       }
+      int64_t count = volume(shape);
+      bool integer = static_cast<DType>(t.dtype) == DType::INT32;
+      if (static_cast<uint32_t>(k) >= c.numInputs) {
+        // A weight box reads the same bytes on every run: its decoded values are kept, and used again
+        // only while the bytes in memory are still exactly the ones they were decoded from.
+        DecodedWeight &w = weightCache[{c.id, i}];
+        if (!sameBytes(t, rel, shape, w.raw)) {
+          if (auto err = gather(c, t, rel, shape, bytes))
+            return err;
+          w.raw = bytes;
+          w.values.resize(std::max<int64_t>(count, 1));
+          parallelDecode(bytes.data(), count, static_cast<DType>(t.dtype), w.values.data(),
+                         integer ? &w.ints : nullptr);
+        }
+        args[i] = {w.values.data(), std::move(argShape), integer ? &w.ints : nullptr};
+        continue;
+      }
       if (auto err = gather(c, t, rel, shape, bytes))
         return err;
-      int64_t count = volume(shape);
-      values[i].resize(std::max<int64_t>(count, 1));
-      bool integer = static_cast<DType>(t.dtype) == DType::INT32;
-      decodeElements(bytes.data(), count, static_cast<DType>(t.dtype), values[i].data(), integer ? &ints[i] : nullptr);
-      args[i] = {values[i].data(), std::move(argShape), integer ? &ints[i] : nullptr};
+      float *values = argBuffers[i].get(count);
+      parallelDecode(bytes.data(), count, static_cast<DType>(t.dtype), values, integer ? &ints[i] : nullptr);
+      args[i] = {values, std::move(argShape), integer ? &ints[i] : nullptr};
     }
-    std::vector<std::vector<float>> results(c.numOutputs);
+    if (resultBuffers.size() < c.numOutputs)
+      resultBuffers.resize(c.numOutputs);
     std::vector<float *> outs;
     std::vector<std::vector<int64_t>> outShapes;
     for (uint32_t j = 0; j < c.numOutputs; ++j) {
@@ -293,8 +386,7 @@ struct StageRunner::Impl {
       outShapes.push_back(slice ? std::vector<int64_t>(t.shape.begin(), t.shape.end()) : full);
       if (product(outShapes.back()) != volume(t.shape))
         return makeError(where(c) + ": output box does not match the op's result");
-      results[j].resize(std::max<int64_t>(product(outShapes.back()), 1));
-      outs.push_back(results[j].data());
+      outs.push_back(resultBuffers[j].get(product(outShapes.back())));
     }
     if (auto err = runner.run(program, args, outs, outShapes, slice ? &c.pad : nullptr, c.operands[0].origin[1]))
       return err;
@@ -302,12 +394,12 @@ struct StageRunner::Impl {
       const TensorRef &t = c.operands[j];
       int64_t count = product(outShapes[j]);
       bytes.resize(static_cast<size_t>(count * elementBytes(t.dtype)));
-      encodeElements(results[j].data(), count, static_cast<DType>(t.dtype), bytes.data());
+      parallelEncode(outs[j], count, static_cast<DType>(t.dtype), bytes.data());
       if (auto err = scatter(c, t, {}, t.shape, bytes))
         return err;
       if (dumps && j < info.resultNames.size()) {
         Dump &d = dump(*dumps, info.resultNames[j], runner.results(program)[j]);
-        placeBox(results[j].data(), slice ? t.origin : Box4{}, nchw(outShapes[j]), nchw(d.shape), d);
+        placeBox(outs[j], slice ? t.origin : Box4{}, nchw(outShapes[j]), nchw(d.shape), d);
       }
     }
     return llvm::Error::success();

@@ -5,6 +5,7 @@
 #include "tpuc/Simulator/TpuKernels.h"
 
 #include "../Reference/Kernels.h"
+#include "../Reference/PackedGemm.h"
 
 #include <algorithm>
 #include <cstring>
@@ -170,6 +171,51 @@ void intGemm(bool transA, int64_t m, int64_t n, int64_t k, const float *a, int64
   }
 }
 
+namespace {
+
+/// An [m, k] integer matrix (one conv group's filters) cut into K chunks of exactChunk terms, each packed
+/// for the AVX-512 GEMM once per call, shared by every task. Within a chunk every partial sum is an
+/// integer below 2^24, so the GEMM's summation order does not matter: the result is exact.
+struct PackedChunks {
+  int64_t chunk = 0;
+  std::vector<ref::PackedMatrix> parts;
+};
+
+PackedChunks packChunks(const float *a, int64_t m, int64_t k, int64_t lda, int64_t maxA, int64_t maxB) {
+  PackedChunks p;
+  p.chunk = exactChunk(maxA * maxB);
+  for (int64_t k0 = 0; k0 < k; k0 += p.chunk)
+    p.parts.push_back(ref::PackedMatrix::pack(a + k0, m, std::min(p.chunk, k - k0), lda));
+  return p;
+}
+
+/// intGemm on packed rows [m0, m1) (m0 a multiple of ref::kPackRows): c[m1 - m0, n] with row stride ldc;
+/// `scratch` holds (m1 - m0) * n floats.
+void intGemmPacked(const PackedChunks &a, int64_t m0, int64_t m1, int64_t n, const float *b, int64_t ldb,
+                   int32_t *c, int64_t ldc, float *scratch) {
+  if (a.parts.empty()) {
+    for (int64_t i = 0; i < m1 - m0; ++i)
+      std::fill(c + i * ldc, c + i * ldc + n, 0);
+    return;
+  }
+  for (size_t q = 0; q < a.parts.size(); ++q) {
+    ref::packedGemm(a.parts[q], m0, m1, ref::RightMatrix{b + static_cast<int64_t>(q) * a.chunk * ldb, ldb}, n,
+                    scratch, n, ref::Epilogue{});
+    for (int64_t i = 0; i < m1 - m0; ++i) {
+      const float *src = scratch + i * n;
+      int32_t *dst = c + i * ldc;
+      if (q == 0)
+        for (int64_t j = 0; j < n; ++j)
+          dst[j] = static_cast<int32_t>(src[j]);
+      else
+        for (int64_t j = 0; j < n; ++j)
+          dst[j] += static_cast<int32_t>(src[j]);
+    }
+  }
+}
+
+} // namespace
+
 int64_t Requant::apply(int64_t acc, int64_t c) const {
   int64_t y = quant::requantize(acc, at(c), zpOut, type, mode);
   if (relu)
@@ -205,6 +251,18 @@ void convInt8(const ConvShape &s, const float *x, int64_t zpX, int64_t maxX, con
     return;
   }
   int64_t k = icg * taps;
+  // The filters of each group packed once for the AVX-512 GEMM (else OpenBLAS sgemm per K chunk).
+  std::vector<PackedChunks> packed;
+  if (ref::packedGemmAvailable())
+    for (int64_t grp = 0; grp < s.group; ++grp)
+      packed.push_back(packChunks(w + grp * ocg * k, ocg, k, k, maxX, 128));
+  auto gemm = [&](int64_t grp, int64_t r0, int64_t rows, int64_t n, const float *b, int64_t ldb, int32_t *acc,
+                  float *tmp) {
+    if (!packed.empty())
+      intGemmPacked(packed[grp], r0, r0 + rows, n, b, ldb, acc, n, tmp);
+    else
+      intGemm(false, rows, n, k, w + (grp * ocg + r0) * k, k, b, ldb, acc, n, maxX, 128, tmp);
+  };
   bool pointwise = taps == 1 && s.sh == 1 && s.sw == 1 && s.padTop == 0 && s.padLeft == 0 && s.oh == s.ih &&
                    s.ow == s.iw && zpX == 0;
   int64_t threads = ThreadPool::global().numThreads();
@@ -217,7 +275,7 @@ void convInt8(const ConvShape &s, const float *x, int64_t zpX, int64_t maxX, con
   // channels instead (the unfold is repeated per task, which is cheap next to the GEMM at these sizes).
   if (threads > 1 && plane <= 256 && ocg >= 32 * threads) {
     int64_t rowsPerTask = (ocg + threads - 1) / threads;
-    rowsPerTask = (rowsPerTask + 15) / 16 * 16;
+    rowsPerTask = (rowsPerTask + 47) / 48 * 48; // whole packed row blocks (12) and vector widths (16)
     int64_t rowTasks = (ocg + rowsPerTask - 1) / rowsPerTask;
     parallelFor(s.n * s.group * rowTasks, 1, [&](int64_t begin, int64_t end) {
       for (int64_t task = begin; task < end; ++task) {
@@ -229,8 +287,7 @@ void convInt8(const ConvShape &s, const float *x, int64_t zpX, int64_t maxX, con
         int32_t *acc = localBuffer<int32_t, 1>(rows * plane);
         if (!pointwise)
           im2colShifted(s, icg, xg, zp, 0, plane, col);
-        intGemm(false, rows, plane, k, w + (grp * ocg + r0) * k, k, pointwise ? xg : col, plane, acc, plane, maxX,
-                128, tmp);
+        gemm(grp, r0, rows, plane, pointwise ? xg : col, plane, acc, tmp);
         for (int64_t r = 0; r < rows; ++r) {
           int64_t oc = grp * ocg + r0 + r;
           requantizeRow(acc + r * plane, plane, rq, oc, y + (n * s.oc + oc) * plane, bias.empty() ? 0 : bias[oc]);
@@ -248,10 +305,10 @@ void convInt8(const ConvShape &s, const float *x, int64_t zpX, int64_t maxX, con
       float *tmp = localBuffer<float, 2>(ocg * width);
       int32_t *acc = localBuffer<int32_t, 1>(ocg * width);
       if (pointwise) { // the input block is the GEMM operand already
-        intGemm(false, ocg, width, k, w + grp * ocg * k, k, xg + c0, plane, acc, width, maxX, 128, tmp);
+        gemm(grp, 0, ocg, width, xg + c0, plane, acc, tmp);
       } else {
         im2colShifted(s, icg, xg, zp, c0, c1, col);
-        intGemm(false, ocg, width, k, w + grp * ocg * k, k, col, width, acc, width, maxX, 128, tmp);
+        gemm(grp, 0, ocg, width, col, width, acc, tmp);
       }
       for (int64_t r = 0; r < ocg; ++r) {
         int64_t oc = grp * ocg + r;
