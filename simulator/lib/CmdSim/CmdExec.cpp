@@ -321,6 +321,7 @@ struct StageRunner::Impl {
     if (argBuffers.size() < nargs)
       argBuffers.resize(nargs);
     std::vector<std::vector<int64_t>> ints(nargs);
+    bool constantsChanged = false; // a weight box of this command holds other bytes than last run
     std::vector<sim::OpArg> args(nargs);
     std::vector<uint8_t> &bytes = scratchBytes;
     for (size_t i = 0; i < nargs; ++i) {
@@ -360,6 +361,7 @@ struct StageRunner::Impl {
         // only while the bytes in memory are still exactly the ones they were decoded from.
         DecodedWeight &w = weightCache[{c.id, i}];
         if (!sameBytes(t, rel, shape, w.raw)) {
+          constantsChanged = true;
           if (auto err = gather(c, t, rel, shape, bytes))
             return err;
           w.raw = bytes;
@@ -367,7 +369,7 @@ struct StageRunner::Impl {
           parallelDecode(bytes.data(), count, static_cast<DType>(t.dtype), w.values.data(),
                          integer ? &w.ints : nullptr);
         }
-        args[i] = {w.values.data(), std::move(argShape), integer ? &w.ints : nullptr};
+        args[i] = {w.values.data(), std::move(argShape), integer ? &w.ints : nullptr, /*constant=*/true};
         continue;
       }
       if (auto err = gather(c, t, rel, shape, bytes))
@@ -388,7 +390,9 @@ struct StageRunner::Impl {
         return makeError(where(c) + ": output box does not match the op's result");
       outs.push_back(resultBuffers[j].get(product(outShapes.back())));
     }
-    if (auto err = runner.run(program, args, outs, outShapes, slice ? &c.pad : nullptr, c.operands[0].origin[1]))
+    // One kernel cache per TIU command: its weight boxes (C-cut slices differ) are its constants.
+    if (auto err = runner.run(program, args, outs, outShapes, slice ? &c.pad : nullptr, c.operands[0].origin[1],
+                              static_cast<int64_t>(c.id), constantsChanged))
       return err;
     for (uint32_t j = 0; j < c.numOutputs; ++j) {
       const TensorRef &t = c.operands[j];

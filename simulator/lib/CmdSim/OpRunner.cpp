@@ -2,6 +2,7 @@
 
 #include "tpuc/Simulator/OpRunner.h"
 
+#include "../Reference/Kernels.h"
 #include "../TpuSim/SimOps.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Tpu/TpuOps.h"
@@ -80,6 +81,7 @@ struct OpRunner::Impl {
   OwningOpRef<ModuleOp> scratch;
   std::vector<Entry> ops;
   std::map<std::string, Variant> variants;
+  std::map<int64_t, std::unique_ptr<ref::OpCache>> caches;
   std::vector<std::string> messages;
 
   Impl() {
@@ -216,7 +218,7 @@ size_t OpRunner::numVariants() const { return impl->variants.size(); }
 
 llvm::Error OpRunner::run(size_t index, std::span<const OpArg> args, std::span<float *const> outs,
                           std::span<const std::vector<int64_t>> outShapes, const std::array<int64_t, 4> *pad,
-                          int64_t channel0) {
+                          int64_t channel0, int64_t cacheId, bool constantsChanged) {
   Impl &m = *impl;
   if (index >= m.ops.size())
     return tpusim::makeError("op index " + Twine(index) + " out of range");
@@ -290,6 +292,20 @@ llvm::Error OpRunner::run(size_t index, std::span<const OpArg> args, std::span<f
       diagnostic = d.str();
     return success();
   });
+  ref::OpCache *cache = nullptr;
+  if (cacheId >= 0) {
+    std::unique_ptr<ref::OpCache> &slot = m.caches[cacheId];
+    if (!slot) {
+      SmallVector<bool> constant;
+      for (const OpArg &a : args)
+        constant.push_back(a.constant);
+      slot = std::make_unique<ref::OpCache>(std::move(constant));
+    } else if (constantsChanged) {
+      slot->clear();
+    }
+    cache = slot.get();
+  }
+  ref::ScopedOpCache scope(cache);
   tpusim::OpContext ctx{variant->op, e.argEnc, e.resultEnc, in, out, ints, variant->shadow};
   if (auto err = tpusim::execute(ctx)) {
     std::string text = llvm::toString(std::move(err));

@@ -252,10 +252,30 @@ void convInt8(const ConvShape &s, const float *x, int64_t zpX, int64_t maxX, con
   }
   int64_t k = icg * taps;
   // The filters of each group packed once for the AVX-512 GEMM (else OpenBLAS sgemm per K chunk).
-  std::vector<PackedChunks> packed;
-  if (ref::packedGemmAvailable())
-    for (int64_t grp = 0; grp < s.group; ++grp)
-      packed.push_back(packChunks(w + grp * ocg * k, ocg, k, k, maxX, 128));
+  // Kept by the caller's op cache while the filter is a weight that does not change (the Tpu simulator's
+  // steps, the command-level simulator's commands), packed for this call otherwise.
+  std::vector<PackedChunks> local;
+  const std::vector<PackedChunks> *packedPtr = &local;
+  if (ref::packedGemmAvailable()) {
+    auto make = [&] {
+      std::vector<PackedChunks> groups;
+      for (int64_t grp = 0; grp < s.group; ++grp)
+        groups.push_back(packChunks(w + grp * ocg * k, ocg, k, k, maxX, 128));
+      return groups;
+    };
+    ref::OpCache *cache = ref::currentOpCache();
+    if (cache && cache->isConstant(1))
+      packedPtr = &cache->get<std::vector<PackedChunks>>([&] {
+        auto groups = make();
+        for (const PackedChunks &g : groups)
+          for (const ref::PackedMatrix &m : g.parts)
+            cache->bytes += m.bytes();
+        return groups;
+      });
+    else
+      local = make();
+  }
+  const std::vector<PackedChunks> &packed = *packedPtr;
   auto gemm = [&](int64_t grp, int64_t r0, int64_t rows, int64_t n, const float *b, int64_t ldb, int32_t *acc,
                   float *tmp) {
     if (!packed.empty())

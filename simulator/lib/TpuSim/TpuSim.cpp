@@ -5,6 +5,7 @@
 #include "tpuc/Simulator/TpuSim.h"
 
 #include "../Reference/FunctionInputs.h"
+#include "../Reference/Kernels.h"
 #include "SimOps.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
@@ -36,6 +37,8 @@ struct Step {
   SmallVector<int> operands, results;
   SmallVector<int> freeAfter;
   Operation *shadow = nullptr;
+  /// Data kernels derive from the op's weights (packed filters), kept while the weights are loaded.
+  std::unique_ptr<ref::OpCache> cache;
 };
 
 /// Recycles freed buffers between ops and runs (see the Interpreter: avoids page faults per op).
@@ -201,6 +204,14 @@ void TpuSimulator::Impl::prepare(StringRef function) {
         return;
       }
     }
+  }
+
+  for (Step &step : steps) {
+    SmallVector<bool> constant;
+    for (int id : step.operands)
+      constant.push_back(isWeight[id]);
+    if (llvm::is_contained(constant, true))
+      step.cache = std::make_unique<ref::OpCache>(std::move(constant));
   }
 
   std::vector<int> lastUse(values.size(), -1);
@@ -418,6 +429,8 @@ llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
     }
     messages.clear();
     tpusim::OpContext ctx{step.op, inEnc, outEnc, ins, outs, intWeights, step.shadow};
+    // Isolated runs feed every op fresh inputs but the same weights, so the cache stays valid.
+    ref::ScopedOpCache scope(step.cache.get());
     if (auto err = tpusim::execute(ctx)) {
       std::string text = llvm::toString(std::move(err));
       if (!messages.empty())
@@ -471,6 +484,9 @@ const RunStats &TpuSimulator::stats() const { return impl->stats; }
 void TpuSimulator::releaseMemory() {
   for (Weight &w : impl->weights)
     w = Weight();
+  for (Step &step : impl->steps)
+    if (step.cache)
+      step.cache->clear();
   impl->weightFiles.clear();
   impl->pool.clear();
 }

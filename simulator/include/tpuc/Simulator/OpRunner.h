@@ -45,6 +45,8 @@ struct OpArg {
   const float *data = nullptr; ///< Null for a `none` argument.
   std::vector<int64_t> shape;
   const std::vector<int64_t> *ints = nullptr;
+  /// A weight whose buffer holds the same values whenever the same cache is used (see OpRunner::run).
+  bool constant = false;
 };
 
 /// Parses and runs the ops of one model-file stage.
@@ -68,9 +70,13 @@ public:
   /// of a layer group: a conv / pool window uses that padding (the part of the window outside the
   /// tensor), per-channel parameters start at output channel `channel0`, grouped convs keep their
   /// channels per group. Without it the arguments must be the full tensors.
+  ///
+  /// `cache` (>= 0) names a cache of data the kernels derive from the constant arguments (packed
+  /// filters), kept across calls with the same id; the caller passes `constantsChanged` when those
+  /// arguments' values differ from the previous call with that id, which drops it.
   llvm::Error run(size_t op, std::span<const OpArg> args, std::span<float *const> outs,
                   std::span<const std::vector<int64_t>> outShapes, const std::array<int64_t, 4> *pad,
-                  int64_t channel0);
+                  int64_t channel0, int64_t cache = -1, bool constantsChanged = false);
 
   /// Distinct slice geometries built so far (for tests and statistics).
   size_t numVariants() const;
