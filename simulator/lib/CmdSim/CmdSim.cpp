@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 
 namespace tpuc::cmdsim {
 
@@ -79,6 +80,88 @@ bool conflict(const std::vector<Span> &a, const std::vector<Span> &b) {
   return false;
 }
 
+/// Live intervals of memory blocks from the schedule (SimResult::lmem / ddr).
+class LiveBlocks {
+public:
+  LiveBlocks(uint64_t base, uint64_t bytes, uint64_t block)
+      : base(base), block(block), start((bytes + block - 1) / block, -1), lastRead(start.size(), -1) {}
+
+  void touch(uint64_t begin, uint64_t end, bool write, int64_t t0, int64_t t1) {
+    if (end <= base || begin >= base + start.size() * block)
+      return;
+    uint64_t b0 = (std::max(begin, base) - base) / block;
+    uint64_t b1 = std::min<uint64_t>((std::min(end, base + start.size() * block) - base + block - 1) / block,
+                                     start.size());
+    for (uint64_t b = b0; b < b1; ++b) {
+      if (write) {
+        close(b);
+        start[b] = t0;
+        lastRead[b] = t1;
+      } else if (start[b] >= 0) {
+        lastRead[b] = std::max(lastRead[b], t1);
+      }
+    }
+  }
+
+  Occupancy finish(int64_t keepUntil = -1) {
+    for (size_t b = 0; b < start.size(); ++b) {
+      if (keepUntil >= 0 && start[b] >= 0)
+        lastRead[b] = std::max(lastRead[b], keepUntil);
+      close(b);
+    }
+    std::sort(deltas.begin(), deltas.end());
+    Occupancy o;
+    int64_t live = 0;
+    for (size_t i = 0; i < deltas.size();) {
+      int64_t t = deltas[i].first;
+      for (; i < deltas.size() && deltas[i].first == t; ++i)
+        live += deltas[i].second;
+      o.steps.push_back({t, live});
+      o.peak = std::max(o.peak, live);
+    }
+    return o;
+  }
+
+private:
+  void close(size_t b) {
+    if (start[b] >= 0 && lastRead[b] > start[b]) {
+      deltas.push_back({start[b], static_cast<int64_t>(block)});
+      deltas.push_back({lastRead[b], -static_cast<int64_t>(block)});
+    }
+    start[b] = -1;
+  }
+
+  uint64_t base, block;
+  std::vector<int64_t> start, lastRead;
+  std::vector<std::pair<int64_t, int64_t>> deltas;
+};
+
+/// LMEM and DDR activation occupancy of a finished schedule.
+void occupancy(const backend::ChipProfile &chip, const Stage &s, SimResult &r) {
+  uint64_t block = static_cast<uint64_t>(std::max<int64_t>(chip.lmemAlignment, 1));
+  LiveBlocks lmem(0, static_cast<uint64_t>(chip.lmemBytesPerLane), block);
+  LiveBlocks ddr(s.activationBase, s.activationBytes, block);
+  for (const TensorDesc &in : s.inputs)
+    ddr.touch(in.address, in.address + in.bytes, true, 0, 0);
+  std::vector<const TraceEvent *> order;
+  for (const TraceEvent &ev : r.events)
+    order.push_back(&ev);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const TraceEvent *a, const TraceEvent *b) { return a->start < b->start; });
+  for (const TraceEvent *ev : order) {
+    const Command &c = (ev->engine == Engine::TIU ? s.tiu : s.gdma)[ev->id - 1];
+    auto sp = spans(chip, c);
+    for (int pass = 0; pass < 2; ++pass) // reads first: an op may read and write the same buffer
+      for (const Span &x : sp)
+        if (x.write == (pass == 1))
+          (x.space == MemSpace::LMEM ? lmem : ddr).touch(x.begin, x.end, x.write, ev->start, ev->end);
+  }
+  for (const TensorDesc &out : s.outputs)
+    ddr.touch(out.address, out.address + out.bytes, false, r.totalCycles, r.totalCycles);
+  r.lmem = lmem.finish();
+  r.ddr = ddr.finish();
+}
+
 } // namespace
 
 SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
@@ -120,6 +203,7 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
     }
   }
   r.totalCycles = std::max(freeAt[0], freeAt[1]);
+  occupancy(chip, s, r);
   // Hazards: commands of different engines overlapping in time must not touch the same bytes with a write.
   std::vector<std::vector<Span>> gdmaSpans;
   for (const Command &c : s.gdma)
@@ -159,7 +243,8 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
   os << "{\"schema\": \"tpuc-cmd-trace\", \"version\": 1, \"chip\": \"" << esc(chip.name)
      << "\", \"stage\": \"" << esc(s.name) << "\", \"total_cycles\": " << r.totalCycles
      << ", \"latency_us\": " << r.totalCycles * usPerCycle << ", \"tiu_busy\": " << r.tiuBusy
-     << ", \"gdma_busy\": " << r.gdmaBusy << ", \"errors\": [";
+     << ", \"gdma_busy\": " << r.gdmaBusy << ", \"lmem_peak\": " << r.lmem.peak
+     << ", \"ddr_activation_peak\": " << r.ddr.peak << ", \"errors\": [";
   for (size_t i = 0; i < r.errors.size(); ++i)
     os << (i ? ", " : "") << "\"" << esc(r.errors[i]) << "\"";
   os << "],\n \"ops\": [";
@@ -193,6 +278,14 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
        << esc(s.ops[c.op].type) << "\", \"group\": " << c.group << ", \"slice\": " << c.slice
        << ", \"step\": " << c.step << ", \"cycles\": " << c.cycles << "}}";
   }
+  bool firstCounter = r.events.empty();
+  for (const auto &[occ, name, field] : {std::tuple{&r.lmem, "LMEM", "bytes_per_lane"},
+                                          std::tuple{&r.ddr, "DDR", "activation_bytes"}})
+    for (const auto &[t, bytes] : occ->steps) {
+      os << (firstCounter ? "\n  " : ",\n  ") << "{\"name\": \"" << name << "\", \"ph\": \"C\", \"pid\": 0, \"ts\": " << t * usPerCycle
+         << ", \"args\": {\"" << field << "\": " << bytes << "}}";
+      firstCounter = false;
+    }
   os << "]}\n";
   return os.str();
 }

@@ -155,6 +155,18 @@ TEST(CmdSim, ModelZooNetworksRunWithoutHazardsOnEveryChip) {
         EXPECT_LT(r.totalCycles, r.tiuBusy + r.gdmaBusy);
         EXPECT_GT(r.totalCycles, plan.totalCycles / 2);
         EXPECT_LT(r.totalCycles, plan.totalCycles * 2);
+        // Live LMEM never exceeds what some group allocated (its rectangles' peak), DDR activations never
+        // the planned region; everything is dead once the stage has run (outputs read back at the end).
+        int64_t lmemAllocated = 0;
+        for (const LayerGroup &grp : plan.groups)
+          lmemAllocated = std::max(lmemAllocated, grp.lmem.peakBytes);
+        EXPECT_GT(r.lmem.peak, 0);
+        EXPECT_LE(r.lmem.peak, lmemAllocated) << name;
+        EXPECT_GT(r.ddr.peak, 0);
+        EXPECT_LE(r.ddr.peak, static_cast<int64_t>(s.activationBytes) + c.lmemAlignment);
+        ASSERT_FALSE(r.lmem.steps.empty());
+        EXPECT_EQ(r.lmem.steps.back().second, 0);
+        EXPECT_EQ(r.ddr.steps.back().second, 0);
         std::printf("%-8s %-5s %-12s plan %.3f ms, simulated %.3f ms, TIU %zu + GDMA %zu commands\n", name,
                     dtypeName(dt), net == 0 ? "resnet18" : "mobilenet_v2",
                     cyclesToUs(c, plan.totalCycles) / 1e3, cyclesToUs(c, r.totalCycles) / 1e3, s.tiu.size(),

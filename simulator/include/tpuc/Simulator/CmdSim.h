@@ -32,11 +32,21 @@ struct TraceEvent {
   int64_t start = 0, end = 0; ///< Cycles.
 };
 
+/// Memory in use over time: (cycle, bytes) at every change, in time order.
+struct Occupancy {
+  std::vector<std::pair<int64_t, int64_t>> steps;
+  int64_t peak = 0;
+};
+
 /// The outcome of simulating one stage.
 struct SimResult {
   int64_t totalCycles = 0;
   int64_t tiuBusy = 0, gdmaBusy = 0; ///< Cycles each engine was running.
   std::vector<TraceEvent> events;    ///< In completion order.
+  /// LMEM bytes per lane and DDR activation-region bytes holding data a later command reads (or a
+  /// stage output): a block is live from the command writing it (time 0 for the stage's inputs) to the
+  /// end of the last command reading it before it is written again. Blocks of the LMEM alignment.
+  Occupancy lmem, ddr;
   /// Problems found (bounds, regions, hazards, deadlock), one line each.
   std::vector<std::string> errors;
 };
@@ -50,9 +60,11 @@ inline double latencyMs(const backend::ChipProfile &chip, int64_t cycles) {
 SimResult simulateStage(const backend::ChipProfile &chip, const codegen::Stage &stage);
 
 /// The trace as JSON: {"schema": "tpuc-cmd-trace", "version": 1, "chip", "total_cycles", "latency_us",
-/// "tiu_busy", "gdma_busy", "errors", "ops": [{"name" (the op's tensor name), "type", "tiu_cycles",
-/// "gdma_cycles"}] (ops with commands), "traceEvents": [Chrome "X" events, tid 0 TIU / 1 GDMA, ts/dur in
-/// microseconds, args: id, wait, kind, group, slice, step, cycles]}.
+/// "tiu_busy", "gdma_busy", "lmem_peak" (bytes per lane), "ddr_activation_peak", "errors", "ops":
+/// [{"name" (the op's tensor name), "type", "tiu_cycles", "gdma_cycles"}] (ops with commands),
+/// "traceEvents": [Chrome "X" events, tid 0 TIU / 1 GDMA, ts/dur in microseconds, args: id, wait, kind,
+/// group, slice, step, cycles; then "C" counter events "LMEM" {bytes_per_lane} and "DDR" {activation_bytes}
+/// at every change of the occupancy]}.
 std::string traceJson(const backend::ChipProfile &chip, const codegen::Stage &stage, const SimResult &r);
 
 } // namespace tpuc::cmdsim
