@@ -243,6 +243,7 @@ void MainWindow::createActions() {
   run->addAction(tr("D&eploy with Configuration…"), QKeySequence(Qt::CTRL | Qt::Key_F8), this,
                  [this] { openDeployDialog(); });
   run->addAction(tr("Run Model File on &Simulator"), QKeySequence(Qt::Key_F9), this, [this] { runModelFile(); });
+  run->addAction(tr("Com&pare Tensor Files…"), QKeySequence(Qt::SHIFT | Qt::Key_F9), this, [this] { runCompare(); });
   run->addAction(tr("Convert &LLM"), QKeySequence(Qt::Key_F6), this, &MainWindow::runLlmConvert);
   run->addAction(tr("&Cancel All Jobs"), QKeySequence(Qt::SHIFT | Qt::Key_F5), m_jobs, &JobQueue::cancelAll);
 

@@ -90,6 +90,10 @@ public:
   /// command-level simulation, its outputs and engine trace (simulated latency, cycles per op). Returns
   /// the job id, or -1 (with a message) when the configuration was not deployed with a test input yet.
   int runModelFile(qint64 configId = -1);
+  /// Queues `tpuc compare` (npz_tool compare) of two tensor files: the run keeps the per-tensor metrics
+  /// (cosine, euclidean, SQNR, status), which the accuracy view shows. Interactive callers without paths
+  /// pick the files in dialogs. Returns the job id, or -1.
+  int runCompare(QString target = {}, QString reference = {}, const QString &tolerance = QStringLiteral("0.99,0.99"));
   /// Opens the deploy dialog on a compile configuration (`configId`, else the selected one, else the
   /// first, else a new one; window-modal, returns at once). Accepting stores the configuration (one undo
   /// step) and queues runDeploy with it. In non-interactive mode deploys without asking and returns null.

@@ -14,6 +14,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QRegularExpression>
@@ -368,6 +369,28 @@ int MainWindow::runModelFile(qint64 configId) {
   return m_jobs->enqueue({tr("Run %1 on the simulator (%2)").arg(QFileInfo(model).fileName(),
                                                                   QString::fromStdString(config.name)),
                           tpucPath(), args, cache});
+}
+
+int MainWindow::runCompare(QString target, QString reference, const QString &tolerance) {
+  const QString filter = tr("Tensors (*.npz)");
+  if (target.isEmpty() && m_interactive)
+    target = QFileDialog::getOpenFileName(this, tr("Compare: Tensors to Check"), settings::lastDirectory(), filter);
+  if (!target.isEmpty() && reference.isEmpty() && m_interactive)
+    reference = QFileDialog::getOpenFileName(this, tr("Compare: Reference Tensors"), QFileInfo(target).path(), filter);
+  if (target.isEmpty() || reference.isEmpty())
+    return -1;
+  for (const QString &file : {target, reference})
+    if (!QFileInfo(file).isFile()) {
+      showError(tr("Cannot Compare"), tr("The tensor file '%1' does not exist.").arg(file));
+      return -1;
+    }
+  if (!QFileInfo(tpucPath()).isExecutable()) {
+    showError(tr("Cannot Compare"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
+    return -1;
+  }
+  const QStringList args{QStringLiteral("compare"), target, reference, QStringLiteral("--tolerance"), tolerance};
+  return m_jobs->enqueue({tr("Compare %1 with %2").arg(QFileInfo(target).fileName(), QFileInfo(reference).fileName()),
+                          tpucPath(), args, QFileInfo(target).path()});
 }
 
 int MainWindow::runDeploy(qint64 configId) {

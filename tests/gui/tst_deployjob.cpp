@@ -21,6 +21,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
@@ -404,7 +405,7 @@ void TestDeployJob::resnet18Int8EndToEnd() {
 
   // The deploy compiled a model file and checked it on the command-level simulator: the run keeps the
   // file, the simulated latency and each op's cycles next to its accuracy.
-  const project::RunRecord &deployed = context.project().runs.back();
+  const project::RunRecord deployed = context.project().runs.back(); // a copy: later runs grow the list
   bool haveModel = false;
   for (const project::ArtifactRef &a : deployed.artifacts)
     haveModel |= a.kind == "model" && QString::fromStdString(a.name).endsWith(".tpum") && !a.contentHash.empty();
@@ -420,13 +421,35 @@ void TestDeployJob::resnet18Int8EndToEnd() {
   QVERIFY(runJob > 0);
   QVERIFY(QTest::qWaitFor([&] { return context.project().runs.size() > before; }, 120000));
   qunsetenv("TPUC");
-  const project::RunRecord &simulated = context.project().runs.back();
+  const project::RunRecord simulated = context.project().runs.back();
   QCOMPARE(simulated.status, std::string("ok"));
   const QJsonObject summary = QJsonDocument::fromJson(QByteArray::fromStdString(simulated.summaryJson)).object();
   QCOMPARE(summary.value("command").toString(), QString("run"));
   QVERIFY2(summary.value("simulatedLatencyMs").toDouble() > 0.1, simulated.summaryJson.c_str());
   const auto cycles = runLayerValues(simulated, "cycles");
   QVERIFY(cycles.count("/fc/Gemm") && cycles.at("/fc/Gemm") > 0);
+  // Run ▸ Compare Tensor Files: the simulator's tensors against the deploy's Tpu simulation, every layer
+  // EQUAL where the chip computed it, as a run with per-tensor metrics.
+  QString modelDump, tpuDump;
+  for (const project::ArtifactRef &a : simulated.artifacts)
+    if (QString::fromStdString(a.name).endsWith(".run_outputs.npz"))
+      modelDump = QString::fromStdString(a.name);
+  for (const project::ArtifactRef &a : deployed.artifacts)
+    if (QString::fromStdString(a.name).endsWith("_tpu_outputs.npz"))
+      tpuDump = QString::fromStdString(a.name);
+  QVERIFY2(!modelDump.isEmpty() && !tpuDump.isEmpty(), simulated.summaryJson.c_str());
+  const std::size_t beforeCompare = context.project().runs.size();
+  qputenv("TPUC", TPUC_ENGINE);
+  QVERIFY(window.runCompare(modelDump, tpuDump, "0.99,0.99") > 0);
+  QVERIFY(QTest::qWaitFor([&] { return context.project().runs.size() > beforeCompare; }, 60000));
+  qunsetenv("TPUC");
+  const project::RunRecord &compared = context.project().runs.back();
+  QCOMPARE(compared.status, std::string("ok"));
+  const QJsonArray rows = QJsonDocument::fromJson(QByteArray::fromStdString(compared.layerMetricsJson)).array();
+  QVERIFY2(rows.size() > 20, compared.layerMetricsJson.c_str());
+  for (const QJsonValue &row : rows)
+    QCOMPARE(row.toObject().value("status").toString(), QString("EQUAL"));
+  QCOMPARE(window.runCompare(dir.filePath("missing.npz"), tpuDump), -1);
   // The graph of the Top IR colours its ops by those cycles.
   GraphViewTab *graphTab = window.openTopGraph();
   QVERIFY(graphTab);
