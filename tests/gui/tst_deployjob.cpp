@@ -451,12 +451,16 @@ void TestDeployJob::resnet18Int8EndToEnd() {
     QCOMPARE(row.toObject().value("status").toString(), QString("EQUAL"));
   QCOMPARE(window.runCompare(dir.filePath("missing.npz"), tpuDump), -1);
   // The graph of the Top IR colours its ops by those cycles.
+  window.show(); // the view fits to its real size
   GraphViewTab *graphTab = window.openTopGraph();
   QVERIFY(graphTab);
   QSignalSpy graphLoaded(graphTab, &GraphViewTab::loaded);
   QVERIFY(graphLoaded.wait(60000));
   QVERIFY2(graphLoaded.front().front().toString().isEmpty(), qPrintable(graphLoaded.front().front().toString()));
+  graphTab->view()->expandAll();
+  QVERIFY(graphTab->view()->waitForLayout());
   graphTab->setOverlay(static_cast<int>(vis::OverlayMode::Cycles));
+  QCOMPARE(graphTab->view()->overlay(), vis::OverlayMode::Cycles);
   graphTab->view()->fitToView();
   QCoreApplication::processEvents();
   QVERIFY(window.grab().save(screenshotDir() + "/graph-resnet18-cycles-overlay.png"));
