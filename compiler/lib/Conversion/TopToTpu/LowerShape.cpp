@@ -71,6 +71,21 @@ LogicalResult lowerFloatOnly(Lowering &L, Operation *op, StringRef tpuName) {
   return L.lowerFloat(op, tpuName, *p);
 }
 
+/// An integer to float conversion (e.g. position ids for RoPE): a tpu.cast to f32 whatever the mode, so the
+/// values stay exact (bf16 holds integers only up to 256). Float to integer truncates toward zero, which
+/// tpu.cast does not: it has no lowering.
+LogicalResult lowerCast(Lowering &L, top::CastOp op) {
+  Type from = cast<ShapedType>(op.getInput().getType()).getElementType();
+  Type to = cast<ShapedType>(op.getOutput().getType()).getElementType();
+  if (!isa<IntegerType>(from) || !isa<FloatType>(to))
+    return L.failOp(op, "has no Tpu lowering from " + llvm::Twine(from.isF32() ? "f32" : "this type") +
+                            " to this element type (only integer to float)");
+  Type f32 = Float32Type::get(op.getContext());
+  L.build(op, "tpu.cast", {L.lookup(op.getInput())}, {L.resultType(op.getOutput(), f32)},
+          L.attrsOf(op, top::Precision::F32));
+  return success();
+}
+
 } // namespace
 
 LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
@@ -90,6 +105,7 @@ LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
       })
       .Case([&](top::ConcatOp o) { return lowerConcat(L, o); })
       .Case([&](top::ReduceOp o) { return lowerFloatOnly(L, o, "tpu.reduce"); })
+      .Case([&](top::CastOp o) { return lowerCast(L, o); })
       .Default([&](Operation *) {
         handled = false;
         return failure();

@@ -337,6 +337,9 @@ void Lowering::beginFunction(Block *entry) {
   entryBlock = entry;
   noneValue = nullptr;
   for (auto none : entry->getOps<top::NoneOp>()) {
+    // Shared by every op the lowering creates, some before the first Top op using it: it goes first
+    // (it has no operands), so it dominates them all.
+    none->moveBefore(&entry->front());
     noneValue = none.getOutput();
     break;
   }

@@ -97,7 +97,7 @@ llvm::Error lowerToTpu(ModuleOp module, const LoweringOptions &options) {
     return makeError("module is in state " + top::stringifyModuleState(*state) +
                      "; lowering expects TOP_F32");
   // Callers other than the pass (tpuc deploy, the studio) may not have loaded the target dialects.
-  module.getContext()->loadDialect<tpu::TpuDialect, mlir::quant::QuantDialect>();
+  module.getContext()->loadDialect<top::TopDialect, tpu::TpuDialect, mlir::quant::QuantDialect>();
   std::optional<quant::CalibrationTable> calibration = options.calibrationTable;
   std::optional<quant::QuantizeTable> quantize = options.quantizeTable;
   try {
