@@ -142,6 +142,22 @@ void forEachBroadcast(const BroadcastInput &a, const BroadcastInput &b, std::spa
 
 } // namespace
 
+namespace {
+/// Adds one K chunk's exact float products [rows, n] into the int32 accumulators (or starts them).
+void accumulateChunk(const float *chunk, int64_t rows, int64_t n, int32_t *c, int64_t ldc, bool first) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const float *src = chunk + i * n;
+    int32_t *dst = c + i * ldc;
+    if (first)
+      for (int64_t j = 0; j < n; ++j)
+        dst[j] = static_cast<int32_t>(src[j]);
+    else
+      for (int64_t j = 0; j < n; ++j)
+        dst[j] += static_cast<int32_t>(src[j]);
+  }
+}
+} // namespace
+
 int64_t exactChunk(int64_t maxProduct) {
   return std::max<int64_t>(1, (int64_t{1} << 24) / std::max<int64_t>(maxProduct, 1));
 }
@@ -158,16 +174,7 @@ void intGemm(bool transA, int64_t m, int64_t n, int64_t k, const float *a, int64
     int64_t kc = std::min(chunk, k - k0);
     const float *ak = transA ? a + k0 * lda : a + k0;
     ref::gemmSerial(transA, false, m, n, kc, ak, lda, b + k0 * ldb, ldb, scratch, n);
-    for (int64_t i = 0; i < m; ++i) {
-      const float *src = scratch + i * n;
-      int32_t *dst = c + i * ldc;
-      if (k0 == 0)
-        for (int64_t j = 0; j < n; ++j)
-          dst[j] = static_cast<int32_t>(src[j]);
-      else
-        for (int64_t j = 0; j < n; ++j)
-          dst[j] += static_cast<int32_t>(src[j]);
-    }
+    accumulateChunk(scratch, m, n, c, ldc, k0 == 0);
   }
 }
 
@@ -201,16 +208,7 @@ void intGemmPacked(const PackedChunks &a, int64_t m0, int64_t m1, int64_t n, con
   for (size_t q = 0; q < a.parts.size(); ++q) {
     ref::packedGemm(a.parts[q], m0, m1, ref::RightMatrix{b + static_cast<int64_t>(q) * a.chunk * ldb, ldb}, n,
                     scratch, n, ref::Epilogue{});
-    for (int64_t i = 0; i < m1 - m0; ++i) {
-      const float *src = scratch + i * n;
-      int32_t *dst = c + i * ldc;
-      if (q == 0)
-        for (int64_t j = 0; j < n; ++j)
-          dst[j] = static_cast<int32_t>(src[j]);
-      else
-        for (int64_t j = 0; j < n; ++j)
-          dst[j] += static_cast<int32_t>(src[j]);
-    }
+    accumulateChunk(scratch, m1 - m0, n, c, ldc, q == 0);
   }
 }
 
