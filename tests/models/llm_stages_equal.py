@@ -22,13 +22,17 @@ CASES = [
     ("qwen3", "w4bf16", ["-g", "32", "--use_history_kv", "--chunk_length", "8"], "bm1688"),
     ("llama", "w8bf16", ["-g", "32"], "cv186ah"),
 ]
-STAGES = ["embedding", "embedding_cache", "block_0", "block_cache_0", "block_kv_0", "lm_head"]
+STAGES = ["embedding", "embedding_cache", "block_0", "block_cache_0", "block_kv_0", "lm_head", "greedy_head",
+          "sample_head"]
+# The sample head's scalar knobs, as llm-run passes them.
+KNOBS = {"top_p": 0.8, "temperature": 0.7, "penalty": 1.1}
 ARG = re.compile(r'%arg\d+: tensor<([0-9x]+)x(\w+)> loc\("([^"]+)"\)')
 
 
 def inputs_for(mlir_path, vocab, rng):
-    """Random inputs matching the stage's signature: token ids below the vocabulary, positions in order,
-    zero masks (nothing masked), normal hidden states and KV history."""
+    """Random inputs matching the stage's signature: token ids below the vocabulary (the sample head's ids
+    so far padded with -1), positions in order, zero masks (nothing masked), the sample head's knobs, normal
+    hidden states, KV history and logits (scaled so the top-p cut keeps several candidates)."""
     text = open(mlir_path).read()
     signature = text[text.index("func.func @main("):].split(") ->", 1)[0]
     arrays = {}
@@ -37,8 +41,14 @@ def inputs_for(mlir_path, vocab, rng):
         if element.startswith("i"):
             if "position" in name:
                 arrays[name] = np.broadcast_to(np.arange(shape[-1], dtype=np.int32), shape).copy()
+            elif "sample_head" in mlir_path:
+                ids = rng.integers(0, vocab, size=shape).astype(np.int32)
+                ids[..., shape[-1] // 2:] = -1
+                arrays[name] = ids
             else:
                 arrays[name] = rng.integers(0, vocab, size=shape).astype(np.int32)
+        elif name in KNOBS:
+            arrays[name] = np.full(shape, KNOBS[name], np.float32)
         elif "mask" in name:
             arrays[name] = np.zeros(shape, np.float32)
         else:

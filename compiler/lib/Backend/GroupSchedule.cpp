@@ -12,6 +12,9 @@ bool canConcatInPlace(const Graph &g, int concatOp) {
   const Op &op = g.ops[concatOp];
   if (op.kind != OpKind::Concat)
     return false;
+  // A weight operand lives in the coefficient area: the concat copies it, so it is never in place.
+  if (!op.weights.empty())
+    return false;
   const Value &res = g.values[op.outputs[0]];
   for (int64_t d = 0; d < op.axis; ++d)
     if (res.shape[d] != 1)

@@ -140,6 +140,24 @@ TEST(GlobalMemory, ConcatIsCopiedWhenItCannotBeInPlace) {
   b2.output(b2.concat("cat", {x2, p2}, 1)); // graph input operand
   Graph g2 = b2.take();
   EXPECT_FALSE(canConcatInPlace(g2, 1));
+  // A weight operand (the sample head's "keep the first candidate" constant) sits in the coefficient
+  // area: the concat must copy it rather than alias its activation operand.
+  Graph g3;
+  int x3 = g3.addInput("x", {1, 4}, DType::F32);
+  int w3 = g3.addWeight("first", {1, 1}, DType::F32);
+  Op relu;
+  relu.name = "r";
+  relu.kind = OpKind::Unary;
+  relu.inputs = {x3};
+  int r3 = g3.ops[g3.addOp(relu, {Value{"r", {1, 4}, DType::F32}})].outputs[0];
+  Op cat;
+  cat.name = "cat";
+  cat.kind = OpKind::Concat;
+  cat.axis = 1;
+  cat.inputs = {r3};
+  cat.weights = {w3};
+  g3.addOp(cat, {Value{"cat", {1, 5}, DType::F32}});
+  EXPECT_FALSE(canConcatInPlace(g3, 1));
   ChipProfile c = chip("bm1684x");
   LayerGroupPlan lg = planLayerGroups(c, g);
   EXPECT_GT(lg.groups.back().cycles, 0);

@@ -77,12 +77,35 @@ LogicalResult lowerFloatOnly(Lowering &L, Operation *op, StringRef tpuName) {
 LogicalResult lowerCast(Lowering &L, top::CastOp op) {
   Type from = cast<ShapedType>(op.getInput().getType()).getElementType();
   Type to = cast<ShapedType>(op.getOutput().getType()).getElementType();
+  // A boolean from top.compare is already a 0 / 1 float mask on the chip (tpu.compare): nothing to do.
+  if (from.isInteger(1) && isa<FloatType>(to) &&
+      isa<FloatType>(cast<ShapedType>(L.lookup(op.getInput()).getType()).getElementType())) {
+    L.map(op.getOutput(), L.lookup(op.getInput()));
+    return success();
+  }
   if (!isa<IntegerType>(from) || !isa<FloatType>(to))
     return L.failOp(op, "has no Tpu lowering from " + llvm::Twine(from.isF32() ? "f32" : "this type") +
                             " to this element type (only integer to float)");
   Type f32 = Float32Type::get(op.getContext());
   L.build(op, "tpu.cast", {L.lookup(op.getInput())}, {L.resultType(op.getOutput(), f32)},
           L.attrsOf(op, top::Precision::F32));
+  return success();
+}
+
+/// Values in the float precision, indices as i32 (the chip's index type).
+LogicalResult lowerTopK(Lowering &L, top::TopKOp op) {
+  auto p = L.requestedPrecision(op);
+  if (failed(p))
+    return failure();
+  top::Precision precision = L.floatPrecision(*p);
+  Type element = L.floatType(precision);
+  auto input = L.operandAs(op.getInput(), element);
+  if (failed(input))
+    return failure();
+  L.build(op, "tpu.topk", {*input},
+          {L.resultType(op.getValues(), element),
+           L.resultType(op.getIndices(), IntegerType::get(op.getContext(), 32))},
+          L.attrsOf(op, precision));
   return success();
 }
 
@@ -106,6 +129,11 @@ LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
       .Case([&](top::ConcatOp o) { return lowerConcat(L, o); })
       .Case([&](top::ReduceOp o) { return lowerFloatOnly(L, o, "tpu.reduce"); })
       .Case([&](top::CastOp o) { return lowerCast(L, o); })
+      .Case([&](top::CumSumOp o) { return lowerFloatOnly(L, o, "tpu.cumsum"); })
+      .Case([&](top::CompareOp o) { return lowerFloatOnly(L, o, "tpu.compare"); })
+      .Case([&](top::WhereOp o) { return lowerFloatOnly(L, o, "tpu.where"); })
+      .Case([&](top::RepetitionPenaltyOp o) { return lowerFloatOnly(L, o, "tpu.repetition_penalty"); })
+      .Case([&](top::TopKOp o) { return lowerTopK(L, o); })
       .Default([&](Operation *) {
         handled = false;
         return failure();

@@ -235,6 +235,38 @@ LogicalResult AttentionOp::verify() {
   return verifyFloatOnly(*this, getPrecision(), {getQuery(), getKey(), getValue()});
 }
 
+LogicalResult CumSumOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult CompareOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getLhs(), getRhs()}); }
+LogicalResult WhereOp::verify() {
+  return verifyFloatOnly(*this, getPrecision(), {getCond(), getX(), getY()});
+}
+
+/// Values in the precision's float type, indices i32.
+LogicalResult TopKOp::verify() {
+  if (getPrecision() == top::Precision::INT8 || isWeightOnly(getPrecision()))
+    return emitOpError() << "is float only; lower it in F32, F16 or BF16";
+  Type value = elementOf(getValues()), input = elementOf(getInput());
+  if (!elementMatches(value, getPrecision()) || !elementMatches(input, getPrecision()))
+    return emitOpError() << "input and values must have the element type of precision "
+                         << top::stringifyPrecision(getPrecision());
+  if (!elementOf(getIndices()).isInteger(32))
+    return emitOpError() << "indices must be i32, got " << elementOf(getIndices());
+  auto shape = cast<ShapedType>(getInput().getType()).getShape();
+  int64_t axis = getAxis() < 0 ? getAxis() + int64_t(shape.size()) : getAxis();
+  if (axis < 0 || axis >= int64_t(shape.size()) || getK() < 1 || getK() > shape[axis])
+    return emitOpError() << "needs 0 < k <= the extent of axis " << getAxis() << ", got k = " << getK();
+  return success();
+}
+
+/// Logits and penalty in the precision, ids i32.
+LogicalResult RepetitionPenaltyOp::verify() {
+  if (failed(verifyFloatOnly(*this, getPrecision(), {getLogits(), getPenalty()})))
+    return failure();
+  if (!elementOf(getIds()).isInteger(32))
+    return emitOpError() << "ids must be i32, got " << elementOf(getIds());
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Element-wise
 //===----------------------------------------------------------------------===//

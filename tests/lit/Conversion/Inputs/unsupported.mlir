@@ -1,8 +1,9 @@
-// A Top op without a Tpu lowering (top.topk), for top-to-tpu-errors.test.
+// A Top op without a Tpu lowering (top.gather_elements), for top-to-tpu-errors.test.
 module attributes {top.state = #top.state<TOP_F32>} {
-  func.func @main(%arg0: tensor<1x10xf32>) -> tensor<1x3xf32> {
+  func.func @main(%arg0: tensor<1x10xf32>, %arg1: tensor<1x3xi64>) -> tensor<1x3xf32> {
     %x = top.input %arg0 : tensor<1x10xf32> -> tensor<1x10xf32> loc("in")
-    %v, %i = top.topk %x {axis = 1 : i64, k = 3 : i64} : (tensor<1x10xf32>) -> (tensor<1x3xf32>, tensor<1x3xi64>) loc("best")
-    return %v : tensor<1x3xf32>
+    %ids = top.input %arg1 : tensor<1x3xi64> -> tensor<1x3xi64> loc("ids")
+    %y = top.gather_elements %x, %ids {axis = 1 : i64} : (tensor<1x10xf32>, tensor<1x3xi64>) -> tensor<1x3xf32> loc("picked")
+    return %y : tensor<1x3xf32>
   }
 }

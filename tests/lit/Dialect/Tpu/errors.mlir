@@ -212,3 +212,39 @@ func.func @clip_range(%x: tensor<4xf32>) {
   %0 = tpu.clip %x {precision = #top.precision<F32>, min = 2.0 : f64, max = 1.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
   return
 }
+// -----
+func.func @topk_int8_precision(%x: tensor<1x8xf32>) {
+  // expected-error @+1 {{is float only; lower it in F32, F16 or BF16}}
+  %v, %i = tpu.topk %x {precision = #top.precision<INT8>, axis = 1 : i64, k = 2 : i64} : (tensor<1x8xf32>) -> (tensor<1x2xf32>, tensor<1x2xi32>)
+  return
+}
+// -----
+func.func @topk_values_type(%x: tensor<1x8xf32>) {
+  // expected-error @+1 {{input and values must have the element type of precision BF16}}
+  %v, %i = tpu.topk %x {precision = #top.precision<BF16>, axis = 1 : i64, k = 2 : i64} : (tensor<1x8xf32>) -> (tensor<1x2xf32>, tensor<1x2xi32>)
+  return
+}
+// -----
+func.func @topk_index_type(%x: tensor<1x8xf32>) {
+  // expected-error @+1 {{indices must be i32, got 'i64'}}
+  %v, %i = tpu.topk %x {precision = #top.precision<F32>, axis = 1 : i64, k = 2 : i64} : (tensor<1x8xf32>) -> (tensor<1x2xf32>, tensor<1x2xi64>)
+  return
+}
+// -----
+func.func @topk_k(%x: tensor<1x8xf32>) {
+  // expected-error @+1 {{needs 0 < k <= the extent of axis 1, got k = 9}}
+  %v, %i = tpu.topk %x {precision = #top.precision<F32>, axis = 1 : i64, k = 9 : i64} : (tensor<1x8xf32>) -> (tensor<1x9xf32>, tensor<1x9xi32>)
+  return
+}
+// -----
+func.func @penalty_ids(%x: tensor<1x8xf32>, %ids: tensor<1x4xf32>, %p: tensor<1xf32>) {
+  // expected-error @+1 {{ids must be i32, got 'f32'}}
+  %0 = tpu.repetition_penalty %x, %ids, %p {precision = #top.precision<F32>} : (tensor<1x8xf32>, tensor<1x4xf32>, tensor<1xf32>) -> tensor<1x8xf32>
+  return
+}
+// -----
+func.func @compare_type(%a: tensor<1x8xbf16>, %b: tensor<1xbf16>) {
+  // expected-error @+1 {{result #0 has element type 'i1' but precision BF16 needs}}
+  %0 = tpu.compare %a, %b {precision = #top.precision<BF16>, mode = #top.compare_mode<lt>} : (tensor<1x8xbf16>, tensor<1xbf16>) -> tensor<1x8xi1>
+  return
+}

@@ -43,6 +43,7 @@ include "tpuc/Dialect/Tpu/TpuBase.td"
 include "tpuc/Dialect/Tpu/TpuNNOps.td"
 include "tpuc/Dialect/Tpu/TpuElementwiseOps.td"
 include "tpuc/Dialect/Tpu/TpuShapeOps.td"
+include "tpuc/Dialect/Tpu/TpuLogicOps.td"
 
 def Tpu_CastOp : Tpu_Op<"cast"> {
   let summary = "Converts between precisions at a boundary (category: cast)";
