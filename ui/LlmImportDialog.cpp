@@ -157,9 +157,6 @@ QStringList llmConvertArguments(const project::LlmConvertSettings &s, const QStr
     args << QStringLiteral("--chunk_length") << QString::number(s.chunkLength);
   if (s.maxInputLength > 0)
     args << QStringLiteral("--max_input_length") << QString::number(s.maxInputLength);
-  // The engine builds every stage's Top IR; compiling LLM stages into one model file is not in this build
-  // (it would exit 3 after writing the same IR), so the studio asks for what the engine completes.
-  args << QStringLiteral("--only_mlir");
   args << QStringLiteral("--out_dir") << outDir << QStringLiteral("--progress") << QStringLiteral("json");
   return args;
 }

@@ -184,6 +184,15 @@ struct LlmRunOptions {
   double topP = 1.0;
   double repetitionPenalty = 1.0;
   bool interactive = false;
+  /// --prompt_ids: the prompt as comma-separated token ids (no tokenizer needed).
+  std::string promptIds;
+  int64_t seed = 42;
+  /// --no_chat_template: feed the prompt as it is.
+  bool noChatTemplate = false;
+  /// --no_kv_cache: every step recomputes the whole sequence through the prefill stages.
+  bool noKvCache = false;
+  /// --output_json: tokens, text and timing of the (last) answer.
+  std::string outputJson;
 };
 void addLlmRunOptions(ArgParser &parser, LlmRunOptions &opts);
 std::string validateLlmRunOptions(const LlmRunOptions &opts);
