@@ -193,6 +193,8 @@ struct LlmRunOptions {
   bool noKvCache = false;
   /// --output_json: tokens, text and timing of the (last) answer.
   std::string outputJson;
+  /// --dump_logits: npz of the (last) answer's prompt_ids, tokens and the logits each token came from.
+  std::string dumpLogits;
 };
 void addLlmRunOptions(ArgParser &parser, LlmRunOptions &opts);
 std::string validateLlmRunOptions(const LlmRunOptions &opts);

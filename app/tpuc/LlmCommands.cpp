@@ -18,6 +18,7 @@
 #include "tpuc/LLM/LlmConvert.h"
 #include "tpuc/LLM/Tokenizer.h"
 #include "tpuc/Simulator/LlmRuntime.h"
+#include "tpuc/Support/Npz.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -330,6 +331,9 @@ void addLlmRunOptions(ArgParser &p, LlmRunOptions &o) {
             &o.noKvCache);
   p.addOption({{"--output_json"}, "FILE", "write prompt and answer token ids, text and timing as JSON"},
               &o.outputJson);
+  p.addOption({{"--dump_logits"}, "FILE",
+               "write the answer's prompt_ids, tokens and logits [tokens, vocab] (what each token was chosen from) as npz"},
+              &o.dumpLogits);
 }
 
 std::string validateLlmRunOptions(const LlmRunOptions &o) {
@@ -420,6 +424,8 @@ std::string jsonIds(const std::vector<int32_t> &ids) {
 /// One answer: its tokens, why it stopped and its timing.
 struct Answer {
   std::vector<int32_t> prompt, tokens;
+  /// With --dump_logits: the logits each of `tokens` was chosen from, one row of vocab floats per token.
+  std::vector<float> logits;
   std::string text, stop;
   double firstTokenMs = 0, firstTokenWall = 0;
   double decodeMs = 0, decodeWall = 0;
@@ -465,6 +471,8 @@ struct Session {
       auto token = runtime.choose(*logits, sampling, rng);
       if (!token)
         return token.takeError();
+      if (!options.dumpLogits.empty())
+        a.logits.insert(a.logits.end(), logits->begin(), logits->end());
       cmdsim::RunTime t = runtime.takeTime();
       if (step == 0) {
         a.firstTokenMs = t.simulatedMs;
@@ -622,6 +630,23 @@ int runLlmRun(const LlmRunOptions &o) {
     out << answerJson(a, shape, chip.name, modelPath);
     return out.good();
   };
+  auto writeLogits = [&](const Answer &a) -> std::string {
+    if (o.dumpLogits.empty())
+      return "";
+    auto ids = [](const std::vector<int32_t> &v) {
+      return Tensor::fromValues<int32_t>({static_cast<int64_t>(v.size())}, v);
+    };
+    NpzFile npz;
+    npz.set("prompt_ids", ids(a.prompt));
+    npz.set("tokens", ids(a.tokens));
+    npz.set("logits", Tensor::fromValues({static_cast<int64_t>(a.tokens.size()), shape.vocab}, a.logits));
+    try {
+      npz.write(o.dumpLogits);
+    } catch (const NpyError &e) {
+      return e.what();
+    }
+    return "";
+  };
 
   if (!o.interactive) {
     std::vector<int32_t> prompt;
@@ -640,6 +665,8 @@ int runLlmRun(const LlmRunOptions &o) {
     printTiming(*a, chip.name);
     if (!writeJson(*a))
       return fail(kExitUsage, o.outputJson + ": cannot write the answer");
+    if (std::string failure = writeLogits(*a); !failure.empty())
+      return fail(kExitUsage, failure);
     return kExitOk;
   }
 
@@ -671,6 +698,8 @@ int runLlmRun(const LlmRunOptions &o) {
     conversation.push_back({"assistant", a->text});
     if (!writeJson(*a))
       return fail(kExitUsage, o.outputJson + ": cannot write the answer");
+    if (std::string failure = writeLogits(*a); !failure.empty())
+      return fail(kExitUsage, failure);
   }
   return kExitOk;
 }
