@@ -93,21 +93,29 @@ Expected<RopeParams> tpuc::llm::computeRope(const ModelConfig &config, int64_t s
 
 namespace {
 
-/// cos and sin [1, L, D] of `positions` [1, L] (i32).
-std::pair<Value, Value> ropeTables(StageBuilder &s, Value positions, const RopeParams &rope, int64_t length) {
-  int64_t half = static_cast<int64_t>(rope.invFreq.size());
-  Value pos = s.create("top.cast", "rope.positions", {positions}).front();
-  pos = s.reshape(pos, {1, length, 1}, "rope.positions_column");
-  Value inv = s.constant("rope.inv_freq", {half}, rope.invFreq);
-  Value freqs = s.op("top.mul", "rope.freqs", {pos, inv});
-  Value emb = s.op("top.concat", "rope.angles", {freqs, freqs}, {s.attr("axis", s.b().getI64IntegerAttr(2))});
-  Value cos = s.op("top.cos", "rope.cos", {emb});
-  Value sin = s.op("top.sin", "rope.sin", {emb});
-  if (rope.attentionFactor != 1.0) {
-    auto factor = s.attr("const_val", s.b().getF64FloatAttr(rope.attentionFactor));
-    cos = s.op("top.mul_const", "rope.cos_scaled", {cos}, {factor});
-    sin = s.op("top.mul_const", "rope.sin_scaled", {sin}, {factor});
-  }
+/// cos and sin [1, L, D] of `positions` [1, L] (i32), gathered from tables of every position below
+/// `seqLength` (weights shared by all block stages). The angles and their cos/sin are computed here in
+/// float32 like HuggingFace's rotary embedding (which disables autocast for them), so a BF16 or F16 stage
+/// only rounds the final cos/sin values: computing position × inv_freq in BF16 in the graph would be off
+/// by whole radians at positions in the hundreds.
+std::pair<Value, Value> ropeTables(StageBuilder &s, Value positions, const RopeParams &rope, int64_t seqLength) {
+  const int64_t half = static_cast<int64_t>(rope.invFreq.size()), dim = 2 * half;
+  std::vector<float> cosTable(static_cast<size_t>(seqLength * dim)), sinTable(cosTable.size());
+  const float factor = static_cast<float>(rope.attentionFactor);
+  for (int64_t p = 0; p < seqLength; ++p)
+    for (int64_t i = 0; i < half; ++i) {
+      float angle = static_cast<float>(p) * rope.invFreq[i];
+      float c = std::cos(angle) * factor, sn = std::sin(angle) * factor;
+      for (int64_t j : {i, i + half}) {
+        cosTable[p * dim + j] = c;
+        sinTable[p * dim + j] = sn;
+      }
+    }
+  auto axis0 = s.attr("axis", s.b().getI64IntegerAttr(0));
+  Value cosWeight = s.weight("rope.cos_table", {seqLength, dim}, cosTable);
+  Value sinWeight = s.weight("rope.sin_table", {seqLength, dim}, sinTable);
+  Value cos = s.op("top.gather", "rope.cos", {cosWeight, positions}, {axis0});
+  Value sin = s.op("top.gather", "rope.sin", {sinWeight, positions}, {axis0});
   return {cos, sin};
 }
 
@@ -141,7 +149,7 @@ Expected<OwningOpRef<ModuleOp>> tpuc::llm::buildBlockStage(MLIRContext &context,
     historyK = s.input("history_k", {1, history, kvHeads, dim}, s.f32());
     historyV = s.input("history_v", {1, history, kvHeads, dim}, s.f32());
   }
-  auto [cos, sin] = ropeTables(s, positions, rope, length);
+  auto [cos, sin] = ropeTables(s, positions, rope, seqLength);
 
   // Attention.
   Value h = rmsNorm(s, x, p + ".input_layernorm.weight", layer.inputNorm, eps, p + ".input_layernorm");
