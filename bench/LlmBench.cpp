@@ -2,12 +2,15 @@
 //
 // 1. --dry_run's predicted decode tokens/s of Qwen2-7B w4bf16 on bm1684x (from its public config alone)
 //    next to the published ~12.4 tokens/s of LLM-TPU's Qwen-7B on BM1684X, with the ratio (goal ±30%).
-// 2. `tpuc llm-convert --only_mlir` of a random Qwen2-0.5B-shaped checkpoint (24 layers, seq 512,
-//    --use_history_kv, w4bf16), written by make_tiny_llm.py: wall time and peak RSS of the child (goal
-//    <= 5 min, <= 8 GB).
+// 2. `tpuc llm-convert` (Top IR, lowering, backend, one combined model file) of a random Qwen2-0.5B-shaped
+//    checkpoint (24 layers, seq 512, --use_history_kv, w4bf16), written by make_tiny_llm.py: wall time
+//    and peak RSS of the child (goal <= 5 min, <= 8 GB).
 // 3. Wall time per decode token of a tiny model chained through the reference interpreter
-//    (embedding_cache -> block_cache_i -> lm_head -> greedy_head; goal >= 20 tokens/s).
-// --smoke uses tiny sizes for all three (ctest label bench).
+//    (embedding_cache -> block_cache_i -> lm_head -> greedy_head).
+// 4. `tpuc llm-run` on the command-level simulator: the tiny model compiled (bf16, seq 64; goal >= 20
+//    decode tokens/s wall) and the model file of figure 2; simulated first token and decode tokens/s
+//    next to the wall figures, from --output_json.
+// --smoke uses tiny sizes for all (ctest label bench).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +29,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -142,10 +148,10 @@ bool convertFigure(const std::string &tpuc, const std::string &script, const std
     return false;
   double generate = seconds(start);
   ChildResult r = runChild({tpuc, "llm-convert", "-m", model, "-s", seq, "-q", "w4bf16", "--use_history_kv", "-o",
-                            work + "/converted", "--only_mlir"},
+                            work + "/converted"},
                            work + "/convert.log");
   double gb = double(r.peakRssKb) / (1024.0 * 1024.0);
-  std::printf("2. llm-convert --only_mlir, Qwen2%s (%s layers), seq %s, --use_history_kv, w4bf16 "
+  std::printf("2. llm-convert (compiled to one model file), Qwen2%s (%s layers), seq %s, --use_history_kv, w4bf16 "
               "(checkpoint written in %.1f s)\n",
               smoke ? " tiny" : "-0.5B-shaped", shape[1].c_str(), seq.c_str(), generate);
   std::printf("   %-28s %12.1f %12s %s\n", "wall time s", r.seconds, "<= 300",
@@ -248,6 +254,73 @@ bool decodeFigure(const std::string &script, const std::string &work, int tokens
   return true;
 }
 
+/// The one .tpum file in `dir` ("" when there is none).
+std::string modelFileIn(const std::string &dir) {
+  std::error_code ec;
+  for (const auto &entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".tpum")
+      return entry.path().string();
+  return "";
+}
+
+/// A number field of a flat JSON object (llm-run's --output_json); NaN when absent.
+double jsonNumber(const std::string &text, const std::string &key) {
+  size_t at = text.find("\"" + key + "\":");
+  if (at == std::string::npos)
+    return std::nan("");
+  return std::strtod(text.c_str() + at + key.size() + 3, nullptr);
+}
+
+/// 4: llm-run of a compiled model; false when it fails.
+bool runFigure(const std::string &tpuc, const std::string &label, const std::string &modelDir, int tokens,
+               const std::string &work, bool goal) {
+  std::string model = modelFileIn(modelDir);
+  if (model.empty()) {
+    std::fprintf(stderr, "bench-llm: no model file in %s\n", modelDir.c_str());
+    return false;
+  }
+  std::string json = work + "/" + label + "_run.json";
+  ChildResult r = runChild({tpuc, "llm-run", "--model", model, "--prompt_ids", "1,2,3,4,5,6,7,8",
+                            "--max_new_tokens", std::to_string(tokens), "--output_json", json},
+                           work + "/" + label + "_run.log");
+  if (r.status != 0) {
+    std::fprintf(stderr, "bench-llm: tpuc llm-run exited %d (see %s/%s_run.log)\n", r.status, work.c_str(),
+                 label.c_str());
+    return false;
+  }
+  std::ifstream in(json);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  double wall = jsonNumber(text, "wall_decode_tokens_per_s");
+  std::printf("   %-28s %9.3f ms %10.3f s\n", (label + " first token").c_str(),
+              jsonNumber(text, "first_token_ms"), jsonNumber(text, "wall_first_token_s"));
+  std::printf("   %-28s %12.1f %12.1f %s\n", (label + " decode tokens/s").c_str(),
+              jsonNumber(text, "decode_tokens_per_s"), wall,
+              goal ? (wall >= 20 ? ">= 20 wall: ok" : ">= 20 wall: under") : "");
+  std::printf("   %-28s %12s %10.2f GB\n", (label + " peak RSS").c_str(), "", double(r.peakRssKb) / (1024.0 * 1024.0));
+  return true;
+}
+
+bool llmRunFigures(const std::string &tpuc, const std::string &script, const std::string &work, int tokens,
+                   bool smoke) {
+  std::string tiny = work + "/run_tiny";
+  if (!makeCheckpoint(script, tiny, {"--layers", "2", "--hidden", "64", "--heads", "4", "--kv_heads", "2"}))
+    return false;
+  ChildResult r = runChild({tpuc, "llm-convert", "-m", tiny, "-s", "64", "-q", "bf16", "-o", work + "/run_tiny_out"},
+                           work + "/run_tiny_convert.log");
+  if (r.status != 0) {
+    std::fprintf(stderr, "bench-llm: tpuc llm-convert exited %d (see %s/run_tiny_convert.log)\n", r.status,
+                 work.c_str());
+    return false;
+  }
+  std::printf("4. llm-run on the command-level simulator (8-token prompt; bm1684x)\n");
+  std::printf("   %-28s %12s %12s %s\n", "", "simulated", "wall", "goal");
+  bool ok = runFigure(tpuc, "tiny bf16", work + "/run_tiny_out", std::max(tokens, 8), work, true);
+  // The 0.5B-shaped model file of figure 2 (tiny in --smoke): a few tokens.
+  ok = runFigure(tpuc, smoke ? "fig.2 w4bf16" : "0.5B w4bf16", work + "/converted", smoke ? 4 : 8, work,
+                 false) && ok;
+  return ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -272,5 +345,6 @@ int main(int argc, char **argv) {
   bool ok = dryRunFigure(source + "/tests/unit/llm/Inputs/DryRun/qwen2-7b");
   ok = convertFigure(tpuc, script, work.path(), smoke) && ok;
   ok = decodeFigure(script, work.path(), tokens) && ok;
+  ok = llmRunFigures(tpuc, script, work.path(), tokens, smoke) && ok;
   return ok ? 0 : 1;
 }
