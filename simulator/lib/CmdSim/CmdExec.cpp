@@ -16,6 +16,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 
 namespace tpuc::cmdsim {
 
@@ -129,6 +130,8 @@ struct StageRunner::Impl {
   std::vector<Tensor> inputValues; ///< As set (real values, f32).
   NpzFile outputs, tensors;
   ExecStats stats;
+  std::optional<SimResult> timing; ///< The cycle model's schedule, simulated on the first run.
+  bool weightsLoaded = false;
 
   Impl(const backend::ChipProfile &chip, const Model &model, const Stage &stage)
       : chip(chip), model(model), stage(stage) {}
@@ -228,6 +231,15 @@ struct StageRunner::Impl {
 
   llvm::Error scatter(const Command &c, const TensorRef &t, const Box4 &rel, const Box4 &shape,
                       std::vector<uint8_t> &in) {
+    // The coefficient region holds the weights, loaded once per runner and decoded once: no command may
+    // write into it.
+    if (t.space == MemSpace::DDR && stage.coeffBytes) {
+      bool intoWeights = false;
+      const uint8_t *end = ddr.data() + std::min<uint64_t>(stage.coeffBytes, ddr.size());
+      forRuns(t, rel, shape, [&](uint8_t *at, int64_t) { intoWeights = intoWeights || at < end; });
+      if (intoWeights)
+        return makeError(where(c) + ": writes into the coefficient region");
+    }
     return copyRuns(c, t, rel, shape, in.data(), /*toBox=*/true);
   }
 
@@ -359,12 +371,16 @@ struct StageRunner::Impl {
       if (static_cast<uint32_t>(k) >= c.numInputs) {
         // A weight box reads the same bytes on every run: its decoded values are kept, and used again
         // only while the bytes in memory are still exactly the ones they were decoded from.
+        // A box in DDR's coefficient region never changes once loaded (scatter rejects writes into it),
+        // so it is decoded once and its bytes are not kept; an LMEM box is checked against its bytes.
         DecodedWeight &w = weightCache[{c.id, i}];
-        if (!sameBytes(t, rel, shape, w.raw)) {
+        bool inWeights = t.space == MemSpace::DDR && t.address < stage.coeffBytes;
+        if (inWeights ? w.values.empty() : !sameBytes(t, rel, shape, w.raw)) {
           constantsChanged = true;
           if (auto err = gather(c, t, rel, shape, bytes))
             return err;
-          w.raw = bytes;
+          if (!inWeights)
+            w.raw = bytes;
           w.values.resize(std::max<int64_t>(count, 1));
           parallelDecode(bytes.data(), count, static_cast<DType>(t.dtype), w.values.data(),
                          integer ? &w.ints : nullptr);
@@ -544,14 +560,18 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
     sim::ThreadPool::setGlobalThreads(options.numThreads);
   auto start = std::chrono::steady_clock::now();
   m.stats = ExecStats();
-  m.stats.timing = simulateStage(m.chip, m.stage);
+  // The cycle model's schedule depends on the chip and the command streams alone.
+  if (!m.timing)
+    m.timing = simulateStage(m.chip, m.stage);
+  m.stats.timing = *m.timing;
   if (!m.stats.timing.errors.empty())
     return makeError("the command streams are invalid: " + m.stats.timing.errors.front() +
                      (m.stats.timing.errors.size() > 1
                           ? " (and " + std::to_string(m.stats.timing.errors.size() - 1) + " more)"
                           : std::string()));
-  // Weights into the coefficient region.
-  for (const WeightRef &w : m.stage.weights) {
+  // Weights into the coefficient region, once: no command writes there.
+  for (size_t i = 0; !m.weightsLoaded && i < m.stage.weights.size(); ++i) {
+    const WeightRef &w = m.stage.weights[i];
     if (w.blob >= m.model.blobs.size())
       return makeError("weight refers to blob entry " + std::to_string(w.blob));
     const BlobEntry &b = m.model.blobs[w.blob];
@@ -559,6 +579,7 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
       return makeError("weight '" + b.name + "' lies outside DDR");
     std::memcpy(m.ddr.data() + w.address, m.model.coeffData.data() + b.offset, b.size);
   }
+  m.weightsLoaded = true;
   std::vector<const TraceEvent *> order;
   for (const TraceEvent &e : m.stats.timing.events)
     order.push_back(&e);

@@ -55,11 +55,21 @@ void roundHalf(float *data, int64_t count, Half half) {
   });
 }
 
-void a16Matmul(int64_t m, int64_t k, int64_t n, const float *x, const quant::GroupQuantWeights &q,
-               const float *bias, Half half, float *y) {
+std::vector<float> a16Weights(const quant::GroupQuantWeights &q, Half half) {
   std::vector<float> w = q.dequantize(); // [n, k]
   roundHalf(w.data(), static_cast<int64_t>(w.size()), half);
-  ref::gemm(false, true, m, n, k, x, k, w.data(), k, y, n);
+  return w;
+}
+
+void a16Matmul(int64_t m, int64_t k, int64_t n, const float *x, const quant::GroupQuantWeights &q,
+               const float *bias, Half half, float *y) {
+  std::vector<float> w = a16Weights(q, half);
+  a16MatmulDequantized(m, k, n, x, w.data(), bias, half, y);
+}
+
+void a16MatmulDequantized(int64_t m, int64_t k, int64_t n, const float *x, const float *w, const float *bias,
+                          Half half, float *y) {
+  ref::gemm(false, true, m, n, k, x, k, w, k, y, n);
   if (bias)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)

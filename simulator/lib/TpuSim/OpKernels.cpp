@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "SimOps.h"
 
+#include "../Reference/Kernels.h"
+
 #include "tpuc/Dialect/Top/TopOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -157,18 +159,33 @@ llvm::Error runA16(OpContext &c) {
   int64_t bytes = numel(op->getOperand(1));
   if (ws.size() != 2 || ws[0] != n || bytes != (q.bits == 4 ? n * k / 2 : n * k))
     return makeError("weight shape does not match [N, K] / [N, K/2] for " + llvm::Twine(q.bits) + " bits");
-  q.data.resize(bytes);
-  for (int64_t i = 0; i < bytes; ++i)
-    q.data[i] = static_cast<uint8_t>(static_cast<int64_t>(c.in[1][i]) & 0xff);
-  int64_t groups = n * (k / q.groupSize);
-  q.scales.assign(c.in[2], c.in[2] + groups);
-  if (!q.symmetric) {
-    if (!c.in[3])
-      return makeError("asymmetric weights need 'zp'");
-    for (int64_t i = 0; i < groups; ++i)
-      q.zeroPoints.push_back(static_cast<int32_t>(c.in[3][i]));
-  }
-  tpu::a16Matmul(m, k, n, c.in[0], q, c.in[4], c.outEnc[0].half(), c.out[0]);
+  if (!q.symmetric && !c.in[3])
+    return makeError("asymmetric weights need 'zp'");
+  const tpu::Half half = c.outEnc[0].half();
+  auto dequantized = [&] {
+    q.data.resize(bytes);
+    for (int64_t i = 0; i < bytes; ++i)
+      q.data[i] = static_cast<uint8_t>(static_cast<int64_t>(c.in[1][i]) & 0xff);
+    int64_t groups = n * (k / q.groupSize);
+    q.scales.assign(c.in[2], c.in[2] + groups);
+    if (!q.symmetric)
+      for (int64_t i = 0; i < groups; ++i)
+        q.zeroPoints.push_back(static_cast<int32_t>(c.in[3][i]));
+    return tpu::a16Weights(q, half);
+  };
+  // Constant weights (every decode step runs the same ones) are dequantized once per cache.
+  ref::OpCache *cache = ref::currentOpCache();
+  std::vector<float> local;
+  const std::vector<float> *w = &local;
+  if (cache && cache->isConstant(1) && cache->isConstant(2) && (q.symmetric || cache->isConstant(3)))
+    w = &cache->get<std::vector<float>>([&] {
+      std::vector<float> values = dequantized();
+      cache->bytes += static_cast<int64_t>(values.size() * sizeof(float));
+      return values;
+    });
+  else
+    local = dequantized();
+  tpu::a16MatmulDequantized(m, k, n, c.in[0], w->data(), c.in[4], half, c.out[0]);
   return llvm::Error::success();
 }
 

@@ -5,6 +5,7 @@
 #include "tpuc/Dialect/Top/ModuleState.h"
 #include "tpuc/Dialect/Top/TopDialect.h"
 #include "tpuc/Dialect/Tpu/TpuDialect.h"
+#include "tpuc/Simulator/CmdExec.h"
 #include "tpuc/Simulator/CmdSim.h"
 #include "tpuc/Support/Npz.h"
 
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -112,6 +114,60 @@ TEST(RunBackend, ModelLargerThanDdrFails) {
   ASSERT_TRUE(static_cast<bool>(err));
   std::string msg = llvm::toString(std::move(err));
   EXPECT_NE(msg.find("chip tinyddr: model needs"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
+// The functional runner loads weights once and keeps what it decoded from them: a second run of the same
+// runner gives the same outputs; a command that writes into the coefficient region is rejected by name.
+TEST(RunBackend, StageRunnerRerunsAndRejectsWritesIntoWeights) {
+  std::string dir = tempDir("rerun");
+  Fixture f = load(dir);
+  ASSERT_TRUE(f.module);
+  tpuc::BackendOptions o;
+  o.modelPath = dir + "/m.tpum";
+  o.netName = "small";
+  llvm::Error err = tpuc::runBackend(*f.module, o);
+  ASSERT_FALSE(err) << llvm::toString(std::move(err));
+  tpuc::codegen::Model m = tpuc::codegen::readModelFile(o.modelPath);
+  const tpuc::backend::ChipProfile &chip = tpuc::backend::findChipProfile(m.chip);
+  const tpuc::codegen::TensorDesc &x = m.nets[0].stages[0].inputs[0];
+  std::vector<float> values(static_cast<size_t>(tpuc::Tensor(tpuc::DType::F32, x.shape).numElements()));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = std::sin(0.01f * static_cast<float>(i));
+  tpuc::Tensor input = tpuc::Tensor::fromValues<float>(x.shape, values);
+  auto runOnce = [&](tpuc::cmdsim::StageRunner &runner) -> std::string {
+    if (llvm::Error e = runner.setInput(x.name, input))
+      return llvm::toString(std::move(e));
+    if (llvm::Error e = runner.run())
+      return llvm::toString(std::move(e));
+    return "";
+  };
+  tpuc::cmdsim::StageRunner runner(chip, m, 0, 0);
+  ASSERT_EQ(runOnce(runner), "");
+  tpuc::NpzFile first = runner.outputs();
+  ASSERT_EQ(runOnce(runner), "");
+  ASSERT_EQ(first.names(), runner.outputs().names());
+  for (const std::string &name : first.names()) {
+    const tpuc::Tensor &a = first.get(name), &b = runner.outputs().get(name);
+    ASSERT_EQ(a.byteSize(), b.byteSize());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.byteSize()), 0) << name;
+  }
+
+  // Point a store into DDR (a global op's output or a GDMA store) at address 0, inside the weights.
+  tpuc::codegen::Stage &s = m.nets[0].stages[0];
+  ASSERT_GT(s.coeffBytes, 0u);
+  tpuc::codegen::TensorRef *out = nullptr;
+  for (auto &c : s.tiu)
+    if (c.numOutputs && c.operands[0].space == tpuc::codegen::MemSpace::DDR)
+      out = &c.operands[0];
+  for (auto &c : s.gdma)
+    if (!out && c.operands.size() == 2 && c.operands[1].space == tpuc::codegen::MemSpace::DDR)
+      out = &c.operands[1];
+  ASSERT_NE(out, nullptr);
+  out->address = 0;
+  tpuc::cmdsim::StageRunner broken(chip, m, 0, 0);
+  std::string msg = runOnce(broken);
+  EXPECT_NE(msg.find("writes into the coefficient region"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
 

@@ -126,6 +126,11 @@ void roundHalf(float *data, int64_t count, Half half);
 /// product accumulated in f32 and the result rounded to `half`. `x` rows must already be rounded.
 void a16Matmul(int64_t m, int64_t k, int64_t n, const float *x, const quant::GroupQuantWeights &q,
                const float *bias, Half half, float *y);
+/// The weights a16Matmul multiplies by: `q` dequantized to [n, k] floats, each rounded to `half`.
+std::vector<float> a16Weights(const quant::GroupQuantWeights &q, Half half);
+/// a16Matmul on weights a16Weights already produced (kernels keep them across calls of a constant weight).
+void a16MatmulDequantized(int64_t m, int64_t k, int64_t n, const float *x, const float *w, const float *bias,
+                          Half half, float *y);
 
 } // namespace tpuc::sim::tpu
 
