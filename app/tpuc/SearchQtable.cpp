@@ -7,6 +7,11 @@
 // the samples reaches --expected_cos or --max_float_layers ops are in float. The result is a TPU-MLIR
 // quantize table (`op_name MODE`), and the ops and cosines are reported.
 //
+// An output that is a sigmoid is scored on its input, the logits: a detector's probability map on an
+// image with nothing to detect is almost constant near 0, and its cosine says nothing about the error,
+// while its logits still carry the whole signal (the sigmoid is monotonic, so what ranks the logits
+// right ranks the probabilities right).
+//
 //===----------------------------------------------------------------------===//
 
 #include "CalibrateCommand.h"
@@ -14,7 +19,10 @@
 #include "DeployCommand.h"
 #include "TestInputs.h"
 
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Simulator/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -33,6 +41,27 @@ std::string fixed(double value, int digits = 6) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(digits) << value;
   return out.str();
+}
+
+/// The tensors search_qtable scores, one per output of `top`'s main: the output, or for an output made by
+/// a top.sigmoid the sigmoid's input (when that input has a name the reference dumps).
+std::vector<std::string> scoredTensors(mlir::ModuleOp top, const std::vector<std::string> &outputNames,
+                                       const NpzFile &reference) {
+  std::vector<std::string> scored = outputNames;
+  auto main = top.lookupSymbol<mlir::func::FuncOp>("main");
+  if (!main)
+    return scored;
+  auto ret = main.getBody().back().getTerminator();
+  for (unsigned i = 0; i < ret->getNumOperands() && i < scored.size(); ++i) {
+    mlir::Operation *def = ret->getOperand(i).getDefiningOp();
+    if (!def || def->getName().getStringRef() != "top.sigmoid" || def->getNumOperands() != 1)
+      continue;
+    mlir::Operation *logits = def->getOperand(0).getDefiningOp();
+    std::string name = logits ? top::locationName(logits->getLoc()) : std::string();
+    if (!name.empty() && reference.has(name))
+      scored[i] = name;
+  }
+  return scored;
 }
 
 } // namespace
@@ -68,6 +97,9 @@ int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::
     evals.push_back({std::move(*inputs), std::move(*reference)});
   }
 
+  std::vector<std::string> scored = scoredTensors(top, outputNames, evals.front().reference.tensors);
+  bool scoresLogits = scored != outputNames;
+
   LoweringOptions lowering;
   lowering.chip = o.chip;
   lowering.mode = top::Precision::INT8;
@@ -81,10 +113,20 @@ int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::
       return false;
     cosine = 1.0;
     for (const Evaluated &e : evals) {
-      auto run = runTpu(*tpu, e.inputs, /*dumpAll=*/false, nullptr, outputNames, error);
+      auto run = runTpu(*tpu, e.inputs, /*dumpAll=*/scoresLogits, nullptr, outputNames, error);
       if (!run)
         return false;
-      cosine = std::min(cosine, outputCosine(*run, e.reference));
+      if (!scoresLogits) {
+        cosine = std::min(cosine, outputCosine(*run, e.reference));
+        continue;
+      }
+      for (size_t i = 0; i < scored.size(); ++i) {
+        const NpzFile &got = scored[i] == outputNames[i] ? run->outputs : run->tensors;
+        const NpzFile &want = scored[i] == outputNames[i] ? e.reference.outputs : e.reference.tensors;
+        cosine = std::min(cosine, got.has(scored[i]) && want.has(scored[i])
+                                      ? cosineOf(got.get(scored[i]), want.get(scored[i]))
+                                      : 0.0);
+      }
     }
     return true;
   };
@@ -103,10 +145,17 @@ int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::
       if (e.reference.tensors.has(name) && !e.inputs.has(name))
         errorSum[name] += 1.0 - cosineOf(isolated->tensors.get(name), e.reference.tensors.get(name));
   }
-  // Only ops of the Top graph can be named in a quantize table; the inputs stay as they are.
+  // Only ops of the Top graph can be named in a quantize table; the inputs stay as they are, and so do
+  // sigmoid outputs scored on their logits (their precision does not move the score).
   std::vector<std::pair<double, std::string>> ranked;
+  auto scoredThroughLogits = [&](const std::string &name) {
+    for (size_t i = 0; i < scored.size(); ++i)
+      if (outputNames[i] == name && scored[i] != name)
+        return true;
+    return false;
+  };
   for (const std::string &name : evals.front().reference.tensors.names())
-    if (auto it = errorSum.find(name); it != errorSum.end() && it->second > 0)
+    if (auto it = errorSum.find(name); it != errorSum.end() && it->second > 0 && !scoredThroughLogits(name))
       ranked.emplace_back(it->second / double(evals.size()), name);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
 
@@ -132,7 +181,16 @@ int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::
   } catch (const quant::TableError &e) {
     return fail(kExitUsage, e.what());
   }
-  std::cout << "search_qtable on " << evals.size() << " sample(s), chip " << o.chip << ": INT8 output cos "
+  std::string what = "output";
+  if (scoresLogits) {
+    what = "scored";
+    std::cout << "search_qtable scores";
+    for (size_t i = 0; i < scored.size(); ++i)
+      std::cout << (i ? ", " : " ") << "'" << scored[i] << "'"
+                << (scored[i] == outputNames[i] ? "" : " (the logits of sigmoid output '" + outputNames[i] + "')");
+    std::cout << "\n";
+  }
+  std::cout << "search_qtable on " << evals.size() << " sample(s), chip " << o.chip << ": INT8 " << what << " cos "
             << fixed(int8Cosine) << "\n";
   std::cout << "ops ranked by isolated error (1 - cos): ";
   for (size_t i = 0; i < std::min<size_t>(ranked.size(), 8); ++i)
@@ -141,10 +199,10 @@ int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::
   for (const std::string &name : chosen)
     std::cout << "  " << name << " " << quant::quantModeName(floatMode) << "\n";
   bool reached = cosine >= o.expectedCos;
-  std::cout << "output cos " << fixed(cosine) << " with " << chosen.size() << " float op(s): "
+  std::cout << what << " cos " << fixed(cosine) << " with " << chosen.size() << " float op(s): "
             << (reached ? "reached" : "did not reach") << " --expected_cos " << fixed(o.expectedCos)
             << "; quantize table written to " << o.quantizeTable << std::endl;
-  progress.report("search_qtable", 1.0, "output cos " + fixed(cosine) + " with " + std::to_string(chosen.size()) +
+  progress.report("search_qtable", 1.0, what + " cos " + fixed(cosine) + " with " + std::to_string(chosen.size()) +
                                             " float op(s)",
                   {o.calibrationTable, o.quantizeTable});
   return reached ? kExitOk : kExitFailed;
