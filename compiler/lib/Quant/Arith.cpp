@@ -330,7 +330,7 @@ namespace {
 
 /// round(p / 2^shift) with mode M in 64-bit arithmetic: roundShift's rules, valid for |p| < 2^62.
 template <RoundingMode M>
-inline int64_t roundShift64(int64_t p, int shift) {
+[[gnu::always_inline]] inline int64_t roundShift64(int64_t p, int shift) {
   if (shift == 0)
     return p;
   if constexpr (M == RoundingMode::HalfUp)
@@ -350,10 +350,30 @@ inline int64_t roundShift64(int64_t p, int shift) {
   return up ? quotient + 1 : quotient;
 }
 
+/// Whether the AVX-512 builds of the 64-bit span loops below can run (they vectorize the int64
+/// products; the integer operations, and so the results, are the same in both builds).
+bool spanLoopsAvx512() {
+  static const bool available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+  return available;
+}
+
+/// Defines `NAME` as a dispatcher between an AVX-512 and a baseline build of the always-inline `NAME##Body`.
+#define TPUC_SPAN_LOOP(NAME)                                                                                   \
+  template <RoundingMode M, typename... T>                                                                     \
+  __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw"))) void NAME##Avx512(T... args) {                 \
+    NAME##Body<M>(args...);                                                                                    \
+  }                                                                                                            \
+  template <RoundingMode M, typename... T> void NAME##Baseline(T... args) { NAME##Body<M>(args...); }         \
+  template <RoundingMode M, typename... T> void NAME(T... args) {                                              \
+    spanLoopsAvx512() ? NAME##Avx512<M>(args...) : NAME##Baseline<M>(args...);                                \
+  }
+
 /// The 64-bit loop of requantizeSpan: the caller checked that every product fits.
 template <RoundingMode M, typename Out>
-void requantizeSpan64(const int32_t *acc, int64_t n, int64_t bias, int64_t multiplier, int shift,
-                      int64_t zpOut, int64_t lo, int64_t hi, Out *out) {
+[[gnu::always_inline]] inline void requantizeSpan64Body(const int32_t *acc, int64_t n, int64_t bias,
+                                                        int64_t multiplier, int shift, int64_t zpOut, int64_t lo,
+                                                        int64_t hi, Out *out) {
   constexpr int64_t kLimit = int64_t(1) << 40; // requantize()'s pre-clamp
   for (int64_t i = 0; i < n; ++i) {
     int64_t scaled = roundShift64<M>((int64_t(acc[i]) + bias) * multiplier, shift);
@@ -365,6 +385,7 @@ void requantizeSpan64(const int32_t *acc, int64_t n, int64_t bias, int64_t multi
       out[i] = static_cast<Out>(v);
   }
 }
+TPUC_SPAN_LOOP(requantizeSpan64)
 
 template <typename Out>
 void requantizeSpanImpl(std::span<const int32_t> acc, int64_t bias, MultiplierShift ms, int64_t zpOut,
@@ -376,8 +397,10 @@ void requantizeSpanImpl(std::span<const int32_t> acc, int64_t bias, MultiplierSh
   // otherwise (or lo > hi) the scalar path keeps the two steps.
   int64_t tmin = intMin(type), tmax = intMax(type);
   int64_t cl = std::max(tmin, lo), ch = std::min(tmax, hi);
-  auto [mn, mx] = std::minmax_element(acc.begin(), acc.end());
-  Int128 a = Int128(*mn) + bias, b = Int128(*mx) + bias;
+  int32_t mn = acc[0], mx = acc[0];
+  for (int32_t v : acc) // a plain loop: it vectorizes, minmax_element does not
+    mn = std::min(mn, v), mx = std::max(mx, v);
+  Int128 a = Int128(mn) + bias, b = Int128(mx) + bias;
   Int128 maxAbs = std::max(a < 0 ? -a : a, b < 0 ? -b : b);
   Int128 m = ms.multiplier < 0 ? -Int128(ms.multiplier) : Int128(ms.multiplier);
   bool fits = ms.rshift >= 0 && ms.rshift <= 63 && cl <= ch && maxAbs < (Int128(1) << 62) &&
@@ -423,6 +446,116 @@ void requantizeSpan(std::span<const int32_t> acc, int64_t bias, MultiplierShift 
                     IntType type, RoundingMode mode, std::span<int8_t> out, int64_t lo, int64_t hi) {
   assert(out.size() == acc.size() && "requantizeSpan: size mismatch");
   requantizeSpanImpl(acc, bias, ms, zpOut, type, mode, out.data(), lo, hi);
+}
+
+namespace {
+
+template <RoundingMode M>
+[[gnu::always_inline]] inline void addRescaledSpan64Body(const float *a, int64_t zpA, int64_t ma, const float *b,
+                                                         int64_t zpB, int64_t mb, int64_t n, int shift,
+                                                         int64_t zpOut, int64_t lo, int64_t hi, float *out) {
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t sum = (static_cast<int64_t>(a[i]) - zpA) * ma + (static_cast<int64_t>(b[i]) - zpB) * mb;
+    out[i] = static_cast<float>(std::clamp<int64_t>(roundShift64<M>(sum, shift) + zpOut, lo, hi));
+  }
+}
+TPUC_SPAN_LOOP(addRescaledSpan64)
+
+/// quantize() element for element, in double precision throughout (roundToInt's floor-and-fraction rules,
+/// its +-2^40 clamp and the saturation done on exact doubles).
+template <RoundingMode M>
+[[gnu::always_inline]] inline void quantizeSpanLoopBody(const float *x, int64_t n, double scale, double zp,
+                                                    double tmin, double tmax, float *out) {
+  constexpr double kLimit = 1099511627776.0; // 2^40
+  for (int64_t i = 0; i < n; ++i) {
+    double value = static_cast<double>(x[i]) / scale;
+    double floorValue = std::floor(value), fraction = value - floorValue;
+    bool up = false;
+    if constexpr (M == RoundingMode::Up)
+      up = fraction > 0;
+    else if constexpr (M == RoundingMode::TowardZero)
+      up = value < 0 && fraction > 0;
+    else if constexpr (M == RoundingMode::HalfUp)
+      up = fraction >= 0.5;
+    else if constexpr (M == RoundingMode::HalfAwayFromZero)
+      up = fraction > 0.5 || (fraction == 0.5 && value > 0);
+    else if constexpr (M == RoundingMode::HalfToEven)
+      up = fraction > 0.5 || (fraction == 0.5 && floorValue - 2.0 * std::floor(0.5 * floorValue) != 0.0);
+    double q = std::clamp(up ? floorValue + 1.0 : floorValue, -kLimit, kLimit);
+    double v = value != value ? zp : q + zp; // NaN quantizes to the zero point
+    out[i] = static_cast<float>(std::clamp(v, tmin, tmax));
+  }
+}
+TPUC_SPAN_LOOP(quantizeSpanLoop)
+#undef TPUC_SPAN_LOOP
+
+} // namespace
+
+void addRescaledSpan(std::span<const float> a, int64_t zpA, int64_t ma, std::span<const float> b, int64_t zpB,
+                     int64_t mb, bool subtract, int rshift, int64_t zpOut, IntType type, RoundingMode mode,
+                     std::span<float> out, int64_t lo, int64_t hi) {
+  assert(a.size() == out.size() && b.size() == out.size() && "addRescaledSpan: size mismatch");
+  int64_t n = static_cast<int64_t>(out.size());
+  if (n == 0)
+    return;
+  if (subtract)
+    mb = -mb; // |mb| stays below 2^63: multipliers come from chooseSharedShift
+  int64_t tmin = intMin(type), tmax = intMax(type);
+  int64_t cl = std::max(tmin, lo), ch = std::min(tmax, hi);
+  // Codes are integers of at most 25 bits (exact in float32) and zero points are in their range, so
+  // |a - zpA| and |b - zpB| stay below 2^25 and with multipliers below 2^35 every sum is below 2^61.
+  constexpr int64_t kMultiplierLimit = int64_t(1) << 35;
+  bool fits = rshift >= 0 && rshift <= 62 && cl <= ch && std::abs(ma) < kMultiplierLimit &&
+              std::abs(mb) < kMultiplierLimit && std::abs(zpOut) < (int64_t(1) << 40);
+  if (!fits) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t va = (static_cast<int64_t>(a[i]) - zpA) * ma, vb = (static_cast<int64_t>(b[i]) - zpB) * mb;
+      int64_t v = saturate(roundingRightShift(va + vb, rshift, mode) + zpOut, type);
+      out[i] = static_cast<float>(std::min(std::max(v, lo), hi));
+    }
+    return;
+  }
+  // Saturation then the extra clamp is one clamp to [cl, ch] (they overlap).
+  const float *pa = a.data(), *pb = b.data();
+  float *po = out.data();
+  switch (mode) {
+  case RoundingMode::HalfUp:
+    return addRescaledSpan64<RoundingMode::HalfUp>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
+  case RoundingMode::HalfAwayFromZero:
+    return addRescaledSpan64<RoundingMode::HalfAwayFromZero>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
+  case RoundingMode::HalfToEven:
+    return addRescaledSpan64<RoundingMode::HalfToEven>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
+  case RoundingMode::TowardZero:
+    return addRescaledSpan64<RoundingMode::TowardZero>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
+  case RoundingMode::Down:
+    return addRescaledSpan64<RoundingMode::Down>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
+  case RoundingMode::Up:
+    return addRescaledSpan64<RoundingMode::Up>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
+  }
+}
+
+void quantizeSpan(std::span<const float> x, QuantParams params, IntType type, RoundingMode mode,
+                  std::span<float> out) {
+  assert(x.size() == out.size() && "quantizeSpan: size mismatch");
+  const float *px = x.data();
+  float *po = out.data();
+  int64_t n = static_cast<int64_t>(x.size());
+  double zp = static_cast<double>(params.zeroPoint), tmin = static_cast<double>(intMin(type)),
+         tmax = static_cast<double>(intMax(type));
+  switch (mode) {
+  case RoundingMode::HalfUp:
+    return quantizeSpanLoop<RoundingMode::HalfUp>(px, n, params.scale, zp, tmin, tmax, po);
+  case RoundingMode::HalfAwayFromZero:
+    return quantizeSpanLoop<RoundingMode::HalfAwayFromZero>(px, n, params.scale, zp, tmin, tmax, po);
+  case RoundingMode::HalfToEven:
+    return quantizeSpanLoop<RoundingMode::HalfToEven>(px, n, params.scale, zp, tmin, tmax, po);
+  case RoundingMode::TowardZero:
+    return quantizeSpanLoop<RoundingMode::TowardZero>(px, n, params.scale, zp, tmin, tmax, po);
+  case RoundingMode::Down:
+    return quantizeSpanLoop<RoundingMode::Down>(px, n, params.scale, zp, tmin, tmax, po);
+  case RoundingMode::Up:
+    return quantizeSpanLoop<RoundingMode::Up>(px, n, params.scale, zp, tmin, tmax, po);
+  }
 }
 
 //===----------------------------------------------------------------------===//

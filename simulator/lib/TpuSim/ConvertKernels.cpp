@@ -31,8 +31,8 @@ void applyLut(const Lut &lut, quant::IntType inType, const float *x, int64_t cou
 
 void quantizeFloats(const float *x, int64_t count, quant::QuantParams params, quant::IntType type, float *y) {
   parallelFor(count, ref::kElementGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      y[i] = static_cast<float>(quant::quantize(x[i], params, type));
+    size_t n = static_cast<size_t>(end - begin);
+    quant::quantizeSpan({x + begin, n}, params, type, quant::RoundingMode::HalfAwayFromZero, {y + begin, n});
   });
 }
 

@@ -431,6 +431,20 @@ void avgPoolInt8(const ConvShape &s, const float *x, int64_t zpX, const Requant 
 void addInt8(const BroadcastInput &a, const BroadcastInput &b, int64_t ma, int64_t mb, int64_t rshift,
              bool subtract, std::span<const int64_t> outShape, int64_t zpOut, quant::IntType type,
              quant::RoundingMode mode, bool relu, int64_t reluMax, float *y) {
+  if (std::equal(a.shape.begin(), a.shape.end(), outShape.begin(), outShape.end()) &&
+      std::equal(b.shape.begin(), b.shape.end(), outShape.begin(), outShape.end())) {
+    // No broadcast (a residual add): contiguous spans through Quant's batched form of the same formula.
+    int64_t total = 1;
+    for (int64_t d : outShape)
+      total *= d;
+    int64_t lo = relu ? zpOut : INT64_MIN, hi = relu ? reluMax : INT64_MAX;
+    parallelFor(total, ref::kElementGrain, [&](int64_t begin, int64_t end) {
+      size_t n = static_cast<size_t>(end - begin);
+      quant::addRescaledSpan({a.data + begin, n}, a.zp, ma, {b.data + begin, n}, b.zp, mb, subtract,
+                             static_cast<int>(rshift), zpOut, type, mode, {y + begin, n}, lo, hi);
+    });
+    return;
+  }
   forEachBroadcast(a, b, outShape, [&](int64_t i, int64_t ia, int64_t ib) {
     int64_t va = (static_cast<int64_t>(a.data[ia]) - a.zp) * ma;
     int64_t vb = (static_cast<int64_t>(b.data[ib]) - b.zp) * mb;

@@ -94,6 +94,10 @@ struct QuantParams {
 /// rounding is half away from zero (TPU-MLIR's float->int cast).
 int64_t quantize(double x, QuantParams params, IntType type,
                  RoundingMode mode = RoundingMode::HalfAwayFromZero);
+/// quantize() over a span, codes stored as floats (the simulators' representation); equal to the scalar
+/// function element for element (AVX-512 when the CPU has it).
+void quantizeSpan(std::span<const float> x, QuantParams params, IntType type, RoundingMode mode,
+                  std::span<float> out);
 /// real = (q - zeroPoint) * scale, in double precision.
 double dequantize(int64_t q, QuantParams params);
 /// quantize() over a span into int8 storage.
@@ -199,6 +203,17 @@ void requantizeSpan(std::span<const int32_t> acc, int64_t bias, MultiplierShift 
 void requantizeSpan(std::span<const int32_t> acc, int64_t bias, MultiplierShift ms, int64_t zpOut,
                     IntType type, RoundingMode mode, std::span<int8_t> out,
                     int64_t lo = INT64_MIN, int64_t hi = INT64_MAX);
+
+/// Batched integer add (or subtract) of two code spans brought to a shared scale, as tpu.add / tpu.sub run:
+///   out[i] = clamp(saturate(roundingRightShift((a[i] - zpA) * ma +/- (b[i] - zpB) * mb, rshift, mode)
+///                           + zpOut, type), lo, hi)
+/// Codes are integers carried as floats (the simulators' representation). Equal to that scalar formula
+/// element for element: when every sum fits in 64 bits (checked once per call from the spans' ranges) it
+/// runs in 64-bit arithmetic, otherwise it calls the scalar functions per element. a, b and out have
+/// the same size.
+void addRescaledSpan(std::span<const float> a, int64_t zpA, int64_t ma, std::span<const float> b, int64_t zpB,
+                     int64_t mb, bool subtract, int rshift, int64_t zpOut, IntType type, RoundingMode mode,
+                     std::span<float> out, int64_t lo = INT64_MIN, int64_t hi = INT64_MAX);
 
 //===----------------------------------------------------------------------===//
 // Weight quantization
