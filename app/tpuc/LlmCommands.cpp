@@ -19,6 +19,7 @@
 #include "tpuc/LLM/Tokenizer.h"
 #include "tpuc/Simulator/LlmRuntime.h"
 #include "tpuc/Support/Npz.h"
+#include "tpuc/Support/Progress.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -397,22 +398,7 @@ bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::string &e
   return !ids.empty();
 }
 
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\', out += static_cast<char>(c);
-    else if (c == '\n')
-      out += "\\n";
-    else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else
-      out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
+std::string jsonString(const std::string &s) { return "\"" + jsonEscape(s) + "\""; }
 
 std::string jsonIds(const std::vector<int32_t> &ids) {
   std::string out = "[";

@@ -369,6 +369,25 @@ bool spanLoopsAvx512() {
     spanLoopsAvx512() ? NAME##Avx512<M>(args...) : NAME##Baseline<M>(args...);                                \
   }
 
+/// Calls f(std::integral_constant<RoundingMode, M>{}) for the run-time `mode`: the span loops are
+/// instantiated per mode so the rounding rule is resolved at compile time.
+template <typename F> void withMode(RoundingMode mode, F f) {
+  switch (mode) {
+  case RoundingMode::HalfUp:
+    return f(std::integral_constant<RoundingMode, RoundingMode::HalfUp>{});
+  case RoundingMode::HalfAwayFromZero:
+    return f(std::integral_constant<RoundingMode, RoundingMode::HalfAwayFromZero>{});
+  case RoundingMode::HalfToEven:
+    return f(std::integral_constant<RoundingMode, RoundingMode::HalfToEven>{});
+  case RoundingMode::TowardZero:
+    return f(std::integral_constant<RoundingMode, RoundingMode::TowardZero>{});
+  case RoundingMode::Down:
+    return f(std::integral_constant<RoundingMode, RoundingMode::Down>{});
+  case RoundingMode::Up:
+    return f(std::integral_constant<RoundingMode, RoundingMode::Up>{});
+  }
+}
+
 /// The 64-bit loop of requantizeSpan: the caller checked that every product fits.
 template <RoundingMode M, typename Out>
 [[gnu::always_inline]] inline void requantizeSpan64Body(const int32_t *acc, int64_t n, int64_t bias,
@@ -417,21 +436,7 @@ void requantizeSpanImpl(std::span<const int32_t> acc, int64_t bias, MultiplierSh
   }
   int shift = static_cast<int>(ms.rshift);
   const int32_t *p = acc.data();
-  switch (mode) {
-  case RoundingMode::HalfUp:
-    return requantizeSpan64<RoundingMode::HalfUp>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
-  case RoundingMode::HalfAwayFromZero:
-    return requantizeSpan64<RoundingMode::HalfAwayFromZero>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch,
-                                                            out);
-  case RoundingMode::HalfToEven:
-    return requantizeSpan64<RoundingMode::HalfToEven>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
-  case RoundingMode::TowardZero:
-    return requantizeSpan64<RoundingMode::TowardZero>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
-  case RoundingMode::Down:
-    return requantizeSpan64<RoundingMode::Down>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
-  case RoundingMode::Up:
-    return requantizeSpan64<RoundingMode::Up>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out);
-  }
+  withMode(mode, [&](auto m) { requantizeSpan64<decltype(m)::value>(p, n, bias, ms.multiplier, shift, zpOut, cl, ch, out); });
 }
 
 } // namespace
@@ -518,20 +523,9 @@ void addRescaledSpan(std::span<const float> a, int64_t zpA, int64_t ma, std::spa
   // Saturation then the extra clamp is one clamp to [cl, ch] (they overlap).
   const float *pa = a.data(), *pb = b.data();
   float *po = out.data();
-  switch (mode) {
-  case RoundingMode::HalfUp:
-    return addRescaledSpan64<RoundingMode::HalfUp>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
-  case RoundingMode::HalfAwayFromZero:
-    return addRescaledSpan64<RoundingMode::HalfAwayFromZero>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
-  case RoundingMode::HalfToEven:
-    return addRescaledSpan64<RoundingMode::HalfToEven>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
-  case RoundingMode::TowardZero:
-    return addRescaledSpan64<RoundingMode::TowardZero>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
-  case RoundingMode::Down:
-    return addRescaledSpan64<RoundingMode::Down>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
-  case RoundingMode::Up:
-    return addRescaledSpan64<RoundingMode::Up>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
-  }
+  withMode(mode, [&](auto m) {
+    addRescaledSpan64<decltype(m)::value>(pa, zpA, ma, pb, zpB, mb, n, rshift, zpOut, cl, ch, po);
+  });
 }
 
 void quantizeSpan(std::span<const float> x, QuantParams params, IntType type, RoundingMode mode,
@@ -542,20 +536,7 @@ void quantizeSpan(std::span<const float> x, QuantParams params, IntType type, Ro
   int64_t n = static_cast<int64_t>(x.size());
   double zp = static_cast<double>(params.zeroPoint), tmin = static_cast<double>(intMin(type)),
          tmax = static_cast<double>(intMax(type));
-  switch (mode) {
-  case RoundingMode::HalfUp:
-    return quantizeSpanLoop<RoundingMode::HalfUp>(px, n, params.scale, zp, tmin, tmax, po);
-  case RoundingMode::HalfAwayFromZero:
-    return quantizeSpanLoop<RoundingMode::HalfAwayFromZero>(px, n, params.scale, zp, tmin, tmax, po);
-  case RoundingMode::HalfToEven:
-    return quantizeSpanLoop<RoundingMode::HalfToEven>(px, n, params.scale, zp, tmin, tmax, po);
-  case RoundingMode::TowardZero:
-    return quantizeSpanLoop<RoundingMode::TowardZero>(px, n, params.scale, zp, tmin, tmax, po);
-  case RoundingMode::Down:
-    return quantizeSpanLoop<RoundingMode::Down>(px, n, params.scale, zp, tmin, tmax, po);
-  case RoundingMode::Up:
-    return quantizeSpanLoop<RoundingMode::Up>(px, n, params.scale, zp, tmin, tmax, po);
-  }
+  withMode(mode, [&](auto m) { quantizeSpanLoop<decltype(m)::value>(px, n, params.scale, zp, tmin, tmax, po); });
 }
 
 //===----------------------------------------------------------------------===//
