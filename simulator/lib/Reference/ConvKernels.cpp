@@ -310,24 +310,42 @@ void packedConv(const Geometry &g, const float *x, const float *w, const float *
     chunks = std::min(rowBlocks, (2 * threads + tiles - 1) / tiles);
   int64_t chunkRows = (rowBlocks + chunks - 1) / chunks * kPackRows;
   chunks = (ocg + chunkRows - 1) / chunkRows;
+  const int64_t width = (block + kTileColumns - 1) / kTileColumns * kTileColumns; // panel columns per tile
+  auto tileOf = [&](int64_t tile, int64_t &n, int64_t &grp, int64_t &c0, int64_t &c1) {
+    n = tile / (g.group * blocks), grp = (tile / blocks) % g.group;
+    c0 = (tile % blocks) * block, c1 = std::min(plane, c0 + block);
+  };
+  // With output channels split, the chunks of a tile share its unfolded input: unfold every tile once
+  // first (into one buffer), instead of once per chunk.
+  float *shared = nullptr;
+  if (!pointwise && chunks > 1) {
+    thread_local std::vector<float> panels;
+    panels.resize(static_cast<size_t>(tiles * k * width));
+    shared = panels.data();
+    parallelFor(tiles, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t tile = begin; tile < end; ++tile) {
+        int64_t n, grp, c0, c1;
+        tileOf(tile, n, grp, c0, c1);
+        im2colPanels(g, icg, x + (n * g.ic + grp * icg) * g.ih * g.iw, c0, c1, shared + tile * k * width);
+      }
+    });
+  }
   parallelFor(tiles * chunks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
-      int64_t chunk = task % chunks, tile = task / chunks;
-      int64_t n = tile / (g.group * blocks), grp = (tile / blocks) % g.group;
-      int64_t c0 = (tile % blocks) * block, c1 = std::min(plane, c0 + block);
+      int64_t chunk = task % chunks, tile = task / chunks, n, grp, c0, c1;
+      tileOf(tile, n, grp, c0, c1);
       int64_t m0 = chunk * chunkRows, m1 = std::min(ocg, m0 + chunkRows);
       const float *xg = x + (n * g.ic + grp * icg) * g.ih * g.iw;
       float *yg = y + (n * g.oc + grp * ocg + m0) * plane + c0;
       Epilogue epilogue{bias ? bias + grp * ocg : nullptr, doRelu, hi};
       if (pointwise) {
         packedGemm(filters.groups[grp], m0, m1, RightMatrix{xg + c0, plane}, c1 - c0, yg, plane, epilogue);
-      } else {
-        int64_t width = (c1 - c0 + kTileColumns - 1) / kTileColumns * kTileColumns;
-        float *col = scratch(k * width);
-        im2colPanels(g, icg, xg, c0, c1, col);
-        packedGemm(filters.groups[grp], m0, m1, RightMatrix{col, kTileColumns, true}, c1 - c0, yg, plane,
-                   epilogue);
+        continue;
       }
+      float *col = shared ? shared + tile * k * width : scratch(k * width);
+      if (!shared)
+        im2colPanels(g, icg, xg, c0, c1, col);
+      packedGemm(filters.groups[grp], m0, m1, RightMatrix{col, kTileColumns, true}, c1 - c0, yg, plane, epilogue);
     }
   });
 }
