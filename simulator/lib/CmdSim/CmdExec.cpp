@@ -11,6 +11,7 @@
 #include "tpuc/Support/FloatConvert.h"
 
 #include <algorithm>
+#include <tuple>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -109,6 +110,22 @@ void placeBox(const float *src, const Box4 &origin, const Box4 &shape, const Box
 
 } // namespace
 
+/// A weight operand's bytes as last read by a TIU command and their decoded values.
+struct DecodedWeight {
+  std::vector<uint8_t> raw; ///< Kept for LMEM boxes only (their bytes are compared on every run).
+  std::vector<float> values;
+  std::vector<int64_t> ints;
+};
+
+struct SharedDecodes::Impl {
+  std::map<std::string, std::shared_ptr<DecodedWeight>> weights;
+  std::shared_ptr<sim::KernelCacheStore> kernels = sim::KernelCacheStore::create();
+};
+
+SharedDecodes::SharedDecodes() : impl(std::make_unique<Impl>()) {}
+SharedDecodes::~SharedDecodes() = default;
+std::shared_ptr<SharedDecodes> SharedDecodes::create() { return std::shared_ptr<SharedDecodes>(new SharedDecodes()); }
+
 struct StageRunner::Impl {
   const backend::ChipProfile &chip;
   const Model &model;
@@ -119,13 +136,12 @@ struct StageRunner::Impl {
   std::vector<uint8_t> ddr, lmem;
   std::vector<uint8_t> scratchBytes; ///< Reused for every operand box.
   std::vector<FloatBuffer> argBuffers, resultBuffers; ///< Decoded operand boxes, results: per position.
-  /// A weight operand's bytes as last read by a TIU command (id, argument) and their decoded values.
-  struct DecodedWeight {
-    std::vector<uint8_t> raw;
-    std::vector<float> values;
-    std::vector<int64_t> ints;
-  };
-  std::map<std::pair<uint32_t, size_t>, DecodedWeight> weightCache;
+  /// Per TIU command (id, argument): the decoded weight operand.
+  std::map<std::pair<uint32_t, size_t>, std::shared_ptr<DecodedWeight>> weightCache;
+  std::shared_ptr<SharedDecodes> shared;
+  /// The stage's weights by DDR address (address, size, blob), for the keys of shared decodes.
+  std::vector<std::tuple<uint64_t, uint64_t, uint32_t>> weightSpans;
+  std::vector<std::string> signatures; ///< Per program, with SharedDecodes: OpRunner::cacheSignature.
   std::vector<bool> inputSet;
   std::vector<Tensor> inputValues; ///< As set (real values, f32).
   NpzFile outputs, tensors;
@@ -317,6 +333,24 @@ struct StageRunner::Impl {
                      stage.ops[c.op].operandNames[arg] + "'");
   }
 
+  /// The key of a weight box in DDR's coefficient region for SharedDecodes: the blob it lies in, its
+  /// offset there and the box; "" when no blob covers it.
+  std::string sharedWeightKey(const TensorRef &t, const Box4 &rel, const Box4 &shape, bool integer) const {
+    auto it = std::upper_bound(weightSpans.begin(), weightSpans.end(), t.address,
+                               [](uint64_t a, const auto &span) { return a < std::get<0>(span); });
+    if (it == weightSpans.begin())
+      return "";
+    const auto &[address, size, blob] = *std::prev(it);
+    if (t.address >= address + size)
+      return "";
+    std::string key = "b" + std::to_string(blob) + "+" + std::to_string(t.address - address) + ":" +
+                      std::to_string(t.dtype) + (integer ? "i" : "f");
+    for (const auto *v : {&t.origin, &rel, &shape, &t.stride, &t.shape})
+      for (int64_t d : *v)
+        key += "," + std::to_string(d);
+    return key;
+  }
+
   llvm::Error tiu(const Command &c, std::map<std::string, Dump> *dumps) {
     const OpInfo &info = stage.ops[c.op];
     size_t program = programOf[c.op];
@@ -334,6 +368,16 @@ struct StageRunner::Impl {
       argBuffers.resize(nargs);
     std::vector<std::vector<int64_t>> ints(nargs);
     bool constantsChanged = false; // a weight box of this command holds other bytes than last run
+    // The shared kernel-cache key: the op's program and geometry and every weight box's key; only when
+    // every weight box has one.
+    bool allShared = shared != nullptr;
+    std::string kernelKey;
+    if (shared) {
+      kernelKey = signatures[program] + "|pad";
+      for (int64_t p : c.pad)
+        kernelKey += "," + std::to_string(p);
+      kernelKey += "|c0=" + std::to_string(c.operands[0].origin[1]) + (slice ? "|slice" : "|whole");
+    }
     std::vector<sim::OpArg> args(nargs);
     std::vector<uint8_t> &bytes = scratchBytes;
     for (size_t i = 0; i < nargs; ++i) {
@@ -373,8 +417,23 @@ struct StageRunner::Impl {
         // only while the bytes in memory are still exactly the ones they were decoded from.
         // A box in DDR's coefficient region never changes once loaded (scatter rejects writes into it),
         // so it is decoded once and its bytes are not kept; an LMEM box is checked against its bytes.
-        DecodedWeight &w = weightCache[{c.id, i}];
+        // With SharedDecodes the decode of a coefficient box is looked up by blob and box first.
+        std::shared_ptr<DecodedWeight> &slot = weightCache[{c.id, i}];
         bool inWeights = t.space == MemSpace::DDR && t.address < stage.coeffBytes;
+        std::string key = inWeights && shared ? sharedWeightKey(t, rel, shape, integer) : std::string();
+        if (key.empty())
+          allShared = false;
+        else
+          kernelKey += "|" + key;
+        if (!slot && !key.empty()) {
+          std::shared_ptr<DecodedWeight> &entry = shared->impl->weights[key];
+          if (!entry)
+            entry = std::make_shared<DecodedWeight>();
+          slot = entry;
+        }
+        if (!slot)
+          slot = std::make_shared<DecodedWeight>();
+        DecodedWeight &w = *slot;
         if (inWeights ? w.values.empty() : !sameBytes(t, rel, shape, w.raw)) {
           constantsChanged = true;
           if (auto err = gather(c, t, rel, shape, bytes))
@@ -407,8 +466,10 @@ struct StageRunner::Impl {
       outs.push_back(resultBuffers[j].get(product(outShapes.back())));
     }
     // One kernel cache per TIU command: its weight boxes (C-cut slices differ) are its constants.
+    bool anyWeight = kernelKey.find("|b") != std::string::npos;
     if (auto err = runner.run(program, args, outs, outShapes, slice ? &c.pad : nullptr, c.operands[0].origin[1],
-                              static_cast<int64_t>(c.id), constantsChanged))
+                              static_cast<int64_t>(c.id), constantsChanged,
+                              allShared && anyWeight ? kernelKey : std::string()))
       return err;
     for (uint32_t j = 0; j < c.numOutputs; ++j) {
       const TensorRef &t = c.operands[j];
@@ -472,12 +533,25 @@ struct StageRunner::Impl {
         size = std::max(size, t.address + t.bytes);
     ddr.assign(size, 0);
     lmem.assign(static_cast<size_t>(chip.lanes * chip.lmemBytesPerLane), 0);
+    for (const WeightRef &w : stage.weights)
+      if (w.blob < model.blobs.size())
+        weightSpans.emplace_back(w.address, model.blobs[w.blob].size, w.blob);
+    std::sort(weightSpans.begin(), weightSpans.end());
+    if (shared) {
+      runner.shareKernelCaches(shared->impl->kernels);
+      for (size_t i = 0; i < stage.ops.size(); ++i)
+        if (programOf[i] != SIZE_MAX) {
+          signatures.resize(std::max(signatures.size(), programOf[i] + 1));
+          signatures[programOf[i]] = runner.cacheSignature(programOf[i]);
+        }
+    }
     inputSet.assign(stage.inputs.size(), false);
     inputValues.resize(stage.inputs.size());
   }
 };
 
-StageRunner::StageRunner(const backend::ChipProfile &chip, const Model &model, size_t net, size_t stage) {
+StageRunner::StageRunner(const backend::ChipProfile &chip, const Model &model, size_t net, size_t stage,
+                         std::shared_ptr<SharedDecodes> shared) {
   static const Stage empty;
   const Stage *s = &empty;
   std::string error;
@@ -488,6 +562,7 @@ StageRunner::StageRunner(const backend::ChipProfile &chip, const Model &model, s
   else
     s = &model.nets[net].stages[stage];
   impl = std::make_unique<Impl>(chip, model, *s);
+  impl->shared = std::move(shared);
   impl->setupError = error;
   if (error.empty())
     impl->prepare();

@@ -47,6 +47,8 @@ struct LlmRuntime::Impl {
   std::vector<std::vector<float>> keys, values;
   std::vector<int32_t> fed;
   RunTime time;
+  /// One set of weight decodes for every net: the stages of a layer read the same blobs.
+  std::shared_ptr<SharedDecodes> shared = SharedDecodes::create();
 
   Impl(const backend::ChipProfile &c, const codegen::Model &m) : chip(c), model(m) {}
 
@@ -216,7 +218,7 @@ llvm::Error LlmRuntime::Impl::discover() {
       return makeError("net '" + name + "' has " + std::to_string(net.stage->inputs.size()) + " inputs and " +
                        std::to_string(net.stage->outputs.size()) + " outputs, expected " + std::to_string(inputs) +
                        " and " + std::to_string(outputs));
-    net.runner = std::make_unique<StageRunner>(chip, model, static_cast<size_t>(index), 0);
+    net.runner = std::make_unique<StageRunner>(chip, model, static_cast<size_t>(index), 0, shared);
     return llvm::Error::success();
   };
   auto dims = [](const Net &net, bool input, size_t i) -> const std::vector<int64_t> & {

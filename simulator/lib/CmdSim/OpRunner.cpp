@@ -76,7 +76,18 @@ struct Entry {
 
 } // namespace
 
+struct KernelCacheStore::Impl {
+  std::map<std::string, std::unique_ptr<ref::OpCache>> caches;
+};
+
+KernelCacheStore::KernelCacheStore() : impl(std::make_unique<Impl>()) {}
+KernelCacheStore::~KernelCacheStore() = default;
+std::shared_ptr<KernelCacheStore> KernelCacheStore::create() {
+  return std::shared_ptr<KernelCacheStore>(new KernelCacheStore());
+}
+
 struct OpRunner::Impl {
+  std::shared_ptr<KernelCacheStore> store;
   MLIRContext ctx;
   OwningOpRef<ModuleOp> scratch;
   std::vector<Entry> ops;
@@ -215,10 +226,37 @@ const std::vector<ValueInfo> &OpRunner::args(size_t op) const { return impl->ops
 const std::vector<ValueInfo> &OpRunner::results(size_t op) const { return impl->ops.at(op).results; }
 std::optional<OpWindow> OpRunner::window(size_t op) const { return impl->ops.at(op).window; }
 size_t OpRunner::numVariants() const { return impl->variants.size(); }
+void OpRunner::shareKernelCaches(std::shared_ptr<KernelCacheStore> store) { impl->store = std::move(store); }
+
+std::string OpRunner::cacheSignature(size_t index) const {
+  const Entry &e = impl->ops.at(index);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Placement (the address, the backend's discardable `tpu.*` annotations such as the layer group)
+  // does not change what a kernel computes; two nets place the same op differently.
+  os << e.op->getName() << " {";
+  for (NamedAttribute a : e.op->getAttrs())
+    if (a.getName() != "address" && !a.getName().strref().contains('.'))
+      os << a.getName() << "=" << a.getValue() << ";";
+  os << "}";
+  auto element = [&](Value v) {
+    if (auto shaped = dyn_cast<ShapedType>(v.getType()))
+      os << " " << shaped.getElementType();
+    else
+      os << " " << v.getType();
+  };
+  for (Value v : e.op->getOperands())
+    element(v);
+  os << " ->";
+  for (Value v : e.op->getResults())
+    element(v);
+  return text;
+}
 
 llvm::Error OpRunner::run(size_t index, std::span<const OpArg> args, std::span<float *const> outs,
                           std::span<const std::vector<int64_t>> outShapes, const std::array<int64_t, 4> *pad,
-                          int64_t channel0, int64_t cacheId, bool constantsChanged) {
+                          int64_t channel0, int64_t cacheId, bool constantsChanged,
+                          const std::string &sharedKey) {
   Impl &m = *impl;
   if (index >= m.ops.size())
     return tpusim::makeError("op index " + Twine(index) + " out of range");
@@ -293,14 +331,15 @@ llvm::Error OpRunner::run(size_t index, std::span<const OpArg> args, std::span<f
     return success();
   });
   ref::OpCache *cache = nullptr;
-  if (cacheId >= 0) {
-    std::unique_ptr<ref::OpCache> &slot = m.caches[cacheId];
+  bool shared = m.store && !sharedKey.empty();
+  if (cacheId >= 0 || shared) {
+    std::unique_ptr<ref::OpCache> &slot = shared ? m.store->impl->caches[sharedKey] : m.caches[cacheId];
     if (!slot) {
       SmallVector<bool> constant;
       for (const OpArg &a : args)
         constant.push_back(a.constant);
       slot = std::make_unique<ref::OpCache>(std::move(constant));
-    } else if (constantsChanged) {
+    } else if (constantsChanged && !shared) { // a shared key names its constants exactly
       slot->clear();
     }
     cache = slot.get();

@@ -63,11 +63,28 @@ struct ExecStats {
 ///   if (auto err = runner.setInputs(npz)) ...;
 ///   if (auto err = runner.run({.dumpAll = true})) ...;
 ///   runner.tensors().write("model_outputs.npz");
+/// What the runners of one model file may share: the float values decoded from weight blobs in DDR's
+/// coefficient region, keyed by blob and box, and the kernels' derived data (OpRunner's
+/// KernelCacheStore). The nets of an LLM (block_i, block_cache_i, block_kv_i of a layer; embedding,
+/// embedding_cache and a tied lm_head) read the same blobs, so each is decoded once.
+class SharedDecodes {
+public:
+  static std::shared_ptr<SharedDecodes> create();
+  ~SharedDecodes();
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+
+private:
+  SharedDecodes();
+};
+
 class StageRunner {
 public:
   /// `model` must outlive the runner. Problems found while preparing (programs that do not parse) are
-  /// reported by the first setInput / run.
-  StageRunner(const backend::ChipProfile &chip, const codegen::Model &model, size_t net, size_t stage);
+  /// reported by the first setInput / run. Runners given the same `shared` (all over one model) share
+  /// what they decode from the weights.
+  StageRunner(const backend::ChipProfile &chip, const codegen::Model &model, size_t net, size_t stage,
+              std::shared_ptr<SharedDecodes> shared = nullptr);
   ~StageRunner();
   StageRunner(const StageRunner &) = delete;
   StageRunner &operator=(const StageRunner &) = delete;

@@ -49,6 +49,21 @@ struct OpArg {
   bool constant = false;
 };
 
+/// Kernel caches (data the kernels derive from constant arguments: packed filters, dequantized
+/// weights) shared by the OpRunners of several stages under keys their callers give: the stages of one
+/// model file that read the same weights (an LLM's block_i, block_cache_i, block_kv_i) build them once.
+class KernelCacheStore {
+public:
+  static std::shared_ptr<KernelCacheStore> create();
+  ~KernelCacheStore();
+  struct Impl;
+
+private:
+  KernelCacheStore();
+  std::unique_ptr<Impl> impl;
+  friend class OpRunner;
+};
+
 /// Parses and runs the ops of one model-file stage.
 class OpRunner {
 public:
@@ -74,9 +89,20 @@ public:
   /// `cache` (>= 0) names a cache of data the kernels derive from the constant arguments (packed
   /// filters), kept across calls with the same id; the caller passes `constantsChanged` when those
   /// arguments' values differ from the previous call with that id, which drops it.
+  ///
+  /// With a store (shareKernelCaches) and a non-empty `sharedKey`, the cache is the store's entry of that
+  /// key instead: the caller promises that the key names the constant arguments' values exactly (they
+  /// never change under it) and the op's program and geometry.
   llvm::Error run(size_t op, std::span<const OpArg> args, std::span<float *const> outs,
                   std::span<const std::vector<int64_t>> outShapes, const std::array<int64_t, 4> *pad,
-                  int64_t channel0, int64_t cache = -1, bool constantsChanged = false);
+                  int64_t channel0, int64_t cache = -1, bool constantsChanged = false,
+                  const std::string &sharedKey = std::string());
+
+  /// Shares kernel caches through `store` (see run).
+  void shareKernelCaches(std::shared_ptr<KernelCacheStore> store);
+  /// What a kernel cache of op `op` may depend on besides its constant arguments: the op's name,
+  /// attributes and element types (not the shapes of its other arguments), for shared keys.
+  std::string cacheSignature(size_t op) const;
 
   /// Distinct slice geometries built so far (for tests and statistics).
   size_t numVariants() const;
