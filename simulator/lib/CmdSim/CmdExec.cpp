@@ -142,6 +142,7 @@ struct StageRunner::Impl {
   /// The stage's weights by DDR address (address, size, blob), for the keys of shared decodes.
   std::vector<std::tuple<uint64_t, uint64_t, uint32_t>> weightSpans;
   std::vector<std::string> signatures; ///< Per program, with SharedDecodes: OpRunner::cacheSignature.
+  std::map<uint32_t, std::string> kernelKeys; ///< Per TIU command id: its shared kernel-cache key, or "".
   std::vector<bool> inputSet;
   std::vector<Tensor> inputValues; ///< As set (real values, f32).
   NpzFile outputs, tensors;
@@ -368,15 +369,17 @@ struct StageRunner::Impl {
       argBuffers.resize(nargs);
     std::vector<std::vector<int64_t>> ints(nargs);
     bool constantsChanged = false; // a weight box of this command holds other bytes than last run
-    // The shared kernel-cache key: the op's program and geometry and every weight box's key; only when
-    // every weight box has one.
-    bool allShared = shared != nullptr;
-    std::string kernelKey;
-    if (shared) {
-      kernelKey = signatures[program] + "|pad";
+    // The shared kernel-cache key (the op's semantics and geometry and every weight box's key; empty
+    // unless every weight box has one) depends on the command alone: built on its first run.
+    auto [keyEntry, firstRun] = kernelKeys.try_emplace(c.id);
+    bool buildKey = shared && firstRun, allShared = true;
+    int weightBoxes = 0;
+    std::string newKey;
+    if (buildKey) {
+      newKey = signatures[program] + "|pad";
       for (int64_t p : c.pad)
-        kernelKey += "," + std::to_string(p);
-      kernelKey += "|c0=" + std::to_string(c.operands[0].origin[1]) + (slice ? "|slice" : "|whole");
+        newKey += "," + std::to_string(p);
+      newKey += "|c0=" + std::to_string(c.operands[0].origin[1]) + (slice ? "|slice" : "|whole");
     }
     std::vector<sim::OpArg> args(nargs);
     std::vector<uint8_t> &bytes = scratchBytes;
@@ -420,11 +423,12 @@ struct StageRunner::Impl {
         // With SharedDecodes the decode of a coefficient box is looked up by blob and box first.
         std::shared_ptr<DecodedWeight> &slot = weightCache[{c.id, i}];
         bool inWeights = t.space == MemSpace::DDR && t.address < stage.coeffBytes;
-        std::string key = inWeights && shared ? sharedWeightKey(t, rel, shape, integer) : std::string();
-        if (key.empty())
-          allShared = false;
-        else
-          kernelKey += "|" + key;
+        std::string key = inWeights && shared && !slot ? sharedWeightKey(t, rel, shape, integer) : std::string();
+        if (buildKey) {
+          ++weightBoxes;
+          allShared = allShared && !key.empty();
+          newKey += "|" + key;
+        }
         if (!slot && !key.empty()) {
           std::shared_ptr<DecodedWeight> &entry = shared->impl->weights[key];
           if (!entry)
@@ -466,10 +470,10 @@ struct StageRunner::Impl {
       outs.push_back(resultBuffers[j].get(product(outShapes.back())));
     }
     // One kernel cache per TIU command: its weight boxes (C-cut slices differ) are its constants.
-    bool anyWeight = kernelKey.find("|b") != std::string::npos;
+    if (buildKey && allShared && weightBoxes > 0)
+      keyEntry->second = std::move(newKey);
     if (auto err = runner.run(program, args, outs, outShapes, slice ? &c.pad : nullptr, c.operands[0].origin[1],
-                              static_cast<int64_t>(c.id), constantsChanged,
-                              allShared && anyWeight ? kernelKey : std::string()))
+                              static_cast<int64_t>(c.id), constantsChanged, keyEntry->second))
       return err;
     for (uint32_t j = 0; j < c.numOutputs; ++j) {
       const TensorRef &t = c.operands[j];
