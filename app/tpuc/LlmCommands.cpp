@@ -609,14 +609,14 @@ int runLlmRun(const LlmRunOptions &o) {
                 << " candidates; using " << shape.sampleCandidates << std::endl;
   }
 
-  auto writeJson = [&](const Answer &a) {
-    if (o.outputJson.empty())
-      return true;
-    std::ofstream out(o.outputJson);
-    out << answerJson(a, shape, chip.name, modelPath);
-    return out.good();
-  };
-  auto writeLogits = [&](const Answer &a) -> std::string {
+  // --output_json and --dump_logits of an answer: "" or the one-line error.
+  auto writeAnswer = [&](const Answer &a) -> std::string {
+    if (!o.outputJson.empty()) {
+      std::ofstream out(o.outputJson);
+      out << answerJson(a, shape, chip.name, modelPath);
+      if (!out.good())
+        return o.outputJson + ": cannot write the answer";
+    }
     if (o.dumpLogits.empty())
       return "";
     auto ids = [](const std::vector<int32_t> &v) {
@@ -649,9 +649,7 @@ int runLlmRun(const LlmRunOptions &o) {
     if (!a)
       return fail(kExitFailed, modelPath + ": " + llvm::toString(a.takeError()));
     printTiming(*a, chip.name);
-    if (!writeJson(*a))
-      return fail(kExitUsage, o.outputJson + ": cannot write the answer");
-    if (std::string failure = writeLogits(*a); !failure.empty())
+    if (std::string failure = writeAnswer(*a); !failure.empty())
       return fail(kExitUsage, failure);
     return kExitOk;
   }
@@ -682,9 +680,7 @@ int runLlmRun(const LlmRunOptions &o) {
       return fail(kExitFailed, modelPath + ": " + llvm::toString(a.takeError()));
     printTiming(*a, chip.name);
     conversation.push_back({"assistant", a->text});
-    if (!writeJson(*a))
-      return fail(kExitUsage, o.outputJson + ": cannot write the answer");
-    if (std::string failure = writeLogits(*a); !failure.empty())
+    if (std::string failure = writeAnswer(*a); !failure.empty())
       return fail(kExitUsage, failure);
   }
   return kExitOk;
