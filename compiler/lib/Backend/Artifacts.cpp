@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 using nlohmann::ordered_json;
@@ -29,6 +30,7 @@ ordered_json groupJson(const ChipProfile &chip, const Graph &g, const LayerGroup
   for (int o : grp.ops)
     ops.push_back(g.ops[o].name);
   j["ops"] = ops;
+  j["first_op"] = grp.ops.front();
   auto names = [&](const std::vector<int> &vs) {
     ordered_json a = ordered_json::array();
     for (int v : vs)
@@ -91,13 +93,60 @@ ordered_json groupJson(const ChipProfile &chip, const Graph &g, const LayerGroup
   return j;
 }
 
+ordered_json sliceSpecJson(const SliceSpec &s) { return {{"n", s.n}, {"c", s.c}, {"h", s.h}, {"w", s.w}}; }
+
+ordered_json cutJson(const ChipProfile &chip, const Graph &g, const GroupCut &cut) {
+  ordered_json j;
+  j["group"] = cut.group;
+  j["where"] = cut.global ? "global" : "after";
+  j["op"] = g.ops[cut.op].name;
+  j["reason"] = cutReasonName(cut.reason);
+  j["message"] = cut.message;
+  const GroupDiagnosis &d = cut.memory;
+  switch (cut.reason) {
+  case CutReason::Lmem:
+  case CutReason::Weights:
+  case CutReason::Halo: {
+    j["needed"] = d.needed;
+    j["capacity"] = chip.lmemBytesPerLane;
+    // A placement failure has a lower bound that fits: nothing is short.
+    j["short_bytes"] = std::max<int64_t>(0, d.needed - chip.lmemBytesPerLane);
+    if (d.timeUnit >= 0) {
+      j["time_unit"] = d.timeUnit;
+      j["stage"] = d.timeUnit / d.unitsPerStage;
+      j["unit_op"] = g.ops[d.unitOp].name;
+      j["slices"] = sliceSpecJson(d.spec);
+    }
+    ordered_json live = ordered_json::array();
+    for (size_t i = 0; i < d.live.size() && i < 8; ++i)
+      live.push_back({{"value", g.values[d.live[i].value].name},
+                      {"kind", bufferKindName(d.live[i].kind)},
+                      {"slice", d.live[i].slice},
+                      {"size", d.live[i].size}});
+    j["live"] = live;
+    break;
+  }
+  case CutReason::Cost:
+    j["cycles_split"] = cut.cyclesSplit;
+    j["cycles_merged"] = cut.cyclesMerged;
+    break;
+  case CutReason::NoLocalForm:
+    j["kind"] = opKindName(g.ops[cut.op].kind);
+    break;
+  case CutReason::MaxOps:
+    j["max_ops"] = cut.maxOps;
+    break;
+  }
+  return j;
+}
+
 } // namespace
 
 std::string backendPlanJson(const ChipProfile &chip, const Graph &g, const LayerGroupPlan &lg,
-                            const GmemPlan &gm, int indent) {
+                            const GmemPlan &gm, const std::vector<GroupCut> &cuts, int indent) {
   ordered_json root;
   root["schema"] = "tpuc-backend-plan";
-  root["version"] = 1;
+  root["version"] = 2;
   root["chip"] = {{"name", chip.name},
                   {"lanes", chip.lanes},
                   {"eu_bytes", chip.euBytes},
@@ -107,10 +156,22 @@ std::string backendPlanJson(const ChipProfile &chip, const Graph &g, const Layer
   root["opt"] = lg.opt;
   root["total_cycles"] = lg.totalCycles;
   root["latency_us"] = cyclesToUs(chip, lg.totalCycles);
+  ordered_json values = ordered_json::array();
+  for (const Value &v : g.values)
+    values.push_back({{"name", v.name},
+                      {"shape", v.shape},
+                      {"dtype", dtypeName(v.dtype)},
+                      {"bytes", v.bytes()},
+                      {"weight", v.isWeight}});
+  root["values"] = values;
   ordered_json groups = ordered_json::array();
   for (size_t i = 0; i < lg.groups.size(); ++i)
     groups.push_back(groupJson(chip, g, lg.groups[i], static_cast<int>(i)));
   root["groups"] = groups;
+  ordered_json cutList = ordered_json::array();
+  for (const GroupCut &cut : cuts)
+    cutList.push_back(cutJson(chip, g, cut));
+  root["cuts"] = cutList;
 
   ordered_json gmem;
   gmem["coeff_bytes"] = gm.coeffBytes;
@@ -158,13 +219,37 @@ std::string backendPlanJson(const ChipProfile &chip, const Graph &g, const Layer
 }
 
 void writeBackendPlan(const std::string &path, const ChipProfile &chip, const Graph &g,
-                      const LayerGroupPlan &groups, const GmemPlan &gmem) {
+                      const LayerGroupPlan &groups, const GmemPlan &gmem, const std::vector<GroupCut> &cuts) {
   std::ofstream out(path, std::ios::binary);
   if (!out)
     throw std::runtime_error(path + ": cannot write the backend plan");
-  out << backendPlanJson(chip, g, groups, gmem) << "\n";
+  out << backendPlanJson(chip, g, groups, gmem, cuts) << "\n";
   if (!out)
     throw std::runtime_error(path + ": write failed");
+}
+
+std::vector<std::pair<int, std::string>> readPlanCuts(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::runtime_error(path + ": cannot read the backend plan");
+  std::ostringstream text;
+  text << in.rdbuf();
+  ordered_json root = ordered_json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (!root.is_object() || root.value("schema", "") != "tpuc-backend-plan")
+    throw std::runtime_error(path + ": not a tpuc-backend-plan document");
+  std::vector<std::pair<int, std::string>> cuts;
+  const ordered_json *list = root.contains("cuts") ? &root["cuts"] : nullptr;
+  if (!list)
+    return cuts;
+  if (!list->is_array())
+    throw std::runtime_error(path + ": cuts: expected an array");
+  for (const ordered_json &c : *list) {
+    if (!c.is_object() || !c.contains("group") || !c["group"].is_number_integer() || !c.contains("message") ||
+        !c["message"].is_string())
+      throw std::runtime_error(path + ": cuts: every entry needs an integer group and a message");
+    cuts.emplace_back(c["group"].get<int>(), c["message"].get<std::string>());
+  }
+  return cuts;
 }
 
 } // namespace tpuc::backend

@@ -2,6 +2,7 @@
 // The MLIR side of the backend: plan with TpucBackend, record groups and DDR addresses on the IR.
 //===----------------------------------------------------------------------===//
 #include "tpuc/Backend/Artifacts.h"
+#include "tpuc/Backend/Explain.h"
 #include "tpuc/Backend/FromMlir.h"
 #include "tpuc/Dialect/Top/ModuleState.h"
 #include "tpuc/Dialect/Top/TopOps.h"
@@ -52,7 +53,9 @@ LogicalResult writePlan(ModuleOp module, const std::string &path, const ModulePl
   if (path.empty())
     return success();
   try {
-    be::writeBackendPlan(path, plan.chip, plan.graph, plan.groups, gmem);
+    // The planner's reason for every cut goes with the plan (a few planGroup calls per boundary).
+    be::writeBackendPlan(path, plan.chip, plan.graph, plan.groups, gmem,
+                         be::explainCuts(plan.chip, plan.graph, plan.groups, plan.options));
   } catch (const std::exception &e) {
     module.emitError() << e.what();
     return failure();
@@ -224,10 +227,9 @@ FailureOr<ModulePlan> planModule(ModuleOp module, StringRef chipName, int opt) {
                        << mp.opOf.size();
     return failure();
   }
-  be::GroupOptions options;
-  options.opt = opt;
+  mp.options.opt = opt;
   try {
-    mp.groups = be::planLayerGroups(mp.chip, mp.graph, options);
+    mp.groups = be::planLayerGroups(mp.chip, mp.graph, mp.options);
   } catch (const std::exception &e) {
     module.emitError() << "backend: layer groups: " << e.what();
     return failure();

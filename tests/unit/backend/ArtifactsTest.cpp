@@ -19,9 +19,9 @@ TEST(Artifacts, PlanJsonMirrorsThePlan) {
   Graph g = buildResNet18(DType::INT8);
   LayerGroupPlan lg = planLayerGroups(c, g);
   GmemPlan gm = planGlobalMemory(c, g, lg);
-  json j = json::parse(backendPlanJson(c, g, lg, gm));
+  json j = json::parse(backendPlanJson(c, g, lg, gm, explainCuts(c, g, lg, {})));
   EXPECT_EQ(j["schema"], "tpuc-backend-plan");
-  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["version"], 2);
   EXPECT_EQ(j["chip"]["name"], "bm1684x");
   EXPECT_EQ(j["opt"], 2);
   EXPECT_EQ(j["total_cycles"], lg.totalCycles);
@@ -61,12 +61,93 @@ TEST(Artifacts, PlanJsonMirrorsThePlan) {
   EXPECT_GT(j["ops"][0]["tiu_cycles"].get<int64_t>(), 0);
 }
 
+TEST(Artifacts, PlanV2HasValuesFirstOpsAndCuts) {
+  ChipProfile c = findChipProfile("bm1684x", {TPUC_CHIP_TEST_DIR});
+  GraphBuilder b(DType::INT8);
+  int x = b.input("x", {1, 64, 8, 32768});
+  int a = b.conv("a", x, 128, 1);
+  int y = b.conv("b", a, 192, 1);
+  b.output(b.matmul("fc", y, 10));
+  Graph g = b.take();
+  LayerGroupPlan lg = planLayerGroups(c, g);
+  GmemPlan gm = planGlobalMemory(c, g, lg);
+  std::vector<GroupCut> cuts = explainCuts(c, g, lg, {});
+  json j = json::parse(backendPlanJson(c, g, lg, gm, cuts));
+  EXPECT_EQ(j["version"], 2);
+  // Every value in graph order, with its shape.
+  ASSERT_EQ(j["values"].size(), g.values.size());
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    const json &v = j["values"][i];
+    EXPECT_EQ(v["name"], g.values[i].name);
+    EXPECT_EQ(v["shape"].get<std::vector<int64_t>>(), g.values[i].shape);
+    EXPECT_EQ(v["dtype"], dtypeName(g.values[i].dtype));
+    EXPECT_EQ(v["bytes"], g.values[i].bytes());
+    EXPECT_EQ(v["weight"], g.values[i].isWeight);
+  }
+  EXPECT_EQ(j["values"][0]["shape"], json({1, 64, 8, 32768}));
+  EXPECT_EQ(j["values"][1]["name"], "a.weight");
+  EXPECT_EQ(j["values"][1]["dtype"], "INT8");
+  EXPECT_EQ(j["values"][2]["dtype"], "INT32");
+  EXPECT_EQ(j["values"][2]["weight"], true);
+  // groups: {a}, {b}, fc (global).
+  ASSERT_EQ(j["groups"].size(), 3u);
+  for (size_t i = 0; i < lg.groups.size(); ++i) {
+    EXPECT_EQ(j["groups"][i]["first_op"], lg.groups[i].ops.front());
+    EXPECT_EQ(j["ops"][j["groups"][i]["first_op"].get<int>()]["name"], j["groups"][i]["ops"][0]);
+  }
+  ASSERT_EQ(j["cuts"].size(), cuts.size());
+  ASSERT_EQ(j["cuts"].size(), 3u);
+  const json &lmem = j["cuts"][0];
+  EXPECT_EQ(lmem["group"], 0);
+  EXPECT_EQ(lmem["where"], "after");
+  EXPECT_EQ(lmem["op"], "b");
+  EXPECT_EQ(lmem["reason"], "lmem");
+  EXPECT_EQ(lmem["message"], cuts[0].message);
+  EXPECT_EQ(lmem["needed"], 295552);
+  EXPECT_EQ(lmem["capacity"], 262144);
+  EXPECT_EQ(lmem["short_bytes"], 33408);
+  EXPECT_EQ(lmem["time_unit"], 5);
+  EXPECT_EQ(lmem["stage"], 2);
+  EXPECT_EQ(lmem["unit_op"], "b");
+  EXPECT_EQ(lmem["slices"], json({{"n", 1}, {"c", 1}, {"h", 8}, {"w", 1}}));
+  ASSERT_EQ(lmem["live"].size(), 8u);
+  EXPECT_EQ(lmem["live"][0], json({{"value", "b"}, {"kind", "output"}, {"slice", 0}, {"size", 98304}}));
+  EXPECT_EQ(lmem["live"][7]["kind"], "weight");
+  EXPECT_EQ(lmem["live"][7]["slice"], -1);
+  const json &after = j["cuts"][1], &global = j["cuts"][2];
+  EXPECT_EQ(after["group"], 1);
+  EXPECT_EQ(after["where"], "after");
+  EXPECT_EQ(after["op"], "fc");
+  EXPECT_EQ(after["reason"], "no_local_form");
+  EXPECT_EQ(after["kind"], "matmul");
+  EXPECT_EQ(global["group"], 2);
+  EXPECT_EQ(global["where"], "global");
+  EXPECT_EQ(global["op"], "fc");
+  EXPECT_EQ(global["reason"], "no_local_form");
+  EXPECT_FALSE(global.contains("needed"));
+
+  // What `tpuc deploy --explain_groups` prints comes back from the file.
+  auto path = std::filesystem::temp_directory_path() / "tpuc_plan_cuts_test.json";
+  writeBackendPlan(path.string(), c, g, lg, gm, cuts);
+  auto read = readPlanCuts(path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_EQ(read[2], std::make_pair(2, cuts[2].message));
+  try {
+    readPlanCuts("/nonexistent/plan.json");
+    FAIL();
+  } catch (const std::runtime_error &e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/plan.json: cannot read the backend plan");
+  }
+}
+
 TEST(Artifacts, SameInputSameBytes) {
   ChipProfile c = findChipProfile("cv186ah", {TPUC_CHIP_TEST_DIR});
   Graph g = buildMobileNetV2(DType::INT8);
   LayerGroupPlan a = planLayerGroups(c, g), b = planLayerGroups(c, g);
   GmemPlan ga = planGlobalMemory(c, g, a), gb = planGlobalMemory(c, g, b);
-  EXPECT_EQ(backendPlanJson(c, g, a, ga, -1), backendPlanJson(c, g, b, gb, -1));
+  EXPECT_EQ(backendPlanJson(c, g, a, ga, explainCuts(c, g, a, {}), -1),
+            backendPlanJson(c, g, b, gb, explainCuts(c, g, b, {}), -1));
 }
 
 TEST(Artifacts, WriteFailureNamesTheFile) {
@@ -77,13 +158,13 @@ TEST(Artifacts, WriteFailureNamesTheFile) {
   LayerGroupPlan lg = planLayerGroups(c, g);
   GmemPlan gm = planGlobalMemory(c, g, lg);
   try {
-    writeBackendPlan("/nonexistent/dir/plan.json", c, g, lg, gm);
+    writeBackendPlan("/nonexistent/dir/plan.json", c, g, lg, gm, {});
     FAIL();
   } catch (const std::runtime_error &e) {
     EXPECT_STREQ(e.what(), "/nonexistent/dir/plan.json: cannot write the backend plan");
   }
   auto path = std::filesystem::temp_directory_path() / "tpuc_plan_test.json";
-  writeBackendPlan(path.string(), c, g, lg, gm);
+  writeBackendPlan(path.string(), c, g, lg, gm, {});
   std::ifstream in(path);
   json j = json::parse(in);
   EXPECT_EQ(j["groups"].size(), 1u);

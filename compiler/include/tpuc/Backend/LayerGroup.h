@@ -96,6 +96,41 @@ bool isInPlace(const Graph &g, int op);
 std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, const std::vector<int> &ops,
                                     const GroupOptions &options = {});
 
+/// What keeps ops from forming one group (diagnoseGroup).
+enum class GroupObstacle {
+  None,
+  NotGroupable, ///< An op has no LMEM form (Graph::isGroupable).
+  Weights,      ///< The resident weights alone exceed LMEM (a chain: C is not cut).
+  Lmem,         ///< The working set exceeds LMEM even at the finest slicing.
+  Halo,         ///< It would fit with one row per buffer: the H cut cannot go finer
+                ///< than the outputs' rows, or the halos exceed the slices.
+  Placement,    ///< The lower bound fits but no slicing tried could be placed.
+};
+/// "none", "not_groupable", "weights", "lmem", "halo", "placement".
+const char *groupObstacleName(GroupObstacle o);
+
+/// Why planGroup found no slicing for some ops: the LMEM lower bound at the
+/// finest slicing its search tries (of its (c, w) cuts, the one closest to
+/// fitting), with the worst time unit and what is live then.
+struct GroupDiagnosis {
+  GroupObstacle obstacle = GroupObstacle::None;
+  int op = -1;              ///< NotGroupable: the op.
+  SliceSpec spec;           ///< The finest slicing examined.
+  int64_t needed = 0;       ///< Bytes per lane live at timeUnit (Weights: resident weight bytes).
+  int64_t capacity = 0;     ///< LMEM bytes per lane.
+  int64_t timeUnit = -1;    ///< First time unit with the most bytes live (-1 for Weights).
+  int64_t unitsPerStage = 1;
+  int unitOp = -1;          ///< Graph op running at timeUnit (its unit % unitsPerStage).
+  int computeSlice = -1;    ///< Slice that stage computes; -1 in a load- or store-only stage.
+  std::vector<LmemRect> live; ///< Buffers live at timeUnit (Weights: every weight), largest first.
+  int hLimit = -1;          ///< Halo: the group output whose rows bound the H cut.
+  std::string detail;       ///< Halo: what holds too many rows, or the slicing error.
+};
+
+/// Why `ops` (consecutive) cannot be planned as one group; meant for ops
+/// planGroup rejected (a few rectangle builds, no placement). Deterministic.
+GroupDiagnosis diagnoseGroup(const ChipProfile &chip, const Graph &g, const std::vector<int> &ops);
+
 /// Plans a group of the ops `ops` with exactly `spec`; nullopt when it does
 /// not fit LMEM.
 std::optional<LayerGroup> planGroupWithSpec(const ChipProfile &chip, const Graph &g,

@@ -44,6 +44,7 @@ struct ModulePlan {
   backend::ChipProfile chip;
   mlir::func::FuncOp func;
   backend::Graph graph;
+  backend::GroupOptions options; ///< What `groups` was planned with.
   backend::LayerGroupPlan groups;
   std::vector<mlir::Operation *> opOf; ///< Per graph op, the IR op.
 };
