@@ -5,6 +5,7 @@
 #include "tpuc/Backend/Graph.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <tuple>
 
@@ -226,67 +227,133 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
   return r;
 }
 
+namespace {
+
+/// A JSON string's contents: `"` and `\` escaped, control characters dropped (one event per line).
+std::string jsonText(const std::string &t) {
+  std::string o;
+  o.reserve(t.size());
+  for (char ch : t) {
+    if (static_cast<unsigned char>(ch) < 0x20)
+      continue;
+    if (ch == '"' || ch == '\\')
+      o += '\\';
+    o += ch;
+  }
+  return o;
+}
+
+/// A non-negative number with at most four decimals and no trailing zeros (0.1 ns resolution in µs).
+std::string decimal(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f", x);
+  std::string t = buf;
+  while (!t.empty() && t.back() == '0')
+    t.pop_back();
+  if (!t.empty() && t.back() == '.')
+    t.pop_back();
+  return t == "-0" ? "0" : t;
+}
+
+/// The DDR operand of a GDMA command (load, copy: the source; store: the destination), or null.
+const TensorRef *ddrOperand(const Command &c) {
+  if (c.operands.size() < 2)
+    return nullptr;
+  const TensorRef &t = c.operands[c.kind == CmdKind::Store ? 1 : 0];
+  return t.space == MemSpace::DDR ? &t : nullptr;
+}
+
+} // namespace
+
 std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const SimResult &r) {
-  auto esc = [](const std::string &t) {
-    std::string o;
-    for (char ch : t) {
-      if (ch == '"' || ch == '\\')
-        o += '\\';
-      if (static_cast<unsigned char>(ch) < 0x20)
-        continue;
-      o += ch;
-    }
-    return o;
+  const double usPerCycle = 1.0 / chip.frequencyMhz;
+  auto us = [&](int64_t cycles) { return decimal(static_cast<double>(cycles) * usPerCycle); };
+  auto commandOf = [&](const TraceEvent &ev) -> const Command & {
+    return (ev.engine == Engine::TIU ? s.tiu : s.gdma)[ev.id - 1];
   };
-  double usPerCycle = 1.0 / chip.frequencyMhz;
+  // An op is named by its tensor, as dumps and the studio's graph name it.
+  auto opName = [&](uint32_t op) {
+    if (op >= s.ops.size())
+      return std::string("?");
+    return s.ops[op].resultNames.empty() ? s.ops[op].name : s.ops[op].resultNames[0];
+  };
   std::ostringstream os;
-  os << "{\"schema\": \"tpuc-cmd-trace\", \"version\": 1, \"chip\": \"" << esc(chip.name)
-     << "\", \"stage\": \"" << esc(s.name) << "\", \"total_cycles\": " << r.totalCycles
-     << ", \"latency_us\": " << r.totalCycles * usPerCycle << ", \"tiu_busy\": " << r.tiuBusy
-     << ", \"gdma_busy\": " << r.gdmaBusy << ", \"lmem_peak\": " << r.lmem.peak
-     << ", \"ddr_activation_peak\": " << r.ddr.peak << ", \"errors\": [";
+  // Header: everything before the " \"traceEvents\": [" line (docs/MODEL_FORMAT.md, trace version 2).
+  os << "{\"schema\": \"tpuc-cmd-trace\", \"version\": 2, \"chip\": \"" << jsonText(chip.name)
+     << "\", \"frequency_mhz\": " << decimal(chip.frequencyMhz) << ", \"stage\": \"" << jsonText(s.name) << "\",\n"
+     << " \"total_cycles\": " << r.totalCycles << ", \"latency_us\": " << us(r.totalCycles)
+     << ", \"tiu_busy\": " << r.tiuBusy << ", \"gdma_busy\": " << r.gdmaBusy << ", \"lmem_peak\": " << r.lmem.peak
+     << ",\n \"ddr_activation_peak\": " << r.ddr.peak << ", \"coeff_bytes\": " << s.coeffBytes
+     << ", \"activation_base\": " << s.activationBase << ", \"activation_bytes\": " << s.activationBytes << ",\n"
+     << " \"displayTimeUnit\": \"ns\", \"errors\": [";
   for (size_t i = 0; i < r.errors.size(); ++i)
-    os << (i ? ", " : "") << "\"" << esc(r.errors[i]) << "\"";
+    os << (i ? ", " : "") << "\"" << jsonText(r.errors[i]) << "\"";
   os << "],\n \"ops\": [";
-  // Per op: the simulated cycles of its commands on each engine (the studio's cycles overlay), keyed by the
-  // op's tensor name as dumps name it.
-  std::vector<int64_t> tiu(s.ops.size(), 0), gdma(s.ops.size(), 0);
+  // Per op: the simulated cycles of its commands on each engine (the studio's cycles overlay) and how many
+  // commands it has. Every op, so that args.op of an event indexes this list.
+  std::vector<int64_t> tiu(s.ops.size(), 0), gdma(s.ops.size(), 0), commands(s.ops.size(), 0);
+  for (const std::vector<Command> *stream : {&s.tiu, &s.gdma})
+    for (const Command &c : *stream)
+      if (c.op < s.ops.size())
+        ++commands[c.op];
   for (const TraceEvent &ev : r.events) {
-    const Command &c = (ev.engine == Engine::TIU ? s.tiu : s.gdma)[ev.id - 1];
+    const Command &c = commandOf(ev);
     if (c.op < s.ops.size())
       (ev.engine == Engine::TIU ? tiu : gdma)[c.op] += ev.end - ev.start;
   }
-  bool first = true;
-  for (size_t i = 0; i < s.ops.size(); ++i) {
-    if (!tiu[i] && !gdma[i])
+  for (size_t i = 0; i < s.ops.size(); ++i)
+    os << (i ? ",\n  " : "\n  ") << "{\"name\": \"" << jsonText(opName(static_cast<uint32_t>(i)))
+       << "\", \"type\": \"" << jsonText(s.ops[i].type) << "\", \"tiu_cycles\": " << tiu[i]
+       << ", \"gdma_cycles\": " << gdma[i] << ", \"commands\": " << commands[i] << "}";
+  os << "\n ],\n \"traceEvents\": [\n";
+  // Events, one per line; every line but the last ends with a comma.
+  os << "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"name\": \"" << jsonText(s.name)
+     << " on " << jsonText(chip.name) << "\"}},\n"
+     << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": \"TIU\"}},\n"
+     << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 1, \"args\": {\"name\": \"GDMA\"}}";
+  // Start cycle of every command that ran, per engine and id, for the flows.
+  std::vector<int64_t> startOf[2] = {std::vector<int64_t>(s.tiu.size() + 1, -1),
+                                     std::vector<int64_t>(s.gdma.size() + 1, -1)};
+  for (const TraceEvent &ev : r.events) {
+    const Command &c = commandOf(ev);
+    const int tid = ev.engine == Engine::TIU ? 0 : 1;
+    startOf[tid][ev.id] = ev.start;
+    os << ",\n  {\"name\": \"" << jsonText(opName(c.op)) << "\", \"cat\": \"" << cmdKindName(c.kind)
+       << "\", \"ph\": \"X\", \"pid\": 0, \"tid\": " << tid << ", \"ts\": " << us(ev.start)
+       << ", \"dur\": " << us(ev.end - ev.start) << ", \"args\": {\"id\": " << c.id << ", \"wait\": " << c.wait
+       << ", \"op\": " << c.op << ", \"group\": " << c.group << ", \"slice\": " << c.slice
+       << ", \"step\": " << c.step << ", \"start\": " << ev.start << ", \"end\": " << ev.end
+       << ", \"cycles\": " << c.cycles;
+    if (ev.engine == Engine::GDMA)
+      if (const TensorRef *t = ddrOperand(c)) {
+        int64_t elements = 1;
+        for (int64_t d : t->shape)
+          elements *= d;
+        int64_t bytes = elements * backend::dtypeBytes(static_cast<backend::DType>(t->dtype));
+        os << ", \"ddr\": " << t->address << ", \"bytes\": " << bytes
+           << ", \"weight\": " << (t->address < s.coeffBytes ? "true" : "false");
+      }
+    os << "}}";
+  }
+  // A flow from the awaited command (the other engine) to each command that waits.
+  uint64_t flow = 0;
+  for (const TraceEvent &ev : r.events) {
+    const Command &c = commandOf(ev);
+    const int tid = ev.engine == Engine::TIU ? 0 : 1, other = 1 - tid;
+    if (c.wait == 0 || c.wait >= startOf[other].size() || startOf[other][c.wait] < 0)
       continue;
-    const OpInfo &op = s.ops[i];
-    os << (first ? "\n  " : ",\n  ") << "{\"name\": \"" << esc(op.resultNames.empty() ? op.name : op.resultNames[0])
-       << "\", \"type\": \"" << esc(op.type) << "\", \"tiu_cycles\": " << tiu[i] << ", \"gdma_cycles\": " << gdma[i]
-       << "}";
-    first = false;
+    ++flow;
+    os << ",\n  {\"name\": \"wait\", \"cat\": \"dep\", \"ph\": \"s\", \"id\": " << flow
+       << ", \"pid\": 0, \"tid\": " << other << ", \"ts\": " << us(startOf[other][c.wait]) << "}"
+       << ",\n  {\"name\": \"wait\", \"cat\": \"dep\", \"ph\": \"f\", \"bp\": \"e\", \"id\": " << flow
+       << ", \"pid\": 0, \"tid\": " << tid << ", \"ts\": " << us(ev.start) << "}";
   }
-  os << "],\n \"traceEvents\": [";
-  for (size_t i = 0; i < r.events.size(); ++i) {
-    const TraceEvent &ev = r.events[i];
-    const Command &c = (ev.engine == Engine::TIU ? s.tiu : s.gdma)[ev.id - 1];
-    os << (i ? ",\n  " : "\n  ") << "{\"name\": \"" << esc(s.ops[c.op].name) << "\", \"cat\": \""
-       << cmdKindName(c.kind)
-       << "\", \"ph\": \"X\", \"pid\": 0, \"tid\": " << (ev.engine == Engine::TIU ? 0 : 1)
-       << ", \"ts\": " << ev.start * usPerCycle << ", \"dur\": " << (ev.end - ev.start) * usPerCycle
-       << ", \"args\": {\"id\": " << c.id << ", \"wait\": " << c.wait << ", \"type\": \""
-       << esc(s.ops[c.op].type) << "\", \"group\": " << c.group << ", \"slice\": " << c.slice
-       << ", \"step\": " << c.step << ", \"cycles\": " << c.cycles << "}}";
-  }
-  bool firstCounter = r.events.empty();
   for (const auto &[occ, name, field] : {std::tuple{&r.lmem, "LMEM", "bytes_per_lane"},
                                           std::tuple{&r.ddr, "DDR", "activation_bytes"}})
-    for (const auto &[t, bytes] : occ->steps) {
-      os << (firstCounter ? "\n  " : ",\n  ") << "{\"name\": \"" << name << "\", \"ph\": \"C\", \"pid\": 0, \"ts\": " << t * usPerCycle
-         << ", \"args\": {\"" << field << "\": " << bytes << "}}";
-      firstCounter = false;
-    }
-  os << "]}\n";
+    for (const auto &[t, bytes] : occ->steps)
+      os << ",\n  {\"name\": \"" << name << "\", \"ph\": \"C\", \"pid\": 0, \"ts\": " << us(t)
+         << ", \"cycle\": " << t << ", \"args\": {\"" << field << "\": " << bytes << "}}";
+  os << "\n]}\n";
   return os.str();
 }
 

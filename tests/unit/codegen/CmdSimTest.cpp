@@ -1,5 +1,6 @@
 // The command-level simulator on generated streams: no bounds or hazard errors, the schedule of a
-// weight-free group equals the plan's stage cycles, engines overlap; injected faults are reported.
+// weight-free group equals the plan's stage cycles, engines overlap; injected faults are reported; the
+// trace (version 2) is one JSON document and streamable line by line, with the simulated cycles.
 #include "tpuc/Simulator/CmdSim.h"
 
 #include "tpuc/Backend/CostModel.h"
@@ -9,8 +10,12 @@
 #include "tpuc/Codegen/Codegen.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <map>
+#include <sstream>
 
 using namespace tpuc::backend;
 using namespace tpuc::codegen;
@@ -174,6 +179,193 @@ TEST(CmdSim, ModelZooNetworksRunWithoutHazardsOnEveryChip) {
       }
     }
   }
+}
+
+} // namespace
+
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> lines(const std::string &text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
+  return out;
+}
+
+TEST(CmdSim, TraceV2IsOneDocumentAndOneEventPerLine) {
+  ChipProfile c = chip();
+  Graph g = buildResNet18(DType::INT8);
+  LayerGroupPlan plan = planLayerGroups(c, g);
+  GmemPlan gmem = planGlobalMemory(c, g, plan);
+  Stage s = generateStage(c, g, plan, gmem, "main").stage;
+  SimResult r = simulateStage(c, s);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+  const std::string text = traceJson(c, s, r);
+
+  // One document.
+  json t = json::parse(text);
+  EXPECT_EQ(t["schema"], "tpuc-cmd-trace");
+  EXPECT_EQ(t["version"], 2);
+  EXPECT_EQ(t["chip"], "bm1684x");
+  EXPECT_EQ(t["frequency_mhz"].get<double>(), c.frequencyMhz);
+  EXPECT_EQ(t["stage"], "main");
+  EXPECT_EQ(t["total_cycles"], r.totalCycles);
+  EXPECT_EQ(t["tiu_busy"], r.tiuBusy);
+  EXPECT_EQ(t["gdma_busy"], r.gdmaBusy);
+  EXPECT_EQ(t["lmem_peak"], r.lmem.peak);
+  EXPECT_EQ(t["ddr_activation_peak"], r.ddr.peak);
+  EXPECT_EQ(t["coeff_bytes"], s.coeffBytes);
+  EXPECT_EQ(t["activation_base"], s.activationBase);
+  EXPECT_EQ(t["activation_bytes"], s.activationBytes);
+  EXPECT_EQ(t["displayTimeUnit"], "ns");
+  EXPECT_EQ(t["errors"], json::array());
+
+  // Every op, in stage order, named by its tensor, with its command count.
+  ASSERT_EQ(t["ops"].size(), s.ops.size());
+  std::vector<int> commands(s.ops.size(), 0);
+  for (const auto *stream : {&s.tiu, &s.gdma})
+    for (const Command &cmd : *stream)
+      ++commands[cmd.op];
+  bool commandless = false;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    const json &op = t["ops"][i];
+    EXPECT_EQ(op["name"], s.ops[i].resultNames.empty() ? s.ops[i].name : s.ops[i].resultNames[0]);
+    EXPECT_EQ(op["type"], s.ops[i].type);
+    EXPECT_EQ(op["commands"], commands[i]);
+    commandless |= commands[i] == 0; // the reshape before fc
+    if (commands[i] == 0)
+      EXPECT_EQ(op["tiu_cycles"].get<int64_t>() + op["gdma_cycles"].get<int64_t>(), 0);
+  }
+  EXPECT_TRUE(commandless);
+
+  // The layout: a header ending with the line ` "traceEvents": [`, then one event per line, each but the
+  // last with a trailing comma, then `]}`.
+  std::vector<std::string> ls = lines(text);
+  size_t begin = 0;
+  while (begin < ls.size() && ls[begin] != " \"traceEvents\": [")
+    ++begin;
+  ASSERT_LT(begin, ls.size());
+  std::string header;
+  for (size_t i = 0; i < begin; ++i)
+    header += ls[i] + "\n";
+  json h = json::parse(header + "\"traceEvents\": []}");
+  EXPECT_EQ(h["ops"].size(), s.ops.size());
+  ASSERT_EQ(ls.back(), "]}");
+  std::vector<json> events;
+  for (size_t i = begin + 1; i + 1 < ls.size(); ++i) {
+    std::string line = ls[i];
+    bool last = i + 2 == ls.size();
+    ASSERT_EQ(!line.empty() && line.back() == ',', !last) << "line " << i + 1;
+    if (!last)
+      line.pop_back();
+    json e = json::parse(line);
+    ASSERT_TRUE(e.is_object()) << line;
+    events.push_back(e);
+  }
+  ASSERT_EQ(events.size(), t["traceEvents"].size());
+  for (size_t i = 0; i < events.size(); ++i)
+    ASSERT_EQ(events[i], t["traceEvents"][i]);
+
+  // Metadata, then X events with the simulated start and end cycles.
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events[0]["name"], "process_name");
+  EXPECT_EQ(events[0]["args"]["name"], "main on bm1684x");
+  EXPECT_EQ(events[1]["args"]["name"], "TIU");
+  EXPECT_EQ(events[2]["args"]["name"], "GDMA");
+  std::map<std::pair<int, int64_t>, const json *> xById; // (tid, id)
+  std::vector<const json *> waiting, flows, counters;
+  for (const json &e : events) {
+    if (e["ph"] == "X") {
+      xById[{e["tid"].get<int>(), e["args"]["id"].get<int64_t>()}] = &e;
+      if (e["args"]["wait"].get<int64_t>() > 0)
+        waiting.push_back(&e);
+    } else if (e["ph"] == "s" || e["ph"] == "f") {
+      flows.push_back(&e);
+    } else if (e["ph"] == "C") {
+      counters.push_back(&e);
+    }
+  }
+  ASSERT_EQ(xById.size(), r.events.size());
+  int weightLoads = 0, activationMoves = 0;
+  for (const TraceEvent &ev : r.events) {
+    const int tid = ev.engine == Engine::TIU ? 0 : 1;
+    const Command &cmd = (tid == 0 ? s.tiu : s.gdma)[ev.id - 1];
+    const json &e = *xById.at({tid, ev.id});
+    EXPECT_EQ(e["args"]["start"], ev.start);
+    EXPECT_EQ(e["args"]["end"], ev.end);
+    EXPECT_NEAR(e["ts"].get<double>(), ev.start / c.frequencyMhz, 1e-4);
+    EXPECT_NEAR(e["dur"].get<double>(), (ev.end - ev.start) / c.frequencyMhz, 1e-4);
+    EXPECT_EQ(e["args"]["op"], cmd.op);
+    EXPECT_EQ(e["name"], t["ops"][cmd.op]["name"]);
+    EXPECT_EQ(e["cat"], cmdKindName(cmd.kind));
+    EXPECT_EQ(e["args"]["wait"], cmd.wait);
+    EXPECT_EQ(e["args"]["group"], cmd.group);
+    EXPECT_EQ(e["args"]["slice"], cmd.slice);
+    EXPECT_EQ(e["args"]["step"], cmd.step);
+    EXPECT_EQ(e["args"]["cycles"], cmd.cycles);
+    if (tid == 0) {
+      EXPECT_FALSE(e["args"].contains("ddr"));
+      continue;
+    }
+    const TensorRef &ddr = cmd.operands[cmd.kind == CmdKind::Store ? 1 : 0];
+    ASSERT_EQ(ddr.space, MemSpace::DDR);
+    EXPECT_EQ(e["args"]["ddr"], ddr.address);
+    EXPECT_EQ(e["args"]["bytes"], ddr.shape[0] * ddr.shape[1] * ddr.shape[2] * ddr.shape[3] *
+                                      dtypeBytes(static_cast<DType>(ddr.dtype)));
+    bool weight = ddr.address < s.coeffBytes;
+    EXPECT_EQ(e["args"]["weight"], weight);
+    (weight ? weightLoads : activationMoves)++;
+  }
+  EXPECT_GT(weightLoads, 0);
+  EXPECT_GT(activationMoves, 0);
+
+  // One s/f pair per waiting command, in the order of the X events: from the awaited command (the other
+  // engine, at its start) to the waiting one (at its start).
+  ASSERT_EQ(flows.size(), 2 * waiting.size());
+  ASSERT_FALSE(waiting.empty());
+  for (size_t k = 0; k < waiting.size(); ++k) {
+    const json &x = *waiting[k], &from = *flows[2 * k], &to = *flows[2 * k + 1];
+    const int tid = x["tid"].get<int>();
+    const json &awaited = *xById.at({1 - tid, x["args"]["wait"].get<int64_t>()});
+    EXPECT_EQ(from["ph"], "s");
+    EXPECT_EQ(to["ph"], "f");
+    EXPECT_EQ(to["bp"], "e");
+    EXPECT_EQ(from["id"], to["id"]);
+    EXPECT_EQ(from["cat"], "dep");
+    EXPECT_EQ(from["tid"], 1 - tid);
+    EXPECT_EQ(from["ts"], awaited["ts"]);
+    EXPECT_EQ(to["tid"], tid);
+    EXPECT_EQ(to["ts"], x["ts"]);
+  }
+
+  // Counters at every change of the occupancy, with their cycle.
+  ASSERT_EQ(counters.size(), r.lmem.steps.size() + r.ddr.steps.size());
+  for (size_t i = 0; i < counters.size(); ++i) {
+    bool lmem = i < r.lmem.steps.size();
+    const auto &[cycle, bytes] = lmem ? r.lmem.steps[i] : r.ddr.steps[i - r.lmem.steps.size()];
+    const json &e = *counters[i];
+    EXPECT_EQ(e["name"], lmem ? "LMEM" : "DDR");
+    EXPECT_EQ(e["cycle"], cycle);
+    EXPECT_EQ(e["args"][lmem ? "bytes_per_lane" : "activation_bytes"], bytes);
+  }
+}
+
+TEST(CmdSim, TraceStringsAreEscaped) {
+  Compiled comp = compile(unaryChain(), 2);
+  comp.stage.name = "a \"quoted\" \\ stage\nwith a newline";
+  comp.stage.ops[0].resultNames = {"x\ty"};
+  SimResult r = simulateStage(chip(), comp.stage);
+  r.errors.push_back("line\none");
+  std::string text = traceJson(chip(), comp.stage, r);
+  json t = json::parse(text);
+  EXPECT_EQ(t["stage"], "a \"quoted\" \\ stagewith a newline");
+  EXPECT_EQ(t["ops"][0]["name"], "xy");
+  EXPECT_EQ(t["errors"][0], "lineone");
+  for (const std::string &line : lines(text))
+    EXPECT_EQ(line.find('\t'), std::string::npos);
 }
 
 } // namespace

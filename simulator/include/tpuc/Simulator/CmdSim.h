@@ -59,12 +59,16 @@ inline double latencyMs(const backend::ChipProfile &chip, int64_t cycles) {
 /// Simulates `stage` on `chip`.
 SimResult simulateStage(const backend::ChipProfile &chip, const codegen::Stage &stage);
 
-/// The trace as JSON: {"schema": "tpuc-cmd-trace", "version": 1, "chip", "total_cycles", "latency_us",
-/// "tiu_busy", "gdma_busy", "lmem_peak" (bytes per lane), "ddr_activation_peak", "errors", "ops":
-/// [{"name" (the op's tensor name), "type", "tiu_cycles", "gdma_cycles"}] (ops with commands),
-/// "traceEvents": [Chrome "X" events, tid 0 TIU / 1 GDMA, ts/dur in microseconds, args: id, wait, kind,
-/// group, slice, step, cycles; then "C" counter events "LMEM" {bytes_per_lane} and "DDR" {activation_bytes}
-/// at every change of the occupancy]}.
+/// The trace as Chrome / Perfetto trace-event JSON (schema "tpuc-cmd-trace", version 2,
+/// docs/MODEL_FORMAT.md): a header with the chip, frequency, stage, total cycles, latency, busy cycles per
+/// engine, LMEM / DDR peaks, the stage's DDR regions, errors and "ops" (every op of the stage by tensor
+/// name, index = args.op, with its simulated TIU / GDMA cycles and command count), then "traceEvents":
+/// metadata naming the process and the TIU (tid 0) / GDMA (tid 1) threads, one "X" event per command
+/// (ts/dur in microseconds; args id, wait, op, group, slice, step, start/end cycles, cost-model cycles,
+/// and for GDMA the DDR address, bytes moved and whether it is a weight), one "s"/"f" flow pair per
+/// command that waits, and "C" counters LMEM {bytes_per_lane} / DDR {activation_bytes} with their cycle.
+/// The layout is part of the schema, so readers can stream it: the header ends with the line
+/// ` "traceEvents": [`, every event is one line, and the document ends with the line `]}`.
 std::string traceJson(const backend::ChipProfile &chip, const codegen::Stage &stage, const SimResult &r);
 
 } // namespace tpuc::cmdsim
