@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 
 namespace tpuc::cmdsim {
 
@@ -110,13 +111,13 @@ public:
         lastRead[b] = std::max(lastRead[b], keepUntil);
       close(b);
     }
-    std::sort(deltas.begin(), deltas.end());
+    flush();
+    std::vector<std::pair<int64_t, int64_t>> changes(deltas.begin(), deltas.end());
+    std::sort(changes.begin(), changes.end());
     Occupancy o;
     int64_t live = 0;
-    for (size_t i = 0; i < deltas.size();) {
-      int64_t t = deltas[i].first;
-      for (; i < deltas.size() && deltas[i].first == t; ++i)
-        live += deltas[i].second;
+    for (const auto &[t, delta] : changes) {
+      live += delta;
       o.steps.push_back({t, live});
       o.peak = std::max(o.peak, live);
     }
@@ -126,15 +127,32 @@ public:
 private:
   void close(size_t b) {
     if (start[b] >= 0 && lastRead[b] > start[b]) {
-      deltas.push_back({start[b], static_cast<int64_t>(block)});
-      deltas.push_back({lastRead[b], -static_cast<int64_t>(block)});
+      // Neighbouring blocks mostly share their interval: count them as one run.
+      if (run.bytes == 0 || run.start != start[b] || run.end != lastRead[b]) {
+        flush();
+        run = {start[b], lastRead[b], 0};
+      }
+      run.bytes += static_cast<int64_t>(block);
     }
     start[b] = -1;
   }
 
+  void flush() {
+    if (run.bytes) {
+      deltas[run.start] += run.bytes;
+      deltas[run.end] -= run.bytes;
+    }
+    run.bytes = 0;
+  }
+
   uint64_t base, block;
   std::vector<int64_t> start, lastRead;
-  std::vector<std::pair<int64_t, int64_t>> deltas;
+  /// Bytes becoming live (+) or dead (-) per cycle: blocks start and end at command boundaries, so this
+  /// stays as small as the schedule however many blocks the commands touch.
+  std::unordered_map<int64_t, int64_t> deltas;
+  struct {
+    int64_t start = 0, end = 0, bytes = 0;
+  } run; ///< Blocks closed last with the same interval, not yet in `deltas`.
 };
 
 /// LMEM and DDR activation occupancy of a finished schedule.
