@@ -111,6 +111,7 @@ struct DeployOptions {
   std::string tpuMlir;
   std::string model;
   int64_t opt = 2;
+  bool explainGroups = false;
   std::string correctness = "0.99,0.90";
   bool debug = false;
   std::string progress = "none";

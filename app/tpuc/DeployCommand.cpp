@@ -5,7 +5,9 @@
 // float reference (--test_reference, or the Top interpreter on the same input): the outputs by default,
 // every layer with --compare_all, which also runs the isolated mode (each op fed the reference's inputs)
 // and prints both side by side, so the user sees where error is born and where it piles up. The model
-// file (--model) comes from the backend (runBackend: layer groups, addresses, codegen) on a copy.
+// file (--model) comes from the backend (runBackend: layer groups, addresses, codegen) on a copy, with the
+// studio's plan and the engine trace (the model file's timing simulation; the check writes it when there
+// is a test input); --explain_groups prints the plan's reason for every cut.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,11 +16,13 @@
 #include "TestInputs.h"
 #include "TopModule.h"
 
+#include "tpuc/Backend/Artifacts.h"
 #include "tpuc/Codegen/ModelCodegen.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Support/FloatConvert.h"
 #include "tpuc/Transforms/PassRecorder.h"
 #include "tpuc/Transforms/Passes.h"
+#include "tpuc/Simulator/CmdSim.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/TpuSim.h"
 
@@ -375,7 +379,32 @@ int runDeploy(const DeployOptions &o) {
     backend.modelPath = o.model;
     if (auto err = runBackend(*addressed, backend))
       return fail(kExitFailed, o.model + ": " + llvm::toString(std::move(err)));
-    progress.report("backend", 1.0, "wrote " + o.model, {o.model, backend.planJsonPath});
+    std::vector<std::string> written = {o.model, backend.planJsonPath};
+    if (o.explainGroups) {
+      try {
+        for (const auto &[group, message] : backend::readPlanCuts(backend.planJsonPath))
+          std::cout << "group " << group << ": " << message << "\n";
+        std::cout.flush();
+      } catch (const std::exception &e) {
+        return fail(kExitUsage, e.what());
+      }
+    }
+    if (o.testInput.empty()) {
+      // The engine trace of the model file from the timing simulation alone (no tensors), so every
+      // compiled model has one; with a test input the check below writes it from its run.
+      std::string trace = artifactStem(o) + "_trace.json";
+      codegen::Model model;
+      backend::ChipProfile chip;
+      if (!loadModelFile(o.model, model, chip, error))
+        return fail(kExitUsage, error);
+      if (model.nets.empty() || model.nets[0].stages.empty())
+        return fail(kExitFailed, o.model + ": the model file has no stage");
+      const codegen::Stage &stage = model.nets[0].stages[0];
+      if (!writeText(trace, cmdsim::traceJson(chip, stage, cmdsim::simulateStage(chip, stage)), error))
+        return fail(kExitUsage, error);
+      written.push_back(trace);
+    }
+    progress.report("backend", 1.0, "wrote " + o.model, written);
   }
   if (o.testInput.empty())
     return kExitOk;

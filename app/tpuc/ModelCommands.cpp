@@ -259,6 +259,9 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
   p.addOption({{"--opt"}, "N", "layer-group optimization level", false,
                {"1", "2"}, "2"},
               &o.opt);
+  p.addFlag({{"--explain_groups"}, "",
+             "print why each layer group ends where it does and why ops run global (needs --model)"},
+            &o.explainGroups);
   p.addOption({{"--correctness"}, "COS,EUC",
                "minimum similarity of the model file vs Tpu MLIR outputs",
                false, {}, "0.99,0.90"},
@@ -281,6 +284,8 @@ std::string validateDeployOptions(const DeployOptions &o) {
     return "'--q_group_size' applies to W8*/W4* quantization only";
   if (!o.testReference.empty() && o.testInput.empty())
     return "'--test_reference' needs '--test_input'";
+  if (o.explainGroups && o.model.empty())
+    return "'--explain_groups' needs '--model'";
   std::string error = checkTolerance("--tolerance", o.tolerance);
   if (error.empty())
     error = checkTolerance("--correctness", o.correctness);
