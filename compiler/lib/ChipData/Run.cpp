@@ -3,6 +3,7 @@
 #include "tpuc/ChipData/Run.h"
 
 #include <algorithm>
+#include <future>
 #include <sstream>
 
 namespace tpuc::chip {
@@ -13,17 +14,24 @@ llvm::Expected<std::shared_ptr<const ChipRun>> ChipRun::load(const std::string &
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "neither a plan nor a trace was given");
   std::optional<Plan> plan;
   std::optional<Trace> trace;
-  if (!planPath.empty()) {
-    auto p = readPlanFile(planPath);
+  // The plan is read on a thread of its own while the trace streams.
+  std::future<llvm::Expected<Plan>> planned;
+  if (!planPath.empty())
+    planned = std::async(std::launch::async, [&] { return readPlanFile(planPath); });
+  if (!tracePath.empty()) {
+    auto t = readTraceFile(tracePath);
+    if (!t) {
+      if (planned.valid())
+        llvm::consumeError(planned.get().takeError());
+      return t.takeError();
+    }
+    trace = std::move(*t);
+  }
+  if (planned.valid()) {
+    auto p = planned.get();
     if (!p)
       return p.takeError();
     plan = std::move(*p);
-  }
-  if (!tracePath.empty()) {
-    auto t = readTraceFile(tracePath);
-    if (!t)
-      return t.takeError();
-    trace = std::move(*t);
   }
   std::shared_ptr<ChipRun> run(new ChipRun());
   run->m_plan = std::move(plan);

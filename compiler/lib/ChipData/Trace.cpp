@@ -445,7 +445,7 @@ std::string_view eventText(std::string_view line) {
 
 /// The streamed read of a version-2 file. Returns false (and leaves `t` untouched) when the file does
 /// not have version 2's layout, so the caller reads it whole.
-bool readStreamed(std::FILE *f, Trace &t) {
+bool readStreamed(std::FILE *f, Trace &t, bool headerOnly) {
   constexpr size_t kChunk = 16 << 20;
   constexpr std::string_view kEventsLine = "\"traceEvents\": [";
   std::vector<char> buf(kChunk + simdjson::SIMDJSON_PADDING);
@@ -495,6 +495,10 @@ bool readStreamed(std::FILE *f, Trace &t) {
           if (parsed.version != 2)
             return false;
           ctx = {parsed.version, parsed.frequencyMhz};
+          if (headerOnly) {
+            t = std::move(parsed);
+            return true;
+          }
           inEvents = true;
           header.clear();
           continue;
@@ -584,13 +588,15 @@ llvm::Expected<Trace> parseTrace(std::string_view text, std::string_view source)
   return parsePadded(padded, std::string(source));
 }
 
-llvm::Expected<Trace> readTraceFile(const std::string &path) {
+namespace {
+
+llvm::Expected<Trace> readTrace(const std::string &path, bool headerOnly) {
   std::unique_ptr<std::FILE, int (*)(std::FILE *)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f)
     return toError(path, "cannot open the trace");
   try {
     Trace t;
-    if (readStreamed(f.get(), t))
+    if (readStreamed(f.get(), t, headerOnly))
       return t;
   } catch (ParseError &e) {
     return toError(path, e.what);
@@ -603,5 +609,11 @@ llvm::Expected<Trace> readTraceFile(const std::string &path) {
     return toError(path, std::string("cannot read: ") + simdjson::error_message(e));
   return parsePadded(text, path);
 }
+
+} // namespace
+
+llvm::Expected<Trace> readTraceFile(const std::string &path) { return readTrace(path, false); }
+
+llvm::Expected<Trace> readTraceSummary(const std::string &path) { return readTrace(path, true); }
 
 } // namespace tpuc::chip

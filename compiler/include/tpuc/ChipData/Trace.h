@@ -86,6 +86,9 @@ struct Trace {
 llvm::Expected<Trace> parseTrace(std::string_view text, std::string_view source);
 /// Reads a trace file (streamed when it has version 2's layout).
 llvm::Expected<Trace> readTraceFile(const std::string &path);
+/// Reads the summary and the op table only (a version-2 file's header: milliseconds for any size); other
+/// layouts are read whole.
+llvm::Expected<Trace> readTraceSummary(const std::string &path);
 
 } // namespace tpuc::chip
 
