@@ -7,6 +7,7 @@
 #include <QColor>
 #include <QString>
 
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -55,6 +56,10 @@ public:
   QColor clusterColor(graph::ClusterId id) const;
   /// The value behind a node's colour ("1.2 GFLOPs", "cos 0.9993"), empty when none.
   QString valueText(graph::NodeId id) const;
+  /// The number behind a node's colour in a numeric mode (the layer group id, cycles, ...), NaN when none.
+  double nodeValue(graph::NodeId id) const {
+    return id < m_nodeValues.size() ? m_nodeValues[id] : std::numeric_limits<double>::quiet_NaN();
+  }
   const Legend &legend() const { return m_legend; }
 
 private:

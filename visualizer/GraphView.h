@@ -54,6 +54,8 @@ public:
   /// Colouring and the data behind it (see GraphOverlay.h).
   void setOverlay(OverlayMode mode);
   OverlayMode overlay() const { return m_overlay.mode(); }
+  /// The number the current overlay shows for a node (NaN when none).
+  double overlayValue(graph::NodeId id) const { return m_overlay.nodeValue(id); }
   /// Per-node values by node name for the Cycles and Cosine modes (e.g. from a run's results).
   void setNodeValues(OverlayMode mode, std::unordered_map<std::string, double> values);
 

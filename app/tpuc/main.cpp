@@ -9,10 +9,15 @@
 
 #include "Commands.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace tpuc;
 using namespace tpuc::cli;
@@ -51,6 +56,28 @@ int drive(const Subcommand &self, std::span<const std::string> args,
     return kExitUsage;
   }
   return run(opts);
+}
+
+/// `tpuc view`: the chip views are drawn by the studio's code, which needs Qt; tpuc stays Qt-free and hands
+/// the arguments to tpuc-view, installed beside it.
+int runView(const Subcommand &, std::span<const std::string> args) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::filesystem::path viewer = (ec ? std::filesystem::path(".") : self.parent_path()) / "tpuc-view";
+  if (!std::filesystem::exists(viewer)) {
+    std::cerr << "tpuc view: " << viewer.string()
+              << " is missing (it is built with the studio: configure with TPUC_BUILD_STUDIO=ON)" << std::endl;
+    return kExitNotImplemented;
+  }
+  std::string program = viewer.string();
+  std::vector<std::string> copy(args.begin(), args.end());
+  std::vector<char *> argv{program.data()};
+  for (std::string &a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(program.c_str(), argv.data());
+  std::cerr << "tpuc view: cannot run " << program << ": " << std::strerror(errno) << std::endl;
+  return kExitUsage;
 }
 
 #define TPUC_SUBCOMMAND(Name)                                                  \
@@ -92,6 +119,10 @@ const Subcommand kSubcommands[] = {
     {"graph",
      "Draw MLIR as a graph: SVG, PNG or dot by Graphviz, or the studio's graph JSON.",
      TPUC_SUBCOMMAND(Graph)},
+    {"view",
+     "Draw a deploy's layer groups, memory timeline or engine timeline as SVG, PNG or CSV (the studio's "
+     "chip views, headless).",
+     runView},
 };
 
 void printUsage(std::ostream &out) {
