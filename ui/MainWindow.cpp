@@ -11,6 +11,8 @@
 #include "ui/panels/LogPanel.h"
 #include "ui/panels/ProjectExplorer.h"
 #include "ui/panels/PropertiesPanel.h"
+#include "ui/views/AccuracyView.h"
+#include "ui/views/ChipViewsTab.h"
 #include "ui/views/DatasetView.h"
 #include "ui/views/OverviewView.h"
 #include "ui/views/PassInspectorView.h"
@@ -233,6 +235,12 @@ void MainWindow::createActions() {
   m_viewMenu->addAction(tr("&Overview"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
                         [this] { m_tabs->setCurrentIndex(0); });
   m_viewMenu->addAction(tr("&Graph of Top IR"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] { openTopGraph(); });
+  m_viewMenu->addAction(tr("&Layer Groups"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                        [this] { openChipViews(-1, ChipViewsTab::Groups); });
+  m_viewMenu->addAction(tr("&Memory Timeline"), QKeySequence(Qt::CTRL | Qt::Key_M), this,
+                        [this] { openChipViews(-1, ChipViewsTab::Memory); });
+  m_viewMenu->addAction(tr("&Engine Timeline"), QKeySequence(Qt::CTRL | Qt::Key_T), this,
+                        [this] { openChipViews(-1, ChipViewsTab::Timeline); });
   m_viewMenu->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
                         [this] { setWindowState(windowState() ^ Qt::WindowFullScreen); });
 
@@ -366,10 +374,24 @@ void MainWindow::openTab(const Selection &selection) {
                                 .object()
                                 .value(QStringLiteral("command"))
                                 .toString() == QLatin1String("deploy");
+        // A deploy or run of a model file also has chip records: its layer groups, memory and timeline open
+        // in a tab of their own (focused when there is nothing else to show).
+        const bool chip = !chipArtifactsOf(p, r.id).empty();
         if (!dir.isEmpty() && deploy && openAccuracy(r.id)) {
           auto *passes = new PassInspectorView(dir, m_tabs);
           passes->setProperty("tpucRunId", selection.id);
           m_tabs->addTab(passes, tr("Passes: %1").arg(name(r.configName)));
+          if (chip)
+            m_tabs->addTab(new ChipViewsTab(m_context, r.id, m_tabs), tr("Chip: %1").arg(name(r.configName)));
+          return;
+        }
+        if (chip && dir.isEmpty()) {
+          AccuracyView *accuracy = openAccuracy(r.id);
+          ChipViewsTab *tab = openChipViews(r.id, ChipViewsTab::Groups);
+          if (accuracy)
+            m_tabs->setCurrentWidget(accuracy);
+          else if (tab)
+            m_tabs->setCurrentWidget(tab);
           return;
         }
         if (!dir.isEmpty()) {

@@ -18,6 +18,7 @@ namespace tpuc::ui {
 
 class AccuracyView;
 class AutosaveController;
+class ChipViewsTab;
 class DeployDialog;
 struct DeploySettings;
 class GraphViewTab;
@@ -100,6 +101,10 @@ public:
   DeployDialog *openDeployDialog(qint64 configId = -1);
   /// Opens (or focuses) the accuracy tab of a run with per-layer metrics; nullptr when it has none.
   AccuracyView *openAccuracy(qint64 runId);
+  /// Opens (or focuses) the chip views of a run (layer groups, memory, engine timeline) on `page`
+  /// (ChipViewsTab::Page). `runId` < 0: the selected run, else the newest run with a plan or trace; nullptr
+  /// with a message when there is none.
+  ChipViewsTab *openChipViews(qint64 runId = -1, int page = 0);
   /// Opens (or focuses) a graph tab of an MLIR file; returns the tab.
   GraphViewTab *openGraph(const QString &mlirPath);
   /// Opens the graph of the project's Top IR (`<cache>/<model>.top.mlir`, written by Run ▸ Transform);

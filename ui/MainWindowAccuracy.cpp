@@ -1,8 +1,10 @@
-// The main window's accuracy debugging: the deploy dialog and the per-layer accuracy tab of a run.
+// The main window's accuracy debugging and chip views: the deploy dialog, the per-layer accuracy tab and the
+// layer-group / memory / engine-timeline tab of a run.
 #include "ui/MainWindow.h"
 
 #include "ui/DeployDialog.h"
 #include "ui/views/AccuracyView.h"
+#include "ui/views/ChipViewsTab.h"
 
 #include <QTabWidget>
 
@@ -54,6 +56,36 @@ AccuracyView *MainWindow::openAccuracy(qint64 runId) {
   view->setProperty("tpucRunId", runId);
   m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Accuracy: run #%1").arg(runId)));
   return view;
+}
+
+ChipViewsTab *MainWindow::openChipViews(qint64 runId, int page) {
+  const project::Project &p = m_context->project();
+  if (runId < 0 && m_context->selection().section == Section::Runs &&
+      !chipArtifactsOf(p, m_context->selection().id).empty())
+    runId = m_context->selection().id;
+  for (auto it = p.runs.rbegin(); runId < 0 && it != p.runs.rend(); ++it)
+    if (!chipArtifactsOf(p, it->id).empty())
+      runId = it->id;
+  if (runId < 0) {
+    showError(tr("No Chip Views Yet"),
+              tr("No run has a backend plan or engine trace yet: deploy a compile configuration (Run ▸ Deploy to Tpu) "
+                 "to see its layer groups, memory and engine timeline."));
+    return nullptr;
+  }
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (auto *tab = qobject_cast<ChipViewsTab *>(m_tabs->widget(i)); tab && tab->runId() == runId) {
+      tab->showPage(static_cast<ChipViewsTab::Page>(page));
+      m_tabs->setCurrentIndex(i);
+      return tab;
+    }
+  auto *tab = new ChipViewsTab(m_context, runId, m_tabs);
+  tab->showPage(static_cast<ChipViewsTab::Page>(page));
+  QString name;
+  for (const project::RunRecord &r : p.runs)
+    if (r.id == runId)
+      name = QString::fromStdString(r.configName);
+  m_tabs->setCurrentIndex(m_tabs->addTab(tab, tr("Chip: %1").arg(name.isEmpty() ? tr("run #%1").arg(runId) : name)));
+  return tab;
 }
 
 } // namespace tpuc::ui

@@ -2,6 +2,8 @@
 #include "ui/jobs/RunHistory.h"
 
 #include "app/project/ProjectStore.h"
+#include "tpuc/ChipData/Plan.h"
+#include "tpuc/ChipData/Trace.h"
 #include "ui/views/AccuracyReport.h"
 
 #include <QDir>
@@ -79,45 +81,71 @@ std::string artifactKind(const QString &path) {
     return "npz";
   if (name.endsWith(QLatin1String(".tpum")))
     return "model";
+  if (name.endsWith(QLatin1String("_plan.json")))
+    return "plan";
   if (name.endsWith(QLatin1String(".json")))
     return name.contains(QLatin1String("trace")) ? "trace" : "json";
   const QString suffix = QFileInfo(name).suffix();
   return suffix.isEmpty() ? "file" : suffix.toStdString();
 }
 
-/// Adds a command-level simulation's trace (`tpuc run --profile`, deploy's <stem>_trace.json) to a run:
-/// simulated latency, cycles and engine busy time in the summary, and each op's TIU cycles as the
-/// "cycles" of its layer row (the graph view's cycles overlay), next to any accuracy metrics.
-void addTrace(const QString &path, QJsonObject &summary, project::RunRecord &run) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly))
-    return;
-  const QJsonObject trace = QJsonDocument::fromJson(file.readAll()).object();
-  if (trace.value(QStringLiteral("schema")).toString() != QLatin1String("tpuc-cmd-trace"))
-    return;
-  summary.insert(QStringLiteral("simulatedLatencyMs"), trace.value(QStringLiteral("latency_us")).toDouble() / 1000.0);
-  summary.insert(QStringLiteral("simulatedCycles"), trace.value(QStringLiteral("total_cycles")).toDouble());
-  summary.insert(QStringLiteral("tiuBusyCycles"), trace.value(QStringLiteral("tiu_busy")).toDouble());
-  summary.insert(QStringLiteral("gdmaBusyCycles"), trace.value(QStringLiteral("gdma_busy")).toDouble());
-  QJsonArray layers = QJsonDocument::fromJson(QByteArray::fromStdString(run.layerMetricsJson)).array();
+/// Sets `key` of the layer row named `name` (appending a row when there is none).
+void setLayerValue(QJsonArray &layers, QHash<QString, int> &row, const QString &name, const QString &key, double value) {
+  if (auto it = row.find(name); it != row.end()) {
+    QJsonObject existing = layers[*it].toObject();
+    existing.insert(key, value);
+    layers[*it] = existing;
+  } else {
+    row.insert(name, static_cast<int>(layers.size()));
+    layers.append(QJsonObject{{QStringLiteral("name"), name}, {key, value}});
+  }
+}
+
+QHash<QString, int> layerRows(const QJsonArray &layers) {
   QHash<QString, int> row;
   for (int i = 0; i < layers.size(); ++i)
     row.insert(layers[i].toObject().value(QStringLiteral("name")).toString(), i);
-  for (const QJsonValue &v : trace.value(QStringLiteral("ops")).toArray()) {
-    const QJsonObject op = v.toObject();
-    const QString name = op.value(QStringLiteral("name")).toString();
-    const double cycles = op.value(QStringLiteral("tiu_cycles")).toDouble();
-    if (name.isEmpty() || cycles <= 0)
-      continue;
-    if (auto it = row.find(name); it != row.end()) {
-      QJsonObject existing = layers[*it].toObject();
-      existing.insert(QStringLiteral("cycles"), cycles);
-      layers[*it] = existing;
-    } else {
-      row.insert(name, static_cast<int>(layers.size()));
-      layers.append(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("cycles"), cycles}});
-    }
+  return row;
+}
+
+/// Adds a command-level simulation's trace (`tpuc run --profile`, deploy's <stem>_trace.json) to a run:
+/// simulated latency, cycles and engine busy time in the summary, and each op's TIU cycles as the
+/// "cycles" of its layer row (the graph view's cycles overlay), next to any accuracy metrics. Only the
+/// trace's header is read (a version-2 trace of any size in milliseconds).
+void addTrace(const QString &path, QJsonObject &summary, project::RunRecord &run) {
+  auto trace = chip::readTraceSummary(path.toStdString());
+  if (!trace) {
+    llvm::consumeError(trace.takeError());
+    return;
   }
+  summary.insert(QStringLiteral("simulatedLatencyMs"), trace->cyclesToUs(trace->totalCycles) / 1000.0);
+  summary.insert(QStringLiteral("simulatedCycles"), static_cast<double>(trace->totalCycles));
+  summary.insert(QStringLiteral("tiuBusyCycles"), static_cast<double>(trace->tiuBusy));
+  summary.insert(QStringLiteral("gdmaBusyCycles"), static_cast<double>(trace->gdmaBusy));
+  QJsonArray layers = QJsonDocument::fromJson(QByteArray::fromStdString(run.layerMetricsJson)).array();
+  QHash<QString, int> row = layerRows(layers);
+  for (const chip::TraceOp &op : trace->ops)
+    if (!op.name.empty() && op.tiuCycles > 0)
+      setLayerValue(layers, row, QString::fromStdString(op.name), QStringLiteral("cycles"),
+                    static_cast<double>(op.tiuCycles));
+  run.layerMetricsJson = QJsonDocument(layers).toJson(QJsonDocument::Compact).toStdString();
+}
+
+/// Adds the backend plan's layer group of every op as the "group" of its layer row (the graph view's
+/// layer-group overlay, which then agrees with the layer-group view) and the group count to the summary.
+void addPlan(const QString &path, QJsonObject &summary, project::RunRecord &run) {
+  auto plan = chip::readPlanFile(path.toStdString());
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return;
+  }
+  summary.insert(QStringLiteral("layerGroups"), static_cast<int>(plan->groups.size()));
+  summary.insert(QStringLiteral("plannedCycles"), static_cast<double>(plan->totalCycles));
+  QJsonArray layers = QJsonDocument::fromJson(QByteArray::fromStdString(run.layerMetricsJson)).array();
+  QHash<QString, int> row = layerRows(layers);
+  for (const chip::PlanOp &op : plan->ops)
+    if (op.group >= 0)
+      setLayerValue(layers, row, QString::fromStdString(op.name), QStringLiteral("group"), op.group);
   run.layerMetricsJson = QJsonDocument(layers).toJson(QJsonDocument::Compact).toStdString();
 }
 
@@ -200,7 +228,7 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
   run.summaryJson = QJsonDocument(summary).toJson(QJsonDocument::Compact).toStdString();
 
   const QDir base(job.spec.workingDirectory.isEmpty() ? QDir::currentPath() : job.spec.workingDirectory);
-  QString tracePath;
+  QString tracePath, planPath;
   for (const QString &artifact : job.artifacts) {
     const QString path = base.absoluteFilePath(artifact);
     std::string error;
@@ -210,6 +238,8 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
     run.artifacts.push_back({artifactKind(artifact), path.toStdString(), hash});
     if (run.artifacts.back().kind == "trace" && !hash.empty())
       tracePath = path;
+    if (run.artifacts.back().kind == "plan" && !hash.empty())
+      planPath = path;
     // `tpuc deploy --compare_all` reports its side-by-side comparison (accumulated and isolated per layer)
     // as <stem>_compare.json: that, not the outputs-only text table, becomes the run's layer metrics.
     if (path.endsWith(QLatin1String("_compare.json")) && !hash.empty()) {
@@ -231,10 +261,14 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
       }
     }
   }
-  if (!tracePath.isEmpty()) { // after the accuracy metrics: cycles join their rows
-    QJsonObject withTrace = QJsonDocument::fromJson(QByteArray::fromStdString(run.summaryJson)).object();
-    addTrace(tracePath, withTrace, run);
-    run.summaryJson = QJsonDocument(withTrace).toJson(QJsonDocument::Compact).toStdString();
+  // After the accuracy metrics: cycles and groups join their rows.
+  if (!tracePath.isEmpty() || !planPath.isEmpty()) {
+    QJsonObject withChip = QJsonDocument::fromJson(QByteArray::fromStdString(run.summaryJson)).object();
+    if (!tracePath.isEmpty())
+      addTrace(tracePath, withChip, run);
+    if (!planPath.isEmpty())
+      addPlan(planPath, withChip, run);
+    run.summaryJson = QJsonDocument(withChip).toJson(QJsonDocument::Compact).toStdString();
   }
   return run;
 }

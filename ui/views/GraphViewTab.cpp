@@ -5,6 +5,8 @@
 #include "visualizer/GraphView.h"
 
 #include <QCheckBox>
+
+#include <algorithm>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
@@ -120,6 +122,9 @@ GraphViewTab::GraphViewTab(StudioContext *context, const QString &mlirPath, QWid
   });
   connect(m_view, &vis::GraphView::nodeSelected, this, [this](graph::NodeId id) {
     m_context->selectGraphNode({m_view->graph(), id});
+    // By name too, so the accuracy table and the chip views follow (an op is named after its tensor).
+    if (auto graph = m_view->graph(); graph && id != graph::kNoNode && id < static_cast<graph::NodeId>(graph->nodes.size()))
+      m_context->selectOp(QString::fromStdString(graph->nodes[id].name));
   });
   connect(m_view, &vis::GraphView::layoutApplied, this, [this] {
     const graph::Scene &s = m_view->layoutScene();
@@ -132,6 +137,10 @@ GraphViewTab::GraphViewTab(StudioContext *context, const QString &mlirPath, QWid
                           .arg(m_view->lastLayoutMs()));
   });
   connect(context, &StudioContext::runFinished, this, &GraphViewTab::applyRunMetrics);
+  connect(context, &StudioContext::selectionChanged, this, [this](const Selection &s) {
+    if (s.section == Section::Runs)
+      applyRunMetrics();
+  });
   // An op picked elsewhere (e.g. a row of the accuracy view) is shown here when this graph has it.
   connect(context, &StudioContext::opSelectionChanged, this, [this](const QString &name) {
     auto graph = m_view->graph();
@@ -219,19 +228,32 @@ void GraphViewTab::setOverlay(int mode) {
 }
 
 void GraphViewTab::applyRunMetrics() {
-  // Latest run first: the newest compare and the newest simulation win.
-  const std::vector<project::RunRecord> &runs = m_context->project().runs;
-  bool haveCosine = false, haveCycles = false;
-  for (auto it = runs.rbegin(); it != runs.rend() && !(haveCosine && haveCycles); ++it) {
+  // The run selected in the explorer (or shown in a chip views tab) first, then the latest: the newest
+  // compare and the newest simulation win.
+  const std::vector<project::RunRecord> &all = m_context->project().runs;
+  std::vector<const project::RunRecord *> runs;
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    runs.push_back(&*it);
+  if (m_context->selection().section == Section::Runs)
+    std::stable_partition(runs.begin(), runs.end(),
+                          [&](const project::RunRecord *r) { return r->id == m_context->selection().id; });
+  bool haveCosine = false, haveCycles = false, haveGroups = false;
+  for (auto it = runs.begin(); it != runs.end() && !(haveCosine && haveCycles && haveGroups); ++it) {
     if (!haveCosine)
-      if (auto values = runLayerValues(*it, "cosine"); !values.empty()) {
+      if (auto values = runLayerValues(**it, "cosine"); !values.empty()) {
         m_view->setNodeValues(vis::OverlayMode::Cosine, std::move(values));
         haveCosine = true;
       }
     if (!haveCycles)
-      if (auto values = runLayerValues(*it, "cycles"); !values.empty()) {
+      if (auto values = runLayerValues(**it, "cycles"); !values.empty()) {
         m_view->setNodeValues(vis::OverlayMode::Cycles, std::move(values));
         haveCycles = true;
+      }
+    // The backend plan's groups (the layer-group view's), for ops whose IR carries no group attribute.
+    if (!haveGroups)
+      if (auto values = runLayerValues(**it, "group"); !values.empty()) {
+        m_view->setNodeValues(vis::OverlayMode::LayerGroup, std::move(values));
+        haveGroups = true;
       }
   }
 }

@@ -26,8 +26,8 @@ namespace tpuc::ui {
 /// Toolbar (search, overlay, open/close clusters, fit, export) over a vis::GraphView. The graph is
 /// extracted out of process (`tpuc graph FILE --format json`), so a malformed file cannot take the
 /// studio down; the JSON is read and laid out off the UI thread. Selecting a node publishes it through
-/// the context (the properties panel shows it); cosine values come from the latest run with per-layer
-/// compare metrics, cycles from the latest run that has them.
+/// the context (the properties panel shows it); cosine values, cycles and layer groups come from the selected
+/// run when it has them, else from the latest run that does.
 class GraphViewTab : public QWidget {
   Q_OBJECT
 public:
