@@ -76,6 +76,12 @@ Figures measure(const QString &plan, const QString &trace) {
   f.groupsMs = first(groups, [&] { groups.setRun(run); });
   vis::MemoryTimeline memory;
   f.memoryMs = first(memory, [&] { memory.setRun(run); });
+  if (qEnvironmentVariableIsSet("TPUC_BENCH_DETAIL")) {
+    vis::DdrChartWidget ddr;
+    vis::LmemTimeWidget lmem;
+    std::printf("  (ddr chart %.1f ms, lmem chart %.1f ms)\n", first(ddr, [&] { ddr.setRun(run); }),
+                first(lmem, [&] { lmem.setRun(run); }));
+  }
   vis::EngineTimeline timeline;
   f.timelineMs = first(timeline, [&] { timeline.setRun(run); });
   f.rssAfterViews = peakRssMb();

@@ -138,15 +138,16 @@ void paintGroups(Canvas &c, const QRectF &area, const ChipStyle &s, const std::s
          s.dimText);
   y += line * 1.4;
   const double rest = area.bottom() - y;
-  QRectF chart(area.left(), y, area.width(), rest * 0.5);
+  const bool global = group >= 0 && p.groups[group].global;
+  QRectF chart(area.left(), y, area.width(), rest * (global ? 0.12 : 0.5));
   LmemChart lmem;
   lmem.setGroup(run, group);
   int selectedValue = o.selectedOp.isEmpty() ? -1 : p.valueIndex(o.selectedOp.toStdString());
   lmem.paint(c, chart, s, selectedValue, -1);
   y = chart.bottom() + line;
   const double lower = area.bottom() - y;
-  QRectF steps(area.left(), y, area.width() * 0.48, lower * 0.55);
-  QRectF slices(area.left() + area.width() * 0.52, y, area.width() * 0.48, lower * 0.55);
+  QRectF steps(area.left(), y, area.width() * 0.48, lower * (global ? 0.12 : 0.55));
+  QRectF slices(area.left() + area.width() * 0.52, y, area.width() * 0.48, steps.height());
   if (group >= 0) {
     const Group &g = p.groups[group];
     QStringList header = {QStringLiteral("stage"), QStringLiteral("load"), QStringLiteral("compute"), QStringLiteral("store"),
@@ -169,13 +170,14 @@ void paintGroups(Canvas &c, const QRectF &area, const ChipStyle &s, const std::s
     else
       textTable(c, steps.adjusted(0, line * 1.2, 0, 0), s, header, rows, hl);
     SliceShape shape;
-    int value = haloValue(g);
+    int value = g.global ? -1 : haloValue(g);
     if (selectedValue >= 0)
       for (const SliceBoxes &sb : g.slices)
         if (sb.valueBox(selectedValue))
           value = selectedValue;
     shape.setValue(run, group, value);
-    shape.paint(c, slices, s, -1);
+    if (!g.global)
+      shape.paint(c, slices, s, -1);
   }
   // Why the planner cut where it did.
   QRectF why(area.left(), steps.bottom() + line * 0.6, area.width(), area.bottom() - steps.bottom() - line * 0.6);

@@ -130,18 +130,20 @@ void GroupStrip::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int se
     st.strokeWidth = static_cast<int>(i) == selectedGroup ? 2.5 : (r.width() > 4 ? 1 : 0);
     if (r.width() <= 4 && static_cast<int>(i) != selectedGroup)
       st.stroke = Qt::transparent;
-    Mark m;
-    m.cls = QStringLiteral("group");
-    m.op = g.ops.empty() ? QString() : QString::fromStdString(p->ops[g.ops.front()].name);
-    m.data = {{QStringLiteral("group"), QString::number(g.id)},
-              {QStringLiteral("ops"), QString::number(g.ops.size())},
-              {QStringLiteral("cycles"), QString::number(g.cycles)}};
-    m.title = QStringLiteral("group %1 (%2): %3 op(s), %4, %5-bound")
-                  .arg(g.id)
-                  .arg(g.global ? QStringLiteral("global") : QStringLiteral("LMEM"))
-                  .arg(g.ops.size())
-                  .arg(cyclesText(g.cycles, p->chip.frequencyMhz))
-                  .arg(g.memoryBound() ? QStringLiteral("memory") : QStringLiteral("compute"));
+    Mark m; // for exports only: the screen never reads it
+    if (c.fullDetail()) {
+      m.cls = QStringLiteral("group");
+      m.op = g.ops.empty() ? QString() : QString::fromStdString(p->ops[g.ops.front()].name);
+      m.data = {{QStringLiteral("group"), QString::number(g.id)},
+                {QStringLiteral("ops"), QString::number(g.ops.size())},
+                {QStringLiteral("cycles"), QString::number(g.cycles)}};
+      m.title = QStringLiteral("group %1 (%2): %3 op(s), %4, %5-bound")
+                    .arg(g.id)
+                    .arg(g.global ? QStringLiteral("global") : QStringLiteral("LMEM"))
+                    .arg(g.ops.size())
+                    .arg(cyclesText(g.cycles, p->chip.frequencyMhz))
+                    .arg(g.memoryBound() ? QStringLiteral("memory") : QStringLiteral("compute"));
+    }
     c.rect(r, st, &m);
     QString label = g.global && g.ops.size() == 1 ? shortName(p->ops[g.ops.front()].name) : QStringLiteral("G%1").arg(g.id);
     if (r.width() > c.textWidth(QStringLiteral("G00")) + 4)
@@ -295,9 +297,14 @@ void LmemChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int sel
   if (!g.global && top < cap)
     title += QStringLiteral(" · axis zoomed to %1").arg(byteSize(static_cast<int64_t>(top)));
   c.text(QRectF(area.left(), area.top(), area.width(), line * 1.4), Qt::AlignLeft | Qt::AlignVCenter, title, s.text, true);
-  c.rect(plot, Style{s.faded(s.grid, 0.6), s.axis});
-  if (g.global)
+  if (g.global) {
+    c.text(area.adjusted(0, line * 1.5, 0, 0), Qt::AlignCenter,
+           QStringLiteral("Its operands stay in DDR: see the memory view, and \"Why Cut Here\" for why it is not in a "
+                          "group"),
+           s.dimText);
     return;
+  }
+  c.rect(plot, Style{s.faded(s.grid, 0.6), s.axis});
   const int64_t L = std::max<int64_t>(1, g.unitsPerStage);
   const double units = static_cast<double>(std::max<int64_t>(1, std::max(g.timeUnits(), (int64_t)g.steps.size() * L)));
   auto x = [&](double u) { return plot.left() + u / units * plot.width(); };
@@ -358,17 +365,21 @@ void LmemChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int sel
     std::vector<QRectF> parts = pieces(plot, i);
     Style st = s.buffer(r.kind, r.value == selectedValue, i == hovered);
     Mark m;
-    m.cls = QStringLiteral("buffer");
-    int op = p->opOfValue(r.value, m_group);
-    m.op = op >= 0 ? QString::fromStdString(p->ops[op].name) : QString();
-    m.title = describe(i);
+    if (c.fullDetail()) {
+      m.cls = QStringLiteral("buffer");
+      int op = p->opOfValue(r.value, m_group);
+      m.op = op >= 0 ? QString::fromStdString(p->ops[op].name) : QString();
+      m.title = describe(i);
+    }
     for (size_t k = 0; k < parts.size(); ++k) {
-      m.data = {{QStringLiteral("value"), valueName(*p, r.value)},
-                {QStringLiteral("kind"), QString::fromLatin1(bufferKindName(r.kind))},
-                {QStringLiteral("slice"), QString::number(r.slice)},
-                {QStringLiteral("group"), QString::number(g.id)}};
-      if (parts.size() > 1)
-        m.data.append({QStringLiteral("wrap"), QString::number(k + 1)});
+      if (c.fullDetail()) {
+        m.data = {{QStringLiteral("value"), valueName(*p, r.value)},
+                  {QStringLiteral("kind"), QString::fromLatin1(bufferKindName(r.kind))},
+                  {QStringLiteral("slice"), QString::number(r.slice)},
+                  {QStringLiteral("group"), QString::number(g.id)}};
+        if (parts.size() > 1)
+          m.data.append({QStringLiteral("wrap"), QString::number(k + 1)});
+      }
       c.rect(parts[k], st, &m);
     }
     if (parts.size() > 1) {

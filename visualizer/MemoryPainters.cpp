@@ -202,12 +202,14 @@ void DdrChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int curs
     Style st = s.buffer(BufferKind::Weight, w.value == selectedValue);
     if (wr[i].width() < 3)
       st.stroke = w.value == selectedValue ? s.selection : Qt::transparent;
-    Mark m;
-    m.cls = QStringLiteral("weight");
-    int op = opOf(-2 - static_cast<int>(i));
-    m.op = op >= 0 ? QString::fromStdString(p->ops[op].name) : QString();
-    m.title = describe(-2 - static_cast<int>(i));
-    m.data = {{QStringLiteral("value"), QString::fromStdString(p->values[w.value].name)}};
+    Mark m; // for exports only
+    if (c.fullDetail()) {
+      m.cls = QStringLiteral("weight");
+      int op = opOf(-2 - static_cast<int>(i));
+      m.op = op >= 0 ? QString::fromStdString(p->ops[op].name) : QString();
+      m.title = describe(-2 - static_cast<int>(i));
+      m.data = {{QStringLiteral("value"), QString::fromStdString(p->values[w.value].name)}};
+    }
     c.rect(wr[i], st, &m);
   }
   // Axes.
@@ -245,15 +247,17 @@ void DdrChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int curs
         st.stroke = b.value == selectedValue ? s.selection : s.text;
       }
       Mark m;
-      m.cls = QStringLiteral("buffer");
-      int op = opOf(static_cast<int>(i));
-      m.op = op >= 0 ? QString::fromStdString(p->ops[op].name) : QString();
-      m.title = describe(static_cast<int>(i));
-      m.data = {{QStringLiteral("value"), QString::fromStdString(p->values[b.value].name)},
-                {QStringLiteral("start"), QString::number(b.start)},
-                {QStringLiteral("end"), QString::number(b.end)}};
-      if (view)
-        m.data.append({QStringLiteral("view"), QStringLiteral("1")});
+      if (c.fullDetail()) {
+        m.cls = QStringLiteral("buffer");
+        int op = opOf(static_cast<int>(i));
+        m.op = op >= 0 ? QString::fromStdString(p->ops[op].name) : QString();
+        m.title = describe(static_cast<int>(i));
+        m.data = {{QStringLiteral("value"), QString::fromStdString(p->values[b.value].name)},
+                  {QStringLiteral("start"), QString::number(b.start)},
+                  {QStringLiteral("end"), QString::number(b.end)}};
+        if (view)
+          m.data.append({QStringLiteral("view"), QStringLiteral("1")});
+      }
       c.rect(r, st, &m);
       if (!view && r.height() >= line && r.width() > c.textWidth(QStringLiteral("xxxxx")))
         c.text(r.adjusted(3, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter, shortName(p->values[b.value].name),
@@ -390,24 +394,47 @@ void LmemTimeChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int
     fill.setAlphaF(0.35f);
     c.polygon(planned, fill);
   }
-  // Divergences: where the simulator holds more than the plan placed.
-  for (size_t i = 0; i < div.size(); ++i) {
-    if (div[i].end <= t0 || div[i].start >= t1)
-      continue;
-    QRectF r(QPointF(std::max(plot.left(), x(div[i].start)), plot.top()),
-             QPointF(std::min(plot.right(), std::max(x(div[i].end), x(div[i].start) + 2)), plot.bottom()));
-    Style st;
-    st.fill = s.warning;
-    st.fill.setAlphaF(0.18f);
-    st.pattern = Pattern::Hatch;
-    st.patternColor = s.warning;
-    Mark m;
-    m.cls = QStringLiteral("divergence");
-    m.title = describeDivergence(static_cast<int>(i));
-    m.data = {{QStringLiteral("start"), QString::number(div[i].start)}, {QStringLiteral("end"), QString::number(div[i].end)}};
-    if (div[i].group >= 0 && p && div[i].group < static_cast<int>(p->groups.size()) && !p->groups[div[i].group].ops.empty())
-      m.op = QString::fromStdString(p->ops[p->groups[div[i].group].ops.front()].name);
-    c.rect(r, st, &m);
+  // Divergences: where the simulator holds more than the plan placed. Exports draw each as an element;
+  // the screen marks the pixel columns they touch (thousands of short ones would be thousands of rects).
+  Style divStyle;
+  divStyle.fill = s.warning;
+  divStyle.fill.setAlphaF(0.18f);
+  divStyle.pattern = Pattern::Hatch;
+  divStyle.patternColor = s.warning;
+  if (c.fullDetail()) {
+    for (size_t i = 0; i < div.size(); ++i) {
+      if (div[i].end <= t0 || div[i].start >= t1)
+        continue;
+      QRectF r(QPointF(std::max(plot.left(), x(div[i].start)), plot.top()),
+               QPointF(std::min(plot.right(), std::max(x(div[i].end), x(div[i].start) + 2)), plot.bottom()));
+      Mark m;
+      m.cls = QStringLiteral("divergence");
+      m.title = describeDivergence(static_cast<int>(i));
+      m.data = {{QStringLiteral("start"), QString::number(div[i].start)}, {QStringLiteral("end"), QString::number(div[i].end)}};
+      if (div[i].group >= 0 && p && div[i].group < static_cast<int>(p->groups.size()) && !p->groups[div[i].group].ops.empty())
+        m.op = QString::fromStdString(p->ops[p->groups[div[i].group].ops.front()].name);
+      c.rect(r, divStyle, &m);
+    }
+  } else {
+    std::vector<uint8_t> flagged(static_cast<size_t>(columns), 0);
+    auto first = std::lower_bound(div.begin(), div.end(), t0, [](const Divergence &d, int64_t v) { return d.end <= v; });
+    for (auto it = first; it != div.end() && it->start < t1; ++it) {
+      int a = std::clamp(static_cast<int>(x(static_cast<double>(it->start)) - plot.left()), 0, columns - 1);
+      int b = std::clamp(static_cast<int>(std::ceil(x(static_cast<double>(it->end)) - plot.left())), a + 2, columns);
+      std::fill(flagged.begin() + a, flagged.begin() + std::min(b, columns), 1);
+    }
+    const double colPx = plot.width() / columns;
+    for (int q = 0; q < columns;) {
+      if (!flagged[q]) {
+        ++q;
+        continue;
+      }
+      int e = q;
+      while (e < columns && flagged[e])
+        ++e;
+      c.rect(QRectF(plot.left() + q * colPx, plot.top(), (e - q) * colPx, plot.height()), divStyle);
+      q = e;
+    }
   }
   c.polyline(curve(t->lmem), s.text, 1.5);
   c.clearClip();

@@ -77,7 +77,8 @@ int64_t TimelinePainter::cycleAt(const QFont &font, const QRectF &area, const Ti
 
 void TimelinePainter::paintRow(Canvas &c, const QRectF &row, const ChipStyle &s, const TimelineState &st,
                                const std::vector<Command> &cmds, const BusyIndex &index, TimelineRow kind,
-                               const std::vector<uint8_t> *critical) const {
+                               const std::vector<uint8_t> *critical, const std::vector<uint32_t> *criticalCount,
+                               std::span<const uint32_t> selected, const std::vector<Command> &selectedOf) const {
   const double span = static_cast<double>(st.t1 - st.t0);
   auto x = [&](int64_t t) { return row.left() + (static_cast<double>(t - st.t0)) / span * row.width(); };
   auto [first, last] = visible(cmds, index, st.t0, st.t1);
@@ -96,8 +97,8 @@ void TimelinePainter::paintRow(Canvas &c, const QRectF &row, const ChipStyle &s,
       style.fill = commandColor(s, cmd, kind);
       if (hovered)
         style.fill = style.fill.lighter(120);
-      style.stroke = selected ? s.selection : crit ? s.critical : (r.width() > 3 ? s.background : Qt::transparent);
-      style.strokeWidth = selected || crit ? 2 : 0.5;
+      style.stroke = selected ? s.selection : (r.width() > 3 ? s.background : Qt::transparent);
+      style.strokeWidth = selected ? 2 : 0.5;
       Mark m;
       m.cls = engineRow ? QStringLiteral("command") : QStringLiteral("oprun");
       m.op = QString::fromStdString(m_run->traceOpName(cmd.op));
@@ -113,6 +114,8 @@ void TimelinePainter::paintRow(Canvas &c, const QRectF &row, const ChipStyle &s,
                          {QStringLiteral("critical"), crit ? QStringLiteral("1") : QStringLiteral("0")}});
       }
       c.rect(r, style, &m);
+      if (crit) // a bar along the top, as the zoomed-out rows mark it, so the command keeps its colour
+        c.rect(QRectF(r.left(), r.top(), r.width(), 3), Style{s.critical});
       if (r.width() > c.textWidth(QStringLiteral("xxxxxx")) && row.height() >= line)
         c.text(r.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter, shortName(m_run->traceOpName(cmd.op)),
                s.textOn(style.fill));
@@ -142,23 +145,30 @@ void TimelinePainter::paintRow(Canvas &c, const QRectF &row, const ChipStyle &s,
     c.rect(QRectF(row.left() + k * colPx, row.bottom() - 1 - height, (e - k) * colPx, height), Style{color});
     k = e;
   }
-  // Marks: columns holding a command of the selected op or of the critical path.
-  const bool marks = (st.showCritical && critical) || st.selectedOp >= 0;
-  if (!marks)
-    return;
+  // Marks: columns holding a command of the critical path (prefix counts: O(log n) a column) or of the
+  // selected op (its own commands only), so marking never walks the whole visible range.
   std::vector<uint8_t> crit(columns, 0), sel(columns, 0);
-  for (size_t i = first; i < last; ++i) {
-    const Command &cmd = cmds[i];
-    bool isCrit = st.showCritical && critical && (*critical)[i];
-    bool isSel = st.selectedOp >= 0 && cmd.op == st.selectedOp;
-    if (!isCrit && !isSel)
+  if (st.showCritical && criticalCount && criticalCount->size() == cmds.size() + 1)
+    for (int q = 0; q < columns; ++q) {
+      if (cols[q].busy <= 0)
+        continue;
+      const int64_t a = st.t0 + static_cast<int64_t>(std::floor(q * colCycles)),
+                    b = q + 1 == columns ? st.t1 : st.t0 + static_cast<int64_t>(std::floor((q + 1) * colCycles));
+      const size_t i0 = index.firstEndingAfter(a);
+      const size_t i1 = static_cast<size_t>(
+          std::lower_bound(cmds.begin() + static_cast<std::ptrdiff_t>(i0), cmds.end(), b,
+                           [](const Command &cmd, int64_t v) { return cmd.start < v; }) -
+          cmds.begin());
+      crit[q] = i1 > i0 && (*criticalCount)[i1] > (*criticalCount)[i0];
+    }
+  for (uint32_t i : selected) {
+    const Command &cmd = selectedOf[i];
+    if (cmd.end <= st.t0 || cmd.start >= st.t1)
       continue;
     int a = std::clamp(static_cast<int>((x(cmd.start) - row.left()) / colPx), 0, columns - 1);
     int b = std::clamp(static_cast<int>(std::ceil((x(cmd.end) - row.left()) / colPx)), a + 1, columns);
-    for (int q = a; q < b; ++q) {
-      crit[q] |= isCrit;
-      sel[q] |= isSel;
-    }
+    for (int q = a; q < b; ++q)
+      sel[q] = 1;
   }
   auto bars = [&](const std::vector<uint8_t> &flags, const QColor &color, double y, double h) {
     for (int q = 0; q < columns;) {
@@ -253,19 +263,21 @@ void TimelinePainter::paint(Canvas &c, const QRectF &area, const ChipStyle &s, c
   }
   c.clip(lay.plot);
   paintSpans(c, lay.row[0], s, st);
-  paintRow(c, lay.row[1], s, st, m_opRuns, m_opIndex, TimelineRow::Ops, nullptr);
-  paintRow(c, lay.row[2], s, st, t->of(Engine::TIU), m_run->busy(Engine::TIU), TimelineRow::TIU, &m_run->critical().on[0]);
-  paintRow(c, lay.row[3], s, st, t->of(Engine::GDMA), m_run->busy(Engine::GDMA), TimelineRow::GDMA, &m_run->critical().on[1]);
+  // The op lane is made of TIU commands: its selected op is marked from the TIU commands of that op.
+  const auto selTiu = m_run->commandsOf(Engine::TIU, st.selectedOp), selGdma = m_run->commandsOf(Engine::GDMA, st.selectedOp);
+  const CriticalPath &crit = m_run->critical();
+  paintRow(c, lay.row[1], s, st, m_opRuns, m_opIndex, TimelineRow::Ops, nullptr, nullptr, selTiu, t->of(Engine::TIU));
+  paintRow(c, lay.row[2], s, st, t->of(Engine::TIU), m_run->busy(Engine::TIU), TimelineRow::TIU, &crit.on[0], &crit.count[0],
+           selTiu, t->of(Engine::TIU));
+  paintRow(c, lay.row[3], s, st, t->of(Engine::GDMA), m_run->busy(Engine::GDMA), TimelineRow::GDMA, &crit.on[1],
+           &crit.count[1], selGdma, t->of(Engine::GDMA));
   if (st.cursor >= st.t0 && st.cursor < st.t1)
     c.line(QPointF(x(static_cast<double>(st.cursor)), lay.plot.top()), QPointF(x(static_cast<double>(st.cursor)), lay.plot.bottom()),
            s.cursor, 2);
   c.clearClip();
   // Footer: where the idle time goes and what sets the length of the run.
   const CriticalPath &cp = m_run->critical();
-  int64_t critTiu = 0;
-  for (auto [e, i] : cp.chain)
-    if (e == Engine::TIU)
-      critTiu += t->of(e)[i].duration();
+  const int64_t critTiu = cp.engineCycles[0];
   QString critical = QStringLiteral("Critical path: %1 commands, %2 — TIU %3 %, GDMA %4 % of it")
                          .arg(groupedNumber(static_cast<qint64>(cp.chain.size())), cyclesText(cp.cycles, t->frequencyMhz))
                          .arg(cp.cycles ? 100.0 * critTiu / cp.cycles : 0, 0, 'f', 0)

@@ -10,6 +10,7 @@
 #include "visualizer/ChipStyle.h"
 
 #include <memory>
+#include <span>
 
 namespace tpuc::vis {
 
@@ -55,9 +56,12 @@ private:
     double label;
   };
   Rows layout(const QFont &font, const QRectF &area) const;
+  /// One row. `critical`/`criticalCount`: the critical flags and their prefix counts of `cmds` (null for
+  /// the op lane); `selected`: indices into `selectedOf` of the selected op's commands.
   void paintRow(Canvas &c, const QRectF &row, const ChipStyle &s, const TimelineState &st,
                 const std::vector<chip::Command> &cmds, const chip::BusyIndex &index, TimelineRow kind,
-                const std::vector<uint8_t> *critical) const;
+                const std::vector<uint8_t> *critical, const std::vector<uint32_t> *criticalCount,
+                std::span<const uint32_t> selected, const std::vector<chip::Command> &selectedOf) const;
   void paintSpans(Canvas &c, const QRectF &row, const ChipStyle &s, const TimelineState &st) const;
   std::shared_ptr<const chip::ChipRun> m_run;
   /// Op runs as commands (start, end, op) so the op lane shares the rows' level of detail.

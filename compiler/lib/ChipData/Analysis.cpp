@@ -48,7 +48,27 @@ std::vector<LodColumn> aggregateColumns(const std::vector<Command> &commands, co
   const double width = static_cast<double>(t1 - t0) / columns;
   // Column k covers [edge(k), edge(k + 1)): integer edges, so the columns tile [t0, t1) exactly.
   auto edge = [&](int64_t k) { return k >= columns ? t1 : t0 + static_cast<int64_t>(std::floor(k * width)); };
-  for (size_t i = index.firstEndingAfter(t0); i < commands.size() && commands[i].start < t1; ++i) {
+  auto firstStartingAt = [&](size_t from, int64_t t) {
+    return static_cast<size_t>(std::lower_bound(commands.begin() + static_cast<std::ptrdiff_t>(from), commands.end(), t,
+                                                [](const Command &c, int64_t v) { return c.start < v; }) -
+                               commands.begin());
+  };
+  const size_t first = index.firstEndingAfter(t0), last = firstStartingAt(first, t1);
+  if (last - first > 8 * static_cast<size_t>(columns)) {
+    for (int k = 0; k < columns; ++k) {
+      const int64_t a = edge(k), b = edge(k + 1);
+      LodColumn &col = out[static_cast<size_t>(k)];
+      col.busy = index.busy(a, b);
+      if (col.busy <= 0)
+        continue;
+      const size_t i0 = index.firstEndingAfter(a), i1 = firstStartingAt(i0, b);
+      col.count = static_cast<uint32_t>(std::min<size_t>(i1 - i0, UINT32_MAX));
+      const size_t mid = index.firstEndingAfter((a + b) / 2);
+      col.dominant = static_cast<int32_t>(mid < i1 && commands[mid].start <= (a + b) / 2 ? mid : i0);
+    }
+    return out;
+  }
+  for (size_t i = first; i < last; ++i) {
     const Command &c = commands[i];
     int64_t s = std::max(c.start, t0), e = std::min(c.end, t1);
     if (e <= s)
@@ -238,6 +258,7 @@ CriticalPath criticalPath(const Trace &t) {
     cp.on[engine][index] = 1;
     cp.chain.emplace_back(static_cast<Engine>(engine), static_cast<int>(index));
     cp.cycles += c.duration();
+    cp.engineCycles[engine] += c.duration();
     if (c.start == 0)
       break;
     const Engine other = static_cast<Engine>(1 - engine);
@@ -268,6 +289,11 @@ CriticalPath criticalPath(const Trace &t) {
       engine = best;
       index = bestIndex;
     }
+  }
+  for (int e = 0; e < kEngines; ++e) {
+    cp.count[e].assign(cp.on[e].size() + 1, 0);
+    for (size_t i = 0; i < cp.on[e].size(); ++i)
+      cp.count[e][i + 1] = cp.count[e][i] + cp.on[e][i];
   }
   return cp;
 }

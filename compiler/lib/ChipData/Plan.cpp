@@ -171,6 +171,8 @@ void parseGroup(const Fields &f, Plan &plan, Interner &names) {
     g.unitsPerStage = f.integer("units_per_stage", 1);
     if (g.unitsPerStage < 1)
       f.fail("units_per_stage", "must be at least 1");
+    if (g.unitsPerStage > (int64_t(1) << 20))
+      f.fail("units_per_stage", "more than 2^20 units per stage");
     auto sliceRef = [&](const Fields &st, const char *key) {
       int64_t s = st.integer(key);
       if (s < -1 || s >= static_cast<int64_t>(g.slices.size()))
@@ -205,6 +207,10 @@ void parseGroup(const Fields &f, Plan &plan, Interner &names) {
       r.size = rj.integer("size");
       if (r.t1 <= r.t0 || r.size < 0 || r.addr < 0)
         rj.fail("", "empty time range or negative address/size");
+      // Time units run over the group's stages (units_per_stage each); none lives past the last one.
+      if (r.t1 > static_cast<int64_t>(std::max<size_t>(g.steps.size(), 1)) * g.unitsPerStage)
+        rj.fail("t1", "time unit " + std::to_string(r.t1) + " is beyond the group's " + std::to_string(g.steps.size()) +
+                          " stages of " + std::to_string(g.unitsPerStage) + " units");
       g.rects.push_back(r);
     }
   }
@@ -319,8 +325,12 @@ Plan parse(simdjson::dom::element root, const std::string &source) {
     b.start = bj.integer("start");
     b.end = bj.integer("end");
     b.io = bj.boolean("io", false);
-    if (b.end < b.start || b.size < 0)
+    if (b.end < b.start || b.size < 0 || b.start < 0)
       bj.fail("", "lifetime ends before it starts or negative size");
+    // Lifetimes are group steps: at most one past the last group (graph outputs).
+    if (b.end > static_cast<int64_t>(plan.groups.size()))
+      bj.fail("end", "group step " + std::to_string(b.end) + " of a plan with " + std::to_string(plan.groups.size()) +
+                         " groups");
     plan.gmem.buffers.push_back(b);
   }
   for (const Fields &wj : gm.array("weights").objects()) {

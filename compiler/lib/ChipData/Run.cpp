@@ -59,6 +59,22 @@ void ChipRun::derive() {
     m_groupSpans = chip::groupSpans(*m_trace);
     m_opRuns = chip::opRuns(*m_trace);
     m_stepSpans = chip::stepSpans(*m_trace);
+    const size_t ops = m_trace->ops.size();
+    for (int e = 0; e < kEngines; ++e) {
+      const auto &cmds = m_trace->commands[e];
+      std::vector<uint32_t> &start = m_opStart[e], &list = m_opCommands[e];
+      start.assign(ops + 2, 0);
+      for (const Command &c : cmds)
+        if (c.op >= 0)
+          ++start[c.op + 2];
+      for (size_t o = 2; o < start.size(); ++o)
+        start[o] += start[o - 1];
+      list.resize(start.back());
+      for (size_t i = 0; i < cmds.size(); ++i)
+        if (cmds[i].op >= 0)
+          list[start[cmds[i].op + 1]++] = static_cast<uint32_t>(i);
+      start.pop_back(); // now start[o] .. start[o + 1] are op o's
+    }
   }
   if (m_plan)
     m_ddr = ddrOccupancy(*m_plan);
@@ -81,6 +97,14 @@ void ChipRun::derive() {
         m_groupSpanIndex[g] = static_cast<int>(i);
     }
   }
+}
+
+std::span<const uint32_t> ChipRun::commandsOf(Engine e, int op) const {
+  const auto &start = m_opStart[static_cast<int>(e)];
+  if (op < 0 || static_cast<size_t>(op) + 1 >= start.size())
+    return {};
+  const auto &list = m_opCommands[static_cast<int>(e)];
+  return std::span<const uint32_t>(list.data() + start[op], start[op + 1] - start[op]);
 }
 
 int ChipRun::traceOpOf(int planOp) const {

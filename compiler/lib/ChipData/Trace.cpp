@@ -446,9 +446,16 @@ std::string_view eventText(std::string_view line) {
 /// The streamed read of a version-2 file. Returns false (and leaves `t` untouched) when the file does
 /// not have version 2's layout, so the caller reads it whole.
 bool readStreamed(std::FILE *f, Trace &t, bool headerOnly) {
-  constexpr size_t kChunk = 16 << 20;
   constexpr std::string_view kEventsLine = "\"traceEvents\": [";
-  std::vector<char> buf(kChunk + simdjson::SIMDJSON_PADDING);
+  // 16 MB chunks, or the whole file when it is smaller (+1: the read that sees the end of the file).
+  size_t chunk = 16 << 20;
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    long size = std::ftell(f);
+    if (size >= 0)
+      chunk = std::min<size_t>(chunk, std::max<size_t>(static_cast<size_t>(size) + 1, 4096));
+    std::rewind(f);
+  }
+  std::vector<char> buf(chunk + simdjson::SIMDJSON_PADDING);
   std::string header;
   size_t have = 0, lineNo = 0;
   bool inEvents = false, ended = false;
@@ -461,12 +468,12 @@ bool readStreamed(std::FILE *f, Trace &t, bool headerOnly) {
   bool eof = false;
   while (!eof || have > 0) {
     if (!eof) {
-      if (have == kChunk) {
+      if (have == chunk) {
         if (!inEvents)
           return false; // a header line longer than the buffer: not our layout
         throw ParseError{"line " + std::to_string(lineNo + 1) + ": an event line longer than 16 MB"};
       }
-      size_t n = std::fread(buf.data() + have, 1, kChunk - have, f);
+      size_t n = std::fread(buf.data() + have, 1, chunk - have, f);
       if (std::ferror(f))
         throw ParseError{"read error"};
       have += n;
@@ -518,8 +525,11 @@ bool readStreamed(std::FILE *f, Trace &t, bool headerOnly) {
         ended = true;
         continue;
       }
-      if (text.front() != '{' || text.back() != '}')
+      if (text.front() != '{' || text.back() != '}') {
+        if (!nl && eof) // the last bytes of the file, cut inside an event
+          throw ParseError{"line " + std::to_string(lineNo) + ": the file ends inside an event (truncated?)"};
         return false; // an event over several lines: not version 2's layout, read the whole document
+      }
       lines.push_back(text);
       lineNumbers.push_back(lineNo);
     }

@@ -259,6 +259,38 @@ TEST(ChipAnalysis, LodColumnsSumToTheBusyTime) {
   }
 }
 
+TEST(ChipAnalysis, LodColumnsOfADenseRowUsePrefixSums) {
+  // Many more commands than columns: the columns come from the prefix sums, still exact.
+  std::vector<Command> row;
+  std::mt19937 rng(11);
+  int64_t t = 0;
+  for (int i = 0; i < 100000; ++i) {
+    Command c;
+    c.start = t + rng() % 7;
+    c.end = c.start + 1 + rng() % 40;
+    c.id = static_cast<uint32_t>(i + 1);
+    row.push_back(c);
+    t = c.end;
+  }
+  BusyIndex bi(row);
+  for (int columns : {1, 37, 100, 1600}) {
+    int64_t a = 12345, b = t - 999;
+    auto cols = aggregateColumns(row, bi, a, b, columns);
+    int64_t sum = 0;
+    uint64_t counted = 0;
+    for (const LodColumn &col : cols) {
+      sum += col.busy;
+      counted += col.count;
+      if (col.busy > 0) {
+        ASSERT_GE(col.dominant, 0);
+        EXPECT_GT(col.count, 0u);
+      }
+    }
+    EXPECT_EQ(sum, bi.busy(a, b)) << columns << " columns";
+    EXPECT_GE(counted, 100000u / 2) << columns << " columns"; // every command counted in its columns
+  }
+}
+
 TEST(ChipAnalysis, IdleAttributionKnownAnswer) {
   Trace t = parsed(kTrace);
   auto idle = attributeIdle(t);
@@ -289,8 +321,12 @@ TEST(ChipAnalysis, CriticalPathKnownAnswer) {
       {Engine::GDMA, 2}, {Engine::TIU, 2}, {Engine::TIU, 1}, {Engine::GDMA, 1}, {Engine::GDMA, 0}};
   EXPECT_EQ(cp.chain, want);
   EXPECT_EQ(cp.cycles, 90);
+  EXPECT_EQ(cp.engineCycles[0], 20);
+  EXPECT_EQ(cp.engineCycles[1], 70);
   EXPECT_EQ(cp.on[0], (std::vector<uint8_t>{0, 1, 1}));
   EXPECT_EQ(cp.on[1], (std::vector<uint8_t>{1, 1, 1}));
+  EXPECT_EQ(cp.count[0], (std::vector<uint32_t>{0, 0, 1, 2}));
+  EXPECT_EQ(cp.count[1], (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
 TEST(ChipAnalysis, DdrOccupancyAndLowerBound) {
@@ -354,6 +390,18 @@ TEST(ChipRun, LinksPlanAndTraceByName) {
   EXPECT_GT(end, start);
   EXPECT_EQ(r.groupAt(start), 0);
   EXPECT_FALSE(r.plannedLmem().empty());
+  // Commands by op: every command once, under its own op.
+  for (Engine e : {Engine::TIU, Engine::GDMA}) {
+    size_t total = 0;
+    for (int op = 0; op < static_cast<int>(r.trace()->ops.size()); ++op)
+      for (uint32_t i : r.commandsOf(e, op)) {
+        EXPECT_EQ(r.trace()->of(e)[i].op, op);
+        ++total;
+      }
+    EXPECT_EQ(total, r.trace()->of(e).size());
+  }
+  EXPECT_TRUE(r.commandsOf(Engine::TIU, -1).empty());
+  EXPECT_TRUE(r.commandsOf(Engine::TIU, 100000).empty());
   // The simulator never holds more LMEM than the plan placed for the same stage.
   for (const Divergence &d : r.divergences())
     ADD_FAILURE() << "divergence [" << d.start << ", " << d.end << ") group " << d.group << " step " << d.step

@@ -44,8 +44,12 @@ struct LodColumn {
   uint32_t count = 0;    ///< Commands touching the column.
 };
 
-/// Aggregates the commands of a row that overlap [t0, t1) into `columns` equal columns. Work is
-/// proportional to the commands in the range plus the columns.
+/// Aggregates the commands of a row that overlap [t0, t1) into `columns` equal columns; the columns tile
+/// the range, so their busy cycles sum to the row's busy time in it exactly. Up to 8 commands per column
+/// on average, each command is visited (work ~ commands in range + columns) and `dominant` is the one
+/// covering most of its column; beyond that every column is summed from the prefix sums in O(log n) and
+/// `dominant` is the command at the column's middle (or the first in it), so the work no longer grows with
+/// the commands a zoomed-out view holds.
 std::vector<LodColumn> aggregateColumns(const std::vector<Command> &commands, const BusyIndex &index, int64_t t0,
                                         int64_t t1, int columns);
 
@@ -92,8 +96,11 @@ std::array<EngineIdle, kEngines> attributeIdle(const Trace &t);
 /// on the engine). Per engine, a flag per command.
 struct CriticalPath {
   std::array<std::vector<uint8_t>, kEngines> on;
+  /// Per engine: count[i] = critical commands among the first i (views test a range in O(1)).
+  std::array<std::vector<uint32_t>, kEngines> count;
   std::vector<std::pair<Engine, int>> chain; ///< Latest first.
   int64_t cycles = 0;                        ///< Sum of the chain's durations.
+  std::array<int64_t, kEngines> engineCycles{}; ///< Of which on each engine.
 };
 CriticalPath criticalPath(const Trace &t);
 

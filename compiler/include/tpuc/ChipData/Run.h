@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace tpuc::chip {
@@ -47,6 +48,9 @@ public:
   const std::vector<CounterSample> &plannedLmem() const { return m_plannedLmem; }
   const std::vector<Divergence> &divergences() const { return m_divergences; }
 
+  /// The commands of trace op `op` on an engine: indices into Trace::commands, in start order.
+  std::span<const uint32_t> commandsOf(Engine e, int op) const;
+
   /// Op names shared by plan and trace (TPU-MLIR tensor names): the trace op of a plan op and back, -1
   /// when the other side has no op of that name.
   int traceOpOf(int planOp) const;
@@ -74,6 +78,8 @@ private:
   std::vector<Divergence> m_divergences;
   std::vector<int> m_planToTrace, m_traceToPlan;
   std::vector<int> m_groupSpanIndex; ///< Per plan group, index into m_groupSpans or -1.
+  /// Per engine, commands grouped by op (CSR): op o's are m_opCommands[m_opStart[o] .. m_opStart[o + 1]).
+  std::array<std::vector<uint32_t>, kEngines> m_opStart, m_opCommands;
 };
 
 /// Memory as one CSV table (long format, one record per row): `ddr_buffer` and `weight` rows from the plan's
