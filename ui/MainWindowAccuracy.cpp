@@ -6,6 +6,7 @@
 #include "ui/views/AccuracyView.h"
 #include "ui/views/ChipViewsTab.h"
 
+#include <QMessageBox>
 #include <QTabWidget>
 
 namespace tpuc::ui {
@@ -67,9 +68,11 @@ ChipViewsTab *MainWindow::openChipViews(qint64 runId, int page) {
     if (!chipArtifactsOf(p, it->id).empty())
       runId = it->id;
   if (runId < 0) {
-    showError(tr("No Chip Views Yet"),
-              tr("No run has a backend plan or engine trace yet: deploy a compile configuration (Run ▸ Deploy to Tpu) "
-                 "to see its layer groups, memory and engine timeline."));
+    const QString hint = tr("No run has a backend plan or engine trace yet: deploy a compile configuration (Run ▸ "
+                            "Deploy to Tpu) to see its layer groups, memory and engine timeline.");
+    m_context->log(LogLevel::Info, hint);
+    if (m_interactive)
+      QMessageBox::information(this, tr("No Chip Views Yet"), hint);
     return nullptr;
   }
   for (int i = 0; i < m_tabs->count(); ++i)

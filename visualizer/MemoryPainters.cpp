@@ -360,7 +360,12 @@ void LmemTimeChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int
   c.text(QRectF(area.left(), area.top(), area.width(), line * 1.4), Qt::AlignLeft | Qt::AlignVCenter, title,
          div.empty() ? s.text : s.warning, true);
   c.rect(plot, Style{s.faded(s.grid, 0.6), s.axis});
-  const double top = static_cast<double>(std::max<int64_t>(1, std::max({capacity, simPeak, plannedPeak})));
+  // The axis ends a little above the highest curve when that is under 60 % of the lane (the capacity is
+  // then named in the title), else at the capacity.
+  const int64_t highest = std::max<int64_t>(1, std::max(simPeak, plannedPeak));
+  const bool zoomed = highest < capacity * 6 / 10;
+  const double step = std::exp2(std::ceil(std::log2(std::max(1.0, highest / 8.0))));
+  const double top = zoomed ? std::ceil(highest * 1.1 / step) * step : static_cast<double>(std::max(capacity, highest));
   auto y = [&](double b) { return plot.bottom() - b / top * plot.height(); };
   auto x = [&](double cyc) { return plot.left() + (cyc - t0) / static_cast<double>(t1 - t0) * plot.width(); };
   for (double v : byteTicks(top, std::max(2, static_cast<int>(plot.height() / (2.5 * line))))) {
@@ -438,8 +443,9 @@ void LmemTimeChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int
   }
   c.polyline(curve(t->lmem), s.text, 1.5);
   c.clearClip();
-  c.line(QPointF(plot.left(), y(static_cast<double>(capacity))), QPointF(plot.right(), y(static_cast<double>(capacity))),
-         s.capacity, 2);
+  if (!zoomed)
+    c.line(QPointF(plot.left(), y(static_cast<double>(capacity))), QPointF(plot.right(), y(static_cast<double>(capacity))),
+           s.capacity, 2);
   // Legend.
   QRectF leg(plot.left() + 6, plot.top() + 4, plot.width() - 12, line);
   QColor fill = s.bufferColor(BufferKind::Intermediate);
@@ -450,6 +456,9 @@ void LmemTimeChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int
   c.line(QPointF(lx, leg.center().y()), QPointF(lx + line, leg.center().y()), s.text, 2);
   c.text(QRectF(lx + line * 1.3, leg.top(), 220, line), Qt::AlignLeft | Qt::AlignVCenter,
          QStringLiteral("simulated (trace counter)"), s.text);
+  if (zoomed)
+    c.text(QRectF(leg.left(), leg.top(), leg.width(), line), Qt::AlignRight | Qt::AlignVCenter,
+           QStringLiteral("axis zoomed to the curves: capacity %1 is above").arg(byteSize(capacity)), s.capacity);
   if (cursor >= t0 && cursor < t1)
     c.line(QPointF(x(static_cast<double>(cursor)), plot.top()), QPointF(x(static_cast<double>(cursor)), plot.bottom()),
            s.cursor, 2);

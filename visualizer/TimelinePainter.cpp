@@ -284,7 +284,13 @@ void TimelinePainter::paint(Canvas &c, const QRectF &area, const ChipStyle &s, c
                          .arg(cp.cycles ? 100.0 * (cp.cycles - critTiu) / cp.cycles : 0, 0, 'f', 0);
   if (st.showCritical)
     critical += QStringLiteral(" (marked red)");
-  QString lines[3] = {QString::fromStdString(idle[0].summary), QString::fromStdString(idle[1].summary), critical};
+  auto idleLine = [&](const EngineIdle &e) {
+    QString line = QString::fromStdString(e.summary);
+    if (!e.breakdown.empty())
+      line += QStringLiteral(" — by kind: ") + QString::fromStdString(e.breakdown);
+    return line;
+  };
+  QString lines[3] = {idleLine(idle[0]), idleLine(idle[1]), critical};
   for (int i = 0; i < 3; ++i)
     c.text(QRectF(lay.footer.left() + 4, lay.footer.top() + i * 1.1 * line, lay.footer.width() - 8, line),
            Qt::AlignLeft | Qt::AlignVCenter, lines[i], i == 2 ? s.critical : s.text);

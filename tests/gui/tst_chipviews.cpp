@@ -319,9 +319,11 @@ void TestChipViews::idleAttributionAndCriticalPath() {
   CountingCanvas c;
   c.setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
   painter.paint(c, QRectF(0, 0, 1200, 400), vis::ChipStyle(vis::figurePalette(false)), {});
-  QVERIFY2(c.textLines.contains(QStringLiteral("TIU idle 56 % of the run, 50 % of that waiting on GDMA loads of B's inputs")),
+  QVERIFY2(c.textLines.contains(QStringLiteral("TIU idle 56 % of the run, 50 % of that waiting on GDMA loads of B's inputs "
+                                               "— by kind: input loads 50 %, stores 30 %, weight loads 20 %")),
            qPrintable(c.textLines.join('\n')));
-  QVERIFY(c.textLines.contains(QStringLiteral("GDMA idle 22 % of the run, 100 % of that waiting on TIU compute of C")));
+  QVERIFY(c.textLines.contains(
+      QStringLiteral("GDMA idle 22 % of the run, 100 % of that waiting on TIU compute of C — by kind: compute 100 %")));
   QVERIFY(c.textLines.filter(QStringLiteral("Critical path: 5 commands, 90 cycles")).size() == 1);
   QVERIFY(c.textLines.contains(QStringLiteral("TIU 44.4 % busy")));
   // A command's tooltip: its arguments, the command it waited for and that it is on the critical path.

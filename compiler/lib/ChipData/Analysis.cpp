@@ -237,6 +237,24 @@ std::array<EngineIdle, kEngines> attributeIdle(const Trace &t) {
       s += ", " + percent(static_cast<double>(r.causes.front().cycles) / r.idle) + " of that waiting on " +
            r.causes.front().text;
     r.summary = s;
+    // By kind of wait.
+    std::map<std::string, int64_t> byKind;
+    for (const IdleCause &c : r.causes) {
+      std::string kind = c.op < 0 ? (c.tail ? "the end of the run" : "unexplained gaps")
+                         : c.kind == CmdKind::Load ? (c.weight ? "weight loads" : "input loads")
+                         : c.kind == CmdKind::Store ? "stores"
+                         : c.kind == CmdKind::Copy ? "copies"
+                         : c.kind == CmdKind::Compute ? "compute"
+                         : c.kind == CmdKind::Global ? "global ops"
+                                                     : "other commands";
+      byKind[kind] += c.cycles;
+    }
+    std::vector<std::pair<int64_t, std::string>> kinds;
+    for (auto &[kind, cycles] : byKind)
+      kinds.emplace_back(cycles, kind);
+    std::stable_sort(kinds.begin(), kinds.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    for (auto &[cycles, kind] : kinds)
+      r.breakdown += (r.breakdown.empty() ? "" : ", ") + kind + " " + percent(static_cast<double>(cycles) / r.idle);
   }
   return result;
 }

@@ -306,6 +306,7 @@ TEST(ChipAnalysis, IdleAttributionKnownAnswer) {
   EXPECT_EQ(tiu.causes[2].cycles, 10);
   EXPECT_EQ(tiu.causes[2].text, "GDMA loads of A's weights");
   EXPECT_EQ(tiu.summary, "TIU idle 56 % of the run, 50 % of that waiting on GDMA loads of B's inputs");
+  EXPECT_EQ(tiu.breakdown, "input loads 50 %, stores 30 %, weight loads 20 %");
   const EngineIdle &gdma = idle[1];
   EXPECT_EQ(gdma.busy, 70);
   EXPECT_EQ(gdma.idle, 20);

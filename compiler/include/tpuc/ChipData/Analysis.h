@@ -84,6 +84,9 @@ struct EngineIdle {
   std::vector<IdleCause> causes;       ///< Largest first.
   /// "TIU idle 18 % of the run, 60 % of that waiting on GDMA loads of layer3.0.conv1's weights".
   std::string summary;
+  /// The idle time by what was waited for, largest first: "weight loads 64 %, input loads 21 %, stores 9 %,
+  /// the end of the run 6 %" (empty when the engine was never idle).
+  std::string breakdown;
 };
 
 /// For each gap of an engine, the command of the other engine it waited for (its start is that
