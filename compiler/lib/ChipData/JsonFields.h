@@ -46,24 +46,35 @@ public:
     return node.is_object() && !node[key].get(v) && !v.is_null();
   }
 
-  int64_t integer(const char *key) const { return at(key).asInt(); }
+  // Scalars are read without building the child's path: it is made only for an error message.
+  int64_t integer(const char *key) const {
+    int64_t out;
+    if (!toInt(value(key), out))
+      fail(key, "expected an integer of at most 2^42");
+    return out;
+  }
   int64_t integer(const char *key, int64_t fallback) const { return has(key) ? integer(key) : fallback; }
   double number(const char *key) const {
-    Fields v = at(key);
-    if (!v.node.is_number())
-      v.fail("", "expected a number");
-    return v.node.get_double().value_unsafe();
+    simdjson::dom::element v = value(key);
+    if (!v.is_number())
+      fail(key, "expected a number");
+    return v.get_double().value_unsafe();
   }
   double number(const char *key, double fallback) const { return has(key) ? number(key) : fallback; }
   bool boolean(const char *key, bool fallback) const {
     if (!has(key))
       return fallback;
-    Fields v = at(key);
-    if (!v.node.is_bool())
-      v.fail("", "expected true or false");
-    return v.node.get_bool().value_unsafe();
+    simdjson::dom::element v = value(key);
+    if (!v.is_bool())
+      fail(key, "expected true or false");
+    return v.get_bool().value_unsafe();
   }
-  std::string string(const char *key) const { return at(key).asString(); }
+  std::string string(const char *key) const {
+    std::string_view s;
+    if (value(key).get_string().get(s))
+      fail(key, "expected a string");
+    return std::string(s);
+  }
   std::string string(const char *key, const std::string &fallback) const {
     return has(key) ? string(key) : fallback;
   }
@@ -80,10 +91,22 @@ public:
     return v;
   }
 
+  /// A two-integer array ([begin, end]) at `key`, read without building children.
+  std::pair<int64_t, int64_t> intPair(const char *key) const {
+    simdjson::dom::array arr;
+    if (value(key).get_array().get(arr) || arr.size() != 2)
+      fail(key, "expected [begin, end]");
+    int64_t a = 0, b = 0;
+    auto it = arr.begin();
+    if (!toInt(*it, a) || !toInt(*++it, b))
+      fail(key, "expected integers of at most 2^42");
+    return {a, b};
+  }
+
   /// This node as a value.
   int64_t asInt() const {
     int64_t out;
-    if (!toInt(out))
+    if (!toInt(node, out))
       fail("", "expected an integer of at most 2^42");
     return out;
   }
@@ -127,16 +150,17 @@ private:
   Fields(simdjson::dom::element node, const std::string &source, std::string path)
       : node(node), source(source), path(std::move(path)) {}
   std::string child(const std::string &key) const { return path.empty() ? key : path + "." + key; }
-  Fields at(const char *key) const {
+  simdjson::dom::element value(const char *key) const {
     simdjson::dom::element v;
     if (!node.is_object() || node[key].get(v))
       fail(key, "missing");
-    return Fields(v, source, child(key));
+    return v;
   }
+  Fields at(const char *key) const { return Fields(value(key), source, child(key)); }
   /// Integers the views compute with: |x| <= 2^42 (4 TB, 4e12 cycles), so sums over millions of them
   /// cannot overflow.
   static constexpr int64_t kLimit = int64_t(1) << 42;
-  bool toInt(int64_t &out) const {
+  static bool toInt(simdjson::dom::element node, int64_t &out) {
     if (node.is_int64()) {
       out = node.get_int64().value_unsafe();
       return out >= -kLimit && out <= kLimit;

@@ -113,13 +113,10 @@ Box parseBox(const Fields &f) {
   Box b;
   const char *names[] = {"n", "c", "h", "w"};
   for (int d = 0; d < 4; ++d) {
-    Fields r = f.array(names[d]);
-    std::vector<Fields> ends = r.items();
-    if (ends.size() != 2)
-      r.fail("", "expected [begin, end]");
-    b[d] = {ends[0].asInt(), ends[1].asInt()};
-    if (b[d].end < b[d].begin)
-      r.fail("", "range ends before it begins");
+    auto [begin, end] = f.intPair(names[d]);
+    if (end < begin)
+      f.fail(names[d], "range ends before it begins");
+    b[d] = {begin, end};
   }
   return b;
 }

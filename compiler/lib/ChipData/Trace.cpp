@@ -144,6 +144,12 @@ CmdKind kindOf(std::string_view cat) {
   return CmdKind::Other;
 }
 
+/// A key's length and first two characters: distinct for every key readEvent knows.
+constexpr uint32_t keyCode(std::string_view k) {
+  return static_cast<uint32_t>(k.size() << 16) | (k.size() > 0 ? static_cast<uint8_t>(k[0]) << 8 : 0u) |
+         (k.size() > 1 ? static_cast<uint8_t>(k[1]) : 0u);
+}
+
 /// Reads one trace event into `out`; events that are neither commands nor known counters are skipped.
 void readEvent(dom::object obj, const Context &ctx, Batch &out) {
   std::string_view name, cat, ph;
@@ -151,58 +157,109 @@ void readEvent(dom::object obj, const Context &ctx, Batch &out) {
   double ts = 0, dur = 0;
   bool hasTs = false;
   Command c;
-  int64_t start = -1, end = -1, id = 0, wait = 0, op = -1, cycles = 0, counter = -1;
+  int64_t start = -1, end = -1, id = 0, wait = 0, op = -1, counter = -1;
+  // Keys are told apart by length and first two characters (one switch), then confirmed: a million events
+  // compare ~25 keys each.
   for (dom::key_value_pair field : obj) {
     std::string_view key = field.key;
     dom::element v = field.value;
-    if (key == "name")
-      name = toString(v, "name");
-    else if (key == "cat")
-      cat = toString(v, "cat");
-    else if (key == "ph")
-      ph = toString(v, "ph");
-    else if (key == "tid")
-      tid = toInt(v, "tid");
-    else if (key == "ts") {
-      ts = toDouble(v, "ts");
-      hasTs = true;
-    } else if (key == "dur")
-      dur = toDouble(v, "dur");
-    else if (key == "cycle")
-      cycle = toInt(v, "cycle");
-    else if (key == "args") {
+    switch (keyCode(key)) {
+    case keyCode("name"):
+      if (key == "name")
+        name = toString(v, "name");
+      break;
+    case keyCode("cat"):
+      if (key == "cat")
+        cat = toString(v, "cat");
+      break;
+    case keyCode("ph"):
+      if (key == "ph")
+        ph = toString(v, "ph");
+      break;
+    case keyCode("tid"):
+      if (key == "tid")
+        tid = toInt(v, "tid");
+      break;
+    case keyCode("ts"):
+      if (key == "ts") {
+        ts = toDouble(v, "ts");
+        hasTs = true;
+      }
+      break;
+    case keyCode("dur"):
+      if (key == "dur")
+        dur = toDouble(v, "dur");
+      break;
+    case keyCode("cycle"):
+      if (key == "cycle")
+        cycle = toInt(v, "cycle");
+      break;
+    case keyCode("args"): {
+      if (key != "args")
+        break;
       dom::object args;
       check(v.get_object().get(args), "args");
       for (dom::key_value_pair af : args) {
         std::string_view ak = af.key;
         dom::element av = af.value;
-        if (ak == "id")
-          id = toInt(av, "args.id");
-        else if (ak == "wait")
-          wait = toInt(av, "args.wait");
-        else if (ak == "op")
-          op = toInt(av, "args.op");
-        else if (ak == "group")
-          c.group = static_cast<int32_t>(std::clamp<int64_t>(toInt(av, "args.group"), -1, INT32_MAX));
-        else if (ak == "slice")
-          c.slice = static_cast<int32_t>(std::clamp<int64_t>(toInt(av, "args.slice"), -1, INT32_MAX));
-        else if (ak == "step")
-          c.step = static_cast<int32_t>(std::clamp<int64_t>(toInt(av, "args.step"), -1, INT32_MAX));
-        else if (ak == "start")
-          start = toInt(av, "args.start");
-        else if (ak == "end")
-          end = toInt(av, "args.end");
-        else if (ak == "cycles")
-          cycles = toInt(av, "args.cycles");
-        else if (ak == "ddr")
-          c.ddr = static_cast<uint64_t>(std::max<int64_t>(0, toInt(av, "args.ddr")));
-        else if (ak == "bytes")
-          c.bytes = static_cast<uint32_t>(std::clamp<int64_t>(toInt(av, "args.bytes"), 0, UINT32_MAX));
-        else if (ak == "weight")
-          c.weight = toBool(av, "args.weight");
-        else if (ak == "bytes_per_lane" || ak == "activation_bytes")
-          counter = toInt(av, "counter value");
+        switch (keyCode(ak)) {
+        case keyCode("id"):
+          if (ak == "id")
+            id = toInt(av, "args.id");
+          break;
+        case keyCode("wait"):
+          if (ak == "wait")
+            wait = toInt(av, "args.wait");
+          break;
+        case keyCode("op"):
+          if (ak == "op")
+            op = toInt(av, "args.op");
+          break;
+        case keyCode("group"):
+          if (ak == "group")
+            c.group = static_cast<int32_t>(std::clamp<int64_t>(toInt(av, "args.group"), -1, INT32_MAX));
+          break;
+        case keyCode("slice"):
+          if (ak == "slice")
+            c.slice = static_cast<int32_t>(std::clamp<int64_t>(toInt(av, "args.slice"), -1, INT32_MAX));
+          break;
+        case keyCode("step"):
+          if (ak == "step")
+            c.step = static_cast<int32_t>(std::clamp<int64_t>(toInt(av, "args.step"), -1, INT32_MAX));
+          break;
+        case keyCode("start"):
+          if (ak == "start")
+            start = toInt(av, "args.start");
+          break;
+        case keyCode("end"):
+          if (ak == "end")
+            end = toInt(av, "args.end");
+          break;
+        case keyCode("ddr"):
+          if (ak == "ddr")
+            c.ddr = static_cast<uint64_t>(std::max<int64_t>(0, toInt(av, "args.ddr")));
+          break;
+        case keyCode("bytes"):
+          if (ak == "bytes")
+            c.bytes = static_cast<uint32_t>(std::clamp<int64_t>(toInt(av, "args.bytes"), 0, UINT32_MAX));
+          break;
+        case keyCode("weight"):
+          if (ak == "weight")
+            c.weight = toBool(av, "args.weight");
+          break;
+        case keyCode("bytes_per_lane"):
+        case keyCode("activation_bytes"):
+          if (ak == "bytes_per_lane" || ak == "activation_bytes")
+            counter = toInt(av, "counter value");
+          break;
+        default: // cycles, type, and whatever else a tool adds
+          break;
+        }
       }
+      break;
+    }
+    default:
+      break;
     }
   }
   if (ph == "C") {
@@ -229,7 +286,6 @@ void readEvent(dom::object obj, const Context &ctx, Batch &out) {
     fail("command " + std::to_string(id) + " ends before it starts");
   if (id < 1 || id > UINT32_MAX || wait < 0 || wait > UINT32_MAX)
     fail("command id or wait out of range");
-  (void)cycles;
   c.start = start;
   c.end = end;
   c.id = static_cast<uint32_t>(id);
@@ -356,6 +412,7 @@ void parseDocument(dom::parser &parser, const char *data, size_t size, Trace &t,
 void parseLines(dom::parser &parser, const std::vector<std::string_view> &lines, size_t begin, size_t end,
                 const char *bufferEnd, const Context &ctx, Batch &out, std::string &error) {
   try {
+    out.commands.reserve(out.commands.size() + (end - begin));
     for (size_t i = begin; i < end; ++i) {
       std::string_view text = lines[i];
       // The chunk buffer holds readable bytes after every line, so simdjson needs no copy.
