@@ -10,6 +10,7 @@
 
 #include "tpuc/ChipData/Run.h"
 #include "tpuc/ChipDataGen.h"
+#include "tpuc/Testing/PeakRss.h"
 #include "visualizer/EngineTimeline.h"
 #include "visualizer/LayerGroupView.h"
 #include "visualizer/MemoryTimeline.h"
@@ -31,14 +32,7 @@ using namespace tpuc;
 
 namespace {
 
-long peakRssMb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0)
-      return std::stol(line.substr(6)) / 1024;
-  return -1;
-}
+long peakRssMb() { return testsupport::peakRssKb() / 1024; }
 
 double ms(const QElapsedTimer &t) { return static_cast<double>(t.nsecsElapsed()) / 1e6; }
 

@@ -10,6 +10,7 @@
 
 #include "tpuc/Graph/GraphExtract.h"
 #include "tpuc/Graph/GraphSynthetic.h"
+#include "tpuc/Testing/PeakRss.h"
 #include "visualizer/GraphView.h"
 
 #include "mlir/Parser/Parser.h"
@@ -26,17 +27,10 @@
 #include <vector>
 
 using namespace tpuc;
+using tpuc::testsupport::peakRssKb;
 
 namespace {
 
-long peakRssKb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmHWM:", 0) == 0)
-      return std::stol(line.substr(6));
-  return -1;
-}
 
 struct Figures {
   double graphMs = 0, firstViewMs = 0, layoutMs = 0, paintMs = 0, expandMs = 0, repeatMs = 0;

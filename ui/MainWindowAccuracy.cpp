@@ -49,9 +49,8 @@ AccuracyView *MainWindow::openAccuracy(qint64 runId) {
       m_tabs->setCurrentIndex(i);
       return view;
     }
-  const auto &runs = m_context->project().runs;
-  auto run = std::find_if(runs.begin(), runs.end(), [runId](const auto &r) { return r.id == runId; });
-  if (run == runs.end() || accuracyOfRun(*run).layers.empty())
+  const project::RunRecord *run = m_context->project().findRun(runId);
+  if (!run || accuracyOfRun(*run).layers.empty())
     return nullptr;
   auto *view = new AccuracyView(m_context, runId, m_tabs);
   view->setProperty("tpucRunId", runId);
@@ -83,10 +82,8 @@ ChipViewsTab *MainWindow::openChipViews(qint64 runId, int page) {
     }
   auto *tab = new ChipViewsTab(m_context, runId, m_tabs);
   tab->showPage(static_cast<ChipViewsTab::Page>(page));
-  QString name;
-  for (const project::RunRecord &r : p.runs)
-    if (r.id == runId)
-      name = QString::fromStdString(r.configName);
+  const project::RunRecord *run = p.findRun(runId);
+  const QString name = run ? QString::fromStdString(run->configName) : QString();
   m_tabs->setCurrentIndex(m_tabs->addTab(tab, tr("Chip: %1").arg(name.isEmpty() ? tr("run #%1").arg(runId) : name)));
   return tab;
 }

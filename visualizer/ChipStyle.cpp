@@ -81,8 +81,6 @@ QColor ChipStyle::command(chip::CmdKind kind, bool weight) const {
     return bufferColor(chip::BufferKind::Output);
   case chip::CmdKind::Copy:
     return mix(text, background, 0.5);
-  case chip::CmdKind::Other:
-    break;
   }
   return mix(text, background, 0.6);
 }

@@ -146,6 +146,14 @@ struct Project {
   std::map<std::string, std::string> viewState; ///< UI state (open tabs, splitter sizes, ...)
   std::string notes;
   bool operator==(const Project &) const = default;
+
+  /// The run with id `id`, or null.
+  const RunRecord *findRun(std::int64_t id) const {
+    for (const RunRecord &r : runs)
+      if (r.id == id)
+        return &r;
+    return nullptr;
+  }
 };
 
 } // namespace tpuc::project

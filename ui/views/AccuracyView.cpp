@@ -28,13 +28,6 @@ namespace tpuc::ui {
 
 namespace {
 
-const project::RunRecord *findRun(const project::Project &p, qint64 id) {
-  for (const project::RunRecord &r : p.runs)
-    if (r.id == id)
-      return &r;
-  return nullptr;
-}
-
 QString runLabel(const project::RunRecord &r) {
   return QStringLiteral("#%1 %2 (%3)").arg(r.id).arg(QString::fromStdString(r.configName),
                                                       QString::fromStdString(r.finished));
@@ -157,7 +150,7 @@ void AccuracyView::setFilterMode(AccuracyFilter::Mode mode) {
 }
 
 void AccuracyView::reloadRun() {
-  if (const project::RunRecord *run = findRun(m_context->project(), m_runId)) {
+  if (const project::RunRecord *run = m_context->project().findRun(m_runId)) {
     m_title = runLabel(*run);
     m_model->setReport(accuracyOfRun(*run));
   }
@@ -217,7 +210,7 @@ void AccuracyView::compareWithRun(qint64 runId) {
   m_previousRun = -1;
   m_previousReport = {};
   QHash<QString, double> cosines;
-  if (const project::RunRecord *run = runId >= 0 ? findRun(m_context->project(), runId) : nullptr) {
+  if (const project::RunRecord *run = runId >= 0 ? m_context->project().findRun(runId) : nullptr) {
     m_previousRun = runId;
     m_previousReport = accuracyOfRun(*run);
     for (const LayerAccuracy &l : m_previousReport.layers)

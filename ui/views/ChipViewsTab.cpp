@@ -27,13 +27,6 @@ namespace tpuc::ui {
 
 namespace {
 
-const project::RunRecord *findRun(const project::Project &p, qint64 id) {
-  for (const project::RunRecord &r : p.runs)
-    if (r.id == id)
-      return &r;
-  return nullptr;
-}
-
 ChipArtifacts ownArtifacts(const project::RunRecord &r) {
   ChipArtifacts a;
   for (const project::ArtifactRef &ref : r.artifacts) {
@@ -73,7 +66,7 @@ Loaded loadRecords(const ChipArtifacts &a) {
 } // namespace
 
 ChipArtifacts chipArtifactsOf(const project::Project &project, qint64 runId) {
-  const project::RunRecord *run = findRun(project, runId);
+  const project::RunRecord *run = project.findRun(runId);
   if (!run)
     return {};
   ChipArtifacts a = ownArtifacts(*run);
@@ -170,7 +163,7 @@ ChipViewsTab::ChipViewsTab(StudioContext *context, qint64 runId, QWidget *parent
 }
 
 QString ChipViewsTab::runTitle(qint64 runId) const {
-  const project::RunRecord *r = findRun(m_context->project(), runId);
+  const project::RunRecord *r = m_context->project().findRun(runId);
   return r ? tr("#%1 %2").arg(runId).arg(QString::fromStdString(r->configName)) : tr("run #%1").arg(runId);
 }
 

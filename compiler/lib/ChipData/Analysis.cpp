@@ -141,8 +141,6 @@ std::string causeText(const Trace &t, const IdleCause &c) {
     return engine + " compute of " + op;
   case CmdKind::Global:
     return engine + " global op " + op;
-  case CmdKind::Other:
-    break;
   }
   return engine + " commands of " + op;
 }
@@ -194,7 +192,7 @@ std::array<EngineIdle, kEngines> attributeIdle(const Trace &t) {
       if (awaited && awaited->end == c.start)
         sums[{awaited->op, static_cast<int>(awaited->kind), awaited->weight, false}] += gap;
       else
-        sums[{-1, static_cast<int>(CmdKind::Other), false, false}] += gap;
+        sums[{-1, static_cast<int>(CmdKind::Compute), false, false}] += gap;
     }
     // The tail: the other engine is still running.
     if (prevEnd < total) {
@@ -212,7 +210,7 @@ std::array<EngineIdle, kEngines> attributeIdle(const Trace &t) {
         charged += overlap;
       }
       if (tail > charged)
-        sums[{-1, static_cast<int>(CmdKind::Other), false, true}] += tail - charged;
+        sums[{-1, static_cast<int>(CmdKind::Compute), false, true}] += tail - charged;
     }
     for (auto &[key, cycles] : sums) {
       IdleCause c;
@@ -245,8 +243,7 @@ std::array<EngineIdle, kEngines> attributeIdle(const Trace &t) {
                          : c.kind == CmdKind::Store ? "stores"
                          : c.kind == CmdKind::Copy ? "copies"
                          : c.kind == CmdKind::Compute ? "compute"
-                         : c.kind == CmdKind::Global ? "global ops"
-                                                     : "other commands";
+                                                     : "global ops";
       byKind[kind] += c.cycles;
     }
     std::vector<std::pair<int64_t, std::string>> kinds;

@@ -10,20 +10,6 @@
 
 namespace tpuc::chip {
 
-const char *bufferKindName(BufferKind k) {
-  switch (k) {
-  case BufferKind::Input:
-    return "input";
-  case BufferKind::Weight:
-    return "weight";
-  case BufferKind::Intermediate:
-    return "intermediate";
-  case BufferKind::Output:
-    return "output";
-  }
-  return "?";
-}
-
 int64_t PlanValue::dim(int i) const {
   if (shape.empty())
     return 0;
@@ -98,14 +84,9 @@ struct Interner {
 
 BufferKind parseKind(const Fields &f, const char *key) {
   std::string k = f.string(key);
-  if (k == "input")
-    return BufferKind::Input;
-  if (k == "weight")
-    return BufferKind::Weight;
-  if (k == "intermediate")
-    return BufferKind::Intermediate;
-  if (k == "output")
-    return BufferKind::Output;
+  for (BufferKind kind : {BufferKind::Input, BufferKind::Weight, BufferKind::Intermediate, BufferKind::Output})
+    if (k == bufferKindName(kind))
+      return kind;
   f.fail(key, "unknown buffer kind '" + k + "'");
 }
 

@@ -23,26 +23,6 @@
 
 namespace tpuc::chip {
 
-const char *engineName(Engine e) { return e == Engine::TIU ? "TIU" : "GDMA"; }
-
-const char *cmdKindName(CmdKind k) {
-  switch (k) {
-  case CmdKind::Load:
-    return "load";
-  case CmdKind::Store:
-    return "store";
-  case CmdKind::Copy:
-    return "copy";
-  case CmdKind::Compute:
-    return "compute";
-  case CmdKind::Global:
-    return "global";
-  case CmdKind::Other:
-    break;
-  }
-  return "other";
-}
-
 const Command *Trace::byId(Engine e, uint32_t id) const {
   const auto &cmds = of(e);
   const auto &index = idIndex[static_cast<int>(e)];
@@ -130,18 +110,13 @@ bool toBool(dom::element v, const char *field) {
   return b;
 }
 
-CmdKind kindOf(std::string_view cat) {
-  if (cat == "load")
-    return CmdKind::Load;
-  if (cat == "store")
-    return CmdKind::Store;
-  if (cat == "copy")
-    return CmdKind::Copy;
-  if (cat == "compute")
-    return CmdKind::Compute;
-  if (cat == "global")
-    return CmdKind::Global;
-  return CmdKind::Other;
+/// The kind of a command from its category; a category the model file does not know takes the engine's
+/// generic kind (a foreign trace).
+CmdKind kindOf(std::string_view cat, Engine engine) {
+  for (CmdKind k : {CmdKind::Load, CmdKind::Store, CmdKind::Copy, CmdKind::Compute, CmdKind::Global})
+    if (cat == cmdKindName(k))
+      return k;
+  return engine == Engine::TIU ? CmdKind::Compute : CmdKind::Copy;
 }
 
 /// A key's length and first two characters: distinct for every key readEvent knows.
@@ -277,7 +252,7 @@ void readEvent(dom::object obj, const Context &ctx, Batch &out) {
   if (!hasTs)
     fail("command without ts");
   c.engine = tid == 0 ? Engine::TIU : Engine::GDMA;
-  c.kind = kindOf(cat);
+  c.kind = kindOf(cat, c.engine);
   if (start < 0)
     start = cyclesOf(ts, ctx);
   if (end < 0)

@@ -71,7 +71,7 @@ std::vector<Interval> stepSpans(const Trace &t);
 struct IdleCause {
   Engine waitedOn = Engine::GDMA; ///< The engine whose command it waited for.
   int op = -1;
-  CmdKind kind = CmdKind::Other;
+  CmdKind kind = CmdKind::Compute; ///< With op < 0: no command (a gap nothing explains, the end of the run).
   bool weight = false;
   bool tail = false; ///< After the engine's last command, until the run ends.
   int64_t cycles = 0;

@@ -12,6 +12,8 @@
 #ifndef TPUC_CHIPDATA_PLAN_H
 #define TPUC_CHIPDATA_PLAN_H
 
+#include "tpuc/Backend/LocalMemory.h"
+
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -52,8 +54,9 @@ struct Span {
 /// A box of an NCHW tensor.
 using Box = std::array<Span, 4>;
 
-enum class BufferKind : uint8_t { Input, Weight, Intermediate, Output };
-const char *bufferKindName(BufferKind k);
+// The planner's buffer kinds, by the names the plan writer gives them.
+using backend::BufferKind;
+using backend::bufferKindName;
 
 /// One LMEM buffer: bytes [addr, addr + size) of every lane during time units [t0, t1).
 struct LmemRect {

@@ -13,6 +13,8 @@
 #ifndef TPUC_CHIPDATA_TRACE_H
 #define TPUC_CHIPDATA_TRACE_H
 
+#include "tpuc/Codegen/ModelFile.h"
+
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -24,12 +26,12 @@
 
 namespace tpuc::chip {
 
-enum class Engine : uint8_t { TIU = 0, GDMA = 1 };
+// The model file's engines and command kinds, by the names the trace writer gives them.
+using codegen::CmdKind;
+using codegen::cmdKindName;
+using codegen::Engine;
+using codegen::engineName;
 constexpr int kEngines = 2;
-const char *engineName(Engine e);
-
-enum class CmdKind : uint8_t { Load, Store, Copy, Compute, Global, Other };
-const char *cmdKindName(CmdKind k);
 
 /// One executed command (56 bytes: a million of them fit in 56 MB).
 struct Command {
@@ -40,7 +42,7 @@ struct Command {
   int32_t op = -1;            ///< Index into Trace::ops.
   int32_t group = -1, slice = -1, step = -1;
   uint32_t bytes = 0; ///< GDMA: bytes moved (version 2).
-  CmdKind kind = CmdKind::Other;
+  CmdKind kind = CmdKind::Compute; ///< A category the model file does not know: the engine's generic kind.
   Engine engine = Engine::TIU;
   bool weight = false; ///< GDMA: the DDR operand is in the coefficient region.
   int64_t duration() const { return end - start; }
