@@ -372,7 +372,16 @@ void TestChipViews::modelsPassTheTester() {
   QAbstractItemModelTester t3(&cuts, QAbstractItemModelTester::FailureReportingMode::QtTest);
   cuts.setRun(run, 0);
   QCOMPARE(cuts.rowCount(), 1);
-  QCOMPARE(cuts.index(0, vis::CutListModel::Reason).data().toString(), QStringLiteral("no_local_form"));
+  // A group that cannot grow: LMEM short at a known step, with the buffers live then.
+  QCOMPARE(cuts.index(0, vis::CutListModel::Reason).data().toString(), QStringLiteral("lmem"));
+  QVERIFY(cuts.index(0, vis::CutListModel::Message).data().toString().startsWith(
+      QStringLiteral("ends before 'C': LMEM short by 512 B/lane at time step 3")));
+  const QString tip = cuts.index(0, vis::CutListModel::Message).data(Qt::ToolTipRole).toString();
+  QVERIFY2(tip.contains(QStringLiteral("B (output, slice 0) 384 B/lane")) && tip.contains(QStringLiteral("w (weight) 128 B/lane")),
+           qPrintable(tip));
+  QCOMPARE(run->plan()->cuts[0].shortBytes, 512);
+  QCOMPARE(run->plan()->cuts[0].timeUnit, 3);
+  QCOMPARE(run->plan()->cuts[0].unitOp, run->plan()->opIndex("B"));
   cuts.setRun(run, -1);
   QCOMPARE(cuts.rowCount(), 2);
   vis::CompareTotalsModel totals;
@@ -520,10 +529,9 @@ void TestChipViews::selectionLinksBothWays() {
   QCOMPARE(m_context->selectedOp(), QString::fromStdString(plan.values[g1.rects[target].value].name));
   // A click on the strip selects a group and publishes its first op.
   vis::GroupStripWidget *strip = tab->groupsView()->strip();
-  QRectF r2 = vis::GroupStrip().groupRect(strip->chartArea(), 2);
-  vis::GroupStrip probe;
+  vis::GroupStrip probe; // the widget's painter, for where group 2 is drawn
   probe.setRun(run);
-  r2 = probe.groupRect(strip->chartArea(), 2);
+  const QRectF r2 = probe.groupRect(strip->chartArea(), 2);
   QTest::mouseClick(strip, Qt::LeftButton, {}, r2.center().toPoint());
   QCOMPARE(tab->groupsView()->selectedGroup(), 2);
   QCOMPARE(m_context->selectedOp(), QString::fromStdString(plan.ops[plan.groups[2].ops.front()].name));
