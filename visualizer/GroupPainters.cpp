@@ -400,7 +400,8 @@ void LmemChart::paint(Canvas &c, const QRectF &area, const ChipStyle &s, int sel
   }
   if (g.lmemPeak > 0 && g.lmemPeak < cap) {
     c.line(QPointF(plot.left(), y(g.lmemPeak)), QPointF(plot.right(), y(g.lmemPeak)), s.text, 1, Qt::DashLine);
-    c.text(QRectF(plot.left() + 4, y(g.lmemPeak) - line - 1, plot.width() - 8, line), Qt::AlignRight | Qt::AlignBottom,
+    // Left-aligned, so it never meets the capacity label on the right when the peak is close to it.
+    c.text(QRectF(plot.left() + 4, y(g.lmemPeak) - line - 1, plot.width() - 8, line), Qt::AlignLeft | Qt::AlignBottom,
            QStringLiteral("peak %1").arg(byteSize(g.lmemPeak)), s.text);
   }
 }
