@@ -15,6 +15,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -36,6 +38,17 @@ int writeOutputs(const NpzFile &npz, const std::string &path) {
     return fail(kExitUsage, e.what());
   }
   return kExitOk;
+}
+
+/// MLIR bytecode (its magic "ML\xefR") or text without NUL bytes in its first kilobyte.
+bool looksLikeMlir(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[1024];
+  in.read(head, sizeof(head));
+  std::streamsize n = in.gcount();
+  if (n >= 4 && std::memcmp(head, "ML\xefR", 4) == 0)
+    return true;
+  return std::memchr(head, '\0', static_cast<size_t>(n)) == nullptr;
 }
 
 /// Top or Tpu MLIR: the interpreter or the functional simulator.
@@ -77,8 +90,14 @@ int runRun(const RunOptions &o) {
   } else if (!NpzFile::tryRead(o.input, inputs, error)) {
     return fail(kExitUsage, error);
   }
-  if (!o.model.ends_with(".tpum"))
+  // By content, not by name: a model file of any name (TPU-MLIR users pass x.bmodel) or MLIR.
+  if (!std::filesystem::exists(o.model))
+    return fail(kExitUsage, o.model + ": no such file");
+  if (!codegen::isModelFile(o.model)) {
+    if (!looksLikeMlir(o.model))
+      return fail(kExitUsage, o.model + ": neither a TPU Studio model file (tpuc deploy --model) nor MLIR");
     return runMlir(o, inputs, progress);
+  }
 
   codegen::Model model;
   backend::ChipProfile chip;

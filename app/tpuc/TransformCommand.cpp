@@ -17,6 +17,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -130,6 +131,19 @@ int runTransform(const TransformOptions &o) {
   if (auto err = interpreter.setInputs(*inputs)) {
     std::cerr << "tpuc transform: " << llvm::toString(std::move(err)) << std::endl;
     return kExitUsage;
+  }
+  // The inputs as the model receives them (an image preprocessed), as model_transform writes them:
+  // <model_name>_in_f32.npz beside the MLIR, which model_deploy and model_runner take as --test_input.
+  {
+    std::string inF32 =
+        (std::filesystem::path(o.mlir).parent_path() / (o.modelName + "_in_f32.npz")).string();
+    try {
+      inputs->write(inF32, /*compressed=*/false);
+    } catch (const std::exception &e) {
+      std::cerr << "tpuc transform: " << e.what() << std::endl;
+      return kExitUsage;
+    }
+    artifacts.push_back(inF32);
   }
   sim::RunOptions runOptions;
   runOptions.dumpAll = !o.testResult.empty();

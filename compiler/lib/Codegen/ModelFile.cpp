@@ -307,6 +307,12 @@ std::vector<uint8_t> serializeModel(const Model &m) {
   return file;
 }
 
+bool isModelFile(const std::string &path) {
+  char head[4] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(head, 4) && std::memcmp(head, kMagic, 4) == 0;
+}
+
 Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
   if (size < kHeaderBytes)
     throw ModelFileError(file + ": truncated: " + std::to_string(size) + " bytes, shorter than the " +

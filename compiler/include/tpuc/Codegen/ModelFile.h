@@ -166,6 +166,9 @@ Model parseModel(const uint8_t *data, size_t size, const std::string &file);
 
 void writeModelFile(const std::string &path, const Model &m);
 Model readModelFile(const std::string &path);
+/// Whether the file starts with the model file's magic ("TPUM"): how tools tell a model file from MLIR
+/// whatever its name (`tpuc run --model x.bmodel`). False when it cannot be read.
+bool isModelFile(const std::string &path);
 
 /// Independent checks: command ids consecutive, waits name existing ids of
 /// the other engine, op and blob indices in range, weights inside the
