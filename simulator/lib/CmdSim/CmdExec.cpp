@@ -502,7 +502,7 @@ struct StageRunner::Impl {
   }
 
   /// Real values of a dump (or of DDR bytes decoded the same way) as an f32 tensor; elements no command
-  /// computed (`covered` 0) are NaN.
+  /// computed (`covered` 0) hold kNotComputedBits.
   static Tensor realTensor(const std::vector<float> &codes, const std::vector<int64_t> &shape,
                            const sim::ValueInfo &info, const std::vector<uint8_t> *covered = nullptr) {
     Tensor t(tpuc::DType::F32, shape);
@@ -512,10 +512,13 @@ struct StageRunner::Impl {
       sim::tpu::dequantizeCodes(codes.data(), n, {info.scale, info.zeroPoint}, dst);
     else
       std::memcpy(dst, codes.data(), n * sizeof(float));
-    if (covered)
+    if (covered) {
+      float poison;
+      std::memcpy(&poison, &kNotComputedBits, sizeof(poison));
       for (int64_t i = 0; i < n; ++i)
         if (!(*covered)[i])
-          dst[i] = std::numeric_limits<float>::quiet_NaN();
+          dst[i] = poison;
+    }
     return t;
   }
 

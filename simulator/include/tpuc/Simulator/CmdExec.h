@@ -22,6 +22,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,11 +31,22 @@
 
 namespace tpuc::cmdsim {
 
+/// The bits a dump holds where no command computed an element: a quiet NaN with a payload no kernel
+/// produces (kernels make the default NaN 0x7fc00000 or pass an input's on), so a checker can leave these
+/// cells out and still count every other NaN as a wrong result.
+inline constexpr uint32_t kNotComputedBits = 0x7fc0dead;
+/// Whether a dumped element was never computed (exactly kNotComputedBits).
+inline bool isNotComputed(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  return bits == kNotComputedBits;
+}
+
 /// How one StageRunner::run behaves.
 struct ExecOptions {
   /// Keep every op's result (dequantized to float32, named after the op as the Tpu simulator names it),
-  /// assembled from the slices the TIU commands computed (NaN where no command computed an element, see
-  /// ExecStats::partial); ops without a command of their own (in-place reshapes and concats) are derived
+  /// assembled from the slices the TIU commands computed (kNotComputedBits where no command computed an
+  /// element, see ExecStats::partial); ops without a command of their own (in-place reshapes and concats) are derived
   /// from their operands.
   bool dumpAll = false;
   /// Threads for the kernels; 0 keeps the process-wide setting.
@@ -53,7 +66,7 @@ struct ExecStats {
   std::vector<int64_t> opCycles;
   /// With dumpAll: tensors the commands computed only in part. A layer group computes each slice's box
   /// of an intermediate as far as its readers need it, so border cells no reader uses are never computed
-  /// (e.g. the last row before a stride-2 conv); dumps hold NaN there.
+  /// (e.g. the last row before a stride-2 conv); dumps hold kNotComputedBits there.
   std::vector<std::string> partial;
 };
 
