@@ -6,8 +6,11 @@
 // per worker, a fixed-size histogram per tensor), never by the number of samples. Samples are spread over
 // worker threads, each with its own interpreter and statistics, merged at the end; the thresholds of
 // kl / mse / max / percentile9999 do not depend on that split (see Calibration.h), so the table is the
-// same for any thread count. With --search search_qtable the mixed-precision search runs afterwards
-// (SearchQtable.cpp).
+// same for any thread count. With --search search_threshold a second pass over the samples measures each
+// tensor fake-quantized at every candidate threshold (quant::ThresholdSearch, bounded sums per tensor,
+// also independent of the split) and the table keeps the best candidate per tensor; a CSV beside the table
+// says why. --debug writes each tensor's statistics and histogram beside the table. With --search
+// search_qtable the mixed-precision search runs afterwards (SearchQtable.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,7 @@
 #include "tpuc/Preprocess/Preprocess.h"
 #include "tpuc/Quant/Calibration.h"
 #include "tpuc/Quant/Tables.h"
+#include "tpuc/Quant/ThresholdSearch.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/ThreadPool.h"
 
@@ -123,15 +127,6 @@ std::string sampleName(const CalibrationSample &sample) {
   return name;
 }
 
-/// One thread's share of the work: its own interpreter (interpreters are not thread-safe) and
-/// statistics.
-struct Worker {
-  std::unique_ptr<sim::Interpreter> interpreter;
-  quant::ActivationStatistics stats;
-  explicit Worker(mlir::ModuleOp module, int64_t bins)
-      : interpreter(std::make_unique<sim::Interpreter>(module)), stats(bins) {}
-};
-
 } // namespace
 
 std::optional<std::vector<CalibrationSample>> collectCalibrationSamples(const CalibrateOptions &o,
@@ -149,22 +144,26 @@ std::optional<std::vector<CalibrationSample>> collectCalibrationSamples(const Ca
   return samples;
 }
 
-std::optional<quant::ActivationStatistics>
-collectActivationStatistics(mlir::ModuleOp module, const std::vector<CalibrationSample> &samples,
-                            const CalibrationRunConfig &config, ProgressReporter &progress, std::string &error) {
+CalibrationRunner::CalibrationRunner(mlir::ModuleOp module, size_t numSamples, const CalibrationRunConfig &config)
+    : module(module), config(config) {
   unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   unsigned threads = config.threads > 0 ? static_cast<unsigned>(config.threads) : hardware;
-  bool sampleParallel = config.parallel == "samples";
-  unsigned workersWanted = sampleParallel ? std::min<unsigned>(threads, samples.size()) : 1;
+  size_t workers = config.parallel == "samples" ? std::min<size_t>(threads, numSamples) : 1;
+  for (size_t i = 0; i < std::max<size_t>(1, workers); ++i)
+    interpreters.push_back(std::make_unique<sim::Interpreter>(module));
+}
+
+CalibrationRunner::~CalibrationRunner() = default;
+
+bool CalibrationRunner::run(const std::vector<CalibrationSample> &samples, const TensorSink &sink,
+                            ProgressReporter &progress, double begin, double end, const std::string &label,
+                            std::string &error) {
+  unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = config.threads > 0 ? static_cast<unsigned>(config.threads) : hardware;
   // Sample-parallel: every worker runs its kernels on its own thread (a shared pool would serialize the
   // workers that do not own it); kernel-parallel: one worker, the kernels use all threads.
-  unsigned kernelThreads = sampleParallel ? 1 : threads;
-
-  std::vector<std::unique_ptr<Worker>> workers;
-  for (unsigned i = 0; i < std::max(1u, workersWanted); ++i)
-    workers.push_back(std::make_unique<Worker>(module, config.histogramBins));
-  sim::Interpreter &first = *workers.front()->interpreter;
-  std::vector<preprocess::PreprocessConfig> inputs = preprocessConfigs(module, first);
+  unsigned kernelThreads = config.parallel == "samples" ? 1 : threads;
+  std::vector<preprocess::PreprocessConfig> inputs = preprocessConfigs(module, *interpreters.front());
   size_t numInputs = inputs.size();
   for (const CalibrationSample &sample : samples) {
     bool oneNpz = sample.files.size() == 1 && sample.files.front().size() > 4 &&
@@ -173,7 +172,7 @@ collectActivationStatistics(mlir::ModuleOp module, const std::vector<Calibration
       error = (sample.origin.empty() ? sampleName(sample) : sample.origin) + ": the sample has " +
               std::to_string(sample.files.size()) + " file(s) but the model has " + std::to_string(numInputs) +
               " input(s) (give one file per input, or one .npz holding all of them)";
-      return std::nullopt;
+      return false;
     }
   }
   std::atomic<size_t> next{0}, done{0};
@@ -188,10 +187,11 @@ collectActivationStatistics(mlir::ModuleOp module, const std::vector<Calibration
     }
     stop = true;
   };
-  auto work = [&](Worker &worker) {
+  auto work = [&](size_t worker) {
+    sim::Interpreter &interpreter = *interpreters[worker];
     sim::RunOptions options;
     options.onTensor = [&](llvm::StringRef name, llvm::ArrayRef<int64_t>, llvm::ArrayRef<float> data) {
-      worker.stats.add(name.str(), std::span<const float>(data.data(), data.size()));
+      sink(worker, name, std::span<const float>(data.data(), data.size()));
     };
     while (!stop) {
       size_t index = next++;
@@ -211,59 +211,222 @@ collectActivationStatistics(mlir::ModuleOp module, const std::vector<Calibration
         break;
       }
       for (const preprocess::PreprocessConfig &input : inputs)
-        if (auto err = worker.interpreter->setInput(input.inputName, tensors.at(input.inputName))) {
+        if (auto err = interpreter.setInput(input.inputName, tensors.at(input.inputName))) {
           fail(index, sampleName(sample) + ": " + llvm::toString(std::move(err)));
           return;
         }
-      if (auto err = worker.interpreter->run(options)) {
+      if (auto err = interpreter.run(options)) {
         fail(index, sampleName(sample) + ": " + llvm::toString(std::move(err)));
         return;
       }
       size_t finished = ++done;
-      progress.report("calibrate", 0.95 * double(finished) / double(samples.size()),
-                      "sample " + std::to_string(finished) + "/" + std::to_string(samples.size()));
+      progress.report("calibrate", begin + (end - begin) * double(finished) / double(samples.size()),
+                      label + "sample " + std::to_string(finished) + "/" + std::to_string(samples.size()));
     }
   };
   // The process-wide kernel pool is sized once, before any thread runs kernels.
   sim::ThreadPool::setGlobalThreads(kernelThreads);
   std::vector<std::thread> threadsRunning;
-  for (size_t i = 1; i < workers.size(); ++i)
-    threadsRunning.emplace_back(work, std::ref(*workers[i]));
-  work(*workers.front());
+  for (size_t i = 1; i < interpreters.size(); ++i)
+    threadsRunning.emplace_back(work, i);
+  work(0);
   for (std::thread &t : threadsRunning)
     t.join();
-  if (errorIndex < samples.size())
+  return errorIndex == samples.size();
+}
+
+std::optional<quant::ActivationStatistics>
+collectActivationStatistics(CalibrationRunner &runner, const std::vector<CalibrationSample> &samples,
+                            int64_t histogramBins, ProgressReporter &progress, double begin, double end,
+                            std::string &error) {
+  std::vector<quant::ActivationStatistics> perWorker(runner.numWorkers(), quant::ActivationStatistics(histogramBins));
+  auto sink = [&](size_t worker, llvm::StringRef name, std::span<const float> values) {
+    perWorker[worker].add(name.str(), values);
+  };
+  if (!runner.run(samples, sink, progress, begin, end, "", error))
     return std::nullopt;
-  quant::ActivationStatistics total(config.histogramBins);
-  for (const auto &worker : workers)
-    total.merge(worker->stats);
+  quant::ActivationStatistics total(histogramBins);
+  for (const quant::ActivationStatistics &stats : perWorker)
+    total.merge(stats);
   return total;
 }
+
+std::optional<quant::ThresholdSearch> searchThresholds(CalibrationRunner &runner,
+                                                       const quant::ActivationStatistics &stats,
+                                                       const std::vector<CalibrationSample> &samples,
+                                                       ProgressReporter &progress, double begin, double end,
+                                                       std::string &error) {
+  // The candidates are computed once; each worker gets its own copy of the (empty) sums.
+  quant::ThresholdSearch empty(stats);
+  std::vector<quant::ThresholdSearch> perWorker(runner.numWorkers(), empty);
+  auto sink = [&](size_t worker, llvm::StringRef name, std::span<const float> values) {
+    perWorker[worker].add(name.str(), values);
+  };
+  if (!runner.run(samples, sink, progress, begin, end, "search_threshold: ", error))
+    return std::nullopt;
+  for (size_t i = 1; i < perWorker.size(); ++i)
+    perWorker.front().merge(perWorker[i]);
+  return std::move(perWorker.front());
+}
+
+namespace {
+
+/// TPU-MLIR's header lines, its spelling of "generated" included: tools that sniff them keep working.
+std::vector<std::string> tableHeader(int64_t bins, size_t numSamples, size_t tuneSamples,
+                                     const std::string &method, const std::vector<std::string> &extra) {
+  std::time_t now = std::time(nullptr);
+  char stamp[64];
+  std::strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", std::gmtime(&now));
+  std::vector<std::string> header = {std::string("# genetated time: ") + stamp,
+                                     "# histogram number: " + std::to_string(bins),
+                                     "# sample number: " + std::to_string(numSamples),
+                                     "# tune number: " + std::to_string(tuneSamples),
+                                     "# cali method: " + method + " (tpuc)"};
+  header.insert(header.end(), extra.begin(), extra.end());
+  header.push_back("###");
+  header.push_back("# op_name    threshold    min    max");
+  return header;
+}
+
+std::string formatNumber(double value) {
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.9g", value);
+  return text;
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+std::string csvField(const std::string &text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos)
+    return text;
+  std::string quoted = "\"";
+  for (char c : text)
+    quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+void writeTextFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out)
+    throw std::runtime_error(path + ": cannot write the file");
+}
+
+/// "max 3, percentile9999 0, octav 40, kl_tune 17": how many tensors each candidate won.
+std::string winCounts(const std::vector<quant::ThresholdChoice> &choices) {
+  std::string counts;
+  for (quant::SearchCandidate candidate : quant::kSearchCandidates) {
+    auto won = std::count_if(choices.begin(), choices.end(),
+                             [&](const quant::ThresholdChoice &c) { return c.chosen == candidate; });
+    counts += (counts.empty() ? "" : ", ") + std::string(quant::searchCandidateName(candidate)) + " " +
+              std::to_string(won);
+  }
+  return counts;
+}
+
+} // namespace
 
 quant::CalibrationTable makeCalibrationTable(const quant::ActivationStatistics &stats, quant::CalibrationMethod method,
                                              size_t numSamples) {
   quant::CalibrationTable table;
-  std::time_t now = std::time(nullptr);
-  char stamp[64];
-  std::strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", std::gmtime(&now));
-  // TPU-MLIR's header lines, its spelling of "generated" included: tools that sniff them keep working.
-  table.header = {std::string("# genetated time: ") + stamp,
-                  "# histogram number: " + std::to_string(stats.numBins()),
-                  "# sample number: " + std::to_string(numSamples),
-                  "# tune number: 0",
-                  "# cali method: " + std::string(quant::calibrationMethodName(method)) + " (tpuc)",
-                  "###",
-                  "# op_name    threshold    min    max"};
+  table.header = tableHeader(stats.numBins(), numSamples, 0, std::string(quant::calibrationMethodName(method)), {});
   table.int8 = stats.thresholds(method, 8);
   table.int4 = stats.thresholds(method, 4);
   return table;
 }
 
+quant::CalibrationTable makeSearchThresholdTable(const quant::ActivationStatistics &stats,
+                                                 const std::vector<quant::ThresholdChoice> &choices,
+                                                 quant::SearchMetric metric, size_t numSamples) {
+  quant::CalibrationTable table;
+  for (const quant::ThresholdChoice &choice : choices) {
+    const quant::TensorStatistics &s = *stats.find(choice.name);
+    table.int8.push_back({choice.name, choice.threshold, s.min(), s.max()});
+    double int4 = quant::computeThreshold(s, quant::searchCandidateMethod(choice.chosen), 4);
+    table.int4.push_back({choice.name, int4, s.min(), s.max()});
+  }
+  std::string name(quant::searchMetricName(metric));
+  table.header = tableHeader(stats.numBins(), numSamples, numSamples, "search_threshold " + name,
+                             {"# search_threshold: tensors won by each candidate (" + name + "): " +
+                              winCounts(choices)});
+  return table;
+}
+
+// TPU-MLIR names the extra files of a calibration by appending to the table's name; so do we.
+std::string searchReportPath(const std::string &table) { return table + "_search_threshold.csv"; }
+std::string debugStatsPath(const std::string &table) { return table + "_stats.csv"; }
+std::string debugHistogramsPath(const std::string &table) { return table + "_histograms.npz"; }
+
+void writeSearchReport(const std::string &path, const std::vector<quant::ThresholdChoice> &choices,
+                       quant::SearchMetric metric) {
+  std::ostringstream out;
+  out << "# search_threshold by " << quant::searchMetricName(metric)
+      << ": per tensor every threshold measured (the kl tune grid from kl towards max, each distinct "
+         "point once, then max, percentile9999, octav); role: 'tune' marks the grid point the tune kept (least "
+         "squared error), 'finalist' the other candidates compared by the metric, 'chosen' the winner\n";
+  out << "tensor,candidate,threshold,cos,snr_db,role\n";
+  for (const quant::ThresholdChoice &choice : choices) {
+    const quant::CandidateScore &tuned = choice.finalists.back(); // kl_tune is the last in kSearchCandidates
+    bool tuneSeen = false;
+    double previousGrid = -1;
+    for (const quant::CandidateScore &m : choice.measured) {
+      bool isGrid = m.label == "kl" || m.label.rfind("kl_tune_", 0) == 0;
+      if (isGrid && m.threshold == previousGrid)
+        continue; // kl at absMax: every grid point is the same threshold, listed once
+      if (isGrid)
+        previousGrid = m.threshold;
+      std::string role;
+      if (isGrid && !tuneSeen && m.threshold == tuned.threshold) {
+        tuneSeen = true;
+        role = choice.chosen == quant::SearchCandidate::KlTune ? "chosen" : "tune";
+      } else if (!isGrid) {
+        bool chosen = m.label == quant::searchCandidateName(choice.chosen);
+        role = chosen ? "chosen" : "finalist";
+      }
+      out << csvField(choice.name) << "," << m.label << "," << formatNumber(m.threshold) << ","
+          << formatNumber(m.cosine) << "," << formatNumber(m.snrDb) << "," << role << "\n";
+    }
+  }
+  writeTextFile(path, out.str());
+}
+
+void writeDebugStatistics(const std::string &statsPath, const std::string &histogramsPath,
+                          const quant::ActivationStatistics &stats) {
+  constexpr quant::CalibrationMethod kMethods[] = {
+      quant::CalibrationMethod::KL,        quant::CalibrationMethod::MSE,
+      quant::CalibrationMethod::Max,       quant::CalibrationMethod::Percentile9999,
+      quant::CalibrationMethod::AciqGauss, quant::CalibrationMethod::AciqLaplace};
+  std::ostringstream out;
+  out << "tensor,count,zeros,non_finite,min,max,abs_max,mean,std,hist_width";
+  for (quant::CalibrationMethod method : kMethods)
+    out << "," << quant::calibrationMethodName(method);
+  out << "\n";
+  NpzFile histograms;
+  for (const std::string &name : stats.names()) {
+    const quant::TensorStatistics &s = *stats.find(name);
+    double width = 0;
+    std::vector<double> histogram = s.tpuMlirHistogram(width);
+    out << csvField(name) << "," << s.count() << "," << s.zeroCount() << "," << s.nonFiniteCount() << ","
+        << formatNumber(s.min()) << "," << formatNumber(s.max()) << "," << formatNumber(s.absMax()) << ","
+        << formatNumber(s.mean()) << "," << formatNumber(s.stddev()) << "," << formatNumber(width);
+    for (quant::CalibrationMethod method : kMethods)
+      out << "," << formatNumber(quant::computeThreshold(s, method, 8));
+    out << "\n";
+    histograms.set(name, Tensor::fromValues<double>({static_cast<int64_t>(histogram.size())}, histogram));
+  }
+  writeTextFile(statsPath, out.str());
+  try {
+    histograms.write(histogramsPath);
+  } catch (const std::exception &e) {
+    throw std::runtime_error(histogramsPath + ": " + e.what());
+  }
+}
+
 int runCalibrate(const CalibrateOptions &o) {
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
-  if (o.search == "search_threshold")
-    return notImplemented("calibrate --search search_threshold");
   ProgressReporter progress = makeProgressReporter(o.progress);
   progress.report("calibrate", 0.0, "reading " + o.mlirFile);
   std::string error;
@@ -278,27 +441,59 @@ int runCalibrate(const CalibrateOptions &o) {
     std::cerr << "tpuc calibrate: " << error << std::endl;
     return kExitUsage;
   }
-  auto method = *quant::parseCalibrationMethod(o.caliMethod);
+  bool searchThreshold = o.search == "search_threshold";
+  if (searchThreshold && o.caliMethod != "kl") // TPU-MLIR ignores it there too: a note, not an error.
+    std::cerr << "tpuc calibrate: note: '--cali_method " << o.caliMethod
+              << "' is not used by --search search_threshold, which compares kl_tune, octav, max and "
+                 "percentile9999 per tensor"
+              << std::endl;
   CalibrationRunConfig config{o.histogramBinNum, o.threads, o.parallel};
-  auto stats = collectActivationStatistics(*module, *samples, config, progress, error);
+  CalibrationRunner runner(*module, samples->size(), config);
+  // search_threshold runs the samples twice: statistics first (the candidates need all of them), then the
+  // fake-quantization errors of every candidate.
+  double statsEnd = searchThreshold ? 0.5 : 0.95;
+  auto stats = collectActivationStatistics(runner, *samples, o.histogramBinNum, progress, 0.0, statsEnd, error);
   if (!stats) {
     std::cerr << "tpuc calibrate: " << error << std::endl;
     return kExitUsage;
   }
-  progress.report("calibrate", 0.95, "computing " + o.caliMethod + " thresholds");
-  quant::CalibrationTable table = makeCalibrationTable(*stats, method, samples->size());
+  quant::CalibrationTable table;
+  std::vector<std::string> artifacts{o.calibrationTable};
+  std::string summary = o.caliMethod;
   try {
+    if (searchThreshold) {
+      auto metric = *quant::parseSearchMetric(o.benchmarkMethod);
+      auto search = searchThresholds(runner, *stats, *samples, progress, statsEnd, 0.95, error);
+      if (!search) {
+        std::cerr << "tpuc calibrate: " << error << std::endl;
+        return kExitUsage;
+      }
+      progress.report("calibrate", 0.95, "choosing thresholds by " + o.benchmarkMethod);
+      std::vector<quant::ThresholdChoice> choices = search->choose(metric);
+      table = makeSearchThresholdTable(*stats, choices, metric, samples->size());
+      writeSearchReport(searchReportPath(o.calibrationTable), choices, metric);
+      artifacts.push_back(searchReportPath(o.calibrationTable));
+      summary = "search_threshold by " + o.benchmarkMethod + " (won: " + winCounts(choices) + "; per tensor in " +
+                searchReportPath(o.calibrationTable) + ")";
+    } else {
+      progress.report("calibrate", 0.95, "computing " + o.caliMethod + " thresholds");
+      table = makeCalibrationTable(*stats, *quant::parseCalibrationMethod(o.caliMethod), samples->size());
+    }
+    if (o.debug) {
+      writeDebugStatistics(debugStatsPath(o.calibrationTable), debugHistogramsPath(o.calibrationTable), *stats);
+      artifacts.push_back(debugStatsPath(o.calibrationTable));
+      artifacts.push_back(debugHistogramsPath(o.calibrationTable));
+    }
     quant::writeCalibrationTable(o.calibrationTable, table);
-  } catch (const quant::TableError &e) {
+  } catch (const std::exception &e) {
     std::cerr << "tpuc calibrate: " << e.what() << std::endl;
     return kExitUsage;
   }
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::vector<std::string> artifacts{o.calibrationTable};
   progress.report("calibrate", 1.0, "wrote " + o.calibrationTable, artifacts);
   std::cout << "tpuc calibrate: " << table.int8.size() << " tensors over " << samples->size() << " sample(s), "
-            << o.caliMethod << ", " << std::fixed << std::setprecision(2) << seconds << " s; table written to " << o.calibrationTable
-            << std::endl;
+            << summary << ", " << std::fixed << std::setprecision(2) << seconds << " s; table written to "
+            << o.calibrationTable << std::endl;
   if (o.search == "search_qtable")
     return runSearchQtable(o, *module, table, *samples, progress);
   return kExitOk;

@@ -77,6 +77,8 @@ struct CalibrateOptions {
   std::string caliMethod = "kl";
   int64_t histogramBinNum = 2048;
   std::string search = "False";
+  /// How --search search_threshold compares a fake-quantized tensor with its float values: cos or snr.
+  std::string benchmarkMethod = "cos";
   double expectedCos = 0.99;
   int64_t maxFloatLayers = 5;
   std::string calibrationTable;

@@ -152,11 +152,19 @@ void addCalibrateOptions(ArgParser &p, CalibrateOptions &o) {
               &o.histogramBinNum);
   p.addOption({{"--search"},
                "MODE",
-               "also search thresholds or a mixed-precision quantize table",
+               "search_threshold: per tensor, the best of kl (tuned), octav, max and percentile9999 "
+               "(report in <table>_search_threshold.csv); search_qtable: a mixed-precision quantize table",
                false,
                {"False", "search_threshold", "search_qtable"},
                "False"},
               &o.search);
+  p.addOption({{"--benchmark_method"},
+               "METHOD",
+               "how search_threshold compares a tensor fake-quantized in INT8 with its float values",
+               false,
+               {"cos", "snr"},
+               "cos"},
+              &o.benchmarkMethod);
   p.addOption({{"--expected_cos"}, "COS",
                "target cosine similarity for search_qtable", false, {},
                "0.99"},
@@ -173,7 +181,9 @@ void addCalibrateOptions(ArgParser &p, CalibrateOptions &o) {
   p.addOption({{"--progress"}, "FMT", "progress reports", false,
                kProgressChoices, "none"},
               &o.progress);
-  p.addFlag({{"--debug"}, "", "keep intermediate files and histograms"},
+  p.addFlag({{"--debug"}, "",
+             "also write each tensor's statistics and every method's threshold (<table>_stats.csv) and "
+             "its |x| histogram (<table>_histograms.npz)"},
             &o.debug);
   p.addOption({{"--threads"}, "N", "threads to use (0 = all cores)", false, {},
                "0"},
@@ -203,6 +213,8 @@ std::string validateCalibrateOptions(const CalibrateOptions &o) {
     return "'--quantize_table' needs '--search search_qtable'";
   if (o.search == "search_qtable" && o.quantizeTable.empty())
     return "'--search search_qtable' needs '--quantize_table'";
+  if (o.benchmarkMethod != "cos" && o.search != "search_threshold")
+    return "'--benchmark_method' needs '--search search_threshold'";
   if (o.threads < 0)
     return "'--threads' must not be negative";
   return "";
