@@ -85,55 +85,64 @@ struct SampleSums {
 typedef float Lanes __attribute__((vector_size(32)));
 constexpr size_t kLanes = sizeof(Lanes) / sizeof(float);
 
-[[gnu::always_inline]] inline SampleSums fakeQuantSumsBody(std::span<const float> x, double threshold) {
+/// Adds the sums of the values `x` at every threshold to `sums` (one per threshold). Values are taken in
+/// blocks of kBlock, each block read once for all thresholds (it stays in L1, where a pass per threshold
+/// over a large tensor would go to memory each time).
+[[gnu::always_inline]] inline void fakeQuantSumsBody(std::span<const float> x, std::span<const double> thresholds,
+                                                     SampleSums *sums) {
   constexpr size_t kBlock = 1024;
-  auto inverse = static_cast<float>(127.0 / threshold);
-  auto step = static_cast<float>(threshold / 127.0);
   // x - q for one float or eight lanes (by reference: vector arguments would depend on the ABI).
-  auto error = [&](const auto &v, auto &e) {
+  auto error = [](const auto &v, float inverse, float step, auto &e) {
     auto c = v * inverse;
     c = c < -128.0f ? -128.0f : c;
     c = c > 127.0f ? 127.0f : c;
     auto r = (c + kRoundMagic) - kRoundMagic;
     e = v - r * step;
   };
-  SampleSums sums;
-  size_t n = x.size(), i = 0;
-  while (i + kLanes <= n) {
-    Lanes e2 = {}, xe = {};
-    for (size_t end = std::min(n, i + kBlock); i + kLanes <= end; i += kLanes) {
-      Lanes v;
-      std::memcpy(&v, x.data() + i, sizeof(v));
-      Lanes e;
-      error(v, e);
-      e2 += e * e;
-      xe += v * e;
-    }
-    for (size_t l = 0; l < kLanes; ++l) {
-      sums.error2 += e2[l];
-      sums.crossError += xe[l];
+  size_t n = x.size(), full = n - n % kLanes;
+  for (size_t begin = 0; begin < full; begin += kBlock) {
+    size_t end = std::min(full, begin + kBlock);
+    for (size_t t = 0; t < thresholds.size(); ++t) {
+      auto inverse = static_cast<float>(127.0 / thresholds[t]);
+      auto step = static_cast<float>(thresholds[t] / 127.0);
+      Lanes e2 = {}, xe = {};
+      for (size_t i = begin; i < end; i += kLanes) {
+        Lanes v, e;
+        std::memcpy(&v, x.data() + i, sizeof(v));
+        error(v, inverse, step, e);
+        e2 += e * e;
+        xe += v * e;
+      }
+      for (size_t l = 0; l < kLanes; ++l) {
+        sums[t].error2 += e2[l];
+        sums[t].crossError += xe[l];
+      }
     }
   }
-  for (; i < n; ++i) {
-    float e;
-    error(x[i], e);
-    sums.error2 += e * e;
-    sums.crossError += x[i] * e;
+  for (size_t t = 0; t < thresholds.size(); ++t) {
+    auto inverse = static_cast<float>(127.0 / thresholds[t]);
+    auto step = static_cast<float>(thresholds[t] / 127.0);
+    for (size_t i = full; i < n; ++i) {
+      float e;
+      error(x[i], inverse, step, e);
+      sums[t].error2 += e * e;
+      sums[t].crossError += x[i] * e;
+    }
   }
-  return sums;
 }
 
 /// The same loop built for AVX2 (one register per eight lanes) and for baseline x86-64. Both perform the
 /// same IEEE operations in the same order (no FMA in either), so their sums are equal bit for bit.
-__attribute__((target("avx2"))) SampleSums fakeQuantSumsAvx2(std::span<const float> x, double threshold) {
-  return fakeQuantSumsBody(x, threshold);
+__attribute__((target("avx2"))) void fakeQuantSumsAvx2(std::span<const float> x, std::span<const double> thresholds,
+                                                        SampleSums *sums) {
+  fakeQuantSumsBody(x, thresholds, sums);
 }
-SampleSums fakeQuantSumsBaseline(std::span<const float> x, double threshold) {
-  return fakeQuantSumsBody(x, threshold);
+void fakeQuantSumsBaseline(std::span<const float> x, std::span<const double> thresholds, SampleSums *sums) {
+  fakeQuantSumsBody(x, thresholds, sums);
 }
-SampleSums fakeQuantSums(std::span<const float> x, double threshold) {
+void fakeQuantSums(std::span<const float> x, std::span<const double> thresholds, SampleSums *sums) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2 ? fakeQuantSumsAvx2(x, threshold) : fakeQuantSumsBaseline(x, threshold);
+  avx2 ? fakeQuantSumsAvx2(x, thresholds, sums) : fakeQuantSumsBaseline(x, thresholds, sums);
 }
 
 } // namespace
@@ -176,10 +185,11 @@ void FakeQuantErrors::add(std::span<const float> values) {
   for (float v : x)
     sumSquares += static_cast<double>(v) * v;
   energy += toFixed(sumSquares);
+  std::vector<SampleSums> sums(thresholds.size());
+  fakeQuantSums(x, thresholds, sums.data());
   for (size_t i = 0; i < thresholds.size(); ++i) {
-    SampleSums sums = fakeQuantSums(x, thresholds[i]);
-    error2[i] += toFixed(sums.error2);
-    crossError[i] += toFixed(sums.crossError);
+    error2[i] += toFixed(sums[i].error2);
+    crossError[i] += toFixed(sums[i].crossError);
   }
 }
 
