@@ -115,6 +115,8 @@ struct DeployOptions {
   int64_t opt = 2;
   bool explainGroups = false;
   std::string correctness = "0.99,0.90";
+  bool quantInput = false, quantOutput = false;
+  std::vector<std::string> excepts; ///< Tensors left out of the comparisons.
   bool debug = false;
   std::string progress = "none";
 };

@@ -345,28 +345,32 @@ int runDeploy(const DeployOptions &o) {
   lowering.calibrationTableFile = o.calibrationTable;
   lowering.quantizeTableFile = o.quantizeTable;
   lowering.qGroupSize = o.qGroupSize;
+  lowering.quantInput = o.quantInput;
+  lowering.quantOutput = o.quantOutput;
   auto tpu = o.snapshots.empty() ? lowerCopy(*top, lowering, error) : lowerCopyRecorded(*top, o, error);
   if (!tpu)
     return fail(kExitFailed, error);
   std::vector<std::string> artifacts;
   if (!o.snapshots.empty())
     progress.report("lower", 0.5, "IR snapshots in " + o.snapshots, {o.snapshots + "/index.json"});
-  if (!o.tpuMlir.empty()) {
-    std::string weights = stripSuffix(o.tpuMlir, ".mlir") + "_weight.npz";
+  // --tpu_mlir, or with --debug <stem>_tpu.mlir: the lowered module and its weights.
+  const std::string tpuMlir = !o.tpuMlir.empty() ? o.tpuMlir : o.debug ? artifactStem(o) + "_tpu.mlir" : "";
+  if (!tpuMlir.empty()) {
+    std::string weights = stripSuffix(tpuMlir, ".mlir") + "_weight.npz";
     if (mlir::failed(top::saveWeights(*tpu, weights)))
       return fail(kExitUsage, weights + ": cannot write the Tpu weights");
     std::error_code ec;
-    llvm::raw_fd_ostream out(o.tpuMlir, ec);
+    llvm::raw_fd_ostream out(tpuMlir, ec);
     if (ec)
-      return fail(kExitUsage, o.tpuMlir + ": " + ec.message());
+      return fail(kExitUsage, tpuMlir + ": " + ec.message());
     tpu->print(out, mlir::OpPrintingFlags().enableDebugInfo().useLocalScope());
-    artifacts = {o.tpuMlir, weights};
+    artifacts = {tpuMlir, weights};
   }
   progress.report("lower", 1.0, "lowered to Tpu " + o.quantize + " for " + o.chip, artifacts);
   if (!o.model.empty()) {
     // The backend reads weights from the file, so a Tpu module that only holds them in memory saves
     // them first; it then works on a copy so the simulation below runs on the lowered module as is.
-    if (o.tpuMlir.empty()) {
+    if (tpuMlir.empty()) {
       std::string weights = artifactStem(o) + "_tpu_weight.npz";
       if (mlir::failed(top::saveWeights(*tpu, weights)))
         return fail(kExitUsage, weights + ": cannot write the Tpu weights");
@@ -380,6 +384,16 @@ int runDeploy(const DeployOptions &o) {
     backend.modelPath = o.model;
     if (auto err = runBackend(*addressed, backend))
       return fail(kExitFailed, o.model + ": " + llvm::toString(std::move(err)));
+    if (o.debug) {
+      // The module as the backend left it: layer groups and DDR addresses on every op.
+      std::string path = artifactStem(o) + "_tpu_addressed.mlir";
+      std::error_code ec;
+      llvm::raw_fd_ostream out(path, ec);
+      if (ec)
+        return fail(kExitUsage, path + ": " + ec.message());
+      addressed->print(out, mlir::OpPrintingFlags().enableDebugInfo().useLocalScope());
+      progress.report("backend", 0.9, "kept " + path, {path});
+    }
     std::vector<std::string> written = {o.model, backend.planJsonPath};
     if (o.explainGroups) {
       try {
@@ -471,7 +485,7 @@ int runDeploy(const DeployOptions &o) {
   }
   CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
 
-  NpzComparison outputs = compareNpz(accumulated->outputs, reference->outputs, tolerance);
+  NpzComparison outputs = compareNpz(accumulated->outputs, reference->outputs, tolerance, o.excepts);
   outputs.targetName = "tpu";
   outputs.referenceName = o.testReference.empty() ? "top" : o.testReference;
   std::string firstFailing;
@@ -481,8 +495,8 @@ int runDeploy(const DeployOptions &o) {
     auto isolated = runTpu(*tpu, *inputs, /*dumpAll=*/true, &reference->tensors, outputNames, error);
     if (!isolated)
       return fail(kExitFailed, error);
-    NpzComparison accAll = compareNpz(accumulated->tensors, reference->tensors, tolerance);
-    NpzComparison isoAll = compareNpz(isolated->tensors, reference->tensors, tolerance);
+    NpzComparison accAll = compareNpz(accumulated->tensors, reference->tensors, tolerance, o.excepts);
+    NpzComparison isoAll = compareNpz(isolated->tensors, reference->tensors, tolerance, o.excepts);
     std::vector<LayerRow> rows = sideBySide(accAll, &isoAll, reference->tensors);
     std::cout << formatSideBySideText(rows);
     std::string csv = stem + "_compare.csv", json = stem + "_compare.json";

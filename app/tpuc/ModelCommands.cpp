@@ -266,8 +266,16 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
   p.addOption({{"--tpu_mlir"}, "FILE", "also write the Tpu dialect MLIR here"},
               &o.tpuMlir);
   p.addOption({{"--model"}, "FILE",
-               "output model file (the backend's stage; not written by this build)"},
+               "write the model file here (.tpum: layer groups, addresses, both engines' commands; with "
+               "--test_input it is run on the command-level simulator and checked against the Tpu MLIR)"},
               &o.model);
+  p.addFlag({{"--quant_input"}, "",
+             "keep inputs in the precision their first ops compute in (INT8 codes, F16, BF16): no cast on the "
+             "chip, the caller quantizes"},
+            &o.quantInput);
+  p.addFlag({{"--quant_output"}, "", "return outputs in their own precision instead of casting them back to F32"},
+            &o.quantOutput);
+  p.addOption({{"--excepts"}, "NAMES", "tensors left out of the comparisons"}, &o.excepts);
   p.addOption({{"--opt"}, "N", "layer-group optimization level", false,
                {"1", "2"}, "2"},
               &o.opt);
@@ -278,7 +286,9 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
                "minimum similarity of the model file vs Tpu MLIR outputs",
                false, {}, "0.99,0.90"},
               &o.correctness);
-  p.addFlag({{"--debug"}, "", "keep intermediate files"}, &o.debug);
+  p.addFlag({{"--debug"}, "",
+             "keep intermediate files: the lowered Tpu MLIR and, with --model, the grouped and addressed one"},
+            &o.debug);
   p.addOption({{"--progress"}, "FMT", "progress reports", false,
                kProgressChoices, "none"},
               &o.progress);

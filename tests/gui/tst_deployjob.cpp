@@ -97,13 +97,31 @@ void TestDeployJob::commandLineFromConfiguration() {
            QStringList({"--q_group_size", "128", "--tpu_mlir", "/c/m.tpu.mlir", "--snapshots",
                         "/c/snapshots/m-deploy-1", "--progress", "json"}));
 
-  // Settings round trip through a configuration's options, keeping keys the studio does not know.
-  project::CompileConfig config{7, "int8-asym", "bm1684x", "F32", R"({"quant_input": true})"};
+  // Settings round trip through a configuration's options, keeping keys an older project file may hold.
+  project::CompileConfig config{7, "int8-asym", "bm1684x", "F32", R"({"from_an_older_studio": 1})"};
   config = withDeploySettings(config, s);
   QCOMPARE(config.chip, std::string("bm1688"));
   QCOMPARE(config.precision, std::string("INT8"));
-  QVERIFY(QString::fromStdString(config.optionsJson).contains("quant_input"));
+  QVERIFY(QString::fromStdString(config.optionsJson).contains("from_an_older_studio"));
   QCOMPARE(deploySettingsOf(config), s);
+  // model_deploy's boundary and comparison flags: stored, read back, passed on to tpuc deploy.
+  DeploySettings q = s;
+  q.quantInput = q.quantOutput = true;
+  q.excepts = QStringList{"relu_0", "pool1"};
+  config = withDeploySettings(config, q);
+  QCOMPARE(deploySettingsOf(config), q);
+  QVERIFY(checkDeployOptions(QString::fromStdString(config.optionsJson)).contains("from_an_older_studio"));
+  const QStringList qa = deployArguments(q, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"});
+  QVERIFY(qa.contains("--quant_input") && qa.contains("--quant_output"));
+  QCOMPARE(qa.at(qa.indexOf("--excepts") + 1), QString("relu_0,pool1"));
+  QVERIFY(!deployArguments(s, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"}).contains("--quant_input"));
+  // What the configuration editor accepts: deploy options with values of their type, nothing else.
+  QCOMPARE(checkDeployOptions(R"({"quant_input": true, "excepts": ["a"], "q_group_size": 64})"), QString());
+  QVERIFY(checkDeployOptions(R"({"quant_inputs": true})").startsWith("unknown option 'quant_inputs'"));
+  QVERIFY(checkDeployOptions(R"({"quant_input": "yes"})").contains("'quant_input'"));
+  QVERIFY(checkDeployOptions(R"({"excepts": "a,b"})").contains("'excepts'"));
+  QVERIFY(checkDeployOptions(R"({"q_group_size": 1.5})").contains("'q_group_size'"));
+  QVERIFY(!checkDeployOptions("[1]").isEmpty());
 
   // Which tables a configuration uses: the named version, the newest when unnamed, none when gone.
   const project::Project p = projectWithTables();

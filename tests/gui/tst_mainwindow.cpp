@@ -550,6 +550,11 @@ void TestMainWindow::compileConfigEditor() {
   QCOMPARE(context.project().compileConfigs[0].optionsJson, std::string("{\"quant_input\": true}"));
   options->setText("[1, 2]");
   QVERIFY(!editor->apply()); // not an object
+  options->setText("{\"quant_inptu\": true}");
+  QVERIFY(!editor->apply()); // a misspelt option is named, not ignored
+  QCOMPARE(context.project().compileConfigs[0].optionsJson, std::string("{\"quant_input\": true}"));
+  auto *why = editor->findChild<QLabel *>("error");
+  QVERIFY(why && why->text().contains("quant_inptu"));
   options->setText("{}");
   edits[0]->setText("f16");
   QVERIFY(!editor->apply()); // the name of the other configuration

@@ -1,8 +1,11 @@
 // Compile configurations' deploy settings and the `tpuc deploy` command line.
 #include "ui/jobs/DeployJob.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+
+#include <cmath>
 
 namespace tpuc::ui {
 
@@ -33,7 +36,51 @@ DeploySettings deploySettingsOf(const project::CompileConfig &config) {
   s.qGroupSize = o.value(QStringLiteral("q_group_size")).toInteger();
   s.testInput = o.value(QStringLiteral("test_input")).toString();
   s.tolerance = o.value(QStringLiteral("tolerance")).toString();
+  s.quantInput = o.value(QStringLiteral("quant_input")).toBool();
+  s.quantOutput = o.value(QStringLiteral("quant_output")).toBool();
+  for (const QJsonValue &v : o.value(QStringLiteral("excepts")).toArray())
+    s.excepts << v.toString();
   return s;
+}
+
+const QStringList &deployOptionKeys() {
+  static const QStringList keys = {QStringLiteral("asymmetric"),   QStringLiteral("calibration_table"),
+                                   QStringLiteral("quantize_table"), QStringLiteral("q_group_size"),
+                                   QStringLiteral("test_input"),   QStringLiteral("tolerance"),
+                                   QStringLiteral("quant_input"),  QStringLiteral("quant_output"),
+                                   QStringLiteral("excepts")};
+  return keys;
+}
+
+QString checkDeployOptions(const QString &optionsJson) {
+  QJsonParseError error;
+  QJsonDocument doc = QJsonDocument::fromJson(optionsJson.toUtf8(), &error);
+  if (error.error != QJsonParseError::NoError || !doc.isObject())
+    return QStringLiteral("options must be a JSON object, e.g. {\"quant_input\": true}");
+  const QJsonObject o = doc.object();
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    const QString &key = it.key();
+    if (!deployOptionKeys().contains(key))
+      return QStringLiteral("unknown option '%1' (known: %2)").arg(key, deployOptionKeys().join(QStringLiteral(", ")));
+    const QJsonValue v = it.value();
+    bool ok = true;
+    if (key == QLatin1String("asymmetric") || key == QLatin1String("quant_input") || key == QLatin1String("quant_output"))
+      ok = v.isBool();
+    else if (key == QLatin1String("q_group_size"))
+      ok = v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble());
+    else if (key == QLatin1String("test_input") || key == QLatin1String("tolerance"))
+      ok = v.isString();
+    else if (key == QLatin1String("calibration_table") || key == QLatin1String("quantize_table"))
+      ok = v.isObject() && v.toObject().value(QStringLiteral("name")).isString();
+    else if (key == QLatin1String("excepts")) {
+      ok = v.isArray();
+      for (const QJsonValue &e : v.toArray())
+        ok &= e.isString();
+    }
+    if (!ok)
+      return QStringLiteral("option '%1' has a value of the wrong type").arg(key);
+  }
+  return {};
 }
 
 project::CompileConfig withDeploySettings(project::CompileConfig config, const DeploySettings &s) {
@@ -52,6 +99,9 @@ project::CompileConfig withDeploySettings(project::CompileConfig config, const D
   set(QStringLiteral("q_group_size"), s.qGroupSize, s.qGroupSize > 0);
   set(QStringLiteral("test_input"), s.testInput, !s.testInput.isEmpty());
   set(QStringLiteral("tolerance"), s.tolerance, !s.tolerance.isEmpty());
+  set(QStringLiteral("quant_input"), true, s.quantInput);
+  set(QStringLiteral("quant_output"), true, s.quantOutput);
+  set(QStringLiteral("excepts"), QJsonArray::fromStringList(s.excepts), !s.excepts.isEmpty());
   config.optionsJson = QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
   return config;
 }
@@ -87,6 +137,12 @@ QStringList deployArguments(const DeploySettings &s, const DeployPaths &paths) {
       args << QStringLiteral("--tolerance") << s.tolerance;
     args << QStringLiteral("--compare_all");
   }
+  if (s.quantInput)
+    args << QStringLiteral("--quant_input");
+  if (s.quantOutput)
+    args << QStringLiteral("--quant_output");
+  if (!s.excepts.isEmpty())
+    args << QStringLiteral("--excepts") << s.excepts.join(QLatin1Char(','));
   args << QStringLiteral("--tpu_mlir") << paths.tpuMlir;
   if (!paths.snapshots.isEmpty())
     args << QStringLiteral("--snapshots") << paths.snapshots;

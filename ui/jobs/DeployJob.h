@@ -25,10 +25,19 @@ struct DeploySettings {
   qint64 qGroupSize = 0;  ///< W8/W4 only; 0 = per channel
   QString testInput;      ///< a sample path; empty: the first calibration sample on disk
   QString tolerance;      ///< "cos,euc"; empty: model_deploy's default (0.8,0.5)
+  bool quantInput = false, quantOutput = false; ///< model_deploy's --quant_input / --quant_output
+  QStringList excepts;    ///< tensors left out of the comparisons (--excepts)
   bool operator==(const DeploySettings &) const = default;
 };
 
-/// The settings a configuration holds (unknown option keys are ignored, missing ones take defaults).
+/// The option keys a configuration may hold (model_deploy's flag names where they are flags).
+const QStringList &deployOptionKeys();
+/// "" or a one-line error naming the first option key that is not a deploy option, or a value of the wrong
+/// type (`quant_input` must be true or false, ...).
+QString checkDeployOptions(const QString &optionsJson);
+
+/// The settings a configuration holds (missing keys take defaults; checkDeployOptions rejects unknown ones
+/// before a configuration is stored).
 DeploySettings deploySettingsOf(const project::CompileConfig &config);
 /// `config` with `settings` written into it; other option keys are kept.
 project::CompileConfig withDeploySettings(project::CompileConfig config, const DeploySettings &settings);

@@ -1,6 +1,8 @@
 // The properties editor of one compile configuration.
 #include "ui/panels/CompileConfigEditor.h"
 
+#include "ui/jobs/DeployJob.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -25,6 +27,7 @@ CompileConfigEditor::CompileConfigEditor(StudioContext *context, QWidget *parent
   m_chip->addItems(chips());
   m_precision->addItems(precisions());
   m_options->setPlaceholderText(QStringLiteral("{\"quant_input\": true}"));
+  m_error->setObjectName(QStringLiteral("error"));
   m_error->setWordWrap(true);
   m_error->hide();
   auto *form = new QFormLayout(this);
@@ -77,10 +80,9 @@ bool CompileConfigEditor::apply() {
     return fail(tr("The configuration needs a name."));
   if (config.optionsJson.empty())
     config.optionsJson = "{}";
-  QJsonParseError error;
-  QJsonDocument options = QJsonDocument::fromJson(QByteArray::fromStdString(config.optionsJson), &error);
-  if (error.error != QJsonParseError::NoError || !options.isObject())
-    return fail(tr("Options must be a JSON object, e.g. {\"quant_input\": true}."));
+  // Every key must be a deploy option (a misspelt key would be ignored silently otherwise).
+  if (QString why = checkDeployOptions(QString::fromStdString(config.optionsJson)); !why.isEmpty())
+    return fail(tr("Options: %1.").arg(why));
   if (!m_context->setCompileConfig(config))
     return fail(tr("Another configuration is already named '%1'.").arg(QString::fromStdString(config.name)));
   m_error->hide();

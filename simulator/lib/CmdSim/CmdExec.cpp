@@ -610,8 +610,13 @@ llvm::Error StageRunner::setInput(const std::string &name, const Tensor &tensor)
     if (d.address + d.bytes > m.ddr.size() || static_cast<int64_t>(d.bytes) != product(d.shape) * elementBytes(d.dtype))
       return makeError("input '" + name + "': its DDR placement is outside the stage");
     encodeElements(codes.data(), f32.numElements(), dt, m.ddr.data() + d.address);
+    // The dump holds what the chip holds: the codes' real values, or the values rounded to F16/BF16.
     m.inputValues[i] = Tensor(tpuc::DType::F32, d.shape);
-    std::memcpy(m.inputValues[i].data(), f32.data(), f32.byteSize());
+    float *held = reinterpret_cast<float *>(m.inputValues[i].data());
+    if (isIntegerDType(dt))
+      sim::tpu::dequantizeCodes(codes.data(), f32.numElements(), {d.scale, d.zeroPoint}, held);
+    else
+      std::memcpy(held, codes.data(), codes.size() * sizeof(float));
     m.inputSet[i] = true;
     return llvm::Error::success();
   }

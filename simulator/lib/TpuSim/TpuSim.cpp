@@ -362,8 +362,23 @@ llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
   std::vector<Slot> slots(m.values.size());
   auto bytes = [&](int id) { return std::max<int64_t>(m.sizes[id], 0) * (int64_t)sizeof(float); };
   int64_t live = 0, dumped = 0;
+  // Inputs come as real values; an argument in INT8 (deploy --quant_input) holds its codes, one in F16/BF16
+  // its rounded values, as every other tensor of that encoding does.
+  std::vector<std::unique_ptr<float[]>> encodedInputs;
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     slots[i].data = m.inputs[i].get();
+    const Encoding &e = m.encodings[i];
+    if (e.isQuant() || e.half() != tpu::Half::None) {
+      std::unique_ptr<float[]> buf(new float[std::max<int64_t>(m.sizes[i], 1)]);
+      if (e.isQuant())
+        tpu::quantizeFloats(m.inputs[i].get(), m.sizes[i], e.q, e.storage, buf.get());
+      else {
+        std::memcpy(buf.get(), m.inputs[i].get(), m.sizes[i] * sizeof(float));
+        tpu::roundHalf(buf.get(), m.sizes[i], e.half());
+      }
+      slots[i].data = buf.get();
+      encodedInputs.push_back(std::move(buf));
+    }
     live += bytes(i);
   }
   m.stats.totalTensorBytes = m.stats.peakLiveBytes = live;

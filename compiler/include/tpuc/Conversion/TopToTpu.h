@@ -34,6 +34,13 @@ struct LoweringOptions {
   std::optional<quant::QuantizeTable> quantizeTable;
   /// Group size along K of W8/W4 weight-only matmuls; 0 = one group per row.
   int64_t qGroupSize = 0;
+  /// model_deploy's --quant_input: an input whose every user takes it in one other precision (INT8 with its
+  /// calibrated scale, F16, BF16) is that type itself, so the model's caller passes it quantized and no cast
+  /// runs on the chip. An input also read in another precision stays float.
+  bool quantInput = false;
+  /// --quant_output: an output the lowering would cast back to f32 is returned in its own precision (INT8
+  /// codes with their scale and zero point in the model file, F16, BF16).
+  bool quantOutput = false;
 };
 
 /// Parses a `--quantize` / `mode` value (F32, F16, BF16, INT8, W8F16, W8BF16, W4F16, W4BF16; any case).

@@ -74,6 +74,10 @@ def TopToTpu : Pass<"top-to-tpu", "mlir::ModuleOp"> {
            "TPU-MLIR quantize table (op_name MODE) overriding the precision per op">,
     Option<"qGroupSize", "q-group-size", "int64_t", /*default=*/"0",
            "Group size along K of W8/W4 weight-only matmuls (0: one group per row)">,
+    Option<"quantInput", "quant-input", "bool", /*default=*/"false",
+           "Inputs take the type their consumers compute in (no cast from f32 on the chip)">,
+    Option<"quantOutput", "quant-output", "bool", /*default=*/"false",
+           "Results keep their INT8/F16/BF16 type (no cast back to f32)">,
   ];
   let dependentDialects = ["::tpuc::tpu::TpuDialect", "::mlir::quant::QuantDialect"];
 }

@@ -40,6 +40,54 @@ LogicalResult lowerOp(Lowering &L, Operation *op) {
 
 namespace {
 
+/// --quant_input / --quant_output: drop the boundary casts, retyping the function's arguments and results.
+void quantizeBoundary(Lowering &L, func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  if (L.options.quantInput)
+    // Collected first: the loop erases the casts that follow each input.
+    for (top::InputOp input : llvm::to_vector(entry.getOps<top::InputOp>())) {
+      if (input->getNumOperands() != 1)
+        continue;
+      auto arg = dyn_cast<BlockArgument>(input->getOperand(0));
+      Value v = input->getResult(0);
+      // Every user casts the input to one type: that type becomes the input's.
+      Type target;
+      bool uniform = !v.use_empty();
+      for (Operation *user : v.getUsers()) {
+        auto toward = dyn_cast<tpu::CastOp>(user);
+        if (!toward || (target && toward.getType() != target)) {
+          uniform = false;
+          break;
+        }
+        target = toward.getType();
+      }
+      if (!arg || !uniform || !target)
+        continue;
+      arg.setType(target);
+      v.setType(target);
+      for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
+        user->getResult(0).replaceAllUsesWith(v);
+        user->erase();
+      }
+    }
+  if (L.options.quantOutput) {
+    auto ret = cast<func::ReturnOp>(entry.getTerminator());
+    for (OpOperand &operand : ret->getOpOperands())
+      if (auto back = operand.get().getDefiningOp<tpu::CastOp>()) {
+        // Only the lowering's own casts back to float: from INT8, F16 or BF16 (an ONNX Cast from an
+        // integer tensor stays).
+        Type from = cast<ShapedType>(back.getInput().getType()).getElementType();
+        if (!isa<mlir::quant::UniformQuantizedType>(from) && !from.isF16() && !from.isBF16())
+          continue;
+        operand.set(back.getInput());
+        if (back->use_empty())
+          back->erase();
+      }
+  }
+  SmallVector<Type> inputs(entry.getArgumentTypes());
+  func.setType(FunctionType::get(func.getContext(), inputs, entry.getTerminator()->getOperandTypes()));
+}
+
 /// Lowers the body of one function; the Top ops are erased afterwards.
 LogicalResult lowerFunction(Lowering &L, func::FuncOp func) {
   if (func.isExternal())
@@ -76,6 +124,8 @@ LogicalResult lowerFunction(Lowering &L, func::FuncOp func) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))
     if (isa<top::WeightOp, top::NoneOp>(op) && op.use_empty())
       op.erase();
+  if (L.options.quantInput || L.options.quantOutput)
+    quantizeBoundary(L, func);
   return success();
 }
 
@@ -146,6 +196,8 @@ struct TopToTpuPass : impl::TopToTpuBase<TopToTpuPass> {
     options.calibrationTableFile = calibrationTable;
     options.quantizeTableFile = quantizeTable;
     options.qGroupSize = qGroupSize;
+    options.quantInput = quantInput;
+    options.quantOutput = quantOutput;
     if (llvm::Error err = lowerToTpu(getOperation(), options)) {
       getOperation().emitError() << "top-to-tpu: " << llvm::toString(std::move(err));
       return signalPassFailure();
