@@ -117,6 +117,9 @@ struct DeployOptions {
   std::string correctness = "0.99,0.90";
   bool quantInput = false, quantOutput = false;
   std::vector<std::string> excepts; ///< Tensors left out of the comparisons.
+  bool fusePreprocess = false;       ///< Crop, channel order and mean/scale on the chip; UINT8 image inputs.
+  std::string customizationFormat;   ///< The raw pixels' layout with fusePreprocess (RGB_PLANAR, ...).
+  bool alignedInput = false;         ///< CV18xx only: rejected with the reason.
   bool debug = false;
   std::string progress = "none";
 };

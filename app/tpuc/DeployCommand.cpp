@@ -20,6 +20,7 @@
 #include "tpuc/Codegen/ModelCodegen.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Support/FloatConvert.h"
+#include "tpuc/Transforms/FusePreprocess.h"
 #include "tpuc/Transforms/PassRecorder.h"
 #include "tpuc/Transforms/Passes.h"
 #include "tpuc/Simulator/CmdSim.h"
@@ -103,6 +104,13 @@ mlir::OwningOpRef<mlir::ModuleOp> lowerCopyRecorded(mlir::ModuleOp top, const De
   options.calibrationTable = o.calibrationTable;
   options.quantizeTable = o.quantizeTable;
   options.qGroupSize = o.qGroupSize;
+  options.quantInput = o.quantInput;
+  options.quantOutput = o.quantOutput;
+  if (o.fusePreprocess) {
+    TopFusePreprocessOptions fuse;
+    fuse.customizationFormat = o.customizationFormat;
+    pm.addPass(createTopFusePreprocess(fuse));
+  }
   pm.addPass(createTopToTpu(options));
   std::string firstError;
   mlir::ScopedDiagnosticHandler handler(top.getContext(), [&](mlir::Diagnostic &diag) {
@@ -338,6 +346,21 @@ int runDeploy(const DeployOptions &o) {
   auto top = loadTopModule(context, o.mlir, error);
   if (!top)
     return fail(kExitUsage, error);
+  // --fuse_preprocess: the Top module whose inputs take raw pixels. It is what gets lowered; the reference
+  // stays the unfused module on the preprocessed input.
+  mlir::OwningOpRef<mlir::ModuleOp> fusedTop;
+  std::vector<FusedInput> fusedInputs;
+  if (o.fusePreprocess) {
+    fusedTop = top->clone();
+    auto fused = fusePreprocess(*fusedTop, o.customizationFormat);
+    if (!fused)
+      return fail(kExitUsage, o.mlir + ": " + llvm::toString(fused.takeError()));
+    fusedInputs = std::move(*fused);
+    for (const FusedInput &f : fusedInputs)
+      progress.report("lower", 0.0, "input '" + f.input + "' takes " + f.format + " pixels; '" + f.preprocessed +
+                                        "' is its preprocessed tensor");
+  }
+  mlir::ModuleOp lowered = fusedTop ? *fusedTop : *top;
   LoweringOptions lowering;
   lowering.chip = o.chip;
   lowering.mode = *parseLoweringMode(o.quantize);
@@ -347,7 +370,7 @@ int runDeploy(const DeployOptions &o) {
   lowering.qGroupSize = o.qGroupSize;
   lowering.quantInput = o.quantInput;
   lowering.quantOutput = o.quantOutput;
-  auto tpu = o.snapshots.empty() ? lowerCopy(*top, lowering, error) : lowerCopyRecorded(*top, o, error);
+  auto tpu = o.snapshots.empty() ? lowerCopy(lowered, lowering, error) : lowerCopyRecorded(*top, o, error);
   if (!tpu)
     return fail(kExitFailed, error);
   std::vector<std::string> artifacts;
@@ -425,9 +448,21 @@ int runDeploy(const DeployOptions &o) {
     return kExitOk;
 
   sim::Interpreter interpreter(*top);
-  auto inputs = loadTestInputs(o.testInput, interpreter, *top, error);
-  if (!inputs)
+  auto referenceInputs = loadTestInputs(o.testInput, interpreter, *top, error);
+  if (!referenceInputs)
     return fail(kExitUsage, error);
+  // What the chip is given: the same preprocessed tensors, or with --fuse_preprocess the raw pixels of
+  // the same images (decoded and resized only).
+  std::optional<NpzFile> inputs = referenceInputs;
+  if (fusedTop) {
+    for (const std::string &file : o.testInput)
+      if (!preprocess::isImageFile(file))
+        return fail(kExitUsage, file + ": with --fuse_preprocess the test input must be an image (the model "
+                                       "takes raw pixels; a tensor file holds preprocessed values)");
+    inputs = loadTestInputs(o.testInput, sim::Interpreter(*fusedTop), *fusedTop, error);
+    if (!inputs)
+      return fail(kExitUsage, error);
+  }
   std::optional<RunResult> reference;
   std::vector<std::string> outputNames = interpreter.outputNames();
   if (!o.testReference.empty()) {
@@ -442,7 +477,7 @@ int runDeploy(const DeployOptions &o) {
     }
   } else {
     progress.report("reference", 0.0, "running the Top IR on the test input");
-    reference = runReference(*top, *inputs, error);
+    reference = runReference(*top, *referenceInputs, error);
     if (!reference)
       return fail(kExitFailed, error);
   }
@@ -484,6 +519,16 @@ int runDeploy(const DeployOptions &o) {
     progress.report("run", 1.0, check->summary, artifacts);
   }
   CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
+  // With fused preprocessing, an input's name holds raw pixels on the chip and preprocessed values in the
+  // reference: the reference's tensor is compared with (and in isolated mode fed to) the preprocessed one.
+  if (!fusedInputs.empty()) {
+    NpzFile renamed;
+    for (const std::string &name : reference->tensors.names()) {
+      auto f = llvm::find_if(fusedInputs, [&](const FusedInput &f) { return f.input == name; });
+      renamed.set(f == fusedInputs.end() ? name : f->preprocessed, reference->tensors.get(name));
+    }
+    reference->tensors = std::move(renamed);
+  }
 
   NpzComparison outputs = compareNpz(accumulated->outputs, reference->outputs, tolerance, o.excepts);
   outputs.targetName = "tpu";

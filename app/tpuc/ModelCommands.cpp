@@ -276,6 +276,16 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
   p.addFlag({{"--quant_output"}, "", "return outputs in their own precision instead of casting them back to F32"},
             &o.quantOutput);
   p.addOption({{"--excepts"}, "NAMES", "tensors left out of the comparisons"}, &o.excepts);
+  p.addFlag({{"--fuse_preprocess"}, "",
+             "do the crop, channel reorder and (x - mean) * scale on the chip: image inputs take raw UINT8 pixels at "
+             "their resize size (--test_input must then be an image)"},
+            &o.fusePreprocess);
+  p.addOption({{"--customization_format"}, "FORMAT",
+               "layout of the raw pixels with --fuse_preprocess (default: the input's pixel and channel format)",
+               false, {"RGB_PLANAR", "RGB_PACKED", "BGR_PLANAR", "BGR_PACKED", "GRAYSCALE"}},
+              &o.customizationFormat);
+  p.addFlag({{"--aligned_input"}, "", "CV18xx VPSS row alignment (not for bm1684x, bm1688, cv186ah: rejected)"},
+            &o.alignedInput);
   p.addOption({{"--opt"}, "N", "layer-group optimization level", false,
                {"1", "2"}, "2"},
               &o.opt);
@@ -308,6 +318,11 @@ std::string validateDeployOptions(const DeployOptions &o) {
     return "'--test_reference' needs '--test_input'";
   if (o.explainGroups && o.model.empty())
     return "'--explain_groups' needs '--model'";
+  if (!o.customizationFormat.empty() && !o.fusePreprocess)
+    return "'--customization_format' needs '--fuse_preprocess'";
+  if (o.alignedInput)
+    return "'--aligned_input' aligns input rows for the VPSS of CV18xx chips; " + o.chip +
+           " reads inputs at any row pitch (use --fuse_preprocess alone)";
   std::string error = checkTolerance("--tolerance", o.tolerance);
   if (error.empty())
     error = checkTolerance("--correctness", o.correctness);

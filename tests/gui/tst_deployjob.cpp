@@ -115,6 +115,15 @@ void TestDeployJob::commandLineFromConfiguration() {
   QVERIFY(qa.contains("--quant_input") && qa.contains("--quant_output"));
   QCOMPARE(qa.at(qa.indexOf("--excepts") + 1), QString("relu_0,pool1"));
   QVERIFY(!deployArguments(s, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"}).contains("--quant_input"));
+  DeploySettings fused = s;
+  fused.fusePreprocess = true;
+  fused.customizationFormat = "BGR_PACKED";
+  config = withDeploySettings(config, fused);
+  QCOMPARE(deploySettingsOf(config), fused);
+  const QStringList fa = deployArguments(fused, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"});
+  QVERIFY(fa.contains("--fuse_preprocess"));
+  QCOMPARE(fa.at(fa.indexOf("--customization_format") + 1), QString("BGR_PACKED"));
+  QVERIFY(checkDeployOptions(R"({"customization_format": "YUV_NV12"})").contains("'customization_format'"));
   // What the configuration editor accepts: deploy options with values of their type, nothing else.
   QCOMPARE(checkDeployOptions(R"({"quant_input": true, "excepts": ["a"], "q_group_size": 64})"), QString());
   QVERIFY(checkDeployOptions(R"({"quant_inputs": true})").startsWith("unknown option 'quant_inputs'"));

@@ -40,6 +40,8 @@ DeploySettings deploySettingsOf(const project::CompileConfig &config) {
   s.quantOutput = o.value(QStringLiteral("quant_output")).toBool();
   for (const QJsonValue &v : o.value(QStringLiteral("excepts")).toArray())
     s.excepts << v.toString();
+  s.fusePreprocess = o.value(QStringLiteral("fuse_preprocess")).toBool();
+  s.customizationFormat = o.value(QStringLiteral("customization_format")).toString();
   return s;
 }
 
@@ -48,7 +50,8 @@ const QStringList &deployOptionKeys() {
                                    QStringLiteral("quantize_table"), QStringLiteral("q_group_size"),
                                    QStringLiteral("test_input"),   QStringLiteral("tolerance"),
                                    QStringLiteral("quant_input"),  QStringLiteral("quant_output"),
-                                   QStringLiteral("excepts")};
+                                   QStringLiteral("excepts"),      QStringLiteral("fuse_preprocess"),
+                                   QStringLiteral("customization_format")};
   return keys;
 }
 
@@ -64,8 +67,12 @@ QString checkDeployOptions(const QString &optionsJson) {
       return QStringLiteral("unknown option '%1' (known: %2)").arg(key, deployOptionKeys().join(QStringLiteral(", ")));
     const QJsonValue v = it.value();
     bool ok = true;
-    if (key == QLatin1String("asymmetric") || key == QLatin1String("quant_input") || key == QLatin1String("quant_output"))
+    if (key == QLatin1String("asymmetric") || key == QLatin1String("quant_input") ||
+        key == QLatin1String("quant_output") || key == QLatin1String("fuse_preprocess"))
       ok = v.isBool();
+    else if (key == QLatin1String("customization_format"))
+      ok = v.isString() && QStringList({"RGB_PLANAR", "RGB_PACKED", "BGR_PLANAR", "BGR_PACKED", "GRAYSCALE"})
+                               .contains(v.toString());
     else if (key == QLatin1String("q_group_size"))
       ok = v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble());
     else if (key == QLatin1String("test_input") || key == QLatin1String("tolerance"))
@@ -102,6 +109,8 @@ project::CompileConfig withDeploySettings(project::CompileConfig config, const D
   set(QStringLiteral("quant_input"), true, s.quantInput);
   set(QStringLiteral("quant_output"), true, s.quantOutput);
   set(QStringLiteral("excepts"), QJsonArray::fromStringList(s.excepts), !s.excepts.isEmpty());
+  set(QStringLiteral("fuse_preprocess"), true, s.fusePreprocess);
+  set(QStringLiteral("customization_format"), s.customizationFormat, s.fusePreprocess && !s.customizationFormat.isEmpty());
   config.optionsJson = QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
   return config;
 }
@@ -143,6 +152,11 @@ QStringList deployArguments(const DeploySettings &s, const DeployPaths &paths) {
     args << QStringLiteral("--quant_output");
   if (!s.excepts.isEmpty())
     args << QStringLiteral("--excepts") << s.excepts.join(QLatin1Char(','));
+  if (s.fusePreprocess) {
+    args << QStringLiteral("--fuse_preprocess");
+    if (!s.customizationFormat.isEmpty())
+      args << QStringLiteral("--customization_format") << s.customizationFormat;
+  }
   args << QStringLiteral("--tpu_mlir") << paths.tpuMlir;
   if (!paths.snapshots.isEmpty())
     args << QStringLiteral("--snapshots") << paths.snapshots;

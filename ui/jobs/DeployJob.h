@@ -27,6 +27,8 @@ struct DeploySettings {
   QString tolerance;      ///< "cos,euc"; empty: model_deploy's default (0.8,0.5)
   bool quantInput = false, quantOutput = false; ///< model_deploy's --quant_input / --quant_output
   QStringList excepts;    ///< tensors left out of the comparisons (--excepts)
+  bool fusePreprocess = false; ///< --fuse_preprocess: raw UINT8 pixels in, preprocessing on the chip
+  QString customizationFormat; ///< --customization_format (RGB_PLANAR, ...); empty: the input's own
   bool operator==(const DeploySettings &) const = default;
 };
 

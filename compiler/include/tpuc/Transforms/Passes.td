@@ -47,6 +47,22 @@ def TopSaveWeights : Pass<"top-save-weights", "mlir::ModuleOp"> {
   ];
 }
 
+def TopFusePreprocess : Pass<"top-fuse-preprocess", "mlir::ModuleOp"> {
+  let summary = "Move image preprocessing (crop, channel order, mean/scale) onto the chip";
+  let description = [{
+    model_deploy's --fuse_preprocess. Every image input takes raw 8-bit pixels at its resize size in the
+    layout `customization-format` (RGB_PLANAR, RGB_PACKED, BGR_PLANAR, BGR_PACKED, GRAYSCALE; empty: the
+    input's own pixel and channel format), followed by Top ops marked `top.preprocess`: a permute (packed
+    layouts), a centre crop (resize size larger than the network's) and a 1x1 convolution doing the channel
+    reorder and `(x - mean) * scale`. The C++ entry point is `tpuc::fusePreprocess`
+    (Transforms/FusePreprocess.h); top-to-tpu keeps the marked ops in F32 and gives the input UINT8.
+  }];
+  let options = [
+    Option<"customizationFormat", "customization-format", "std::string", /*default=*/"\"\"",
+           "Layout of the raw pixels (empty: the input's pixel and channel format)">,
+  ];
+}
+
 def TopToTpu : Pass<"top-to-tpu", "mlir::ModuleOp"> {
   let summary = "Lower Top ops to Tpu ops in one precision (F32, F16, BF16, INT8, W8/W4 weight-only)";
   let description = [{

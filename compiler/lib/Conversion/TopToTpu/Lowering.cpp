@@ -76,6 +76,9 @@ LogicalResult Lowering::failOp(Operation *op, const Twine &message) {
 }
 
 FailureOr<top::Precision> Lowering::requestedPrecision(Operation *op) {
+  // Preprocessing fused onto the chip (top-fuse-preprocess) runs in F32 unless the table says otherwise.
+  if (op->hasAttr("top.preprocess") && !(quantize && quantize->find(opName(op))))
+    return top::Precision::F32;
   if (quantize) {
     if (auto mode = quantize->find(opName(op))) {
       switch (*mode) {

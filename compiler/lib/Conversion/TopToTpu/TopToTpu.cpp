@@ -40,13 +40,14 @@ LogicalResult lowerOp(Lowering &L, Operation *op) {
 
 namespace {
 
-/// --quant_input / --quant_output: drop the boundary casts, retyping the function's arguments and results.
+/// --quant_input / --quant_output: drop the boundary casts, retyping the function's arguments and results
+/// (lowerFunction then updates the signature).
 void quantizeBoundary(Lowering &L, func::FuncOp func) {
   Block &entry = func.getBody().front();
   if (L.options.quantInput)
     // Collected first: the loop erases the casts that follow each input.
     for (top::InputOp input : llvm::to_vector(entry.getOps<top::InputOp>())) {
-      if (input->getNumOperands() != 1)
+      if (input->getNumOperands() != 1 || input.getCustomizationFormat())
         continue;
       auto arg = dyn_cast<BlockArgument>(input->getOperand(0));
       Value v = input->getResult(0);
@@ -84,8 +85,6 @@ void quantizeBoundary(Lowering &L, func::FuncOp func) {
           back->erase();
       }
   }
-  SmallVector<Type> inputs(entry.getArgumentTypes());
-  func.setType(FunctionType::get(func.getContext(), inputs, entry.getTerminator()->getOperandTypes()));
 }
 
 /// Lowers the body of one function; the Top ops are erased afterwards.
@@ -94,6 +93,16 @@ LogicalResult lowerFunction(Lowering &L, func::FuncOp func) {
     return success();
   Block &entry = func.getBody().front();
   L.beginFunction(&entry);
+  // An input taking raw pixels (top-fuse-preprocess) is UINT8 (real value = code); its consumers cast it.
+  for (top::InputOp input : entry.getOps<top::InputOp>())
+    if (auto arg = input->getNumOperands() == 1 ? dyn_cast<BlockArgument>(input.getInput()) : BlockArgument();
+        arg && input.getCustomizationFormat()) {
+      auto u8 = mlir::quant::UniformQuantizedType::get(0, L.builder.getIntegerType(8, /*isSigned=*/false),
+                                                       L.builder.getF32Type(), 1.0, 0, 0, 255);
+      auto type = RankedTensorType::get(cast<ShapedType>(arg.getType()).getShape(), u8);
+      arg.setType(type);
+      input.getOutput().setType(type);
+    }
   SmallVector<Operation *> topOps;
   for (Operation &op : llvm::make_early_inc_range(entry)) {
     if (isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
@@ -126,6 +135,9 @@ LogicalResult lowerFunction(Lowering &L, func::FuncOp func) {
       op.erase();
   if (L.options.quantInput || L.options.quantOutput)
     quantizeBoundary(L, func);
+  // The signature follows the arguments and results as lowering left them (UINT8 raw pixels, boundaries).
+  SmallVector<Type> inputs(entry.getArgumentTypes());
+  func.setType(FunctionType::get(func.getContext(), inputs, entry.getTerminator()->getOperandTypes()));
   return success();
 }
 
@@ -158,6 +170,20 @@ llvm::Error lowerToTpu(ModuleOp module, const LoweringOptions &options) {
   } catch (const quant::TableError &e) {
     return makeError(e.what());
   }
+  // Fused preprocessing: the tensor that now holds an input's preprocessed values takes the input's
+  // calibration (the table was made on the unfused module).
+  if (calibration)
+    module.walk([&](Operation *op) {
+      auto of = op->getAttrOfType<StringAttr>("top.preprocess_of");
+      if (!of || op->getNumResults() != 1)
+        return;
+      std::string name = opName(op);
+      if (const quant::CalibrationEntry *entry = calibration->find(of.getValue()); entry && !calibration->find(name)) {
+        quant::CalibrationEntry copy = *entry;
+        copy.name = name;
+        calibration->set(copy);
+      }
+    });
   Lowering L(module, options, calibration ? &*calibration : nullptr, quantize ? &*quantize : nullptr);
   // Diagnostics of the helpers (weight files) become the error line; the first one wins.
   std::string firstDiagnostic;

@@ -12,6 +12,11 @@ def Top_InputOp : Top_Op<"input"> {
     reorder to `pixel_format` and `channel_format`, then `(x - mean) * scale` per channel. Calibration and
     the studio apply the same preprocessing. The op itself forwards its operand.
 
+    `customization_format` (model_deploy's --fuse_preprocess, set by top-fuse-preprocess): the input takes
+    raw 8-bit pixels in that layout (RGB_PLANAR, BGR_PACKED, GRAYSCALE, ...) at `resize_dims`; the host only
+    resizes, the ops that follow crop, reorder and normalize on the chip, and lowering gives the argument the
+    type UINT8.
+
     ```mlir
     %0 = top.input %arg0 {pixel_format = #top.pixel_format<rgb>, mean = array<f64: 123.675, 116.28, 103.53>,
                           scale = array<f64: 0.0171, 0.0175, 0.0174>} : tensor<1x3x224x224xf32> -> tensor<1x3x224x224xf32>
@@ -25,7 +30,8 @@ def Top_InputOp : Top_Op<"input"> {
                    OptionalAttr<DenseI64ArrayAttr>:$resize_dims,
                    DefaultValuedAttr<BoolAttr, "false">:$keep_aspect_ratio,
                    DefaultValuedAttr<F64Attr, "0.0">:$pad_value,
-                   OptionalAttr<Top_PadTypeAttr>:$pad_type);
+                   OptionalAttr<Top_PadTypeAttr>:$pad_type,
+                   OptionalAttr<StrAttr>:$customization_format);
   let results = (outs Top_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
