@@ -12,6 +12,7 @@
 
 #include "tpuc/Backend/ChipProfile.h"
 #include "tpuc/Simulator/CmdExec.h"
+#include "tpuc/Simulator/ThreadPool.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -63,8 +64,11 @@ int runMlir(const RunOptions &o, const NpzFile &inputs, ProgressReporter &progre
     if (op->getName().getDialectNamespace() == "tpu")
       tpu = true;
   });
+  // --threads sizes the kernels' pool for MLIR as for model files (0: every core).
+  sim::ThreadPool::setGlobalThreads(static_cast<unsigned>(o.threads));
   progress.report("run", 0.0, std::string(tpu ? "Tpu functional simulation" : "reference interpreter") + " of " +
-                                  o.model);
+                                  o.model + " on " + std::to_string(sim::ThreadPool::global().numThreads()) +
+                                  " thread(s)");
   auto result = tpu ? runTpu(*module, inputs, o.dumpAllTensors, nullptr, {}, error)
                     : runReference(*module, inputs, error);
   if (!result)
