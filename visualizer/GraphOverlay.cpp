@@ -150,9 +150,15 @@ void GraphOverlay::recompute() {
       m_nodeValues[n.id] = static_cast<double>(*n.flops);
     else if (m_mode == OverlayMode::LayerGroup && n.layerGroup)
       m_nodeValues[n.id] = static_cast<double>(*n.layerGroup);
-    else if (fed)
-      if (auto it = fed->find(n.name); it != fed->end())
+    else if (fed) {
+      // A run recorded when ops were named after ONNX nodes keys its layers by the legacy name.
+      const std::string &legacy = n.legacyName.empty() ? n.onnxNode : n.legacyName;
+      auto it = fed->find(n.name);
+      if (it == fed->end() && !legacy.empty())
+        it = fed->find(legacy);
+      if (it != fed->end())
         m_nodeValues[n.id] = it->second;
+    }
   }
   bool minAggregate = m_mode == OverlayMode::Cosine;
   std::vector<double> clusterValues(g.clusters.size(), kNaN);

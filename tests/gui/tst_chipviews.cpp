@@ -489,7 +489,8 @@ void TestChipViews::selectionLinksBothWays() {
   const chip::Plan &plan = *run->plan();
   const chip::Trace &trace = *run->trace();
   // In: an op selected elsewhere selects its group, outlines its buffers and marks its commands.
-  const QString conv = QStringLiteral("/layer2/layer2.0/conv1/Conv");
+  // The conv with its fused relu, named after the relu's tensor.
+  const QString conv = QStringLiteral("/layer2/layer2.0/relu/Relu_output_0");
   QVERIFY(plan.opIndex(conv.toStdString()) >= 0);
   m_context->selectOp(conv);
   QCOMPARE(tab->groupsView()->selectedGroup(), plan.groupOfOp(plan.opIndex(conv.toStdString())));
@@ -601,7 +602,7 @@ void TestChipViews::screenshots() {
     QSKIP("needs resnet18RunRecords");
   ChipViewsTab *tab = m_window->openChipViews(m_int8Run, ChipViewsTab::Groups);
   QVERIFY(tab);
-  m_context->selectOp(QStringLiteral("/layer1/layer1.0/conv2/Conv"));
+  m_context->selectOp(QStringLiteral("/layer1/layer1.0/conv2/Conv_output_0"));
   tab->showPage(ChipViewsTab::Groups);
   QCoreApplication::processEvents();
   QVERIFY(m_window->grab().save(screenshotDir() + "/chip-groups-resnet18-int8.png"));

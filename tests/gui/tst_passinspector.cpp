@@ -27,7 +27,8 @@ using namespace tpuc;
 
 namespace {
 
-/// A residual CNN as an importer leaves it (placeholder shapes), with its weights written to `npz`.
+/// A residual CNN as an importer leaves it (placeholder shapes, each op named after its tensor with its
+/// ONNX node as provenance), with its weights written to `npz`.
 std::string residualCnn(const std::string &npz) {
   NpzFile weights;
   std::string ir;
@@ -49,14 +50,16 @@ std::string residualCnn(const std::string &npz) {
     ir += "    " + v + " = top.weight \"" + name + "\" : " + type + " loc(\"" + name + "\")\n";
     return std::make_pair(v, type);
   };
+  // `loc("/<node>_output_0"("/<node>"))`: the tensor of ONNX node /<node>.
+  auto loc = [](const std::string &node) { return "loc(\"/" + node + "_output_0\"(\"/" + node + "\"))"; };
   auto convBn = [&](const std::string &in, const std::string &scope, int cin, bool relu) {
     auto [w, wt] = weight(scope + ".conv.weight", {8, cin, 3, 3});
     auto [b, bt] = weight(scope + ".conv.bias", {8});
     std::string c = "%" + std::to_string(counter++);
     ir += "    " + c + " = top.conv " + in + ", " + w + ", " + b +
           " {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, "
-          "dilations = array<i64: 1, 1>} : (tensor<*xf32>, " + wt + ", " + bt + ") -> tensor<*xf32> loc(\"/" + scope +
-          "/conv/Conv\")\n";
+          "dilations = array<i64: 1, 1>} : (tensor<*xf32>, " + wt + ", " + bt + ") -> tensor<*xf32> " +
+          loc(scope + "/conv/Conv") + "\n";
     auto [m, mt] = weight(scope + ".bn.running_mean", {8});
     auto [v, vt] = weight(scope + ".bn.running_var", {8});
     auto [g, gt] = weight(scope + ".bn.weight", {8});
@@ -64,11 +67,11 @@ std::string residualCnn(const std::string &npz) {
     std::string n = "%" + std::to_string(counter++);
     ir += "    " + n + " = top.batchnorm " + c + ", " + m + ", " + v + ", " + g + ", " + be +
           " {epsilon = 1.0e-5 : f64} : (tensor<*xf32>, " + mt + ", " + vt + ", " + gt + ", " + bet +
-          ") -> tensor<*xf32> loc(\"/" + scope + "/bn/BatchNormalization\")\n";
+          ") -> tensor<*xf32> " + loc(scope + "/bn/BatchNormalization") + "\n";
     if (!relu)
       return n;
     std::string r = "%" + std::to_string(counter++);
-    ir += "    " + r + " = top.relu " + n + " : tensor<*xf32> -> tensor<*xf32> loc(\"/" + scope + "/relu/Relu\")\n";
+    ir += "    " + r + " = top.relu " + n + " : tensor<*xf32> -> tensor<*xf32> " + loc(scope + "/relu/Relu") + "\n";
     return r;
   };
   ir += "    %x = top.input %arg0 : tensor<1x3x16x16xf32> -> tensor<*xf32> loc(\"input\")\n";
@@ -76,17 +79,17 @@ std::string residualCnn(const std::string &npz) {
   std::string a = convBn(stem, "layer1/0/a", 8, true);
   std::string b = convBn(a, "layer1/0/b", 8, false);
   ir += "    %add = top.add " + stem + ", " + b +
-        " : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32> loc(\"/layer1/0/add/Add\")\n"
-        "    %addr = top.relu %add : tensor<*xf32> -> tensor<*xf32> loc(\"/layer1/0/relu/Relu\")\n"
+        " : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32> loc(\"/layer1/0/add/Add_output_0\"(\"/layer1/0/add/Add\"))\n"
+        "    %addr = top.relu %add : tensor<*xf32> -> tensor<*xf32> loc(\"/layer1/0/relu/Relu_output_0\"(\"/layer1/0/relu/Relu\"))\n"
         "    %p = top.maxpool %addr {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, "
-        "1, 1, 1>} : tensor<*xf32> -> tensor<*xf32> loc(\"/pool/MaxPool\")\n"
+        "1, 1, 1>} : tensor<*xf32> -> tensor<*xf32> loc(\"/pool/MaxPool_output_0\"(\"/pool/MaxPool\"))\n"
         "    %gap = top.adaptive_avgpool %p {output_size = array<i64: 1, 1>} : tensor<*xf32> -> tensor<*xf32> "
-        "loc(\"/gap/GlobalAveragePool\")\n"
-        "    %flat = top.reshape %gap : tensor<*xf32> -> tensor<1x8xf32> loc(\"/flatten/Flatten\")\n";
+        "loc(\"/gap/GlobalAveragePool_output_0\"(\"/gap/GlobalAveragePool\"))\n"
+        "    %flat = top.reshape %gap : tensor<*xf32> -> tensor<1x8xf32> loc(\"/flatten/Flatten_output_0\"(\"/flatten/Flatten\"))\n";
   auto [fw, fwt] = weight("fc.weight", {10, 8});
   auto [fb, fbt] = weight("fc.bias", {10});
   ir += "    %fc = top.matmul %flat, " + fw + ", " + fb + " {right_transpose = true} : (tensor<1x8xf32>, " + fwt + ", " +
-        fbt + ") -> tensor<*xf32> loc(\"/fc/Gemm\")\n"
+        fbt + ") -> tensor<*xf32> loc(\"/fc/Gemm_output_0\"(\"/fc/Gemm\"))\n"
         "    return %fc : tensor<*xf32> loc(unknown)\n";
   weights.write(npz);
   return "module attributes {top.state = #top.state<TOP_F32>, top.weight_file = \"" + npz +
@@ -233,15 +236,17 @@ void TestPassInspector::sideBySideFollowsProvenance() {
   }
   const graph::Graph &left = *side->view(0)->graph();
   const graph::Graph &right = *side->view(1)->graph();
-  graph::NodeId fused = nodeNamed(right, "/stem/conv/Conv", "top.conv");
+  // The fused conv produces the relu's tensor, and is named after it.
+  graph::NodeId fused = nodeNamed(right, "/stem/relu/Relu_output_0", "top.conv");
   QVERIFY(fused != graph::kNoNode);
   // Many-to-one: the fused conv came from the stem's conv, batchnorm and relu.
   std::set<std::string> sources;
   for (graph::NodeId id : side->relatedNodes(0, fused))
     sources.insert(left.nodes[id].name);
-  QCOMPARE(sources, (std::set<std::string>{"/stem/conv/Conv", "/stem/bn/BatchNormalization", "/stem/relu/Relu"}));
+  QCOMPARE(sources, (std::set<std::string>{"/stem/conv/Conv_output_0", "/stem/bn/BatchNormalization_output_0",
+                                           "/stem/relu/Relu_output_0"}));
   // And back: the batchnorm became the fused conv.
-  graph::NodeId bn = nodeNamed(left, "/stem/bn/BatchNormalization", "top.batchnorm");
+  graph::NodeId bn = nodeNamed(left, "/stem/bn/BatchNormalization_output_0", "top.batchnorm");
   QCOMPARE(side->relatedNodes(1, bn), std::vector<graph::NodeId>{fused});
 
   // Selecting on the right marks the sources on the left.

@@ -126,11 +126,16 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
     if (!m_publishing)
       selectLayer(name);
   });
-  // A node selected in a graph view: its location's first name is the tensor name of the comparison.
+  // A node selected in a graph view: its tensor name is the layer of the comparison; a run recorded when
+  // ops were named after ONNX nodes has it under the node's legacy name.
   connect(m_context, &StudioContext::graphSelectionChanged, this, [this] {
     const GraphSelection &g = m_context->graphSelection();
-    if (g.graph && g.node != graph::kNoNode && g.node < g.graph->nodes.size())
-      selectLayer(QString::fromStdString(g.graph->nodes[g.node].name));
+    if (!g.graph || g.node == graph::kNoNode || g.node >= g.graph->nodes.size())
+      return;
+    const graph::Node &n = g.graph->nodes[g.node];
+    const QString name = QString::fromStdString(n.name);
+    const std::string &legacy = n.legacyName.empty() ? n.onnxNode : n.legacyName;
+    selectLayer(m_model->report().indexOf(name) < 0 && !legacy.empty() ? QString::fromStdString(legacy) : name);
   });
   connect(m_context, &StudioContext::projectChanged, this, [this](Section section) {
     if (section == Section::Runs)

@@ -290,6 +290,15 @@ void fillGraphNodeProperties(QTreeWidget *tree, const graph::Graph &g, graph::No
   };
   row(nullptr, QObject::tr("Op"), qs(n.op));
   row(nullptr, QObject::tr("Name"), qs(n.name));
+  // Ops are named after the tensors they produce; the ONNX node that produced it is provenance.
+  if (!n.onnxNode.empty())
+    row(nullptr, QObject::tr("ONNX node"), qs(n.onnxNode));
+  if (!n.aliases.empty()) {
+    QStringList aliases;
+    for (const std::string &a : n.aliases)
+      aliases << qs(a);
+    row(nullptr, QObject::tr("Also named"), aliases.join(QStringLiteral(", ")));
+  }
   row(nullptr, QObject::tr("Category"), qs(n.category));
   row(nullptr, QObject::tr("Source location"), qs(n.location));
   if (!n.precision.empty())
@@ -304,7 +313,8 @@ void fillGraphNodeProperties(QTreeWidget *tree, const graph::Graph &g, graph::No
     row(nullptr, QObject::tr("Cluster"), qs(g.clusters[n.cluster].name));
   QTreeWidgetItem *results = row(nullptr, QObject::tr("Results"), QString::number(n.results.size()));
   for (size_t i = 0; i < n.results.size(); ++i)
-    row(results, QStringLiteral("#%1").arg(i), tensorText(n.results[i]));
+    row(results, i < n.resultNames.size() ? QStringLiteral("#%1 %2").arg(i).arg(qs(n.resultNames[i])) : QStringLiteral("#%1").arg(i),
+        tensorText(n.results[i]));
   QTreeWidgetItem *operands = row(nullptr, QObject::tr("Operands"), QString::number(n.operands.size()));
   for (size_t i = 0; i < n.operands.size(); ++i)
     row(operands, qs(n.operands[i].name), tensorText(n.operands[i].tensor));

@@ -1,6 +1,7 @@
 //===- FromMlir.cpp - Backend graph from Top / Tpu IR ---------------------===//
 
 #include "tpuc/Backend/FromMlir.h"
+#include "tpuc/Dialect/Top/TensorNames.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -59,14 +60,10 @@ std::optional<DType> dtypeOf(Type t) {
   return std::nullopt;
 }
 
+/// The op's tensor name, as every dump names it (TensorNames.h).
 std::string nameOf(Location loc, const std::string &fallback) {
-  if (auto n = dyn_cast<NameLoc>(loc))
-    return n.getName().str();
-  if (auto f = dyn_cast<FusedLoc>(loc))
-    for (Location l : f.getLocations())
-      if (auto n = dyn_cast<NameLoc>(l))
-        return n.getName().str();
-  return fallback;
+  std::string name = top::locationName(loc);
+  return name.empty() ? fallback : name;
 }
 
 std::string locText(Location loc) {
@@ -204,7 +201,9 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
         return;
       }
       v.dtype = *dt;
-      v.name = op->getNumResults() == 1 ? name : name + "_" + std::to_string(i);
+      v.name = top::resultName(r);
+      if (v.name.empty())
+        v.name = op->getNumResults() == 1 ? name : name + "_" + std::to_string(i);
       outs.push_back(v);
       results.push_back(r);
     }

@@ -218,7 +218,7 @@ void buildClusters(Graph &graph, bool byLayerGroup, size_t maxLevelItems) {
       builder.add(n.id, n.layerGroup ? std::vector<std::string>{"group " + std::to_string(*n.layerGroup)}
                                      : std::vector<std::string>{});
     else
-      builder.add(n.id, scopeOf(n.name));
+      builder.add(n.id, scopeOf(n.onnxNode.empty() ? n.name : n.onnxNode)); // the node's scope: tensor names may have none
   }
   for (Node &n : graph.nodes)
     n.cluster = kRootCluster;

@@ -218,6 +218,15 @@ NodeId Graph::findByName(std::string_view name) const {
   for (const Node &n : nodes)
     if (n.name == name)
       return n.id;
+  auto among = [&](const std::vector<std::string> &names) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  for (const Node &n : nodes)
+    if (among(n.resultNames) || among(n.aliases))
+      return n.id;
+  for (const Node &n : nodes)
+    if (!n.constant && (n.legacyName == name || (n.legacyName.empty() && n.onnxNode == name)))
+      return n.id;
   return kNoNode;
 }
 

@@ -2,6 +2,7 @@
 
 #include "tpuc/Graph/GraphExtract.h"
 
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Transforms/Pipelines.h"
 
@@ -49,20 +50,6 @@ template <typename T> std::string printed(const T &thing) {
   llvm::raw_string_ostream os(s);
   os << thing;
   return s;
-}
-
-/// The first name in a location: ONNX node names and HF tensor paths are NameLocs, fused after folds.
-std::string nameOf(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    for (Location inner : fused.getLocations())
-      if (std::string n = nameOf(inner); !n.empty())
-        return n;
-  }
-  if (auto call = dyn_cast<CallSiteLoc>(loc))
-    return nameOf(call.getCallee());
-  return "";
 }
 
 TensorInfo tensorOf(Type type) {
@@ -145,7 +132,33 @@ void extractFunction(func::FuncOp func, Graph &graph, llvm::DenseMap<Operation *
     n.op = op.getName().getStringRef().str();
     n.constant = isConstantOp(&op);
     n.category = isa<func::ReturnOp>(op) ? "io" : opCategory(n.op);
-    n.name = nameOf(op.getLoc());
+    // The tensor names every dump and table uses (TensorNames.h), the ONNX node as a property.
+    Location loc = op.getLoc();
+    unsigned numResults = op.getNumResults();
+    n.name = numResults ? top::resultName(op.getResult(0)) : top::locationName(loc);
+    n.onnxNode = top::sourceNode(loc, 0, std::max(numResults, 1u));
+    if (numResults > 1)
+      for (Value r : op.getResults())
+        n.resultNames.push_back(top::resultName(r));
+    if (numResults)
+      n.aliases = top::aliasNames(loc, 0, numResults);
+    if (std::string legacy = top::legacyName(loc, 0, std::max(numResults, 1u)); legacy != n.name)
+      n.legacyName = std::move(legacy);
+    if (isa<func::ReturnOp>(op)) {
+      // A graph output's name is another name of the value returned (nameTensors' rule).
+      auto func = op.getParentOfType<func::FuncOp>();
+      for (auto [i, v] : llvm::enumerate(op.getOperands())) {
+        auto attr = func ? func.getResultAttrOfType<StringAttr>(i, top::kResultNameAttr) : StringAttr();
+        auto result = dyn_cast<OpResult>(v);
+        auto it = result ? ids.find(result.getOwner()) : ids.end();
+        if (!attr || it == ids.end())
+          continue;
+        Node &producer = graph.nodes[it->second];
+        if (attr.getValue() != producer.name && !llvm::is_contained(producer.aliases, attr.getValue()) &&
+            !llvm::is_contained(producer.resultNames, attr.getValue()))
+          producer.aliases.push_back(attr.str());
+      }
+    }
     if (n.name.empty())
       n.name = (isa<func::ReturnOp>(op) ? std::string("output") : n.op) + "#" + std::to_string(n.id);
     n.location = printed(op.getLoc());

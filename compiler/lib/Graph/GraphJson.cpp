@@ -57,6 +57,15 @@ public:
     out += ':';
   }
   void num(int64_t v) { out += std::to_string(v); }
+  void strings(const std::vector<std::string> &v) {
+    out += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i)
+        out += ',';
+      str(v[i]);
+    }
+    out += ']';
+  }
   void tensor(const TensorInfo &t) {
     out += '{';
     key("type");
@@ -105,6 +114,27 @@ std::string toJson(const Graph &graph) {
     w.key("name");
     w.str(n.name);
     w.out += ',';
+    // Names besides the tensor name only when there are any.
+    if (!n.onnxNode.empty()) {
+      w.key("onnx_node");
+      w.str(n.onnxNode);
+      w.out += ',';
+    }
+    if (!n.resultNames.empty()) {
+      w.key("result_names");
+      w.strings(n.resultNames);
+      w.out += ',';
+    }
+    if (!n.aliases.empty()) {
+      w.key("aliases");
+      w.strings(n.aliases);
+      w.out += ',';
+    }
+    if (!n.legacyName.empty()) {
+      w.key("legacy_name");
+      w.str(n.legacyName);
+      w.out += ',';
+    }
     w.key("category");
     w.str(n.category);
     w.out += ',';
@@ -227,6 +257,12 @@ bool fromJson(std::string_view text, Graph &graph, std::string &error) {
       Node n;
       n.op = j.at("op").get<std::string>();
       n.name = j.value("name", "");
+      n.onnxNode = j.value("onnx_node", "");
+      for (const char *key : {"result_names", "aliases"})
+        if (auto names = j.find(key); names != j.end())
+          for (const json &a : *names)
+            (key[0] == 'r' ? n.resultNames : n.aliases).push_back(a.get_ref<const std::string &>());
+      n.legacyName = j.value("legacy_name", "");
       n.category = j.value("category", "other");
       n.location = j.value("location", "");
       // find() and references throughout: value(key, default) copies whole arrays.

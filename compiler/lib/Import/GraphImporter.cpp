@@ -4,6 +4,7 @@
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -57,8 +58,24 @@ std::optional<std::vector<int64_t>> onnxStaticShape(const onnx::TypeProto *type)
 GraphImporter::GraphImporter(LoadedModel &model, func::FuncOp func, std::string &diagnostic)
     : model_(model), func_(func), builder_(func.getContext()), diagnostic_(diagnostic) {
   builder_.setInsertionPointToEnd(&func.getBody().front());
-  for (const auto &init : model_.proto.graph().initializer())
+  const onnx::GraphProto &graph = model_.proto.graph();
+  for (const auto &init : graph.initializer()) {
     tensors_[init.name()].initializer = &init;
+    takenNames_.insert(init.name());
+  }
+  for (const auto &input : graph.input())
+    takenNames_.insert(input.name());
+  for (const auto &node : graph.node())
+    for (const auto &out : node.output())
+      takenNames_.insert(out);
+}
+
+std::string GraphImporter::uniqueName(const std::string &name) {
+  std::string candidate = name;
+  for (int suffix = 1; takenNames_.count(candidate); ++suffix)
+    candidate = name + "_" + std::to_string(suffix);
+  takenNames_.insert(candidate);
+  return candidate;
 }
 
 bool GraphImporter::selectOutputs(const std::vector<std::string> &outputs, std::string &error) {
@@ -170,6 +187,8 @@ bool GraphImporter::importNode(const onnx::NodeProto &node) {
   for (int suffix = 1; nodeNames_.count(nodeName_); ++suffix)
     nodeName_ = node.output(0) + "_" + std::to_string(suffix);
   nodeNames_.insert(nodeName_);
+  baseName_ = node.output_size() && !node.output(0).empty() ? node.output(0) : nodeName_;
+  created_.clear();
   diagnostic_.clear();
 
   const OpHandlers &handlers = opTable().find(node.op_type())->second;
@@ -191,7 +210,67 @@ bool GraphImporter::importNode(const onnx::NodeProto &node) {
       (void)fail(diagnostic_.empty() ? "conversion failed" : diagnostic_);
     return false;
   }
+  nameOutputs();
   return checkOutputs();
+}
+
+void GraphImporter::nameOutputs() {
+  const onnx::NodeProto &node = *node_;
+  MLIRContext *ctx = builder_.getContext();
+  llvm::DenseMap<Operation *, std::vector<std::string>> outputNames;
+  llvm::DenseSet<Operation *> created(created_.begin(), created_.end());
+  llvm::DenseSet<Value> named;
+  std::unordered_set<std::string> claimed;
+  for (int k = 0; k < node.output_size(); ++k) {
+    const std::string &name = node.output(k);
+    auto it = name.empty() ? tensors_.end() : tensors_.find(name);
+    if (it == tensors_.end() || !it->second.value)
+      continue; // omitted, or known at import time (a weight of this name when used)
+    Value v = it->second.value;
+    auto result = dyn_cast<OpResult>(v);
+    if (!result)
+      continue;
+    Operation *def = result.getOwner();
+    claimed.insert(name);
+    if (created.contains(def) && named.insert(v).second) {
+      std::vector<std::string> &names = outputNames[def];
+      names.resize(def->getNumResults());
+      names[result.getResultNumber()] = name;
+    } else {
+      // Forwarded (Identity, Dropout, a no-op reshape): the value keeps its name, this one is an alias.
+      def->setLoc(addAlias(def->getLoc(), result.getResultNumber(), def->getNumResults(), name, nodeName_));
+    }
+  }
+  for (Operation *op : created_) {
+    auto current = dyn_cast<NameLoc>(op->getLoc());
+    if (!current)
+      continue;
+    std::string provisional = current.getName().str();
+    Location provenance = current.getChildLoc();
+    std::vector<std::string> names = outputNames.lookup(op);
+    names.resize(op->getNumResults());
+    // The op that took output 0's name provisionally but produces no ONNX output of that name.
+    if (names[0].empty())
+      names[0] = claimed.count(provisional) ? uniqueName(baseName_ + "_" + op->getName().stripDialect().str())
+                                            : provisional;
+    bool perResult = false;
+    for (size_t i = 1; i < names.size(); ++i)
+      perResult |= !names[i].empty();
+    if (perResult) {
+      for (size_t i = 1; i < names.size(); ++i)
+        if (names[i].empty())
+          names[i] = uniqueName(names[0] + "_" + std::to_string(i));
+    } else {
+      names.resize(1);
+    }
+    // A node name that only repeats the tensor's name says nothing (a node without a name of its own).
+    auto prov = dyn_cast<NameLoc>(provenance);
+    if (prov && names.size() == 1 && prov.getName() == names[0] && isa<UnknownLoc>(prov.getChildLoc()))
+      provenance = prov.getChildLoc();
+    if (names.size() == 1 && provenance == current.getChildLoc() && names[0] == provisional)
+      continue;
+    op->setLoc(resultsLoc(ctx, names, provenance));
+  }
 }
 
 bool GraphImporter::checkOutputs() {
@@ -337,10 +416,13 @@ std::vector<float> GraphImporter::attrFloats(StringRef name) const {
 //===--- Building ---------------------------------------------------------===//
 
 Location GraphImporter::loc(StringRef suffix) {
-  auto base = NameLoc::get(builder_.getStringAttr(nodeName_));
+  MLIRContext *ctx = builder_.getContext();
+  // The provenance is the name the op had when ops were named after ONNX nodes.
+  auto node = NameLoc::get(builder_.getStringAttr(nodeName_));
   if (suffix.empty())
-    return base;
-  return NameLoc::get(builder_.getStringAttr(nodeName_ + "_" + suffix.str()), base);
+    return tensorLoc(ctx, baseName_, node);
+  auto old = NameLoc::get(builder_.getStringAttr(nodeName_ + "_" + suffix.str()), node);
+  return tensorLoc(ctx, uniqueName(baseName_ + "_" + suffix.str()), old);
 }
 
 Type GraphImporter::topElemType(int32_t dtype) {
@@ -421,6 +503,7 @@ Operation *GraphImporter::createOp(StringRef name, StringRef suffix, ValueRange 
     (void)fail(diagnostic_.empty() ? "shape inference failed" : diagnostic_);
     return nullptr;
   }
+  created_.push_back(op);
   return op;
 }
 
@@ -440,6 +523,7 @@ Value GraphImporter::reshape(Value value, ArrayRef<int64_t> shape, StringRef suf
     (void)fail(diagnostic_.empty() ? "invalid reshape" : diagnostic_);
     return {};
   }
+  created_.push_back(op);
   return op->getResult(0);
 }
 

@@ -66,6 +66,8 @@ public:
   void addInput(const std::string &name, mlir::Value value);
   /// Imports the needed nodes in graph order and returns the output values.
   bool run(std::vector<mlir::Value> &results, std::string &error);
+  /// The ONNX names of the values run() returns, in order.
+  const std::vector<std::string> &outputNames() const { return outputs_; }
   /// The nodes run() imports.
   std::unordered_set<const onnx::NodeProto *> importedNodes() const;
   /// After ONNX's shape inference: every imported tensor's Top shape must equal the static shape ONNX
@@ -105,7 +107,10 @@ public:
 
   //===--- Building ---------------------------------------------------------===//
   mlir::OpBuilder &builder() { return builder_; }
-  /// `loc("<node>")`, or `loc("<node>_<suffix>"("<node>"))` for a helper op.
+  /// The location of an op the current node creates, named after the tensor it produces
+  /// (TensorNames.h): `loc("<output 0>"("<node>"))`, or `loc("<output 0>_<suffix>"("<node>_<suffix>"("<node>")))`
+  /// for a helper op. Once the node is converted, an op whose result is ONNX output k is renamed to that
+  /// output's name (finishNode).
   mlir::Location loc(llvm::StringRef suffix = {});
   /// Top element type of output `i`: the declared type if the model declares one, else by ONNX's typing
   /// rules of the op (f32 for every float type).
@@ -177,6 +182,11 @@ private:
   const HostTensor *constantOf(TensorInfo &info);
   bool importNode(const onnx::NodeProto &node);
   bool checkOutputs();
+  /// Names the ops the current node created after the ONNX outputs they produce, and records each
+  /// output the node forwarded from elsewhere as an alias of that value (TensorNames.h).
+  void nameOutputs();
+  /// `name`, or `name_<n>` when an ONNX tensor or an earlier op already has it.
+  std::string uniqueName(const std::string &name);
 
   LoadedModel &model_;
   mlir::func::FuncOp func_;
@@ -192,6 +202,12 @@ private:
   std::unordered_map<std::string, std::pair<std::string, std::string>> producers_;
   const onnx::NodeProto *node_ = nullptr;
   std::string nodeName_;
+  /// The name the current node's ops start from: its first output (TPU-MLIR's op name), else nodeName_.
+  std::string baseName_;
+  /// Ops the current node created (weights and none excepted), in creation order.
+  std::vector<mlir::Operation *> created_;
+  /// Every ONNX tensor name of the graph and every name given to an op so far.
+  std::unordered_set<std::string> takenNames_;
   mlir::Value none_;
   int constantCount_ = 0;
 };

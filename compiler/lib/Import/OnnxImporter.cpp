@@ -8,6 +8,7 @@
 #include "OnnxModelLoader.h"
 
 #include "tpuc/Dialect/Top/ModuleState.h"
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Transforms/Pipelines.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -25,17 +26,6 @@ using namespace tpuc::top;
 
 namespace tpuc {
 namespace {
-
-/// The first name found in a (possibly fused or nested) location.
-std::string locName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string n = locName(inner); !n.empty())
-        return n;
-  return "";
-}
 
 std::string modelNameOf(const TransformOptions &options) {
   if (!options.modelName.empty())
@@ -139,7 +129,7 @@ FailureOr<OwningOpRef<ModuleOp>> importLoaded(MLIRContext &ctx, const TransformO
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error && diagnostic.empty()) {
       diagnostic = diag.str();
-      diagnosticOp = locName(diag.getLocation());
+      diagnosticOp = locationName(diag.getLocation());
     }
     return success();
   });
@@ -208,6 +198,10 @@ FailureOr<OwningOpRef<ModuleOp>> importLoaded(MLIRContext &ctx, const TransformO
   for (Value v : results)
     resultTypes.push_back(v.getType());
   func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
+  // Each result carries its ONNX output name: dumps name the graph outputs so whatever the value returned
+  // is called (a forwarded tensor, an op folded away by the pipeline).
+  for (auto [i, name] : llvm::enumerate(graph.outputNames()))
+    func.setResultAttr(i, kResultNameAttr, b.getStringAttr(name));
 
   diagnostic.clear();
   if (failed(mlir::verify(*module))) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace tpuc::quant {
@@ -521,6 +522,50 @@ std::string formatQuantizeTable(const QuantizeTable &table) {
 
 void writeQuantizeTable(const std::string &path, const QuantizeTable &table) {
   writeWholeFile(path, formatQuantizeTable(table), "quantize table");
+}
+
+namespace {
+
+/// Renames the entries of one section; a translation onto a name the section has is dropped.
+template <typename T>
+size_t translateEntries(std::vector<T> &entries, const NameTranslation &translate,
+                        std::string &(*nameOf)(T &)) {
+  std::set<std::string> present;
+  for (T &e : entries)
+    present.insert(nameOf(e));
+  size_t renamed = 0;
+  std::vector<T> kept;
+  for (T &e : entries) {
+    const std::string *to = translate(nameOf(e));
+    if (to && *to != nameOf(e)) {
+      if (!present.insert(*to).second)
+        continue; // the tensor's own row wins
+      nameOf(e) = *to;
+      ++renamed;
+    }
+    kept.push_back(std::move(e));
+  }
+  entries = std::move(kept);
+  return renamed;
+}
+
+template <typename T> std::string &nameField(T &entry) { return entry.name; }
+std::string &itself(std::string &name) { return name; }
+
+} // namespace
+
+size_t translateNames(CalibrationTable &table, const NameTranslation &translate) {
+  return translateEntries(table.int8, translate, nameField<CalibrationEntry>) +
+         translateEntries(table.perChannel, translate, nameField<ScaleEntry>) +
+         translateEntries(table.int4, translate, nameField<CalibrationEntry>) +
+         translateEntries(table.fp8, translate, nameField<CalibrationEntry>) +
+         translateEntries(table.weightScales, translate, nameField<ScaleEntry>) +
+         translateEntries(table.asymOps, translate, itself) +
+         translateEntries(table.int4Ops, translate, itself);
+}
+
+size_t translateNames(QuantizeTable &table, const NameTranslation &translate) {
+  return translateEntries(table.entries, translate, nameField<QuantizeEntry>);
 }
 
 } // namespace tpuc::quant

@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <memory>
 
 namespace tpuc {
@@ -126,7 +127,7 @@ std::string opProgram(Operation *op) {
 /// split of operands the backend graph made (activations first, then weights; `none` skipped).
 void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
   // Tensor names as every dump names them (TensorNames.h), so model-file dumps line up with the Tpu
-  // simulator's: the backend graph names fused ops by their first location name, dumps by their last.
+  // simulator's.
   func::FuncOp func = mp.func;
   Block &body = func.getBody().front();
   std::vector<Value> values(body.getArguments().begin(), body.getArguments().end());
@@ -202,6 +203,14 @@ llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName)
     quantOf(mp->func.getArgument(i).getType(), code.stage.inputs[i]);
   for (size_t i = 0; i < code.stage.outputs.size() && i < mp->func.getNumResults(); ++i)
     quantOf(mp->func.getResultTypes()[i], code.stage.outputs[i]);
+  // The outputs under the graph's output names, as the simulators' outputs (one per result).
+  if (code.stage.outputs.size() == mp->func.getNumResults()) {
+    std::vector<std::string> names = top::nameTensors(mp->func).results;
+    std::set<std::string> distinct(names.begin(), names.end());
+    if (distinct.size() == names.size())
+      for (size_t i = 0; i < names.size(); ++i)
+        code.stage.outputs[i].name = names[i];
+  }
   // Weights in walk order are the graph's weight values in index order.
   std::map<int, top::WeightOp> weightOps;
   std::vector<int> weightValues;

@@ -3,6 +3,7 @@
 #include "tpuc/Transforms/PassGraphDiff.h"
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace tpuc {
@@ -24,21 +25,37 @@ bool isPlaceholderName(const std::string &name) {
 } // namespace
 
 std::vector<std::int64_t> matchNodesToRecords(const graph::Graph &graph, const OpRecords &records) {
-  std::unordered_map<std::string, std::vector<std::size_t>> byIdentity;
-  for (std::size_t i = 0; i < records.size(); ++i)
+  std::unordered_map<std::string, std::vector<std::size_t>> byIdentity, byLocation;
+  for (std::size_t i = 0; i < records.size(); ++i) {
     byIdentity[records[i].identity()].push_back(i);
-  std::unordered_map<std::string, std::size_t> used;
+    std::string_view loc = records[i].location;
+    if (loc.starts_with("loc(") && loc.ends_with(")"))
+      loc = loc.substr(4, loc.size() - 5);
+    byLocation[std::string(loc) + "|" + records[i].kind].push_back(i);
+  }
+  std::vector<bool> taken(records.size(), false);
   std::vector<std::int64_t> out(graph.nodes.size(), -1);
+  auto pick = [&](const std::unordered_map<std::string, std::vector<std::size_t>> &index, const std::string &key,
+                  std::size_t n) {
+    auto it = index.find(key);
+    if (it == index.end())
+      return;
+    for (std::size_t r : it->second)
+      if (!taken[r]) {
+        taken[r] = true;
+        out[n] = static_cast<std::int64_t>(r);
+        return;
+      }
+  };
   for (std::size_t n = 0; n < graph.nodes.size(); ++n) {
     const graph::Node &node = graph.nodes[n];
-    std::string key = (isPlaceholderName(node.name) ? std::string() : node.name) + "|" + node.op;
-    auto it = byIdentity.find(key);
-    if (it == byIdentity.end())
-      continue;
-    std::size_t &k = used[key];
-    if (k < it->second.size())
-      out[n] = static_cast<std::int64_t>(it->second[k++]);
+    pick(byIdentity, (isPlaceholderName(node.name) ? std::string() : node.name) + "|" + node.op, n);
   }
+  // A fused op is named after its tensor (its location's last name), the record after its first name:
+  // those pair by their printed location.
+  for (std::size_t n = 0; n < graph.nodes.size(); ++n)
+    if (out[n] < 0 && !graph.nodes[n].location.empty())
+      pick(byLocation, graph.nodes[n].location + "|" + graph.nodes[n].op, n);
   return out;
 }
 

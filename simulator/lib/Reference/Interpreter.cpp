@@ -79,6 +79,8 @@ struct Interpreter::Impl {
   // Values are numbered: the arguments first, then every op result in program order.
   std::vector<Value> values;
   std::vector<std::string> names; ///< Tensor name per value.
+  std::vector<std::vector<std::string>> aliases; ///< Further names per value (TensorNaming::aliases).
+  std::vector<std::string> resultNames; ///< The function results' names (graph outputs).
   std::vector<int64_t> sizes;     ///< Elements per value; -1 for `none` or a non-static type.
   std::vector<Step> steps;
   std::vector<int> resultIds; ///< Returned values.
@@ -160,7 +162,12 @@ LogicalResult Interpreter::Impl::prepare(StringRef function) {
     }
     resultIds.push_back(ids.lookup(v));
   }
-  names = top::nameValues(func, values);
+  top::TensorNaming naming = top::nameTensors(func, values);
+  names = std::move(naming.names);
+  resultNames = std::move(naming.results);
+  aliases.assign(values.size(), {});
+  for (auto &[id, alias] : naming.aliases)
+    aliases[id].push_back(std::move(alias));
   argNames.assign(names.begin(), names.begin() + body.getNumArguments());
   inputs.resize(body.getNumArguments());
   weights.resize(steps.size());
@@ -235,12 +242,7 @@ Interpreter::~Interpreter() = default;
 size_t Interpreter::numInputs() const { return impl->inputs.size(); }
 std::vector<std::string> Interpreter::inputNames() const { return impl->argNames; }
 std::vector<int64_t> Interpreter::inputShape(size_t index) const { return impl->boundInputs().shape(index); }
-std::vector<std::string> Interpreter::outputNames() const {
-  std::vector<std::string> result;
-  for (int id : impl->resultIds)
-    result.push_back(impl->names[id]);
-  return result;
-}
+std::vector<std::string> Interpreter::outputNames() const { return impl->resultNames; }
 
 llvm::Error Interpreter::setInput(size_t index, const Tensor &tensor) {
   if (!impl->setupError.empty())
@@ -284,12 +286,12 @@ llvm::Error Interpreter::run(const RunOptions &options) {
   }
   m.stats.totalTensorBytes = live;
   m.stats.peakLiveBytes = live;
-  auto dump = [&](int id, NpzFile &into) {
+  auto dump = [&](int id, NpzFile &into, const std::string &name) {
     auto type = cast<ShapedType>(m.values[id].getType());
     Tensor t(DType::F32, std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
     if (m.sizes[id] > 0)
       std::memcpy(t.data(), slots[id].data, bytes(id));
-    into.set(m.names[id], std::move(t));
+    into.set(name, std::move(t));
   };
 
   std::vector<std::string> messages;
@@ -320,8 +322,10 @@ llvm::Error Interpreter::run(const RunOptions &options) {
         live += bytes(id);
         m.stats.totalTensorBytes += bytes(id);
         if (options.dumpAll && m.sizes[id] >= 0) {
-          dump(id, m.tensors);
-          dumpedBytes += bytes(id); // the copies stay alive in tensors()
+          dump(id, m.tensors, m.names[id]);
+          for (const std::string &alias : m.aliases[id])
+            dump(id, m.tensors, alias);
+          dumpedBytes += bytes(id) * (1 + m.aliases[id].size()); // the copies stay alive in tensors()
         }
         if (options.onTensor && m.sizes[id] >= 0)
           options.onTensor(m.names[id], cast<ShapedType>(m.values[id].getType()).getShape(),
@@ -345,12 +349,15 @@ llvm::Error Interpreter::run(const RunOptions &options) {
                           step.results.empty() ? StringRef() : StringRef(m.names[step.results[0]])))
       return makeError("cancelled");
   }
-  for (int id : m.resultIds) {
+  // The outputs under the graph's output names; a full dump holds them too (a returned weight or
+  // input is no op result of its own).
+  for (auto [i, id] : llvm::enumerate(m.resultIds)) {
+    const std::string &name = m.resultNames[i];
     if (m.sizes[id] < 0 || !slots[id].data)
-      return makeError("function result '" + m.names[id] + "' is not a tensor");
-    dump(id, m.outputs);
-    if (!options.dumpAll)
-      dump(id, m.tensors);
+      return makeError("function result '" + name + "' is not a tensor");
+    dump(id, m.outputs, name);
+    if (!m.tensors.has(name))
+      dump(id, m.tensors, name);
   }
   for (Slot &slot : slots) // outputs and other survivors go back to the pool for the next run
     if (slot.owned)

@@ -91,6 +91,8 @@ struct TpuSimulator::Impl {
 
   std::vector<Value> values;
   std::vector<std::string> names;
+  std::vector<std::vector<std::string>> aliases; ///< Further names per value (TensorNaming::aliases).
+  std::vector<std::string> resultNames;          ///< The function results' names (graph outputs).
   std::vector<int64_t> sizes;
   std::vector<Encoding> encodings;
   std::vector<bool> isWeight;  ///< Produced by top.weight (never dumped, never replaced in isolated mode).
@@ -170,7 +172,12 @@ void TpuSimulator::Impl::prepare(StringRef function) {
   }
   for (Value v : body.getTerminator()->getOperands())
     resultIds.push_back(ids.lookup(v));
-  names = top::nameValues(func, values);
+  top::TensorNaming naming = top::nameTensors(func, values);
+  names = std::move(naming.names);
+  resultNames = std::move(naming.results);
+  aliases.assign(values.size(), {});
+  for (auto &[id, alias] : naming.aliases)
+    aliases[id].push_back(std::move(alias));
   argNames.assign(names.begin(), names.begin() + body.getNumArguments());
   inputs.resize(body.getNumArguments());
   weights.resize(steps.size());
@@ -320,12 +327,7 @@ TpuSimulator::~TpuSimulator() = default;
 size_t TpuSimulator::numInputs() const { return impl->inputs.size(); }
 std::vector<std::string> TpuSimulator::inputNames() const { return impl->argNames; }
 std::vector<int64_t> TpuSimulator::inputShape(size_t index) const { return impl->boundInputs().shape(index); }
-std::vector<std::string> TpuSimulator::outputNames() const {
-  std::vector<std::string> result;
-  for (int id : impl->resultIds)
-    result.push_back(impl->names[id]);
-  return result;
-}
+std::vector<std::string> TpuSimulator::outputNames() const { return impl->resultNames; }
 
 llvm::Error TpuSimulator::setInput(size_t index, const Tensor &tensor) {
   if (!impl->setupError.empty())
@@ -458,7 +460,9 @@ llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
       m.stats.totalTensorBytes += bytes(id);
       if (options.dumpAll && m.sizes[id] >= 0) {
         m.tensors.set(m.names[id], m.dumpTensor(id, slots[id].data));
-        dumped += bytes(id);
+        for (const std::string &alias : m.aliases[id])
+          m.tensors.set(alias, m.dumpTensor(id, slots[id].data));
+        dumped += bytes(id) * (1 + m.aliases[id].size());
       }
     }
     m.stats.peakLiveBytes = std::max(m.stats.peakLiveBytes, live + dumped);
@@ -476,12 +480,14 @@ llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
     if (options.progress && !options.progress(index + 1, m.steps.size(), tensorName))
       return makeError("cancelled");
   }
-  for (int id : m.resultIds) {
+  // The outputs under the graph's output names; a full dump holds them too.
+  for (auto [i, id] : llvm::enumerate(m.resultIds)) {
+    const std::string &name = m.resultNames[i];
     if (m.sizes[id] < 0 || !slots[id].data)
-      return makeError("function result '" + m.names[id] + "' is not a tensor");
-    m.outputs.set(m.names[id], m.dumpTensor(id, slots[id].data));
-    if (!options.dumpAll)
-      m.tensors.set(m.names[id], m.dumpTensor(id, slots[id].data));
+      return makeError("function result '" + name + "' is not a tensor");
+    m.outputs.set(name, m.dumpTensor(id, slots[id].data));
+    if (!m.tensors.has(name))
+      m.tensors.set(name, m.dumpTensor(id, slots[id].data));
   }
   for (Slot &slot : slots)
     if (slot.owned)

@@ -16,18 +16,20 @@ using namespace tpuc::graph;
 
 namespace {
 
-// conv+relu+add in one ONNX-style scope, plus an op outside it. Known answer below.
+// conv+relu+add in one ONNX-style scope, plus an op outside it, named as the importer names them: each op
+// after the tensor it produces, with its ONNX node as the location's child (the conv produces the fused
+// relu's tensor; the sigmoid's tensor also goes by an Identity's name and by the graph output's).
 const char *kTinyTop = R"mlir(
 module @tiny {
-  func.func @main(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  func.func @main(%arg0: tensor<1x3x8x8xf32>) -> (tensor<1x4x8x8xf32> {top.name = "output"}) {
     %0 = top.input %arg0 : tensor<1x3x8x8xf32> -> tensor<1x3x8x8xf32> loc("input")
     %w = top.weight "c1.w" : tensor<4x3x3x3xf32> loc("c1.w")
     %n = top.none : none loc("none")
-    %1 = top.conv %0, %w, %n {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x4x8x8xf32> loc(fused["/block/conv1/Conv", "/block/relu/Relu"])
-    %2 = top.relu %1 : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32> loc("/block/relu2/Relu")
-    %3 = top.add %2, %1 : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc("/block/Add")
-    %4 = top.sigmoid %3 : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32> loc("/head/Sigmoid")
-    return %4 : tensor<1x4x8x8xf32> loc("output")
+    %1 = top.conv %0, %w, %n {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x4x8x8xf32> loc(fused["/block/conv1/Conv_output_0"("/block/conv1/Conv"), "/block/relu/Relu_output_0"("/block/relu/Relu")])
+    %2 = top.relu %1 : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32> loc("/block/relu2/Relu_output_0"("/block/relu2/Relu"))
+    %3 = top.add %2, %1 : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> loc("/block/Add_output_0"("/block/Add"))
+    %4 = top.sigmoid %3 : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32> loc("/head/Sigmoid_output_0"(fused["/head/Sigmoid", fused<"aliases">["probs"("/head/Identity")]]))
+    return %4 : tensor<1x4x8x8xf32>
   }
 }
 )mlir";
@@ -79,10 +81,15 @@ TEST(GraphExtract, TinyTopKnownAnswer) {
   // input, weight, none, conv, relu, add, sigmoid, return.
   ASSERT_EQ(g.nodes.size(), 8u);
   EXPECT_EQ(g.visibleNodeCount(), 6u); // weight and none are constants
-  const Node &conv = g.nodes[g.findByName("/block/conv1/Conv")];
+  // The fused conv+relu produces the relu's tensor: that is its name, the relu node its provenance.
+  ASSERT_NE(g.findByName("/block/relu/Relu_output_0"), kNoNode);
+  const Node &conv = g.nodes[g.findByName("/block/relu/Relu_output_0")];
   EXPECT_EQ(conv.op, "top.conv");
+  EXPECT_EQ(conv.onnxNode, "/block/relu/Relu");
+  EXPECT_EQ(conv.legacyName, "/block/relu/Relu"); // its name when ops were named after ONNX nodes
   EXPECT_EQ(conv.category, "conv");
-  EXPECT_EQ(conv.location, "fused[\"/block/conv1/Conv\", \"/block/relu/Relu\"]");
+  EXPECT_EQ(conv.location, "fused[\"/block/conv1/Conv_output_0\"(\"/block/conv1/Conv\"), "
+                           "\"/block/relu/Relu_output_0\"(\"/block/relu/Relu\")]");
   ASSERT_EQ(conv.results.size(), 1u);
   EXPECT_EQ(conv.results[0].label(), "1x4x8x8 f32");
   EXPECT_EQ(conv.precision, "f32");
@@ -94,17 +101,25 @@ TEST(GraphExtract, TinyTopKnownAnswer) {
   EXPECT_NE(std::find(conv.keyAttributes.begin(), conv.keyAttributes.end(), "kernel_shape 3x3"),
             conv.keyAttributes.end());
   EXPECT_EQ(g.nodes[g.findByName("input")].category, "io");
-  EXPECT_EQ(g.nodes[g.findByName("/head/Sigmoid")].category, "activation");
-  EXPECT_EQ(g.nodes[g.findByName("/block/Add")].category, "elementwise");
+  NodeId sigmoid = g.findByName("/head/Sigmoid_output_0");
+  ASSERT_NE(sigmoid, kNoNode);
+  EXPECT_EQ(g.nodes[sigmoid].category, "activation");
+  EXPECT_EQ(g.nodes[sigmoid].aliases, (std::vector<std::string>{"probs", "output"}));
+  // Found by its aliases, and by the node names a run recorded before tensor names.
+  EXPECT_EQ(g.findByName("probs"), sigmoid);
+  EXPECT_EQ(g.findByName("output"), sigmoid);
+  EXPECT_EQ(g.findByName("/head/Sigmoid"), sigmoid);
+  EXPECT_EQ(g.findByName("/block/relu/Relu"), conv.id);
+  EXPECT_EQ(g.nodes[g.findByName("/block/Add_output_0")].category, "elementwise");
 
   // Edges: input→conv, conv→relu, relu→add, conv→add, add→sigmoid, sigmoid→return.
   EXPECT_EQ(g.edges.size(), 6u);
-  NodeId add = g.findByName("/block/Add");
+  NodeId add = g.findByName("/block/Add_output_0");
   std::vector<NodeId> producers = g.producers(add);
   std::set<std::string> producerNames;
   for (NodeId p : producers)
     producerNames.insert(g.nodes[p].name);
-  EXPECT_EQ(producerNames, (std::set<std::string>{"/block/conv1/Conv", "/block/relu2/Relu"}));
+  EXPECT_EQ(producerNames, (std::set<std::string>{"/block/relu/Relu_output_0", "/block/relu2/Relu_output_0"}));
   EXPECT_EQ(g.consumers(conv.id).size(), 2u);
   for (const Edge &e : g.edges)
     EXPECT_EQ(e.label, "1x" + std::to_string(e.from == g.findByName("input") ? 3 : 4) + "x8x8 f32");
@@ -115,8 +130,8 @@ TEST(GraphExtract, TinyTopKnownAnswer) {
   EXPECT_EQ(g.clusters[1].label, "block");
   EXPECT_EQ(g.clusters[1].totalNodes, 3u);
   EXPECT_EQ(conv.cluster, 1u);
-  EXPECT_EQ(g.nodes[g.findByName("/head/Sigmoid")].cluster, kRootCluster);
-  EXPECT_EQ(shortName(g, conv), "conv1/Conv");
+  EXPECT_EQ(g.nodes[sigmoid].cluster, kRootCluster);
+  EXPECT_EQ(shortName(g, conv), "relu/Relu_output_0");
 }
 
 TEST(GraphExtract, TpuPrecisionAndQuantization) {
@@ -151,7 +166,7 @@ TEST(GraphData, ScopesOfNames) {
 
 TEST(GraphData, SearchByNameTypeCategoryAndRegex) {
   Graph g = extract(kTinyTop);
-  EXPECT_EQ(find(g, "relu", SearchMode::Substring).nodes.size(), 1u); // relu2 (conv's fused relu is not its name)
+  EXPECT_EQ(find(g, "relu", SearchMode::Substring).nodes.size(), 2u); // relu2, and the conv with its fused relu's tensor
   EXPECT_EQ(find(g, "CONV", SearchMode::Substring).nodes.size(), 1u);
   EXPECT_EQ(find(g, "activation", SearchMode::Substring).nodes.size(), 2u); // relu, sigmoid
   SearchResult re = find(g, "^/block/(Add|relu2)", SearchMode::Regex);
@@ -169,6 +184,17 @@ TEST(GraphData, JsonRoundTrip) {
   ASSERT_TRUE(fromJson(toJson(g), back, error)) << error;
   ASSERT_EQ(back.nodes.size(), g.nodes.size());
   EXPECT_EQ(toJson(back), toJson(g));
+  // The names besides the tensor name (ONNX node, aliases, legacy name) survive JSON.
+  Graph top = extract(kTinyTop);
+  Graph topBack;
+  ASSERT_TRUE(fromJson(toJson(top), topBack, error)) << error;
+  EXPECT_EQ(toJson(topBack), toJson(top));
+  NodeId sigmoid = topBack.findByName("/head/Sigmoid_output_0");
+  ASSERT_NE(sigmoid, kNoNode);
+  EXPECT_EQ(topBack.nodes[sigmoid].onnxNode, "/head/Sigmoid");
+  EXPECT_EQ(topBack.nodes[sigmoid].aliases, (std::vector<std::string>{"probs", "output"}));
+  EXPECT_EQ(topBack.nodes[sigmoid].legacyName, "/head/Sigmoid");
+  EXPECT_NE(toJson(top).find("\"onnx_node\":\"/head/Sigmoid\""), std::string::npos);
   EXPECT_FALSE(fromJson("{\"format\": \"other\"}", back, error));
   EXPECT_FALSE(fromJson("not json", back, error));
   EXPECT_NE(error.find("malformed graph JSON"), std::string::npos);

@@ -56,9 +56,13 @@ struct Operand {
 struct Node {
   NodeId id = 0;
   std::string op;             ///< full op name, "top.conv"
-  std::string name;           ///< the first name of its location ("/layer1/layer1.0/conv1/Conv"), or "op#N"
+  std::string name;           ///< its tensor name (TensorNames.h: "/layer1/layer1.0/conv1/Conv_output_0"), or "op#N"
+  std::string onnxNode;       ///< the ONNX node that produced it ("/layer1/layer1.0/conv1/Conv"), "" when none
+  std::vector<std::string> resultNames; ///< each result's tensor name, when the op has more than one result
+  std::vector<std::string> aliases;     ///< further names of its result (forwarded tensors, graph outputs)
+  std::string legacyName;     ///< the name it had when ops were named after ONNX nodes, when that differs
   std::string category;       ///< from the dialect's ODS: conv, matmul, elementwise, activation, io, ...
-  std::string location;       ///< the printed location, e.g. `fused["/conv1/Conv", "/relu/Relu"]`
+  std::string location;       ///< the printed location, e.g. `fused["c"("/conv1/Conv"), "r"("/relu/Relu")]`
   std::vector<Attribute> attributes;  ///< every attribute, sorted by name
   std::vector<std::string> keyAttributes; ///< short label lines, e.g. "k 3x3 s 2", "relu"
   std::vector<Operand> operands;
@@ -127,7 +131,9 @@ struct Graph {
   int levelItemOf(ClusterId cluster, NodeId node) const;
   /// Number of non-constant nodes.
   size_t visibleNodeCount() const;
-  /// The node whose name equals `name` exactly, or kNoNode.
+  /// The node whose name equals `name` exactly, else the one with `name` among its result names or
+  /// aliases, else (a name written when ops were named after ONNX nodes) the one whose legacy name or
+  /// ONNX node it is; kNoNode when none.
   NodeId findByName(std::string_view name) const;
 };
 

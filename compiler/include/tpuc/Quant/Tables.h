@@ -12,6 +12,7 @@
 #define TPUC_QUANT_TABLES_H
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -158,6 +159,18 @@ QuantizeTable readQuantizeTable(const std::string &path);
 std::string formatQuantizeTable(const QuantizeTable &table);
 /// Writes formatQuantizeTable() to `path`; throws TableError.
 void writeQuantizeTable(const std::string &path, const QuantizeTable &table);
+
+//===----------------------------------------------------------------------===//
+// Names of another spelling
+//===----------------------------------------------------------------------===//
+
+/// The tensor name a row name of another spelling stands for (an ONNX node name of a table written when
+/// ops were named after nodes, an alias), or null when the name needs no translation.
+using NameTranslation = std::function<const std::string *(std::string_view name)>;
+/// Renames every row (each section, the op lists) whose name `translate` maps. A renamed row never
+/// replaces a row already named so: the table's own row for a tensor wins. Returns the rows renamed.
+size_t translateNames(CalibrationTable &table, const NameTranslation &translate);
+size_t translateNames(QuantizeTable &table, const NameTranslation &translate);
 
 } // namespace tpuc::quant
 

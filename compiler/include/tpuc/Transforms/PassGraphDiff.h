@@ -15,7 +15,9 @@
 namespace tpuc {
 
 /// Per node of `graph`, the index of the same op in `records` (-1 when none): nodes and records pair by
-/// (name, op kind) in IR order. Graph nodes named "op#N" (no location name) pair with unnamed records.
+/// (name, op kind) in IR order, then the rest by (printed location, op kind) (a fused op's graph name is
+/// its tensor's, its record's identity its first location name). Graph nodes named "op#N" (no location
+/// name) pair with unnamed records.
 std::vector<std::int64_t> matchNodesToRecords(const graph::Graph &graph, const OpRecords &records);
 
 enum class NodeChange : std::uint8_t { Unchanged, Added, Removed, Changed };

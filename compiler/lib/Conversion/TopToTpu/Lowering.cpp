@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Support/FloatConvert.h"
 
@@ -14,21 +15,6 @@ using namespace mlir;
 
 namespace tpuc::lowering {
 
-namespace {
-std::string nameOfLocation(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    std::string last;
-    for (Location inner : fused.getLocations())
-      if (auto name = nameOfLocation(inner); !name.empty())
-        last = name;
-    return last;
-  }
-  return "";
-}
-} // namespace
-
 std::string tensorName(Value value) {
   auto result = dyn_cast<OpResult>(value);
   if (!result)
@@ -36,16 +22,17 @@ std::string tensorName(Value value) {
   Operation *op = result.getOwner();
   if (auto weight = dyn_cast<top::WeightOp>(op))
     return weight.getName().str();
-  std::string name = nameOfLocation(op->getLoc());
-  if (name.empty())
+  std::string name = top::resultName(value);
+  if (name.empty()) {
     name = op->getName().stripDialect().str();
-  if (result.getResultNumber() > 0)
-    name += "_" + std::to_string(result.getResultNumber());
+    if (result.getResultNumber() > 0)
+      name += "_" + std::to_string(result.getResultNumber());
+  }
   return name;
 }
 
 std::string opName(Operation *op) {
-  return op->getNumResults() ? tensorName(op->getResult(0)) : nameOfLocation(op->getLoc());
+  return op->getNumResults() ? tensorName(op->getResult(0)) : top::locationName(op->getLoc());
 }
 
 bool isWeightOnly(top::Precision p) {

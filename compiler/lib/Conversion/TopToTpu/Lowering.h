@@ -19,8 +19,8 @@
 
 namespace tpuc::lowering {
 
-/// The tensor name of a value: its op's location name (NameLoc; the last NameLoc of a FusedLoc), with
-/// "_<i>" for result i > 0 of a multi-result op (the reference interpreter's dump names).
+/// The tensor name of a value: top::resultName (the reference interpreter's dump names), a weight's
+/// array name, else the op's mnemonic (with "_<i>" for result i > 0).
 std::string tensorName(mlir::Value value);
 /// The op's own name (its first result's tensor name).
 std::string opName(mlir::Operation *op);

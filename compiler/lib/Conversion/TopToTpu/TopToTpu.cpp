@@ -5,6 +5,7 @@
 #include "Lowering.h"
 
 #include "tpuc/Dialect/Top/ModuleState.h"
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -169,6 +170,19 @@ llvm::Error lowerToTpu(ModuleOp module, const LoweringOptions &options) {
       quantize = quant::readQuantizeTable(options.quantizeTableFile);
   } catch (const quant::TableError &e) {
     return makeError(e.what());
+  }
+  // Tables written when ops were named after ONNX nodes (or naming an alias) still apply: their rows
+  // are translated to the tensor names through the locations (TensorNames.h).
+  if (calibration || quantize) {
+    llvm::StringMap<std::string> names = top::nameTranslations(module);
+    quant::NameTranslation translate = [&](std::string_view name) -> const std::string * {
+      auto it = names.find(llvm::StringRef(name.data(), name.size()));
+      return it == names.end() ? nullptr : &it->second;
+    };
+    if (calibration)
+      quant::translateNames(*calibration, translate);
+    if (quantize)
+      quant::translateNames(*quantize, translate);
   }
   // Fused preprocessing: the tensor that now holds an input's preprocessed values takes the input's
   // calibration (the table was made on the unfused module).

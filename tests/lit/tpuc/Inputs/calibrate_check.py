@@ -10,13 +10,14 @@ from onnx import numpy_helper
 
 out, table, method, bins = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 w = {i.name: numpy_helper.to_array(i) for i in onnx.load(os.path.join(out, "mlp.onnx")).graph.initializer}
-tensors = {"data": [], "fc1": [], "act1": [], "fc2": []}
+# By tensor name (the ONNX outputs h, t, y of nodes fc1, act1, fc2), as the table names them.
+tensors = {"data": [], "h": [], "t": [], "y": []}
 for path in sorted(glob.glob(os.path.join(out, "ds", "**", "*.npy"), recursive=True)):
     x = np.load(path).astype(np.float64)
     h = x @ w["w1"].T.astype(np.float64) + w["b1"]
     t = np.tanh(h)
     y = t @ w["w2"].T.astype(np.float64) + w["b2"]
-    for name, v in (("data", x), ("fc1", h), ("act1", t), ("fc2", y)):
+    for name, v in (("data", x), ("h", h), ("t", t), ("y", y)):
         tensors[name].append(v.astype(np.float32).ravel())
 
 rows = {}
