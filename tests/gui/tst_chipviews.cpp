@@ -476,7 +476,7 @@ void TestChipViews::resnet18RunRecords() {
 
 void TestChipViews::selectionLinksBothWays() {
   if (!m_window)
-    QSKIP("needs resnet18RunRecords");
+    QFAIL("resnet18RunRecords did not set up the run records this case needs (see its failure)");
   m_window->resize(1500, 950);
   m_window->show();
   QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
@@ -573,7 +573,7 @@ void TestChipViews::selectionLinksBothWays() {
 
 void TestChipViews::compareTwoConfigurations() {
   if (!m_window)
-    QSKIP("needs resnet18RunRecords");
+    QFAIL("resnet18RunRecords did not set up the run records this case needs (see its failure)");
   ChipViewsTab *tab = m_window->openChipViews(m_int8Run, ChipViewsTab::Groups);
   QVERIFY(tab);
   QSignalSpy compared(tab, &ChipViewsTab::compareLoaded);
@@ -599,7 +599,7 @@ void TestChipViews::compareTwoConfigurations() {
 
 void TestChipViews::screenshots() {
   if (!m_window)
-    QSKIP("needs resnet18RunRecords");
+    QFAIL("resnet18RunRecords did not set up the run records this case needs (see its failure)");
   ChipViewsTab *tab = m_window->openChipViews(m_int8Run, ChipViewsTab::Groups);
   QVERIFY(tab);
   m_context->selectOp(QStringLiteral("/layer1/layer1.0/conv2/Conv_output_0"));
@@ -650,7 +650,7 @@ void TestChipViews::tpucViewOnEveryChip() {
   QSKIP("this build has no tpuc");
 #else
   if (m_top.isEmpty())
-    QSKIP("needs resnet18RunRecords");
+    QFAIL("resnet18RunRecords did not set up the run records this case needs (see its failure)");
   // resnet18 and mobilenet_v2 INT8 on the three chips: every view renders through `tpuc view` (screenshots to
   // look at), every group and command is in the SVG.
   const QString assets = qEnvironmentVariableIsEmpty("TPUC_ASSETS") ? QDir::homePath() + "/.cache/tpu-studio/assets"
