@@ -2,9 +2,16 @@
 //
 // Runs every case of the ONNX conformance data (libonnx-testdata's node/ tests): import model.onnx
 // with the ONNX front end, interpret the Top IR on test_data_set_0's inputs, compare with its outputs.
+// Two modes, each with its own side table and floor:
+//   folded  integer and bool inputs are fixed as constants at import (TPU-MLIR's shape-influencing
+//           inputs), float inputs are fed at run time, outputs are read by position. A case whose
+//           inputs are all integers then only exercises the importer's folder.
+//   strict  every input is fed at run time and every output is read by its ONNX name, as a user
+//           comparing our npz files with ONNX Runtime's would.
 // Each case runs in a child process (this program with --case), so a crash is counted, not fatal.
-// Non-passing cases must be listed with a reason in the side table (onnx_conformance_xfail.txt); a new
-// failure, a crash, or a listed case that now passes fails the run.
+// Non-passing cases must be listed with a reason in the mode's side table (onnx_conformance_xfail.txt,
+// onnx_conformance_strict_xfail.txt); a new failure, a crash, or a listed case that now passes fails the
+// run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,7 +109,7 @@ bool allClose(const tpuc::Tensor &actual, const tpuc::Tensor &expected, std::str
 }
 
 /// Runs one case in this process and prints "RESULT <status> <reason>".
-int runCase(const std::string &dir) {
+int runCase(const std::string &dir, bool strict) {
   auto result = [](const std::string &status, const std::string &reason) {
     std::string oneLine = reason.substr(0, reason.find('\n'));
     std::cout << "RESULT " << status << " " << oneLine << std::endl;
@@ -127,8 +134,9 @@ int runCase(const std::string &dir) {
   options.modelDef = dir + "/model.onnx";
   options.modelName = llvm::sys::path::filename(dir).str();
   options.weightOut = (tmp + "/weights.npz").str();
-  // The suite feeds shapes, axes, pads and indices as integer graph inputs. Like TPU-MLIR's
-  // shape-influencing inputs they are fixed as constants at import; float inputs stay arguments.
+  // The suite feeds shapes, axes, pads and indices as integer graph inputs. In the folded mode they are
+  // fixed as constants at import like TPU-MLIR's shape-influencing inputs and float inputs stay
+  // arguments; in the strict mode every input is an argument.
   onnx::ModelProto model;
   {
     std::ifstream file(options.modelDef, std::ios::binary);
@@ -146,7 +154,7 @@ int runCase(const std::string &dir) {
   std::vector<tpuc::Tensor> runtimeInputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
     bool integer = i < inputNames.size() && !tpuc::isFloatDType(inputs[i].dtype());
-    if (integer) {
+    if (integer && !strict) {
       options.constantInputs[inputNames[i]] = inputs[i];
     } else {
       options.inputShapes.push_back(inputs[i].shape());
@@ -173,6 +181,22 @@ int runCase(const std::string &dir) {
   }
   cleanup();
   const tpuc::NpzFile &outputs = interpreter.outputs();
+  if (strict) {
+    // By name: the graph's outputs are found under their ONNX names.
+    const auto &graphOutputs = model.graph().output();
+    if (graphOutputs.size() != (int)expected.size())
+      return result("unsupported", "the case has " + std::to_string(expected.size()) + " output files for " +
+                                       std::to_string(graphOutputs.size()) + " graph outputs");
+    for (size_t i = 0; i < expected.size(); ++i) {
+      const std::string &name = graphOutputs[(int)i].name();
+      if (!outputs.has(name))
+        return result("failed", "no output named '" + name + "'");
+      std::string why;
+      if (!allClose(outputs.get(name), expected[i], why))
+        return result("failed", "output '" + name + "': " + why);
+    }
+    return result("passed", "");
+  }
   if (outputs.size() != expected.size())
     return result("failed", "produced " + std::to_string(outputs.size()) + " outputs, expected " +
                                 std::to_string(expected.size()));
@@ -189,14 +213,16 @@ struct Outcome {
 };
 
 /// Runs `self --case dir` with a timeout and parses its RESULT line.
-Outcome runChild(const std::string &self, const std::string &dir, unsigned timeout) {
+Outcome runChild(const std::string &self, const std::string &dir, bool strict, unsigned timeout) {
   llvm::SmallString<128> out;
   llvm::sys::fs::createTemporaryFile("tpuc-conformance", "txt", out);
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), llvm::StringRef(out)};
   std::string message;
   bool failedToRun = false;
-  int rc = llvm::sys::ExecuteAndWait(self, {self, "--case", dir}, std::nullopt, redirects, timeout, 0,
-                                     &message, &failedToRun);
+  llvm::SmallVector<llvm::StringRef, 4> args{self, "--case", dir};
+  if (strict)
+    args.push_back("--strict");
+  int rc = llvm::sys::ExecuteAndWait(self, args, std::nullopt, redirects, timeout, 0, &message, &failedToRun);
   std::ifstream file(out.c_str());
   std::string line, resultLine;
   while (std::getline(file, line))
@@ -227,33 +253,98 @@ std::map<std::string, std::string> readExpectedFailures(const std::string &path)
   return table;
 }
 
+/// One mode's run over the cases: counts, the side table's verdicts, and the floor.
+struct ModeRun {
+  std::string label;
+  bool strict = false;
+  std::string xfailPath, writeTable;
+  int minPassed = 0;
+  std::map<std::string, std::string> expected;
+  std::map<std::string, int> counts;
+  std::vector<std::string> newFailures, unexpectedPasses, crashes;
+  std::ofstream table;
+
+  void record(const std::string &name, const Outcome &outcome) {
+    ++counts[outcome.status];
+    bool listed = expected.count(name);
+    if (outcome.status == "passed") {
+      if (listed)
+        unexpectedPasses.push_back(name);
+      return;
+    }
+    std::cout << label << " " << outcome.status << ": " << name << ": " << outcome.reason << "\n";
+    if (outcome.status == "crashed")
+      crashes.push_back(name + ": " + outcome.reason);
+    else if (!listed)
+      newFailures.push_back(name + " (" + outcome.status + "): " + outcome.reason);
+    if (table.is_open())
+      table << name << " " << outcome.status << ": " << outcome.reason << "\n";
+  }
+
+  /// Prints the summary line and the verdicts; true when the mode passes.
+  bool report(const std::string &dataDir, size_t cases) {
+    std::cout << "\nONNX conformance, " << label << " mode (" << dataDir << "): " << cases << " cases, "
+              << counts["passed"] << " passed, " << counts["failed"] << " failed, " << counts["unsupported"]
+              << " unsupported, " << counts["crashed"] << " crashed\n";
+    for (const auto &c : crashes)
+      std::cout << "CRASH (" << label << ") " << c << "\n";
+    for (const auto &f : newFailures)
+      std::cout << "NEW FAILURE (" << label << ", not in " << xfailPath << ") " << f << "\n";
+    for (const auto &p : unexpectedPasses)
+      std::cout << "UNEXPECTED PASS (" << label << ", remove it from " << xfailPath << ") " << p << "\n";
+    if (counts["passed"] < minPassed)
+      std::cout << "FLOOR (" << label << "): " << counts["passed"] << " passed, fewer than the floor of "
+                << minPassed << "\n";
+    return crashes.empty() && counts["passed"] >= minPassed &&
+           (xfailPath.empty() || (newFailures.empty() && unexpectedPasses.empty()));
+  }
+};
+
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string dataDir = "/usr/share/libonnx-testdata/data/node", xfailPath, writeTable, only;
+  std::string dataDir = "/usr/share/libonnx-testdata/data/node", only, mode = "both";
   unsigned timeout = 60;
-  int minPassed = 0;
+  ModeRun folded, strict;
+  folded.label = "folded";
+  strict.label = "strict";
+  strict.strict = true;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (arg == "--case")
-      return runCase(next());
+    if (arg == "--case") {
+      std::string dir = next();
+      bool strictCase = i + 1 < argc && std::string(argv[i + 1]) == "--strict";
+      return runCase(dir, strictCase);
+    }
     if (arg == "--data")
       dataDir = next();
+    else if (arg == "--mode")
+      mode = next();
     else if (arg == "--xfail")
-      xfailPath = next();
+      folded.xfailPath = next();
+    else if (arg == "--xfail-strict")
+      strict.xfailPath = next();
     else if (arg == "--write-table")
-      writeTable = next();
+      folded.writeTable = next();
+    else if (arg == "--write-table-strict")
+      strict.writeTable = next();
     else if (arg == "--filter")
       only = next();
     else if (arg == "--min-passed")
-      minPassed = std::stoi(next());
+      folded.minPassed = std::stoi(next());
+    else if (arg == "--min-passed-strict")
+      strict.minPassed = std::stoi(next());
     else if (arg == "--timeout")
       timeout = std::stoi(next());
     else {
       std::cerr << "onnx-conformance: unknown option '" << arg << "'" << std::endl;
       return 2;
     }
+  }
+  if (mode != "both" && mode != "folded" && mode != "strict") {
+    std::cerr << "onnx-conformance: --mode must be folded, strict or both" << std::endl;
+    return 2;
   }
   std::string self = llvm::sys::fs::getMainExecutable(argv[0], (void *)&main);
   std::vector<std::string> cases;
@@ -267,46 +358,28 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::sort(cases.begin(), cases.end());
-  auto expected = xfailPath.empty() ? std::map<std::string, std::string>{} : readExpectedFailures(xfailPath);
+  std::vector<ModeRun *> modes;
+  if (mode != "strict")
+    modes.push_back(&folded);
+  if (mode != "folded")
+    modes.push_back(&strict);
+  for (ModeRun *m : modes) {
+    if (!m->xfailPath.empty())
+      m->expected = readExpectedFailures(m->xfailPath);
+    if (!m->writeTable.empty())
+      m->table.open(m->writeTable);
+  }
 
-  std::map<std::string, int> counts;
-  std::vector<std::string> newFailures, unexpectedPasses, crashes;
-  std::ofstream table;
-  if (!writeTable.empty())
-    table.open(writeTable);
   auto start = std::chrono::steady_clock::now();
   for (const std::string &dir : cases) {
     std::string name = llvm::sys::path::filename(dir).str();
-    Outcome outcome = runChild(self, dir, timeout);
-    ++counts[outcome.status];
-    bool listed = expected.count(name);
-    if (outcome.status == "passed") {
-      if (listed)
-        unexpectedPasses.push_back(name);
-      continue;
-    }
-    std::cout << outcome.status << ": " << name << ": " << outcome.reason << "\n";
-    if (outcome.status == "crashed")
-      crashes.push_back(name + ": " + outcome.reason);
-    else if (!listed)
-      newFailures.push_back(name + " (" + outcome.status + "): " + outcome.reason);
-    if (table.is_open())
-      table << name << " " << outcome.status << ": " << outcome.reason << "\n";
+    for (ModeRun *m : modes)
+      m->record(name, runChild(self, dir, m->strict, timeout));
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "\nONNX conformance (" << dataDir << "): " << cases.size() << " cases, " << counts["passed"]
-            << " passed, " << counts["failed"] << " failed, " << counts["unsupported"] << " unsupported, "
-            << counts["crashed"] << " crashed (" << int(seconds) << " s)\n";
-  for (const auto &c : crashes)
-    std::cout << "CRASH " << c << "\n";
-  for (const auto &f : newFailures)
-    std::cout << "NEW FAILURE (not in the expected-failure table) " << f << "\n";
-  for (const auto &p : unexpectedPasses)
-    std::cout << "UNEXPECTED PASS (remove it from the table) " << p << "\n";
-  if (counts["passed"] < minPassed)
-    std::cout << "FLOOR: " << counts["passed"] << " passed, fewer than the floor of " << minPassed << "\n";
-  bool ok = crashes.empty() && counts["passed"] >= minPassed &&
-            (xfailPath.empty() || (newFailures.empty() && unexpectedPasses.empty()));
-  std::cout << (ok ? "conformance OK" : "conformance FAILED") << std::endl;
+  bool ok = true;
+  for (ModeRun *m : modes)
+    ok &= m->report(dataDir, cases.size());
+  std::cout << "(" << int(seconds) << " s)\n" << (ok ? "conformance OK" : "conformance FAILED") << std::endl;
   return ok ? 0 : 1;
 }
