@@ -59,7 +59,9 @@ int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const
     feeds[name] = inputs.get(name);
   std::optional<NpzFile> framework;
   try {
-    framework = sim::ort::run(o.modelDef, feeds);
+    // --output_names may name intermediate tensors: ONNX Runtime then exposes every tensor and the named
+    // ones are picked out.
+    framework = sim::ort::run(o.modelDef, feeds, 0, /*allTensors=*/!o.outputNames.empty());
   } catch (const std::exception &e) {
     std::cerr << "tpuc transform: ONNX Runtime: " << e.what() << std::endl;
     return kExitFailed;
@@ -73,13 +75,25 @@ int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const
       std::cerr << "tpuc transform: " << e.what() << std::endl;
     }
   }
-  // The Top function returns the graph outputs (or --output_names) in order; pair them positionally and
-  // name each pair after the ONNX tensor.
-  NpzFile target, reference;
+  // Pair by ONNX tensor name: the Top function returns the graph outputs, or the --output_names tensors, in
+  // that order and under those names.
+  std::vector<std::string> wanted = o.outputNames;
+  if (wanted.empty())
+    wanted = framework->names(); // the graph outputs, in order
   const auto &names = topOutputs.names();
-  for (size_t i = 0; i < names.size() && i < framework->names().size(); ++i) {
-    const std::string &name = framework->names()[i];
-    target.set(name, topOutputs.get(names[i]));
+  if (wanted.size() != names.size()) {
+    std::cerr << "tpuc transform: the Top function returns " << names.size() << " outputs for " << wanted.size()
+              << " ONNX tensors" << std::endl;
+    return kExitFailed;
+  }
+  NpzFile target, reference;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const std::string &name = wanted[i];
+    if (!framework->has(name)) {
+      std::cerr << "tpuc transform: ONNX Runtime computed no tensor '" << name << "'" << std::endl;
+      return kExitFailed;
+    }
+    target.set(name, topOutputs.get(topOutputs.has(name) ? name : names[i]));
     reference.set(name, framework->get(name));
   }
   NpzComparison comparison = compareNpz(target, reference, tolerance, o.excepts);
