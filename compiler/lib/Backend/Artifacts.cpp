@@ -45,12 +45,21 @@ ordered_json groupJson(const ChipProfile &chip, const Graph &g, const LayerGroup
   j["tiu_cycles"] = grp.tiuCycles;
   j["gdma_cycles"] = grp.gdmaCycles;
   j["ddr_bytes"] = grp.ddrBytes;
-  if (grp.global)
+  j["cores"] = grp.cores;
+  j["sync_cycles"] = grp.syncCycles;
+  if (grp.global) {
+    ordered_json parts = ordered_json::array();
+    for (const GlobalPart &p : grp.parts)
+      parts.push_back({{"core", p.core}, {"axis", p.axis}, {"range", {p.range.begin, p.range.end}}});
+    j["parts"] = parts;
     return j;
+  }
   j["slice"] = {{"n", grp.spec.n}, {"c", grp.spec.c}, {"h", grp.spec.h}, {"w", grp.spec.w}};
   ordered_json slices = ordered_json::array();
-  for (const SliceBoxes &s : grp.slices) {
+  for (size_t si = 0; si < grp.slices.size(); ++si) {
+    const SliceBoxes &s = grp.slices[si];
     ordered_json sj, vals, stores;
+    sj["core"] = si < grp.sliceCore.size() ? grp.sliceCore[si] : 0;
     for (auto &[v, b] : s.value)
       vals[g.values[v].name] = boxJson(b);
     for (auto &[v, b] : s.store)
@@ -64,7 +73,8 @@ ordered_json groupJson(const ChipProfile &chip, const Graph &g, const LayerGroup
   ordered_json steps = ordered_json::array();
   for (size_t t = 0; t < grp.steps.size(); ++t) {
     const TimeStep &st = grp.steps[t];
-    steps.push_back({{"stage", t},
+    steps.push_back({{"core", st.core},
+                     {"stage", st.stage},
                      {"load_slice", st.loadSlice},
                      {"compute_slice", st.computeSlice},
                      {"store_slice", st.storeSlice},
@@ -83,6 +93,7 @@ ordered_json groupJson(const ChipProfile &chip, const Graph &g, const LayerGroup
   for (const LmemRect &r : grp.rects)
     rects.push_back({{"value", g.values[r.value].name},
                      {"slice", r.slice},
+                     {"core", r.core},
                      {"kind", bufferKindName(r.kind)},
                      {"t0", r.tStart},
                      {"t1", r.tEnd},
@@ -146,7 +157,7 @@ std::string backendPlanJson(const ChipProfile &chip, const Graph &g, const Layer
                             const GmemPlan &gm, const std::vector<GroupCut> &cuts, int indent) {
   ordered_json root;
   root["schema"] = "tpuc-backend-plan";
-  root["version"] = 2;
+  root["version"] = 3;
   root["chip"] = {{"name", chip.name},
                   {"lanes", chip.lanes},
                   {"eu_bytes", chip.euBytes},
@@ -154,6 +165,8 @@ std::string backendPlanJson(const ChipProfile &chip, const Graph &g, const Layer
                   {"lmem_banks", chip.lmemBanks},
                   {"frequency_mhz", chip.frequencyMhz}};
   root["opt"] = lg.opt;
+  root["cores"] = lg.cores;
+  root["sync_cycles"] = chip.syncCycles;
   root["total_cycles"] = lg.totalCycles;
   root["latency_us"] = cyclesToUs(chip, lg.totalCycles);
   ordered_json values = ordered_json::array();

@@ -132,6 +132,11 @@ ChipProfile parseChipProfile(const std::string &text, const std::string &file) {
   if (root.contains("description"))
     p.description = r.str("description");
   p.cores = r.positiveInt("cores");
+  if (p.cores > 1 && !root.contains("sync_cycles"))
+    r.fail("sync_cycles", "missing (a profile of " + std::to_string(p.cores) +
+                              " cores needs the cycles of a barrier across them)");
+  if (root.contains("sync_cycles"))
+    p.syncCycles = r.nonNegativeInt("sync_cycles");
   p.frequencyMhz = r.positiveNumber("frequency_mhz");
 
   p.lanes = r.positiveInt("npu.lanes");

@@ -63,8 +63,9 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
     // Output features spread over lanes; rows stream through the cube.
     const Value &in = g.values[op.inputs[0]];
     int64_t k = in.shape.back();
-    int64_t rows = in.elements() / k;
     int64_t features = g.values[op.outputs[0]].shape.back();
+    // The rows of the result box (all of them for the whole op: the input's rows).
+    int64_t rows = out.elements() / std::max<int64_t>(1, features);
     int64_t fPerLane = channelsPerLane(chip, features);
     c.macs = rows * k * features;
     c.laneUtilization = static_cast<double>(features) / static_cast<double>(fPerLane * chip.lanes);
@@ -97,6 +98,20 @@ int64_t dmaCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes) {
          static_cast<int64_t>(std::ceil(static_cast<double>(moved) / chip.gdmaBytesPerCycle()));
 }
 
+int64_t dmaTransferCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes) {
+  return bytes <= 0 ? 0 : dmaCycles(chip, bytes, runBytes) - chip.gdmaLatencyCycles;
+}
+
+int64_t ddrRunBytes(const Value &v, const Box &b) {
+  int64_t run = dtypeBytes(v.dtype);
+  for (int d = 3; d >= 0; --d) {
+    run *= b.dims[d].size();
+    if (b.dims[d].size() != v.dim(d))
+      break;
+  }
+  return run;
+}
+
 int64_t dmaBoxCycles(const ChipProfile &chip, const Value &v, const Box &b) {
   int64_t esize = dtypeBytes(v.dtype);
   bool fullW = b.w().size() == v.dim(3);
@@ -105,22 +120,39 @@ int64_t dmaBoxCycles(const ChipProfile &chip, const Value &v, const Box &b) {
 }
 
 GlobalCost globalOpCost(const ChipProfile &chip, const Graph &g, const Op &op, bool inPlace) {
-  GlobalCost c;
   if (inPlace)
-    return c; // Shares its operand's buffer: no command at all.
+    return {}; // Shares its operand's buffer: no command at all.
+  std::vector<Box> boxes;
+  for (const auto *list : {&op.outputs, &op.inputs, &op.weights})
+    for (int v : *list)
+      boxes.push_back(fullBox(g.values[v]));
+  return globalPartCost(chip, g, op, boxes);
+}
+
+GlobalCost globalPartCost(const ChipProfile &chip, const Graph &g, const Op &op, const std::vector<Box> &boxes) {
+  GlobalCost c;
   const Value &res = g.values[op.outputs[0]];
   if (op.kind == OpKind::Reshape || op.kind == OpKind::Concat) {
     // A DDR-to-DDR copy of the result.
-    c.dma = dmaCycles(chip, res.bytes(), res.bytes()) * 2;
+    int64_t bytes = boxes[0].elements() * dtypeBytes(res.dtype), run = ddrRunBytes(res, boxes[0]);
+    c.dma = dmaCycles(chip, bytes, run) * 2;
+    c.transfer = dmaTransferCycles(chip, bytes, run) * 2;
     c.cycles = c.dma;
     return c;
   }
-  c.tiu = tiuCost(chip, g, op, fullBox(res)).cycles;
-  for (int v : op.inputs)
-    c.dma += dmaCycles(chip, g.values[v].bytes(), g.values[v].bytes());
-  for (int v : op.weights)
-    c.dma += dmaCycles(chip, g.values[v].bytes(), g.values[v].bytes());
-  c.dma += dmaCycles(chip, res.bytes(), res.bytes());
+  c.tiu = tiuCost(chip, g, op, boxes[0]).cycles;
+  // Every input and weight in, the (first) result out.
+  size_t k = 0;
+  for (const auto *list : {&op.outputs, &op.inputs, &op.weights})
+    for (int v : *list) {
+      const Box &b = boxes[k++];
+      if (list == &op.outputs && v != op.outputs[0])
+        continue;
+      const Value &val = g.values[v];
+      int64_t bytes = b.elements() * dtypeBytes(val.dtype), run = ddrRunBytes(val, b);
+      c.dma += dmaCycles(chip, bytes, run);
+      c.transfer += dmaTransferCycles(chip, bytes, run);
+    }
   // Internal tiling overlaps the engines except for one tile's latency.
   c.cycles = std::max(c.tiu, c.dma) + chip.gdmaLatencyCycles + chip.tiuCommandCycles;
   return c;

@@ -120,7 +120,7 @@ int64_t cyclesAlone(const ChipProfile &chip, const Graph &g, const std::vector<i
   int64_t total = 0;
   for (int o : ops) {
     std::optional<LayerGroup> one = g.isGroupable(o) ? planGroup(chip, g, {o}, options) : std::nullopt;
-    total += one ? one->cycles : planGlobal(chip, g, o).cycles;
+    total += one ? one->cycles : planGlobal(chip, g, o, options.cores).cycles;
   }
   return total;
 }

@@ -38,12 +38,96 @@ bool isInPlace(const Graph &g, int op) {
   return g.ops[op].kind == OpKind::Reshape || canConcatInPlace(g, op);
 }
 
-LayerGroup planGlobal(const ChipProfile &chip, const Graph &g, int op) {
+namespace {
+
+/// How operand `v` of global op `op` follows a split of its result along `axis`: 1 cut the same way,
+/// 0 read whole, -1 the op cannot be split so.
+int followsSplit(const Graph &g, const Op &op, int v, bool lhs, int axis) {
+  const Value &res = g.values[op.outputs[0]], &val = g.values[v];
+  const size_t rank = res.shape.size();
+  if (op.kind == OpKind::Conv)
+    return lhs ? 1 : 0; // cut along N: the filters and the bias are read whole
+  if (op.kind == OpKind::MatMul && !lhs) {
+    // The right-hand side and the bias: a batch dimension of the same rank follows the result, a
+    // lower-rank operand broadcasts over the batch.
+    if (val.shape.size() != rank)
+      return 0;
+  }
+  if (val.shape.size() != rank)
+    return -1;
+  return val.dim(axis) == res.dim(axis) ? 1 : val.dim(axis) == 1 ? 0 : -1;
+}
+
+} // namespace
+
+int globalSplitAxis(const Graph &g, int o, int cores) {
+  if (cores < 2 || isInPlace(g, o))
+    return -1;
+  const Op &op = g.ops[o];
+  if (op.outputs.size() != 1 || op.inputs.empty())
+    return -1;
+  const Value &res = g.values[op.outputs[0]];
+  const int rank = static_cast<int>(res.shape.size());
+  if (rank == 0 || rank > 4)
+    return -1;
+  std::vector<int> axes;
+  switch (op.kind) {
+  case OpKind::GlobalPool:
+  case OpKind::Pool:
+  case OpKind::Eltwise:
+  case OpKind::Unary:
+    axes = {0, 1}; // images and channels are independent
+    break;
+  case OpKind::Conv:
+    axes = {0}; // a full conv reads every input channel: images only
+    break;
+  case OpKind::MatMul:
+    // Batch dimensions only: the rows of a transposed left-hand side are not its dimension rank-2, and
+    // a per-column requantization must not meet a cut of dimension 1 that happens to match.
+    if (rank >= 3)
+      axes = {0};
+    break;
+  default:
+    break;
+  }
+  for (int axis : axes) {
+    if (axis >= rank || res.shape[axis] < cores)
+      continue;
+    bool ok = true;
+    for (size_t i = 0; i < op.inputs.size() && ok; ++i)
+      ok = followsSplit(g, op, op.inputs[i], i == 0, axis) >= 0;
+    for (size_t i = 0; i < op.weights.size() && ok; ++i)
+      ok = followsSplit(g, op, op.weights[i], false, axis) >= 0;
+    if (ok)
+      return axis;
+  }
+  return -1;
+}
+
+std::vector<Box> globalPartBoxes(const Graph &g, const Op &op, int axis, const Range &range) {
+  std::vector<Box> boxes;
+  auto cut = [&](int v, int follows) {
+    Box b = fullBox(g.values[v]);
+    if (follows > 0)
+      b.dims[axis] = range;
+    boxes.push_back(b);
+  };
+  for (int v : op.outputs)
+    cut(v, 1);
+  for (size_t i = 0; i < op.inputs.size(); ++i)
+    cut(op.inputs[i], followsSplit(g, op, op.inputs[i], i == 0, axis));
+  for (int v : op.weights)
+    cut(v, followsSplit(g, op, v, false, axis));
+  return boxes;
+}
+
+LayerGroup planGlobal(const ChipProfile &chip, const Graph &g, int op, int cores) {
   LayerGroup group;
   group.global = true;
   group.ops = {op};
   group.values = classifyValues(g, group.ops);
-  GlobalCost c = globalOpCost(chip, g, g.ops[op], isInPlace(g, op));
+  const Op &o = g.ops[op];
+  GlobalCost c = globalOpCost(chip, g, o, isInPlace(g, op));
   group.cycles = c.cycles;
   group.tiuCycles = c.tiu;
   group.gdmaCycles = c.dma;
@@ -52,9 +136,35 @@ LayerGroup planGlobal(const ChipProfile &chip, const Graph &g, int op) {
       group.ddrBytes += g.values[v].bytes();
     for (int v : group.values.weights)
       group.ddrBytes += g.values[v].bytes();
-    for (int v : g.ops[op].outputs)
+    for (int v : o.outputs)
       group.ddrBytes += g.values[v].bytes();
   }
+  int axis = globalSplitAxis(g, op, cores);
+  if (axis < 0)
+    return group;
+  // One part per core, run at the same time: each core's engines are its own, the DDR bandwidth is
+  // shared, and a barrier follows.
+  const int64_t extent = g.values[o.outputs[0]].dim(axis);
+  const int used = static_cast<int>(std::min<int64_t>(cores, extent));
+  int64_t slowest = 0, transfers = 0;
+  group.tiuCycles = group.gdmaCycles = group.ddrBytes = 0;
+  for (int k = 0; k < used; ++k) {
+    GlobalPart part{k, axis, splitRange(extent, used, k)};
+    std::vector<Box> boxes = globalPartBoxes(g, o, axis, part.range);
+    GlobalCost pc = globalPartCost(chip, g, o, boxes);
+    slowest = std::max(slowest, pc.cycles);
+    transfers += pc.transfer;
+    group.tiuCycles += pc.tiu;
+    group.gdmaCycles += pc.dma;
+    size_t b = 0;
+    for (const auto *list : {&o.outputs, &o.inputs, &o.weights})
+      for (int v : *list)
+        group.ddrBytes += boxes[b++].elements() * dtypeBytes(g.values[v].dtype);
+    group.parts.push_back(part);
+  }
+  group.cores = used;
+  group.syncCycles = chip.syncCycles;
+  group.cycles = std::max(slowest, transfers + chip.gdmaLatencyCycles + chip.tiuCommandCycles) + group.syncCycles;
   return group;
 }
 
@@ -162,11 +272,120 @@ std::optional<LayerGroup> buildRects(const ChipProfile &chip, const Graph &g, co
   return group;
 }
 
+/// The engines' work of each slice of a group, from which every core's pipeline stages follow.
+struct SliceWork {
+  std::vector<int64_t> load, store, tiu;   ///< Per slice: GDMA cycles of its loads, stores; TIU cycles.
+  std::vector<int64_t> loadXfer, storeXfer; ///< Of those GDMA cycles, the transfers (no latencies).
+  int64_t weights[2] = {0, 0}, weightsXfer[2] = {0, 0}; ///< Resident weights loaded in stage 0, stage 1.
+};
+
+/// The pipeline of slices [first, first + count) on `core`: stage t loads slice first+t, computes
+/// first+t-1, stores first+t-2; resident weights in stages 0 and 1. `xfer[t]` receives each stage's
+/// GDMA transfer cycles.
+std::vector<TimeStep> corePipeline(const SliceWork &w, int core, int64_t first, int64_t count,
+                                   std::vector<int64_t> &xfer) {
+  std::vector<TimeStep> steps;
+  xfer.assign(static_cast<size_t>(count + 2), 0);
+  for (int64_t t = 0; t < count + 2; ++t) {
+    TimeStep st;
+    st.core = core;
+    st.stage = static_cast<int>(t);
+    if (t < count) {
+      st.loadSlice = static_cast<int>(first + t);
+      st.gdmaCycles += w.load[first + t];
+      xfer[t] += w.loadXfer[first + t];
+    }
+    if (t < 2 && w.weights[t]) {
+      st.loadsWeights = true;
+      st.gdmaCycles += w.weights[t];
+      xfer[t] += w.weightsXfer[t];
+    }
+    if (t >= 1 && t <= count) {
+      st.computeSlice = static_cast<int>(first + t - 1);
+      st.tiuCycles = w.tiu[first + t - 1];
+    }
+    if (t >= 2) {
+      st.storeSlice = static_cast<int>(first + t - 2);
+      st.gdmaCycles += w.store[first + t - 2];
+      xfer[t] += w.storeXfer[first + t - 2];
+    }
+    st.cycles = std::max(st.tiuCycles, st.gdmaCycles);
+    steps.push_back(st);
+  }
+  return steps;
+}
+
+/// Spreads the group's slices over `cores` cores in balanced contiguous runs: each core's stages, its
+/// LMEM rects (the one-core rects of its slices in its own time units; resident weights on every core)
+/// and the estimate: stage t of every core runs at once, so it takes the slowest core's TIU, the
+/// slowest core's GDMA or all cores' transfers through the one DDR, whichever is longest; then the
+/// barrier.
+void spreadOverCores(const ChipProfile &chip, LayerGroup &group, const SliceWork &w, int cores) {
+  const int64_t S = static_cast<int64_t>(group.slices.size()), L = group.unitsPerStage;
+  const int used = static_cast<int>(std::min<int64_t>(cores, S));
+  std::vector<LmemRect> rects;
+  std::vector<std::vector<TimeStep>> perCore;
+  std::vector<std::vector<int64_t>> xfers;
+  group.sliceCore.assign(static_cast<size_t>(S), 0);
+  for (int k = 0; k < used; ++k) {
+    Range mine = splitRange(S, used, k);
+    for (int64_t i = mine.begin; i < mine.end; ++i)
+      group.sliceCore[i] = k;
+    std::vector<int64_t> xfer;
+    perCore.push_back(corePipeline(w, k, mine.begin, mine.size(), xfer));
+    xfers.push_back(std::move(xfer));
+    for (LmemRect r : group.rects) {
+      r.core = k;
+      if (r.slice < 0) {
+        r.tEnd -= (S - mine.size()) * L; // resident until the core's last slice
+      } else {
+        if (r.slice < mine.begin || r.slice >= mine.end)
+          continue;
+        r.tStart -= mine.begin * L;
+        r.tEnd -= mine.begin * L;
+      }
+      rects.push_back(r);
+    }
+  }
+  group.rects = std::move(rects);
+  group.cores = used;
+  group.steps.clear();
+  group.cycles = group.tiuCycles = group.gdmaCycles = 0;
+  size_t stages = 0;
+  for (const auto &steps : perCore)
+    stages = std::max(stages, steps.size());
+  for (size_t t = 0; t < stages; ++t) {
+    int64_t tiu = 0, gdma = 0, ddr = 0;
+    for (int k = 0; k < used; ++k)
+      if (t < perCore[k].size()) {
+        tiu = std::max(tiu, perCore[k][t].tiuCycles);
+        gdma = std::max(gdma, perCore[k][t].gdmaCycles);
+        ddr += xfers[k][t];
+      }
+    group.cycles += std::max({tiu, gdma, ddr});
+  }
+  for (auto &steps : perCore)
+    for (const TimeStep &st : steps) {
+      group.tiuCycles += st.tiuCycles;
+      group.gdmaCycles += st.gdmaCycles;
+      group.steps.push_back(st);
+    }
+  int64_t peak = 0;
+  for (const LmemRect &r : group.rects)
+    peak = std::max(peak, r.addr + r.size);
+  group.lmem.peakBytes = peak;
+  group.lmem.lowerBound = lmemLowerBound(group.rects);
+  if (used > 1) {
+    group.syncCycles = chip.syncCycles;
+    group.cycles += group.syncCycles;
+  }
+}
+
 /// Builds the group for `spec`. Without `allocate` it stops once the
 /// rectangles exist and their lower bound fits (the cheap test the slicing
 /// search bisects with).
 std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, const std::vector<int> &ops,
-                                     const SliceSpec &spec, bool allocate) {
+                                     const SliceSpec &spec, bool allocate, int cores = 1) {
   std::optional<LayerGroup> built = buildRects(chip, g, ops, spec);
   if (!built)
     return std::nullopt;
@@ -195,56 +414,66 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
     return std::nullopt;
 
   // Pipeline stages and their cycles.
-  std::vector<int64_t> loadCycles(S, 0), storeCycles(S, 0), tiuCycles(S, 0);
-  int64_t residentWeights[2] = {0, 0}; // loaded in stage 0, stage 1
+  SliceWork w;
+  w.load.assign(S, 0);
+  w.store.assign(S, 0);
+  w.tiu.assign(S, 0);
+  w.loadXfer.assign(S, 0);
+  w.storeXfer.assign(S, 0);
   for (int64_t i = 0; i < S; ++i) {
     const SliceBoxes &s = group.slices[i];
     for (int v : group.values.inputs) {
-      loadCycles[i] += dmaBoxCycles(chip, g.values[v], s.value.at(v));
-      group.ddrBytes += s.value.at(v).elements() * dtypeBytes(g.values[v].dtype);
+      const Box &b = s.value.at(v);
+      int64_t c = dmaBoxCycles(chip, g.values[v], b);
+      w.load[i] += c;
+      w.loadXfer[i] += c ? c - chip.gdmaLatencyCycles : 0;
+      group.ddrBytes += b.elements() * dtypeBytes(g.values[v].dtype);
     }
-    for (int w : group.values.weights) {
-      int64_t c = weightDmaCycles(chip, g.values[w], s.weight.at(w));
-      int64_t per = g.values[w].elements() / std::max<int64_t>(1, g.values[w].dim(0));
-      int64_t bytes = s.weight.at(w).dims[0].size() * per * dtypeBytes(g.values[w].dtype);
+    for (int wv : group.values.weights) {
+      int64_t c = weightDmaCycles(chip, g.values[wv], s.weight.at(wv));
+      int64_t x = c ? c - chip.gdmaLatencyCycles : 0;
+      int64_t per = g.values[wv].elements() / std::max<int64_t>(1, g.values[wv].dim(0));
+      int64_t bytes = s.weight.at(wv).dims[0].size() * per * dtypeBytes(g.values[wv].dtype);
       if (weightsPerSlice) {
-        loadCycles[i] += c;
+        w.load[i] += c;
+        w.loadXfer[i] += x;
         group.ddrBytes += bytes;
       } else if (i == 0) {
-        residentWeights[firstUse(g, ops, w) == 0 ? 0 : 1] += c;
-        group.ddrBytes += bytes;
+        int stage = firstUse(g, ops, wv) == 0 ? 0 : 1;
+        w.weights[stage] += c;
+        w.weightsXfer[stage] += x;
+        group.ddrBytes += bytes; // once per core that runs slices (below)
       }
     }
     for (int v : group.values.outputs) {
-      storeCycles[i] += dmaBoxCycles(chip, g.values[v], s.store.at(v));
-      group.ddrBytes += s.store.at(v).elements() * dtypeBytes(g.values[v].dtype);
+      const Box &b = s.store.at(v);
+      int64_t c = dmaBoxCycles(chip, g.values[v], b);
+      w.store[i] += c;
+      w.storeXfer[i] += c ? c - chip.gdmaLatencyCycles : 0;
+      group.ddrBytes += b.elements() * dtypeBytes(g.values[v].dtype);
     }
     for (int o : ops)
-      tiuCycles[i] += tiuCost(chip, g, g.ops[o], s.value.at(g.ops[o].outputs[0])).cycles;
+      w.tiu[i] += tiuCost(chip, g, g.ops[o], s.value.at(g.ops[o].outputs[0])).cycles;
   }
-  for (int64_t t = 0; t < S + 2; ++t) {
-    TimeStep st;
-    if (t < S) {
-      st.loadSlice = static_cast<int>(t);
-      st.gdmaCycles += loadCycles[t];
-    }
-    if (t < 2 && residentWeights[t]) {
-      st.loadsWeights = true;
-      st.gdmaCycles += residentWeights[t];
-    }
-    if (t >= 1 && t <= S) {
-      st.computeSlice = static_cast<int>(t - 1);
-      st.tiuCycles = tiuCycles[t - 1];
-    }
-    if (t >= 2) {
-      st.storeSlice = static_cast<int>(t - 2);
-      st.gdmaCycles += storeCycles[t - 2];
-    }
-    st.cycles = std::max(st.tiuCycles, st.gdmaCycles);
+  if (cores > 1 && S > 1) {
+    // Every core loads the resident weights into its own LMEM.
+    int64_t residentBytes = 0;
+    if (!weightsPerSlice)
+      for (int wv : group.values.weights) {
+        int64_t per = g.values[wv].elements() / std::max<int64_t>(1, g.values[wv].dim(0));
+        residentBytes += group.slices[0].weight.at(wv).dims[0].size() * per * dtypeBytes(g.values[wv].dtype);
+      }
+    group.ddrBytes += residentBytes * (std::min<int64_t>(cores, S) - 1);
+    spreadOverCores(chip, group, w, cores);
+    return built;
+  }
+  std::vector<int64_t> xfer;
+  group.sliceCore.assign(static_cast<size_t>(S), 0);
+  group.steps = corePipeline(w, 0, 0, S, xfer);
+  for (const TimeStep &st : group.steps) {
     group.cycles += st.cycles;
     group.tiuCycles += st.tiuCycles;
     group.gdmaCycles += st.gdmaCycles;
-    group.steps.push_back(st);
   }
   return built;
 }
@@ -453,8 +682,8 @@ GroupDiagnosis diagnoseGroup(const ChipProfile &chip, const Graph &g, const std:
 }
 
 std::optional<LayerGroup> planGroupWithSpec(const ChipProfile &chip, const Graph &g,
-                                            const std::vector<int> &ops, const SliceSpec &spec) {
-  return buildGroup(chip, g, ops, spec, /*allocate=*/true);
+                                            const std::vector<int> &ops, const SliceSpec &spec, int cores) {
+  return buildGroup(chip, g, ops, spec, /*allocate=*/true, cores);
 }
 
 std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, const std::vector<int> &ops,
@@ -464,7 +693,8 @@ std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, con
       return std::nullopt;
   SliceSearch search = sliceSearch(chip, g, ops);
   const int64_t maxN = search.maxN, maxH = search.maxH;
-  auto tryPlan = [&](const SliceSpec &spec) { return buildGroup(chip, g, ops, spec, /*allocate=*/true); };
+  const int cores = std::max(1, options.cores);
+  auto tryPlan = [&](const SliceSpec &spec) { return buildGroup(chip, g, ops, spec, /*allocate=*/true, cores); };
   auto boundFits = [&](const SliceSpec &spec) {
     return buildGroup(chip, g, ops, spec, /*allocate=*/false).has_value();
   };
@@ -509,13 +739,30 @@ std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, con
   if (!best)
     return std::nullopt;
   // Finer H cuts pipeline better but cost halos and command latency.
-  SliceSpec spec = best->spec;
+  const SliceSpec found = best->spec;
+  SliceSpec spec = found;
   for (int k = 0; k < options.extraSliceTries; ++k) {
     spec.h *= 2;
     if (spec.h > maxH)
       break;
-    if (auto alt = planGroupWithSpec(chip, g, ops, spec); alt && alt->cycles < best->cycles)
+    if (auto alt = tryPlan(spec); alt && alt->cycles < best->cycles)
       best = std::move(alt);
+  }
+  // With several cores a group of fewer slices than cores leaves cores idle: also try cutting N (no
+  // halo), H, or for a single op C (each core then loads only its output channels' weights), into
+  // enough pieces for every core.
+  if (cores > 1 && found.count() < cores) {
+    int64_t factor = ceilDiv(cores, found.count());
+    std::vector<SliceSpec> wider;
+    if (found.n * factor <= maxN)
+      wider.push_back({found.n * factor, found.c, found.h, found.w});
+    if (found.h * factor <= maxH)
+      wider.push_back({found.n, found.c, found.h * factor, found.w});
+    if (ops.size() == 1 && found.c * factor <= search.maxC)
+      wider.push_back({found.n, found.c * factor, found.h, found.w});
+    for (const SliceSpec &alt : wider)
+      if (auto plan = tryPlan(alt); plan && plan->cycles < best->cycles)
+        best = std::move(plan);
   }
   return best;
 }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace tpuc::backend {
 
@@ -24,7 +25,7 @@ LayerGroup planSingle(const ChipProfile &chip, const Graph &g, int op, const Gro
   if (g.isGroupable(op))
     if (auto grp = planGroup(chip, g, {op}, options))
       return std::move(*grp);
-  return planGlobal(chip, g, op);
+  return planGlobal(chip, g, op, options.cores);
 }
 
 void finish(const ChipProfile &chip, const Graph &g, LayerGroupPlan &plan) {
@@ -62,6 +63,7 @@ LayerGroupPlan planLayerGroups(const ChipProfile &chip, const Graph &g, const Gr
   LayerGroupPlan plan;
   plan.chip = chip.name;
   plan.opt = options.opt;
+  plan.cores = std::max(1, options.cores);
   const int n = static_cast<int>(g.ops.size());
   const int maxLen = std::max(1, options.maxGroupOps);
 
@@ -139,6 +141,17 @@ std::vector<std::string> validatePlan(const ChipProfile &chip, const Graph &g, c
     if (grp.global) {
       if (grp.ops.size() != 1)
         errors.push_back(where + "a global group holds one op");
+      // Parts of a split global op: cores 0.., ranges tiling the split dimension in order.
+      int64_t next = 0;
+      for (size_t k = 0; k < grp.parts.size(); ++k) {
+        const GlobalPart &p = grp.parts[k];
+        if (p.core != static_cast<int>(k) || p.range.begin != next || p.range.empty())
+          errors.push_back(where + "part " + std::to_string(k) + " does not continue the split");
+        next = p.range.end;
+      }
+      if (!grp.parts.empty() && !grp.ops.empty() &&
+          next != g.values[g.ops[grp.ops[0]].outputs[0]].dim(grp.parts[0].axis))
+        errors.push_back(where + "parts do not cover the result");
       continue;
     }
     for (int o : grp.ops)
@@ -146,8 +159,26 @@ std::vector<std::string> validatePlan(const ChipProfile &chip, const Graph &g, c
         errors.push_back(where + "op '" + g.ops[o].name + "' is not groupable");
     if (grp.slices.size() != static_cast<size_t>(grp.spec.count()))
       errors.push_back(where + "slice count differs from the spec");
-    if (grp.steps.size() != grp.slices.size() + 2)
-      errors.push_back(where + "expected slices + 2 pipeline stages");
+    // Each core runs a pipeline over a contiguous run of slices: its first slice and count.
+    std::vector<int64_t> firstOf(static_cast<size_t>(std::max(grp.cores, 1)), -1), countOf(firstOf.size(), 0);
+    if (grp.sliceCore.size() != grp.slices.size())
+      errors.push_back(where + "no core for every slice");
+    for (size_t si = 0; si < grp.sliceCore.size(); ++si) {
+      int k = grp.sliceCore[si];
+      if (k < 0 || k >= grp.cores || (si > 0 && k < grp.sliceCore[si - 1])) {
+        errors.push_back(where + "slice " + std::to_string(si) + " on core " + std::to_string(k) +
+                         " out of order or range");
+        continue;
+      }
+      if (firstOf[k] < 0)
+        firstOf[k] = static_cast<int64_t>(si);
+      ++countOf[k];
+    }
+    size_t expectedSteps = 0;
+    for (int64_t c : countOf)
+      expectedSteps += c ? static_cast<size_t>(c) + 2 : 0;
+    if (grp.steps.size() != expectedSteps)
+      errors.push_back(where + "expected slices + 2 pipeline stages per core");
     std::set<int> inGroup(grp.ops.begin(), grp.ops.end());
     // Stored boxes tile each output exactly: disjoint, summing to the whole.
     for (int v : grp.values.outputs) {
@@ -184,21 +215,25 @@ std::vector<std::string> validatePlan(const ChipProfile &chip, const Graph &g, c
       }
     // Every value an op touches sits in LMEM when the op runs (unit k of
     // the stage after its slice loads), in a rect big enough for its box.
-    std::map<std::pair<int, int>, const LmemRect *> rectOf; // (slice, value)
+    std::map<std::tuple<int, int, int>, const LmemRect *> rectOf; // (core, slice, value)
     for (const LmemRect &r : grp.rects)
-      rectOf[{r.slice, r.value}] = &r;
+      rectOf[{r.core, r.slice, r.value}] = &r;
     const int64_t L = grp.unitsPerStage;
-    for (size_t si = 0; si < grp.slices.size(); ++si)
+    for (size_t si = 0; si < grp.slices.size() && si < grp.sliceCore.size(); ++si)
       for (size_t k = 0; k < grp.ops.size(); ++k) {
         const Op &op = g.ops[grp.ops[k]];
-        const int64_t t = (static_cast<int64_t>(si) + 1) * L + static_cast<int64_t>(k);
+        const int core = grp.sliceCore[si];
+        if (core < 0 || core >= grp.cores)
+          break;
+        // The unit on the slice's core: its pipeline starts at the core's first slice.
+        const int64_t t = (static_cast<int64_t>(si) - firstOf[core] + 1) * L + static_cast<int64_t>(k);
         std::vector<int> touched = op.inputs;
         touched.insert(touched.end(), op.outputs.begin(), op.outputs.end());
         touched.insert(touched.end(), op.weights.begin(), op.weights.end());
         for (int v : touched) {
-          auto it = rectOf.find({static_cast<int>(si), v});
+          auto it = rectOf.find({core, static_cast<int>(si), v});
           if (it == rectOf.end())
-            it = rectOf.find({-1, v});
+            it = rectOf.find({core, -1, v});
           std::string what = where + "slice " + std::to_string(si) + ": '" + g.values[v].name + "'";
           if (it == rectOf.end()) {
             errors.push_back(what + " has no LMEM buffer");

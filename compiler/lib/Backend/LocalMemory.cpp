@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace tpuc::backend {
 
@@ -38,15 +39,20 @@ const char *bufferKindName(BufferKind k) {
 int64_t lmemLowerBound(const std::vector<LmemRect> &rects) {
   // Sweep over start (+size) and end (-size) events; ends sort first so
   // half-open ranges that touch do not count as overlapping.
-  std::vector<std::pair<int64_t, int64_t>> events;
+  std::vector<std::tuple<int, int64_t, int64_t>> events;
   events.reserve(rects.size() * 2);
   for (const LmemRect &r : rects) {
-    events.emplace_back(r.tStart, r.size);
-    events.emplace_back(r.tEnd, -r.size);
+    events.emplace_back(r.core, r.tStart, r.size);
+    events.emplace_back(r.core, r.tEnd, -r.size);
   }
   std::sort(events.begin(), events.end());
   int64_t live = 0, best = 0;
-  for (auto &[t, delta] : events) {
+  int core = events.empty() ? 0 : std::get<0>(events.front());
+  for (auto &[c, t, delta] : events) {
+    if (c != core) {
+      core = c;
+      live = 0;
+    }
     live += delta;
     best = std::max(best, live);
   }
@@ -164,7 +170,7 @@ std::vector<std::string> validateLmem(const ChipProfile &chip, const std::vector
   std::vector<std::string> errors;
   auto name = [&](size_t i) {
     return "rect " + std::to_string(i) + " (value " + std::to_string(rects[i].value) + ", slice " +
-           std::to_string(rects[i].slice) + ")";
+           std::to_string(rects[i].slice) + (rects[i].core ? ", core " + std::to_string(rects[i].core) : "") + ")";
   };
   for (size_t i = 0; i < rects.size(); ++i) {
     const LmemRect &r = rects[i];
@@ -191,7 +197,8 @@ std::vector<std::string> validateLmem(const ChipProfile &chip, const std::vector
   for (size_t i : order) {
     std::erase_if(alive, [&](size_t o) { return rects[o].tEnd <= rects[i].tStart; });
     for (size_t o : alive)
-      if (rects[i].addr >= 0 && rects[o].addr >= 0 && timeOverlap(rects[i], rects[o]) &&
+      if (rects[i].core == rects[o].core && rects[i].addr >= 0 && rects[o].addr >= 0 &&
+          timeOverlap(rects[i], rects[o]) &&
           addrOverlap(rects[i].addr, rects[i].addr + rects[i].size, rects[o].addr,
                       rects[o].addr + rects[o].size))
         errors.push_back(name(o) + " and " + name(i) + " overlap");

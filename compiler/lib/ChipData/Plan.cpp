@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace tpuc::chip {
 
@@ -23,11 +24,16 @@ const Box *SliceBoxes::valueBox(int value) const {
   return nullptr;
 }
 
-int64_t Group::timeUnits() const {
+int64_t Group::timeUnits(int core) const {
   int64_t t = 0;
   for (const LmemRect &r : rects)
-    t = std::max(t, r.t1);
+    if (core < 0 || r.core == core)
+      t = std::max(t, r.t1);
   return t;
+}
+
+int64_t Group::stagesOn(int core) const {
+  return std::count_if(steps.begin(), steps.end(), [&](const TimeStep &s) { return s.core == core; });
 }
 
 int Plan::valueIndex(std::string_view name) const {
@@ -132,6 +138,29 @@ void parseGroup(const Fields &f, Plan &plan, Interner &names) {
   g.tiuCycles = f.integer("tiu_cycles", 0);
   g.gdmaCycles = f.integer("gdma_cycles", 0);
   g.ddrBytes = f.integer("ddr_bytes", 0);
+  g.cores = static_cast<int>(f.integer("cores", 1));
+  if (g.cores < 1 || g.cores > plan.cores)
+    f.fail("cores", "a group on " + std::to_string(g.cores) + " cores of a plan for " + std::to_string(plan.cores));
+  g.syncCycles = f.integer("sync_cycles", 0);
+  auto coreRef = [&](const Fields &x, const char *key) {
+    int64_t c = x.integer(key, 0);
+    if (c < 0 || c >= g.cores)
+      x.fail(key, "core " + std::to_string(c) + " of a group on " + std::to_string(g.cores));
+    return static_cast<int>(c);
+  };
+  if (g.global && f.has("parts")) {
+    for (const Fields &pj : f.array("parts").objects()) {
+      GlobalPart p;
+      p.core = coreRef(pj, "core");
+      p.axis = static_cast<int>(pj.integer("axis"));
+      if (p.axis < 0 || p.axis > 3)
+        pj.fail("axis", "expected 0 to 3");
+      std::tie(p.begin, p.end) = pj.intPair("range");
+      if (p.end <= p.begin || p.begin < 0)
+        pj.fail("range", "empty or negative");
+      g.parts.push_back(p);
+    }
+  }
   if (!g.global) {
     Fields s = f.object("slice");
     const char *dims[] = {"n", "c", "h", "w"};
@@ -145,6 +174,7 @@ void parseGroup(const Fields &f, Plan &plan, Interner &names) {
       sb.values = parseBoxes(sj, "values", names);
       sb.stores = parseBoxes(sj, "stores", names);
       g.slices.push_back(std::move(sb));
+      g.sliceCore.push_back(coreRef(sj, "core"));
     }
     g.unitsPerStage = f.integer("units_per_stage", 1);
     if (g.unitsPerStage < 1)
@@ -159,6 +189,10 @@ void parseGroup(const Fields &f, Plan &plan, Interner &names) {
     };
     for (const Fields &st : f.array("time_steps").objects()) {
       TimeStep t;
+      t.core = coreRef(st, "core");
+      t.stage = static_cast<int>(st.integer("stage", g.stagesOn(t.core)));
+      if (t.stage != g.stagesOn(t.core))
+        st.fail("stage", "stage " + std::to_string(t.stage) + " out of order on core " + std::to_string(t.core));
       t.loadSlice = sliceRef(st, "load_slice");
       t.computeSlice = sliceRef(st, "compute_slice");
       t.storeSlice = sliceRef(st, "store_slice");
@@ -183,12 +217,15 @@ void parseGroup(const Fields &f, Plan &plan, Interner &names) {
       r.t1 = rj.integer("t1");
       r.addr = rj.integer("addr");
       r.size = rj.integer("size");
+      r.core = coreRef(rj, "core");
       if (r.t1 <= r.t0 || r.size < 0 || r.addr < 0)
         rj.fail("", "empty time range or negative address/size");
-      // Time units run over the group's stages (units_per_stage each); none lives past the last one.
-      if (r.t1 > static_cast<int64_t>(std::max<size_t>(g.steps.size(), 1)) * g.unitsPerStage)
-        rj.fail("t1", "time unit " + std::to_string(r.t1) + " is beyond the group's " + std::to_string(g.steps.size()) +
-                          " stages of " + std::to_string(g.unitsPerStage) + " units");
+      // Time units run over the core's stages (units_per_stage each); none lives past the last one.
+      int64_t stages = std::max<int64_t>(g.stagesOn(r.core), 1);
+      if (r.t1 > stages * g.unitsPerStage)
+        rj.fail("t1", "time unit " + std::to_string(r.t1) + " is beyond the " + std::to_string(stages) +
+                          " stages of " + std::to_string(g.unitsPerStage) + " units" +
+                          (g.cores > 1 ? " of core " + std::to_string(r.core) : std::string()) + "");
       g.rects.push_back(r);
     }
   }
@@ -236,8 +273,12 @@ Plan parse(simdjson::dom::element root, const std::string &source) {
     top.fail("schema", "not a tpuc-backend-plan document");
   Plan plan;
   plan.version = static_cast<int>(top.integer("version"));
-  if (plan.version < 1 || plan.version > 2)
-    top.fail("version", "version " + std::to_string(plan.version) + " is not supported (1 and 2 are)");
+  if (plan.version < 1 || plan.version > 3)
+    top.fail("version", "version " + std::to_string(plan.version) + " is not supported (1 to 3 are)");
+  plan.cores = static_cast<int>(top.integer("cores", 1));
+  if (plan.cores < 1 || plan.cores > 64)
+    top.fail("cores", "expected 1 to 64 cores");
+  plan.syncCycles = top.integer("sync_cycles", 0);
   Fields chip = top.object("chip");
   plan.chip.name = chip.string("name");
   plan.chip.lanes = chip.integer("lanes");

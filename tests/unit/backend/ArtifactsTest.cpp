@@ -21,7 +21,7 @@ TEST(Artifacts, PlanJsonMirrorsThePlan) {
   GmemPlan gm = planGlobalMemory(c, g, lg);
   json j = json::parse(backendPlanJson(c, g, lg, gm, explainCuts(c, g, lg, {})));
   EXPECT_EQ(j["schema"], "tpuc-backend-plan");
-  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["version"], 3);
   EXPECT_EQ(j["chip"]["name"], "bm1684x");
   EXPECT_EQ(j["opt"], 2);
   EXPECT_EQ(j["total_cycles"], lg.totalCycles);
@@ -73,7 +73,7 @@ TEST(Artifacts, PlanV2HasValuesFirstOpsAndCuts) {
   GmemPlan gm = planGlobalMemory(c, g, lg);
   std::vector<GroupCut> cuts = explainCuts(c, g, lg, {});
   json j = json::parse(backendPlanJson(c, g, lg, gm, cuts));
-  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["version"], 3);
   // Every value in graph order, with its shape.
   ASSERT_EQ(j["values"].size(), g.values.size());
   for (size_t i = 0; i < g.values.size(); ++i) {
@@ -139,6 +139,46 @@ TEST(Artifacts, PlanV2HasValuesFirstOpsAndCuts) {
   } catch (const std::runtime_error &e) {
     EXPECT_STREQ(e.what(), "/nonexistent/plan.json: cannot read the backend plan");
   }
+}
+
+// Version 3: which core runs each slice, stage, LMEM rect and part of a global op.
+TEST(Artifacts, PlanV3RecordsTheCores) {
+  ChipProfile c = findChipProfile("bm1688", {TPUC_CHIP_TEST_DIR});
+  Graph g = buildResNet18(DType::INT8);
+  GroupOptions o;
+  o.cores = 2;
+  LayerGroupPlan lg = planLayerGroups(c, g, o);
+  GmemPlan gm = planGlobalMemory(c, g, lg);
+  json j = json::parse(backendPlanJson(c, g, lg, gm, explainCuts(c, g, lg, o)));
+  EXPECT_EQ(j["version"], 3);
+  EXPECT_EQ(j["cores"], 2);
+  EXPECT_EQ(j["sync_cycles"], c.syncCycles);
+  int splitGlobals = 0;
+  for (size_t i = 0; i < lg.groups.size(); ++i) {
+    const json &jg = j["groups"][i];
+    const LayerGroup &grp = lg.groups[i];
+    EXPECT_EQ(jg["cores"], grp.cores);
+    EXPECT_EQ(jg["sync_cycles"], grp.syncCycles);
+    if (grp.global) {
+      ASSERT_EQ(jg["parts"].size(), grp.parts.size());
+      for (size_t k = 0; k < grp.parts.size(); ++k) {
+        EXPECT_EQ(jg["parts"][k]["core"], grp.parts[k].core);
+        EXPECT_EQ(jg["parts"][k]["axis"], grp.parts[k].axis);
+        EXPECT_EQ(jg["parts"][k]["range"], json({grp.parts[k].range.begin, grp.parts[k].range.end}));
+      }
+      splitGlobals += !grp.parts.empty();
+      continue;
+    }
+    for (size_t si = 0; si < grp.slices.size(); ++si)
+      EXPECT_EQ(jg["slices"][si]["core"], grp.sliceCore[si]);
+    for (size_t t = 0; t < grp.steps.size(); ++t) {
+      EXPECT_EQ(jg["time_steps"][t]["core"], grp.steps[t].core);
+      EXPECT_EQ(jg["time_steps"][t]["stage"], grp.steps[t].stage);
+    }
+    for (size_t r = 0; r < grp.rects.size(); ++r)
+      EXPECT_EQ(jg["lmem"]["rects"][r]["core"], grp.rects[r].core);
+  }
+  EXPECT_EQ(splitGlobals, 1); // the global average pool, over its channels
 }
 
 TEST(Artifacts, SameInputSameBytes) {

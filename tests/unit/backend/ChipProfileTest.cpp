@@ -55,6 +55,8 @@ TEST(ChipProfile, ShippedProfilesCarryTheDesignFigures) {
   EXPECT_EQ(b.euBytes, 16);
   EXPECT_EQ(b.lmemBytesPerLane, 128 * 1024);
   EXPECT_EQ(b.cores, 2);
+  EXPECT_GT(b.syncCycles, 0); // two cores need the price of a barrier between them
+  EXPECT_EQ(a.cores, 1);
 
   ChipProfile c = findChipProfile("cv186ah", {TPUC_CHIP_TEST_DIR});
   EXPECT_EQ(c.lanes, 32);
@@ -163,6 +165,13 @@ TEST(ChipProfile, BadFieldsNameTheField) {
       {[](auto &j) { j["version"] = 2; }, "x.json: version: unsupported version 2 (this build reads 1)"},
       {[](auto &j) { j["name"] = "BM1684X"; }, "x.json: name: expected a non-empty lower-case name"},
       {[](auto &j) { j["ddr"].erase("alignment"); }, "x.json: ddr.alignment: missing"},
+      {[](auto &j) { j["cores"] = 2; },
+       "x.json: sync_cycles: missing (a profile of 2 cores needs the cycles of a barrier across them)"},
+      {[](auto &j) {
+         j["cores"] = 2;
+         j["sync_cycles"] = -5;
+       },
+       "x.json: sync_cycles: expected a non-negative integer, got -5"},
   };
   for (auto &c : cases) {
     nlohmann::json j = good;

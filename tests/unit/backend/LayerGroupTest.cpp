@@ -2,6 +2,8 @@
 
 #include "tpuc/Backend/LayerGroup.h"
 
+#include "tpuc/Backend/ModelZoo.h"
+
 #include "RandomGraphs.h"
 
 #include <gtest/gtest.h>
@@ -269,6 +271,184 @@ TEST(LayerGroup, LargeRandomChainsAreSlicedValidly) {
   EXPECT_GT(cutH, 0);
   EXPECT_GT(cutC, 0);
   std::printf("groups cut along N: %d, H: %d, C: %d\n", cutN, cutH, cutC);
+}
+
+// With two cores each group's slices split into two contiguous runs, each core running its own pipeline
+// (slices + 2 stages) in its own LMEM, whose rects are the one-core rects of its slices in its own time
+// units; a group of one slice is cut again so that no core idles; the estimate pays the barrier and the
+// shared DDR, so it gains less than 2x.
+TEST(LayerGroup, TwoCoresSplitEachGroupsSlices) {
+  ChipProfile c = chip("bm1688");
+  for (DType dt : {DType::INT8, DType::BF16}) {
+    Graph g = buildResNet18(dt);
+    GroupOptions one, two;
+    two.cores = 2;
+    LayerGroupPlan p1 = planLayerGroups(c, g, one), p2 = planLayerGroups(c, g, two);
+    EXPECT_EQ(p1.cores, 1);
+    EXPECT_EQ(p2.cores, 2);
+    ASSERT_TRUE(validatePlan(c, g, p2).empty()) << joinErrors(validatePlan(c, g, p2));
+    int multi = 0;
+    for (const LayerGroup &grp : p1.groups) {
+      EXPECT_EQ(grp.cores, 1);
+      for (const TimeStep &st : grp.steps)
+        EXPECT_EQ(st.core, 0);
+      EXPECT_TRUE(grp.parts.empty());
+    }
+    for (const LayerGroup &grp : p2.groups) {
+      if (grp.global)
+        continue;
+      ASSERT_EQ(grp.sliceCore.size(), grp.slices.size());
+      if (grp.slices.size() < 2) {
+        EXPECT_EQ(grp.cores, 1);
+        continue;
+      }
+      ++multi;
+      ASSERT_EQ(grp.cores, 2);
+      // Balanced contiguous halves.
+      int64_t on0 = std::count(grp.sliceCore.begin(), grp.sliceCore.end(), 0);
+      EXPECT_EQ(on0, static_cast<int64_t>(grp.slices.size()) / 2);
+      EXPECT_TRUE(std::is_sorted(grp.sliceCore.begin(), grp.sliceCore.end()));
+      EXPECT_EQ(grp.steps.size(), grp.slices.size() + 4);
+      // Each core's stage t loads its slice t.
+      for (const TimeStep &st : grp.steps)
+        if (st.loadSlice >= 0)
+          EXPECT_EQ(st.loadSlice, (st.core == 0 ? 0 : on0) + st.stage);
+      // Resident weights sit in both LMEMs.
+      for (int w : grp.values.weights)
+        for (int core : {0, 1})
+          EXPECT_EQ(std::count_if(grp.rects.begin(), grp.rects.end(),
+                                  [&](const LmemRect &r) { return r.value == w && r.core == core; }),
+                    grp.spec.c > 1 ? std::count(grp.sliceCore.begin(), grp.sliceCore.end(), core) : 1);
+      EXPECT_EQ(grp.syncCycles, c.syncCycles);
+      EXPECT_TRUE(validateLmem(c, grp.rects).empty());
+    }
+    EXPECT_GT(multi, 2) << dtypeName(dt);
+    // Faster, but not twice: barriers and one DDR.
+    EXPECT_LT(p2.totalCycles, p1.totalCycles) << dtypeName(dt);
+    EXPECT_GT(p2.totalCycles * 2, p1.totalCycles) << dtypeName(dt);
+  }
+}
+
+TEST(LayerGroup, OneCorePlanIsUnchangedByTheCoreOption) {
+  // --num_core 1 on a two-core chip plans what a one-core chip would: every step on core 0, stage t the
+  // t-th, no barrier.
+  ChipProfile c = chip("bm1688");
+  Graph g = buildMobileNetV2(DType::INT8);
+  LayerGroupPlan plan = planLayerGroups(c, g);
+  for (const LayerGroup &grp : plan.groups) {
+    EXPECT_EQ(grp.syncCycles, 0);
+    for (size_t t = 0; t < grp.steps.size(); ++t) {
+      EXPECT_EQ(grp.steps[t].core, 0);
+      EXPECT_EQ(grp.steps[t].stage, static_cast<int>(t));
+    }
+    for (const LmemRect &r : grp.rects)
+      EXPECT_EQ(r.core, 0);
+  }
+}
+
+TEST(LayerGroup, SingleSliceGroupIsCutForTwoCores) {
+  // Everything fits whole: one slice on one core; with two cores the batch is cut (no halo).
+  ChipProfile c = chip("bm1688");
+  GraphBuilder b;
+  int x = b.input("x", {2, 32, 16, 16});
+  x = b.conv("c1", x, 32, 3, 1, 1);
+  x = b.conv("c2", x, 32, 3, 1, 1);
+  b.output(x);
+  Graph g = b.take();
+  LayerGroupPlan p1 = planLayerGroups(c, g);
+  GroupOptions two;
+  two.cores = 2;
+  LayerGroupPlan p2 = planLayerGroups(c, g, two);
+  ASSERT_EQ(p1.groups.size(), 1u);
+  ASSERT_EQ(p2.groups.size(), 1u);
+  EXPECT_EQ(p1.groups[0].slices.size(), 1u);
+  EXPECT_EQ(p2.groups[0].spec.n, 2);
+  EXPECT_EQ(p2.groups[0].cores, 2);
+  EXPECT_EQ(p2.groups[0].sliceCore, (std::vector<int>{0, 1}));
+  EXPECT_LT(p2.totalCycles, p1.totalCycles);
+  EXPECT_TRUE(validatePlan(c, g, p2).empty()) << joinErrors(validatePlan(c, g, p2));
+  // The validator knows the cores: slices out of core order, a core's buffer moved to the other LMEM.
+  LayerGroupPlan swapped = p2;
+  swapped.groups[0].sliceCore = {1, 0};
+  EXPECT_FALSE(validatePlan(c, g, swapped).empty());
+  LayerGroupPlan moved = p2;
+  for (LmemRect &r : moved.groups[0].rects)
+    if (r.core == 0 && r.kind == BufferKind::Input)
+      r.core = 1;
+  EXPECT_FALSE(validatePlan(c, g, moved).empty());
+}
+
+TEST(LayerGroup, GlobalOpsSplitAlongTheirOuterDimension) {
+  ChipProfile c = chip("bm1688");
+  GraphBuilder b;
+  int x = b.input("x", {1, 512, 7, 7});
+  int p = b.globalPool("gap", x);        // [1, 512, 1, 1]: channels are independent
+  int r = b.reshape("flat", p, {1, 512}); // in place: no command
+  int fc = b.matmul("fc", r, 1000);       // [1, 1000]: the features are no outer dimension
+  b.output(fc);
+  Graph g = b.take();
+  EXPECT_EQ(globalSplitAxis(g, 0, 2), 1);
+  EXPECT_EQ(globalSplitAxis(g, 1, 2), -1);
+  EXPECT_EQ(globalSplitAxis(g, 2, 2), -1);
+  EXPECT_EQ(globalSplitAxis(g, 0, 1), -1);
+  LayerGroup gap = planGlobal(c, g, 0, 2);
+  ASSERT_EQ(gap.parts.size(), 2u);
+  EXPECT_EQ(gap.parts[0].range, (Range{0, 256}));
+  EXPECT_EQ(gap.parts[1].range, (Range{256, 512}));
+  EXPECT_EQ(gap.parts[1].core, 1);
+  // Input and output cut the same way.
+  std::vector<Box> boxes = globalPartBoxes(g, g.ops[0], 1, gap.parts[1].range);
+  ASSERT_EQ(boxes.size(), 2u);
+  for (const Box &bx : boxes)
+    EXPECT_EQ(bx.c(), (Range{256, 512}));
+  EXPECT_EQ(boxes[1].h(), (Range{0, 7}));
+  // Each half moves half the bytes through the one DDR: not twice as fast.
+  LayerGroup whole = planGlobal(c, g, 0, 1);
+  EXPECT_LT(gap.cycles, whole.cycles + c.syncCycles);
+  EXPECT_GT(2 * gap.cycles, whole.cycles);
+  // A batched matmul splits along its batch; its weight is read whole by every core.
+  Graph mg;
+  int in = mg.addInput("in", {4, 16, 64}, DType::INT8);
+  Op mm;
+  mm.name = "mm";
+  mm.kind = OpKind::MatMul;
+  mm.inputs = {in};
+  mm.weights = {mg.addWeight("mm.weight", {64, 32}, DType::INT8), mg.addWeight("mm.bias", {32}, DType::INT32)};
+  Value res;
+  res.name = "mm";
+  res.shape = {4, 16, 32};
+  res.dtype = DType::INT8;
+  int mmOp = mg.addOp(mm, {res});
+  mg.markOutput(mg.ops[mmOp].outputs[0]);
+  ASSERT_EQ(mg.verify(), "");
+  ASSERT_EQ(globalSplitAxis(mg, 0, 2), 0);
+  std::vector<Box> mboxes = globalPartBoxes(mg, mg.ops[0], 0, {2, 4});
+  EXPECT_EQ(mboxes[0].n(), (Range{2, 4}));
+  EXPECT_EQ(mboxes[1].n(), (Range{2, 4}));
+  for (size_t i = 2; i < mboxes.size(); ++i)
+    EXPECT_EQ(mboxes[i], fullBox(mg.values[mg.ops[0].weights[i - 2]]));
+  EXPECT_EQ(globalSplitAxis(mg, 0, 8), -1); // fewer batches than cores
+}
+
+// Random chains, small and large, on two cores: every plan validates (per-core pipelines, per-core
+// LMEM), and groups do get spread.
+TEST(LayerGroup, RandomChainsPlanValidOnTwoCores) {
+  ChipProfile c = chip("bm1688");
+  int spread = 0;
+  for (unsigned seed = 1; seed <= 60; ++seed) {
+    Graph g = randomChain(seed, 10, /*big=*/seed > 30);
+    for (int opt = 0; opt <= 2; ++opt) {
+      GroupOptions o;
+      o.opt = opt;
+      o.cores = 2;
+      LayerGroupPlan plan = planLayerGroups(c, g, o);
+      auto errors = validatePlan(c, g, plan);
+      ASSERT_TRUE(errors.empty()) << "seed " << seed << " opt " << opt << ":\n" << joinErrors(errors);
+      for (const LayerGroup &grp : plan.groups)
+        spread += grp.cores > 1;
+    }
+  }
+  EXPECT_GT(spread, 30);
 }
 
 } // namespace

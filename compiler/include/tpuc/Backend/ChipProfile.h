@@ -33,12 +33,16 @@ enum class Precision { INT8, F16, BF16, F32 };
 /// The precision's name as used in profiles ("INT8", "F16", "BF16", "F32").
 const char *precisionName(Precision p);
 
-/// The figures of one simulated chip (one core). All sizes in bytes.
+/// The figures of one simulated chip (per core, and how many cores share its DDR). All sizes in bytes.
 struct ChipProfile {
   std::string name;        ///< Lower-case chip name, equal to the file stem.
   std::string description; ///< Free text.
   std::string sourceFile;  ///< Where the profile was read from ("" if built).
+  /// Cores of the chip: each has its own LMEM, TIU and GDMA; DDR and its bandwidth are shared.
   int64_t cores = 1;
+  /// Cycles a barrier across cores takes once the last engine has arrived (every engine of every core
+  /// sends its message and waits for the others'); required when cores > 1.
+  int64_t syncCycles = 0;
   double frequencyMhz = 0; ///< TIU and GDMA clock.
 
   // NPU / local memory.

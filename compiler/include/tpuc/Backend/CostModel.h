@@ -18,6 +18,7 @@
 #include "tpuc/Backend/Slicing.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace tpuc::backend {
 
@@ -35,6 +36,14 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
 /// GDMA cycles of moving `bytes` in contiguous runs of `runBytes`.
 int64_t dmaCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes);
 
+/// The part of dmaCycles spent moving bytes (without the fixed latency): what
+/// shares the DDR bandwidth with other cores' transfers.
+int64_t dmaTransferCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes);
+
+/// Bytes of the longest contiguous run of box `b` of value `v` in DDR (dense
+/// NCHW): the trailing dimensions the box holds whole, times the first it cuts.
+int64_t ddrRunBytes(const Value &v, const Box &b);
+
 /// GDMA cycles of moving box `b` of activation `v` between DDR and LMEM
 /// (NCHW in DDR: runs are whole rows, or whole planes when W is not cut).
 int64_t dmaBoxCycles(const ChipProfile &chip, const Value &v, const Box &b);
@@ -44,8 +53,12 @@ int64_t dmaBoxCycles(const ChipProfile &chip, const Value &v, const Box &b);
 /// transfers and compute).
 struct GlobalCost {
   int64_t tiu = 0, dma = 0, cycles = 0;
+  int64_t transfer = 0; ///< Of `dma`, the cycles moving bytes at the full DDR bandwidth (no latencies).
 };
 GlobalCost globalOpCost(const ChipProfile &chip, const Graph &g, const Op &op, bool inPlace);
+/// The estimate of one core's part of a global op: `boxes` are the boxes it reads and writes, one per
+/// output, input and weight in that order (globalPartBoxes).
+GlobalCost globalPartCost(const ChipProfile &chip, const Graph &g, const Op &op, const std::vector<Box> &boxes);
 
 /// Cycles to microseconds at the profile's clock.
 double cyclesToUs(const ChipProfile &chip, int64_t cycles);

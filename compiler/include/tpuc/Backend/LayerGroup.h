@@ -31,8 +31,12 @@
 
 namespace tpuc::backend {
 
-/// One stage of a group's pipeline.
+/// One stage of a group's pipeline (on one core: with several cores each runs
+/// its own pipeline over its slices).
 struct TimeStep {
+  int core = 0;  ///< The core running this stage.
+  int stage = 0; ///< Stage index on that core: it loads the core's slice `stage`.
+
   int loadSlice = -1;    ///< Slice whose inputs (and weights) load, or -1.
   int computeSlice = -1; ///< Slice whose ops run, or -1.
   int storeSlice = -1;   ///< Slice whose outputs store, or -1.
@@ -49,9 +53,30 @@ struct OpEstimate {
   double euUtilization = 1;
 };
 
+/// A core's part of a global op: the range `range` of the result's dimension
+/// `axis` (NCHW view), and the boxes of its operands (globalPartBoxes).
+struct GlobalPart {
+  int core = 0;
+  int axis = 0;
+  Range range;
+};
+
 /// A group of ops, or a single global op (`global` true, no slices or LMEM).
+///
+/// With several cores (GroupOptions::cores) the slices are spread over them in
+/// balanced contiguous runs, `sliceCore[i]` naming slice i's core; each core
+/// runs its own pipeline (its `steps`, in core order) in its own LMEM (its
+/// `rects`, in its own time units: the rects of the one-core pipeline of
+/// those slices, so the placement holds on every core), and all cores meet in
+/// a barrier after the group. A global op with a natural outer dimension is
+/// split into `parts`, one per core.
 struct LayerGroup {
   bool global = false;
+  int cores = 1;                ///< Cores it runs on (0..cores-1).
+  std::vector<int> sliceCore;   ///< Per slice: its core.
+  std::vector<GlobalPart> parts; ///< Global op split over cores (empty: the whole op on core 0).
+  int64_t syncCycles = 0;       ///< Of `cycles`, the barrier after the group (cores > 1).
+
   std::vector<int> ops; ///< Ascending op indices.
   GroupValues values;
   SliceSpec spec;
@@ -70,12 +95,15 @@ struct GroupOptions {
   int opt = 2;             ///< 0: one op per group, 1: greedy, 2: DP.
   int maxGroupOps = 24;    ///< Longest group considered.
   int extraSliceTries = 2; ///< Also try H cut 2x, 4x finer; keep the cheapest.
+  /// Cores to spread work over (`tpuc deploy --num_core`): slices of a group, parts of a global op.
+  int cores = 1;
 };
 
 /// The whole partition.
 struct LayerGroupPlan {
   std::string chip;
   int opt = 2;
+  int cores = 1; ///< GroupOptions::cores it was planned for.
   std::vector<LayerGroup> groups;
   std::vector<int> groupOfOp;      ///< Index into groups, per op.
   std::vector<OpEstimate> opCosts; ///< Per op.
@@ -131,13 +159,28 @@ struct GroupDiagnosis {
 /// planGroup rejected (a few rectangle builds, no placement). Deterministic.
 GroupDiagnosis diagnoseGroup(const ChipProfile &chip, const Graph &g, const std::vector<int> &ops);
 
-/// Plans a group of the ops `ops` with exactly `spec`; nullopt when it does
-/// not fit LMEM.
+/// Plans a group of the ops `ops` with exactly `spec` on `cores` cores;
+/// nullopt when it does not fit LMEM.
 std::optional<LayerGroup> planGroupWithSpec(const ChipProfile &chip, const Graph &g,
-                                            const std::vector<int> &ops, const SliceSpec &spec);
+                                            const std::vector<int> &ops, const SliceSpec &spec, int cores = 1);
 
-/// Plans op `op` as a global op.
-LayerGroup planGlobal(const ChipProfile &chip, const Graph &g, int op);
+/// Plans op `op` as a global op, split over `cores` cores when it has a
+/// natural outer dimension (globalSplitAxis).
+LayerGroup planGlobal(const ChipProfile &chip, const Graph &g, int op, int cores = 1);
+
+/// The dimension (NCHW view) along which global op `op` splits into `cores`
+/// independent parts, or -1: the outermost of N, C of a pool / global pool /
+/// elementwise / unary op (N of a conv; the batch or row dimensions of a
+/// matmul's result, never its features) that has at least `cores` elements
+/// and along which every operand either has the result's extent (and is cut
+/// the same way) or is broadcast (1) or, for a matmul's right-hand side and
+/// bias, not indexed at all. Ranks up to 4, one result; reshapes, concats and
+/// other ops are not split.
+int globalSplitAxis(const Graph &g, int op, int cores);
+
+/// The boxes the part `range` of dimension `axis` of global op `op` touches:
+/// one per output, input and weight, in that order (the command's operands).
+std::vector<Box> globalPartBoxes(const Graph &g, const Op &op, int axis, const Range &range);
 
 /// Partitions the whole graph. The graph must verify.
 LayerGroupPlan planLayerGroups(const ChipProfile &chip, const Graph &g, const GroupOptions &options = {});

@@ -53,6 +53,7 @@ struct LmemRect {
   int64_t tStart = 0, tEnd = 0;
   int64_t size = 0; ///< Bytes per lane (already EU-aligned).
   int64_t addr = -1;
+  int core = 0; ///< Core whose LMEM holds it (each core has its own; times are that core's units).
 };
 
 /// Result of placing rectangles.
@@ -63,7 +64,8 @@ struct LmemAllocation {
   int bankConflicts = 0;  ///< Reader/writer pairs left sharing a bank.
 };
 
-/// Most bytes live at any one time unit: no placement can use less.
+/// Most bytes live at any one time unit (of one core: rects of other cores are
+/// in other memories): no placement can use less.
 int64_t lmemLowerBound(const std::vector<LmemRect> &rects);
 
 /// Places every rectangle (sets addr). `avoidBanks` lists pairs of rect
@@ -75,8 +77,8 @@ LmemAllocation allocateLmem(const ChipProfile &chip, std::vector<LmemRect> &rect
                             const std::vector<std::pair<int, int>> &avoidBanks);
 
 /// Independent check of a placement: every rect placed, aligned, inside the
-/// lane, with a non-empty time range, and no two rects overlapping in both
-/// time and address. Returns one line per problem (empty when valid).
+/// lane, with a non-empty time range, and no two rects of one core overlapping
+/// in both time and address. Returns one line per problem (empty when valid).
 std::vector<std::string> validateLmem(const ChipProfile &chip, const std::vector<LmemRect> &rects);
 
 } // namespace tpuc::backend

@@ -3,7 +3,8 @@
 // What the studio's chip views read of a deploy: layer groups with their
 // slices, pipeline stages and LMEM rectangles, the DDR buffers with
 // lifetimes, per-op estimates and the planner's reasons for every cut.
-// Reads schema "tpuc-backend-plan" versions 1 and 2 (docs/BACKEND.md).
+// Reads schema "tpuc-backend-plan" versions 1 to 3 (docs/BACKEND.md; version
+// 3 says which core runs each slice, stage, LMEM buffer and global-op part).
 // Names are interned: groups, rects and buffers refer to values and ops by
 // index. No MLIR, no Qt.
 //
@@ -58,16 +59,18 @@ using Box = std::array<Span, 4>;
 using backend::BufferKind;
 using backend::bufferKindName;
 
-/// One LMEM buffer: bytes [addr, addr + size) of every lane during time units [t0, t1).
+/// One LMEM buffer: bytes [addr, addr + size) of every lane during time units [t0, t1) (of its core).
 struct LmemRect {
   int value = -1;
   int slice = -1; ///< -1: a whole-group buffer (resident weight).
   BufferKind kind = BufferKind::Intermediate;
   int64_t t0 = 0, t1 = 0, addr = 0, size = 0;
+  int core = 0; ///< The core whose LMEM holds it (plan version 3).
 };
 
-/// One pipeline stage of a group.
+/// One pipeline stage of a group (on one core: each core runs its own pipeline over its slices).
 struct TimeStep {
+  int core = 0, stage = 0; ///< The core, and the stage's index on it.
   int loadSlice = -1, computeSlice = -1, storeSlice = -1; ///< -1: none.
   bool loadsWeights = false;
   int64_t tiuCycles = 0, gdmaCycles = 0, cycles = 0;
@@ -80,10 +83,20 @@ struct SliceBoxes {
   const Box *valueBox(int value) const;
 };
 
+/// A core's part of a split global op: range [begin, end) of the result's dimension `axis` (NCHW view).
+struct GlobalPart {
+  int core = 0, axis = 0;
+  int64_t begin = 0, end = 0;
+};
+
 /// A layer group, or a single global op (`global`: no slices, no LMEM).
 struct Group {
   int id = 0;
   bool global = false;
+  int cores = 1;              ///< Cores it runs on (version 3).
+  int64_t syncCycles = 0;     ///< Of `cycles`, the barrier after it.
+  std::vector<int> sliceCore; ///< Per slice, its core (all 0 before version 3).
+  std::vector<GlobalPart> parts;
   std::vector<int> ops; ///< Op indices.
   std::vector<int> inputs, outputs, intermediates, weights; ///< Value indices.
   int64_t cycles = 0, tiuCycles = 0, gdmaCycles = 0, ddrBytes = 0;
@@ -96,8 +109,10 @@ struct Group {
   std::vector<LmemRect> rects;
   /// "memory" when GDMA is busier than TIU, else "compute".
   bool memoryBound() const { return gdmaCycles > tiuCycles; }
-  /// Time units of the group's LMEM chart (the latest rect end).
-  int64_t timeUnits() const;
+  /// Time units of the group's LMEM chart (the latest rect end; of one core's rects when core >= 0).
+  int64_t timeUnits(int core = -1) const;
+  /// Stages core `core` runs.
+  int64_t stagesOn(int core) const;
 };
 
 /// A buffer of the planner's reason ("live" list of a cut).
@@ -154,6 +169,8 @@ struct Plan {
   int version = 0;
   ChipInfo chip;
   int opt = 0;
+  int cores = 1; ///< Cores the plan spreads work over (`--num_core`; 1 before version 3).
+  int64_t syncCycles = 0;
   int64_t totalCycles = 0;
   double latencyUs = 0;
   std::vector<PlanValue> values;
