@@ -25,6 +25,8 @@ def Top_SubOp : Top_BinaryOp<"sub", "Element-wise difference"> {
 }
 def Top_MulOp : Top_BinaryOp<"mul", "Element-wise product", [Commutative]> {
   let description = !subst("OPNAME", "mul", Top_BinaryDoc<"product">.doc);
+  // x * sigmoid(x) becomes top.silu.
+  let hasCanonicalizer = 1;
 }
 def Top_DivOp : Top_BinaryOp<"div", "Element-wise quotient"> {
   let description = !subst("OPNAME", "div", Top_BinaryDoc<"quotient lhs / rhs">.doc);
