@@ -1,5 +1,5 @@
 //===- ConvertComposite.cpp - ONNX ops composed exactly from several Top ops -===//
-// Elu, Celu, Shrink, float Mod, (Dynamic)QuantizeLinear / DequantizeLinear, MeanVarianceNormalization,
+// Elu, Selu, Celu, Shrink, float Mod, (Dynamic)QuantizeLinear / DequantizeLinear, MeanVarianceNormalization,
 // LRN, Einsum, and ReverseSequence / Scatter* with indices known at import time, each spelled out as its
 // ONNX definition.
 //===----------------------------------------------------------------------===//
@@ -49,6 +49,17 @@ LogicalResult convertElu(GraphImporter &g) {
   return g.finish(neg && pos ? g.build<WhereOp>("", {pos, x, neg}) : Value());
 }
 
+/// Selu: gamma * (x > 0 ? x : alpha * (exp(x) - 1)).
+LogicalResult convertSelu(GraphImporter &g) {
+  Value x = g.input(0);
+  double alpha = g.attrFloat("alpha", 1.67326319217681884765625);
+  double gamma = g.attrFloat("gamma", 1.05070102214813232421875);
+  Value neg = expMinusOne(g, x, alpha, "");
+  Value pos = compare(g, "positive", x, scalar(g, "zero", 0.0f), CompareMode::gt);
+  Value elu = neg && pos ? g.build<WhereOp>("elu", {pos, x, neg}) : Value();
+  return g.finish(constOp<MulConstOp>(g, "", elu, gamma));
+}
+
 /// Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
 LogicalResult convertCelu(GraphImporter &g) {
   Value x = g.input(0);
@@ -75,25 +86,45 @@ LogicalResult convertShrink(GraphImporter &g) {
   return g.finish(below && plus && upper ? g.build<WhereOp>("", {below, plus, upper}) : Value());
 }
 
-/// Mod of float tensors: a - b * floor(a / b), or with fmod a - b * trunc(a / b), trunc(v) being
-/// sign(v) * floor(|v|). (Integer Mod is folded: integer tensors are known at import time.)
-LogicalResult convertMod(GraphImporter &g) {
-  if (!isa<FloatType>(g.inputElemType(0)))
-    return g.fail("integer Mod of tensors not known at import time is not supported");
-  Value a = g.input(0), b = g.input(1);
-  Value q = a && b ? g.build<DivOp>("quotient", {a, b}) : Value();
-  Value whole;
-  if (g.attrInt("fmod", 0)) {
-    Value mag = q ? g.build<AbsOp>("magnitude", {q}) : Value();
-    Value fl = mag ? g.build<FloorOp>("floor", {mag}) : Value();
-    Value sg = q ? g.build<SignOp>("sign", {q}) : Value();
-    whole = fl && sg ? g.build<MulOp>("trunc", {sg, fl}) : Value();
-  } else {
-    whole = q ? g.build<FloorOp>("floor", {q}) : Value();
-  }
-  Value prod = whole ? g.build<MulOp>("product", {b, whole}) : Value();
-  return g.finish(prod ? g.build<SubOp>("", {a, prod}) : Value());
+/// trunc(v) = sign(v) * floor(|v|).
+Value truncate(GraphImporter &g, Value q, StringRef suffix) {
+  Value mag = q ? g.build<AbsOp>("magnitude", {q}) : Value();
+  Value fl = mag ? g.build<FloorOp>("floor", {mag}) : Value();
+  Value sg = q ? g.build<SignOp>("sign", {q}) : Value();
+  return fl && sg ? g.build<MulOp>(suffix, {sg, fl}) : Value();
 }
+
+/// An integer operand in f32, where the integer composites compute (exact while the values and the
+/// quotients stay below 2^24 in magnitude: every tensor is computed in float32).
+Value asFloat(GraphImporter &g, size_t i, StringRef suffix) {
+  Value v = g.input(i);
+  if (!v || isa<FloatType>(GraphImporter::elementTypeOf(v)))
+    return v;
+  return g.build<CastOp>(suffix, {v}, {}, g.builder().getF32Type());
+}
+
+/// The integer result type of output 0 again, from the f32 composite (its values are whole numbers).
+Value asOutputType(GraphImporter &g, Value v) {
+  Type elem = g.outputElemType(0);
+  if (!v || isa<FloatType>(elem))
+    return v;
+  return g.build<CastOp>("", {v}, {}, elem);
+}
+
+/// Mod: a - b * floor(a / b) (the sign of b, Python's), or with fmod a - b * trunc(a / b) (the sign of a,
+/// C's). Integer tensors are computed in f32 and cast back.
+LogicalResult convertMod(GraphImporter &g) {
+  bool integer = !isa<FloatType>(g.outputElemType(0));
+  Value a = asFloat(g, 0, "lhs_f32"), b = asFloat(g, 1, "rhs_f32");
+  Value q = a && b ? g.build<DivOp>("quotient", {a, b}) : Value();
+  Value whole = g.attrInt("fmod", 0) ? truncate(g, q, "trunc") : q ? g.build<FloorOp>("floor", {q}) : Value();
+  Value prod = whole ? g.build<MulOp>("product", {b, whole}) : Value();
+  if (!integer)
+    return g.finish(prod ? g.build<SubOp>("", {a, prod}) : Value());
+  return g.finish(asOutputType(g, prod ? g.build<SubOp>("remainder", {a, prod}) : Value()));
+}
+
+
 
 /// A per-axis quantization parameter reshaped to broadcast along `axis` of a rank-`rank` tensor.
 Value alongAxis(GraphImporter &g, Value p, int64_t rank, int64_t axis, StringRef suffix) {
@@ -518,12 +549,19 @@ void addCompositeConverters(OpTable &table) {
   table["ScatterND"].convert = convertScatterND;
   table["Elu"].convert = convertElu;
   table["Celu"].convert = convertCelu;
+  table["Selu"].convert = convertSelu;
   table["Shrink"].convert = convertShrink;
   table["Mod"].convert = convertMod;
   table["DequantizeLinear"].convert = convertDequantize;
   table["QuantizeLinear"].convert = convertQuantize;
   table["MeanVarianceNormalization"].convert = convertMVN;
   table["ReverseSequence"].convert = convertReverseSequence;
+}
+
+LogicalResult convertIntegerDiv(GraphImporter &g) {
+  Value a = asFloat(g, 0, "lhs_f32"), b = asFloat(g, 1, "rhs_f32");
+  Value q = a && b ? g.build<DivOp>("quotient", {a, b}) : Value();
+  return g.finish(asOutputType(g, truncate(g, q, "trunc")));
 }
 
 } // namespace tpuc::importer

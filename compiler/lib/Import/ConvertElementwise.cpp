@@ -68,7 +68,7 @@ Value buildConst(GraphImporter &g, Arith kind, StringRef suffix, Value x, double
 /// A binary ONNX op: the *_const form when one side is a scalar constant, else the broadcasting op.
 template <Arith Kind> LogicalResult convertBinary(GraphImporter &g) {
   if (Kind == Arith::Div && isa<IntegerType>(g.inputElemType(0)) && !g.allInputsConstant())
-    return g.fail("integer division of tensors not known at import time is not supported");
+    return convertIntegerDiv(g);
   bool commutative = Kind == Arith::Add || Kind == Arith::Mul || Kind == Arith::Max || Kind == Arith::Min;
   if (const HostTensor *c = scalarOperand(g, 1, 0))
     return g.finish(buildConst(g, Kind, "", g.input(0), c->at(0), false));

@@ -15,7 +15,33 @@ using namespace tpuc::top;
 namespace tpuc::importer {
 namespace {
 
+int64_t product(const std::vector<int64_t> &shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+
+/// A shape-only parameter fed at run time: output `i`'s shape as the model declares it, which the static
+/// input and output shapes imply (GraphImporter::declaredShape); failure naming `what` when undeclared.
+FailureOr<std::vector<int64_t>> impliedShape(GraphImporter &g, size_t i, StringRef what) {
+  if (auto shape = g.declaredShape(i))
+    return *shape;
+  (void)g.fail(what + " must be known at import time (or the output's shape declared)");
+  return failure();
+}
+
+/// The declared output shape as the reshape of input 0 it must be (same number of elements).
+LogicalResult reshapeToDeclared(GraphImporter &g, StringRef what) {
+  auto out = impliedShape(g, 0, what);
+  if (failed(out))
+    return failure();
+  if (product(*out) != product(g.inputShape(0)))
+    return g.fail("the declared output shape " + listText(*out) + " does not hold the input's " +
+                  std::to_string(product(g.inputShape(0))) + " elements");
+  return g.finish(g.reshape(g.input(0), *out, ""));
+}
+
 LogicalResult convertReshape(GraphImporter &g) {
+  if (g.runtimeInput(1))
+    return reshapeToDeclared(g, "the target shape");
   auto out = reshapeTarget(g, g.inputShape(0));
   return failed(out) ? failure() : g.finish(g.reshape(g.input(0), *out, ""));
 }
@@ -33,6 +59,8 @@ LogicalResult convertTranspose(GraphImporter &g) {
 }
 
 LogicalResult convertSqueeze(GraphImporter &g) {
+  if (g.opset() >= 13 && g.runtimeInput(1))
+    return reshapeToDeclared(g, "input 'axes'");
   auto axes = squeezeAxes(g, g.inputShape(0));
   if (failed(axes))
     return failure();
@@ -42,6 +70,8 @@ LogicalResult convertSqueeze(GraphImporter &g) {
 }
 
 LogicalResult convertUnsqueeze(GraphImporter &g) {
+  if (g.opset() >= 13 && g.runtimeInput(1))
+    return reshapeToDeclared(g, "input 'axes'");
   auto axes = unsqueezeAxes(g, g.inputShape(0));
   if (failed(axes))
     return failure();
@@ -79,7 +109,25 @@ LogicalResult convertSplit(GraphImporter &g) {
   auto axis = g.normalizeAxis(g.attrInt("axis", 0), in.size(), "axis");
   if (failed(axis))
     return failure();
-  auto sizes = splitSizes(g, in, *axis);
+  FailureOr<std::vector<int64_t>> sizes = failure();
+  if (g.opset() >= 13 && g.runtimeInput(1)) {
+    // The sizes fed at run time are the declared outputs' extents along the axis.
+    std::vector<int64_t> along;
+    for (int k = 0; k < g.node().output_size(); ++k) {
+      auto out = impliedShape(g, k, "input 'split'");
+      if (failed(out))
+        return failure();
+      if (out->size() != in.size())
+        return g.fail("output #" + std::to_string(k) + " is declared with rank " + std::to_string(out->size()));
+      along.push_back((*out)[*axis]);
+    }
+    if (std::accumulate(along.begin(), along.end(), int64_t{0}) != in[*axis])
+      return g.fail("the declared outputs do not add up to the input's " + std::to_string(in[*axis]) +
+                    " along axis " + std::to_string(*axis));
+    sizes = along;
+  } else {
+    sizes = splitSizes(g, in, *axis);
+  }
   if (failed(sizes))
     return failure();
   SmallVector<Type> elems;
@@ -272,6 +320,14 @@ LogicalResult convertTopK(GraphImporter &g) {
   int64_t k;
   if (g.opset() < 10) {
     k = g.attrInt("k", 0);
+  } else if (g.runtimeInput(1)) {
+    // K fed at run time is the declared values' extent along the axis.
+    auto out = impliedShape(g, 0, "'K'");
+    if (failed(out))
+      return failure();
+    if (out->size() != in.size())
+      return g.fail("the values are declared with rank " + std::to_string(out->size()));
+    k = (*out)[*axis];
   } else {
     const HostTensor *kIn = g.constInput(1);
     if (!kIn || kIn->numel() != 1)
@@ -340,9 +396,16 @@ Value repeatAlong(GraphImporter &g, Value x, int64_t axis, int64_t times, String
 /// Expand: reshape to the output rank, then repeat every size-1 axis that grows.
 LogicalResult convertExpand(GraphImporter &g) {
   std::vector<int64_t> in = g.inputShape(0);
-  auto out = expandTarget(g, in);
+  FailureOr<std::vector<int64_t>> out = g.runtimeInput(1) ? impliedShape(g, 0, "the target shape") : expandTarget(g, in);
   if (failed(out))
     return failure();
+  if (out->size() < in.size())
+    return g.fail("the output rank " + std::to_string(out->size()) + " is below the input's");
+  for (size_t k = 0; k < in.size(); ++k) {
+    int64_t o = (*out)[out->size() - in.size() + k];
+    if (in[k] != o && in[k] != 1)
+      return g.fail("the input " + listText(in) + " does not broadcast to " + listText(*out));
+  }
   std::vector<int64_t> padded(out->size() - in.size(), 1);
   padded.insert(padded.end(), in.begin(), in.end());
   std::vector<int64_t> grow;
@@ -358,7 +421,24 @@ LogicalResult convertExpand(GraphImporter &g) {
 
 LogicalResult convertTile(GraphImporter &g) {
   std::vector<int64_t> in = g.inputShape(0);
-  auto repeats = tileRepeats(g, in);
+  FailureOr<std::vector<int64_t>> repeats = failure();
+  if (g.runtimeInput(1)) {
+    // Repeats fed at run time: the declared output over the input, axis by axis.
+    auto out = impliedShape(g, 0, "'repeats'");
+    if (failed(out))
+      return failure();
+    if (out->size() != in.size())
+      return g.fail("the output is declared with rank " + std::to_string(out->size()));
+    std::vector<int64_t> r;
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (in[k] == 0 || (*out)[k] % in[k])
+        return g.fail("the declared output " + listText(*out) + " is no tiling of " + listText(in));
+      r.push_back((*out)[k] / in[k]);
+    }
+    repeats = r;
+  } else {
+    repeats = tileRepeats(g, in);
+  }
   if (failed(repeats))
     return failure();
   if (std::find(repeats->begin(), repeats->end(), 0) != repeats->end())
@@ -395,26 +475,43 @@ LogicalResult convertCumSum(GraphImporter &g) {
                                       g.boolean("reverse", g.attrInt("reverse", 0) != 0)}));
 }
 
-/// Trilu: a where() with a constant mask over the last two axes (j - i >= k keeps the upper triangle,
-/// j - i <= k the lower one); `k` must be known at import time.
+/// Trilu: a where() over the last two axes (j - i >= k keeps the upper triangle, j - i <= k the lower
+/// one): a constant mask when `k` is known at import time, else the comparison of a constant j - i ramp
+/// with the scalar k at run time.
 LogicalResult convertTrilu(GraphImporter &g) {
   std::vector<int64_t> in = g.inputShape(0);
   if (in.size() < 2)
     return g.fail("expects an input of rank >= 2, got rank " + std::to_string(in.size()));
-  int64_t k = 0;
-  if (g.hasInput(1)) {
-    const HostTensor *kt = g.constInput(1);
-    if (!kt || kt->numel() != 1)
-      return g.fail("'k' must be a scalar known at import time");
-    k = kt->intAt(0);
-  }
   bool upper = g.attrInt("upper", 1) != 0;
   int64_t rows = in[in.size() - 2], cols = in.back();
-  std::vector<int64_t> mask(rows * cols);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      mask[i * cols + j] = upper ? (j - i >= k) : (j - i <= k);
-  Value keep = g.materialize(g.nodeName() + "_mask", HostTensor::ints({rows, cols}, mask, onnx::TensorProto::BOOL));
+  int64_t k = 0;
+  Value keep;
+  if (g.hasInput(1) && !g.constInput(1)) {
+    if (g.inputShape(1).size() > 1 || (!g.inputShape(1).empty() && g.inputShape(1)[0] != 1))
+      return g.fail("'k' must be a scalar");
+    std::vector<int64_t> diff(rows * cols);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        diff[i * cols + j] = j - i;
+    Value ramp = g.materialize(g.nodeName() + "_diagonal", HostTensor::ints({rows, cols}, diff));
+    Value kv = g.input(1);
+    if (!ramp || !kv)
+      return failure();
+    auto mode = CompareModeAttr::get(g.builder().getContext(), upper ? CompareMode::ge : CompareMode::le);
+    keep = g.build<CompareOp>("mask", {ramp, kv}, {g.named("mode", mode)}, g.builder().getI1Type());
+  } else {
+    if (g.hasInput(1)) {
+      const HostTensor *kt = g.constInput(1);
+      if (kt->numel() != 1)
+        return g.fail("'k' must be a scalar");
+      k = kt->intAt(0);
+    }
+    std::vector<int64_t> mask(rows * cols);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        mask[i * cols + j] = upper ? (j - i >= k) : (j - i <= k);
+    keep = g.materialize(g.nodeName() + "_mask", HostTensor::ints({rows, cols}, mask, onnx::TensorProto::BOOL));
+  }
   Type elem = g.inputElemType(0);
   HostTensor zeroValue = isa<FloatType>(elem) ? HostTensor::floats({}, {0.0f})
                                               : HostTensor::ints({}, {0}, onnx::TensorProto::INT64);
@@ -547,12 +644,24 @@ LogicalResult convertGatherND(GraphImporter &g) {
   return g.finish(g.reshape(picked, outShape, ""));
 }
 /// Hann, Hamming and Blackman windows: a0 - a1 cos(2 pi n / N') + a2 cos(4 pi n / N') with N' the size
-/// (periodic) or size - 1 (symmetric). The size must be known at import time, so the window is a constant.
+/// (periodic) or size - 1 (symmetric). Only the size (known at import time, or fed at run time and then
+/// the declared length) matters, so the window is a constant.
 template <int Kind> LogicalResult convertWindow(GraphImporter &g) {
-  const HostTensor *sizeTensor = g.constInput(0);
-  if (!sizeTensor || sizeTensor->numel() != 1)
-    return g.fail("'size' must be a scalar known at import time");
-  int64_t n = sizeTensor->intAt(0);
+  int64_t n = 0;
+  if (g.runtimeInput(0)) {
+    // A size fed at run time is the declared window's length.
+    auto out = impliedShape(g, 0, "'size'");
+    if (failed(out))
+      return failure();
+    if (out->size() != 1)
+      return g.fail("the window is declared with rank " + std::to_string(out->size()));
+    n = (*out)[0];
+  } else {
+    const HostTensor *sizeTensor = g.constInput(0);
+    if (!sizeTensor || sizeTensor->numel() != 1)
+      return g.fail("'size' must be a scalar known at import time");
+    n = sizeTensor->intAt(0);
+  }
   if (n < 1 || n > kMaxFoldElements)
     return g.fail("window size " + std::to_string(n) + " is out of range");
   int32_t dtype = (int32_t)g.attrInt("output_datatype", onnx::TensorProto::FLOAT);
@@ -570,9 +679,54 @@ template <int Kind> LogicalResult convertWindow(GraphImporter &g) {
   g.setConstOutput(0, isFloatDType(dtype) ? window : window.castTo(dtype));
   return success();
 }
+/// ConstantOfShape with the shape fed at run time: the declared shape, filled with `value`.
+LogicalResult convertConstantOfShape(GraphImporter &g) {
+  auto shape = impliedShape(g, 0, "the shape");
+  if (failed(shape))
+    return failure();
+  HostTensor value = HostTensor::floats({1}, {0.0f});
+  if (const auto *a = g.attr("value")) {
+    std::string error;
+    if (!decodeTensor(a->t(), value, error))
+      return g.fail(error);
+    if (value.numel() != 1)
+      return g.fail("'value' must hold one element");
+  }
+  g.setConstOutput(0, HostTensor::filled(*shape, value.dtype, value.at(0)));
+  return success();
+}
+
+/// Range with start, limit or delta fed at run time: start + k * delta for k < n, n the declared length
+/// (the values are computed at run time; only the length is static).
+LogicalResult convertRange(GraphImporter &g) {
+  auto out = impliedShape(g, 0, "start, limit and delta");
+  if (failed(out))
+    return failure();
+  if (out->size() != 1)
+    return g.fail("the range is declared with rank " + std::to_string(out->size()));
+  for (size_t i = 0; i < 3; ++i)
+    if (!g.inputShape(i).empty() && !(g.inputShape(i).size() == 1 && g.inputShape(i)[0] == 1))
+      return g.fail("start, limit and delta must be scalars");
+  int64_t n = (*out)[0];
+  std::vector<int64_t> ramp(n);
+  std::iota(ramp.begin(), ramp.end(), 0);
+  Type elem = g.inputElemType(0);
+  int32_t dtype = isa<FloatType>(elem)     ? onnx::TensorProto::FLOAT
+                  : elem.isInteger(32)     ? onnx::TensorProto::INT32
+                  : elem.isInteger(16)     ? onnx::TensorProto::INT16
+                                           : onnx::TensorProto::INT64;
+  HostTensor steps = HostTensor::ints({n}, ramp).castTo(dtype);
+  Value k = g.materialize(g.nodeName() + "_steps", steps);
+  Value start = g.input(0), delta = g.input(2);
+  Value scaled = k && delta ? g.build<MulOp>("scaled", {k, delta}, {}, elem) : Value();
+  return g.finish(scaled && start ? g.build<AddOp>("", {scaled, start}, {}, elem) : Value());
+}
+
 } // namespace
 
 void addShapeConverters(OpTable &table) {
+  table["ConstantOfShape"].convert = convertConstantOfShape;
+  table["Range"].convert = convertRange;
   table["HannWindow"].convert = convertWindow<0>;
   table["HammingWindow"].convert = convertWindow<1>;
   table["BlackmanWindow"].convert = convertWindow<2>;

@@ -383,6 +383,13 @@ bool GraphImporter::outputUsed(size_t i) const {
          usedNames_.count(node_->output((int)i));
 }
 
+std::optional<std::vector<int64_t>> GraphImporter::declaredShape(size_t i) const {
+  if (i >= (size_t)node_->output_size() || node_->output((int)i).empty())
+    return std::nullopt;
+  auto it = model_.types.find(node_->output((int)i));
+  return onnxStaticShape(it == model_.types.end() ? nullptr : it->second);
+}
+
 //===--- Attributes -------------------------------------------------------===//
 
 const onnx::AttributeProto *GraphImporter::attr(StringRef name) const {

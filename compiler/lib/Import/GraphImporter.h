@@ -44,6 +44,9 @@ void addShapeConverters(OpTable &table);
 void addLossConverters(OpTable &table);
 void addCompositeConverters(OpTable &table);
 void addFolders(OpTable &table);
+/// Integer Div of tensors not known at import time: trunc(a / b), computed in f32 and cast back
+/// (ConvertComposite.cpp).
+mlir::LogicalResult convertIntegerDiv(GraphImporter &g);
 
 /// What the importer knows about one ONNX tensor.
 struct TensorInfo {
@@ -95,6 +98,12 @@ public:
   mlir::Value none();
   /// Whether any imported node or function result reads output `i`.
   bool outputUsed(size_t i) const;
+  /// Whether input `i` is present and only known at run time.
+  bool runtimeInput(size_t i) { return hasInput(i) && !constInput(i); }
+  /// The static shape the model declares for output `i` (graph outputs, value_info), if it declares one.
+  /// A static-shape compiler takes a shape-only parameter fed at run time (Reshape's shape, Unsqueeze's
+  /// axes, TopK's K, ...) from it: the input and output shapes are fixed, so they imply its value.
+  std::optional<std::vector<int64_t>> declaredShape(size_t i) const;
 
   //===--- Attributes of the current node -----------------------------------===//
   bool hasAttr(llvm::StringRef name) const;

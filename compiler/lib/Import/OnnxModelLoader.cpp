@@ -142,6 +142,7 @@ bool fixInputShapes(LoadedModel &model, const TransformOptions &options, std::st
             ")";
     return false;
   }
+  bool reshaped = false;
   for (size_t k = 0; k < model.inputs.size(); ++k) {
     onnx::ValueInfoProto &input = *byName[model.inputs[k]];
     if (!input.type().has_tensor_type()) {
@@ -163,6 +164,10 @@ bool fixInputShapes(LoadedModel &model, const TransformOptions &options, std::st
                   "; every dimension must be positive";
           return false;
         }
+      bool same = tensorType->has_shape();
+      for (int i = 0; same && i < tensorType->shape().dim_size(); ++i)
+        same = tensorType->shape().dim(i).has_dim_value() && tensorType->shape().dim(i).dim_value() == shape[i];
+      reshaped |= !same;
       tensorType->mutable_shape()->clear_dim();
       for (int64_t d : shape)
         tensorType->mutable_shape()->add_dim()->set_dim_value(d);
@@ -189,7 +194,10 @@ bool fixInputShapes(LoadedModel &model, const TransformOptions &options, std::st
       return false;
     }
   }
-  // Shapes recorded for intermediate values and outputs were computed for the old input shapes.
+  // Shapes recorded for intermediate values and outputs were computed for the old input shapes (when
+  // --input_shapes gives the shapes the model declares, they still hold).
+  if (!reshaped)
+    return true;
   graph->clear_value_info();
   // Output dims become unknown (keeping the rank) so that inference fills them for the new input shapes.
   for (auto &output : *graph->mutable_output())
@@ -257,6 +265,40 @@ bool fixConstantInputs(LoadedModel &model, const TransformOptions &options, std:
   return true;
 }
 
+/// Opsets 1 to 6: the node forms whose meaning changed at opset 7 or that take the legacy attribute form
+/// of a later input are refused, naming the node. (`consumed_inputs` is a memory hint without semantics.)
+bool checkLegacyForms(const LoadedModel &model, std::string &error) {
+  static const std::set<std::string> kLimitedBroadcast = {"Add", "Sub",   "Mul",  "Div", "Pow",  "And",
+                                                         "Or",  "Xor",   "Equal", "Greater", "Less", "PRelu"};
+  for (const auto &node : model.proto.graph().node()) {
+    auto attr = [&](const char *name) -> const onnx::AttributeProto * {
+      for (const auto &a : node.attribute())
+        if (a.name() == name)
+          return &a;
+      return nullptr;
+    };
+    std::string why;
+    const std::string &op = node.op_type();
+    if (kLimitedBroadcast.count(op) && attr("broadcast") && attr("broadcast")->i() && attr("axis"))
+      why = "the opset-" + std::to_string(model.opset) + " broadcast along 'axis' is not supported";
+    else if ((op == "BatchNormalization" || op == "Dropout") && attr("is_test") && !attr("is_test")->i())
+      why = "is_test = 0 (training) is not supported (inference only)";
+    else if (op == "Cast" && attr("to") && attr("to")->type() == onnx::AttributeProto::STRING)
+      why = "the opset-" + std::to_string(model.opset) + " string form of 'to' is not supported";
+    else if ((op == "Reshape" && attr("shape")) || (op == "Pad" && attr("paddings")) ||
+             (op == "Tile" && node.input_size() == 3) || op == "Upsample")
+      why = "the opset-" + std::to_string(model.opset) + " form of " + op + " is not supported";
+    else if (op == "Concat" && !attr("axis"))
+      why = "Concat without 'axis' (opset 1's default) is not supported";
+    if (!why.empty()) {
+      std::string name = node.name().empty() && node.output_size() ? node.output(0) : node.name();
+      error = model.path + ": node '" + name + "' (" + op + "): " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
 bool finishLoad(LoadedModel &model, const std::string &baseDir, const TransformOptions &options,
                 std::string &error) {
   const onnx::ModelProto &proto = model.proto;
@@ -280,6 +322,8 @@ bool finishLoad(LoadedModel &model, const std::string &baseDir, const TransformO
             std::to_string(kMaxOpset) + ")";
     return false;
   }
+  if (model.opset < 7 && !checkLegacyForms(model, error))
+    return false;
   if (!fixConstantInputs(model, options, error))
     return false;
   std::set<std::string> initializers;

@@ -16,8 +16,10 @@
 
 namespace tpuc::importer {
 
-/// Oldest and newest default-domain opset the importer maps.
-constexpr int64_t kMinOpset = 7;
+/// Oldest and newest default-domain opset the importer maps. Below opset 7 the forms whose semantics
+/// differ from later versions (limited `broadcast` with `axis`, training `is_test = 0`, attribute forms of
+/// Reshape, Pad, Cast and Tile) are refused by name; everything else means what it means at opset 7.
+constexpr int64_t kMinOpset = 1;
 constexpr int64_t kMaxOpset = 17;
 
 /// A parsed model and what the importer needs to know about it.

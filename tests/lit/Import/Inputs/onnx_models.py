@@ -260,6 +260,13 @@ def opset18():
 
 
 def opset6():
+    """Opset 6: a Relu means what it means later; an Add broadcasting along 'axis' does not."""
+    nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"),
+             h.make_node("Add", ["r", "b"], ["y"], name="add", broadcast=1, axis=0)]
+    return model(nodes, [vi("x", [2, 3]), vi("b", [2])], [vi("y", [2, 3])], opset=6, ir=3)
+
+
+def opset6_relu():
     nodes = [h.make_node("Relu", ["x"], ["y"], name="relu")]
     return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=6, ir=3)
 
@@ -376,7 +383,7 @@ def quantized():
 
 
 MODELS = {f.__name__: f for f in [quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
-                                  fold, two_inputs, dead_branch, unknown_op, det, conv3d, opset18, opset6,
+                                  fold, two_inputs, dead_branch, unknown_op, det, conv3d, opset18, opset6, opset6_relu,
                                   bad_reshape, external]}
 
 
