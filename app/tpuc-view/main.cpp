@@ -17,7 +17,7 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 
 struct ViewOptions {
   std::string kind, plan, trace, format = "svg", output, select, theme = "light";
-  int64_t group = -1, from = 0, to = 0, width = 1600, height = 0;
+  int64_t group = -1, from = 0, to = 0, width = 1600, height = 0, core = 0;
   bool noCritical = false;
 };
 
@@ -33,6 +33,10 @@ void addViewOptions(ArgParser &p, ViewOptions &o) {
               &o.group);
   p.addOption({{"--from"}, "CYCLE", "memory/timeline: first cycle shown", false, {}, "0"}, &o.from);
   p.addOption({{"--to"}, "CYCLE", "memory/timeline: last cycle shown (default: the end of the run)"}, &o.to);
+  p.addOption({{"--core"}, "K",
+               "memory/timeline of a model compiled for several cores (--num_core): core K's engines and LMEM",
+               false, {}, "0"},
+              &o.core);
   p.addOption({{"--select"}, "OP", "highlight the op (tensor name) in the view"}, &o.select);
   p.addOption({{"--width"}, "PX", "page width", false, {}, "1600"}, &o.width);
   p.addOption({{"--height"}, "PX", "page height (default: 1000 groups, 900 memory, 560 timeline)"}, &o.height);
@@ -51,6 +55,8 @@ std::string validate(const ViewOptions &o) {
     return "--format csv is for the memory view";
   if (o.width < 200 || (o.height != 0 && o.height < 150) || o.width > 20000 || o.height > 20000)
     return "--width and --height must be within 200..20000 and 150..20000";
+  if (o.core < 0)
+    return "--core must be 0 or more";
   if (o.from < 0 || (o.to != 0 && o.to <= o.from))
     return "--to must be after --from";
   return "";
@@ -81,7 +87,7 @@ int main(int argc, char **argv) {
     std::cerr << "tpuc view: " << e << " (see 'tpuc view --help')" << std::endl;
     return kExitUsage;
   }
-  auto run = chip::ChipRun::load(o.plan, o.trace);
+  auto run = chip::ChipRun::load(o.plan, o.trace, static_cast<int>(o.core));
   if (!run) {
     std::cerr << "tpuc view: " << llvm::toString(run.takeError()) << std::endl;
     return kExitUsage;

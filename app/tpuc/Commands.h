@@ -113,6 +113,7 @@ struct DeployOptions {
   std::string tpuMlir;
   std::string model;
   int64_t opt = 2;
+  int64_t numCore = 1; ///< model_deploy's --num_core: cores the model file spreads its work over.
   bool explainGroups = false;
   std::string correctness = "0.99,0.90";
   bool quantInput = false, quantOutput = false;

@@ -340,6 +340,15 @@ int runDeploy(const DeployOptions &o) {
     std::cerr << "tpuc deploy: " << message << std::endl;
     return code;
   };
+  // --num_core against the chip before any work: one line naming the chip and its cores.
+  try {
+    backend::ChipProfile chip = backend::findChipProfile(o.chip);
+    if (o.numCore > chip.cores)
+      return fail(kExitUsage, "'--num_core " + std::to_string(o.numCore) + "': chip " + chip.name + " has " +
+                                  std::to_string(chip.cores) + (chip.cores == 1 ? " core" : " cores"));
+  } catch (const std::exception &e) {
+    return fail(kExitUsage, e.what());
+  }
   progress.report("lower", 0.0, "reading " + o.mlir);
   mlir::MLIRContext context;
   std::string error;
@@ -403,6 +412,7 @@ int runDeploy(const DeployOptions &o) {
     BackendOptions backend;
     backend.chip = o.chip;
     backend.opt = static_cast<int>(o.opt);
+    backend.numCore = static_cast<int>(o.numCore);
     backend.planJsonPath = artifactStem(o) + "_plan.json";
     backend.modelPath = o.model;
     if (auto err = runBackend(*addressed, backend))

@@ -289,6 +289,10 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
   p.addOption({{"--opt"}, "N", "layer-group optimization level", false,
                {"1", "2"}, "2"},
               &o.opt);
+  p.addOption({{"--num_core"}, "N",
+               "cores of the chip the model file spreads its work over (at most the chip's: bm1688 has 2)",
+               false, {}, "1"},
+              &o.numCore);
   p.addFlag({{"--explain_groups"}, "",
              "print why each layer group ends where it does and why ops run global (needs --model)"},
             &o.explainGroups);
@@ -318,6 +322,8 @@ std::string validateDeployOptions(const DeployOptions &o) {
     return "'--test_reference' needs '--test_input'";
   if (o.explainGroups && o.model.empty())
     return "'--explain_groups' needs '--model'";
+  if (o.numCore < 1)
+    return "'--num_core' must be at least 1, got " + std::to_string(o.numCore);
   if (!o.customizationFormat.empty() && !o.fusePreprocess)
     return "'--customization_format' needs '--fuse_preprocess'";
   if (o.alignedInput)

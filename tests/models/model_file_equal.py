@@ -2,7 +2,8 @@
 DDR planning, command streams) and run on the command-level simulator gives, tensor for tensor, exactly
 what the Tpu functional simulation gives (status EQUAL for every layer of the Tpu dump, names included).
 Models: resnet18, mobilenet_v2, PP-OCRv4 det (640x640) and PP-OCR mobile cls; precisions INT8 and BF16;
-chips bm1684x, bm1688 and cv186ah. Prints one row per model, precision and chip with the layer count,
+chips bm1684x, bm1688 (one core, and both cores: `bm1688:2` deploys with --num_core 2) and cv186ah.
+Prints one row per model, precision and chip with the layer count,
 the simulated latency and the wall time of the command-level run.
 
 usage: model_file_equal.py TPUC WORKDIR [--models a,b] [--chips x,y] [--modes INT8,BF16] [ASSETS]"""
@@ -22,7 +23,7 @@ MODELS = {
     "ppocr_v4_det": ("ch_PP-OCRv4_det_infer.onnx", "[[1,3,640,640]]", PADDLE, "page.png"),
     "ppocr_mobile_cls": ("ch_ppocr_mobile_v2.0_cls_infer.onnx", "[[1,3,48,192]]", PADDLE, "page.png"),
 }
-CHIPS = ["bm1684x", "bm1688", "cv186ah"]
+CHIPS = ["bm1684x", "bm1688", "bm1688:2", "cv186ah"]  # chip[:num_core]
 MODES = ["INT8", "BF16"]
 
 
@@ -56,13 +57,15 @@ def main():
             if rc != 0:
                 sys.exit(f"tpuc {args[0]} {name}: exit {rc}\n{out}")
         for mode in a.modes.split(","):
-            for chip in a.chips.split(","):
-                stem = f"{name}_{mode}_{chip}"
+            for target in a.chips.split(","):
+                chip, _, cores = target.partition(":")
+                stem = f"{name}_{mode}_{chip}" + (f"_{cores}core" if cores else "")
                 start = time.time()
                 deploy_rc, out = run([a.tpuc, "deploy", "--mlir", name + ".mlir", "--quantize", mode,
                                "--calibration_table", name + "_cali", "--chip", chip, "--test_input", test,
                                "--test_reference", name + "_top_outputs.npz", "--tolerance", "0.5,0.1",
-                               "--tpu_mlir", stem + ".mlir", "--model", stem + ".tpum"], a.work)
+                               "--tpu_mlir", stem + ".mlir", "--model", stem + ".tpum",
+                               *(["--num_core", cores] if cores else [])], a.work)
                 seconds = time.time() - start
                 summary = re.search(r"model file vs Tpu simulation: .*", out)
                 if not summary:
@@ -74,16 +77,16 @@ def main():
                                                                 os.path.join(a.work, stem + "_tpu_outputs.npz"))
                 latency = re.search(r"simulated ([0-9.]+) ms", summary.group(0))
                 wall = re.search(r"wall ([0-9.]+) s", summary.group(0))
-                rows.append((name, mode, chip, compared, len(bad) + len(missing), len(partial),
+                rows.append((name, mode, target, compared, len(bad) + len(missing), len(partial),
                              latency.group(1) if latency else "?", wall.group(1) if wall else "?", seconds))
                 # deploy exits 1 when the Tpu simulation misses the float reference (INT8 accuracy is
                 # quant_accuracy's business); the model-file check itself must report nothing failing.
                 if bad or missing or not compared or deploy_rc not in (0, 1) or " 0 failing" not in summary.group(0):
                     failures.append(f"{stem}: not EQUAL {bad[:5]}, missing from the model dump {missing[:5]}")
-    print(f"{'model':18} {'mode':5} {'chip':8} {'layers':>6} {'unequal':>7} {'partial':>7} {'sim ms':>8} "
+    print(f"{'model':18} {'mode':5} {'chip':10} {'layers':>6} {'unequal':>7} {'partial':>7} {'sim ms':>8} "
           f"{'run s':>6} {'deploy s':>8}")
     for r in rows:
-        print(f"{r[0]:18} {r[1]:5} {r[2]:8} {r[3]:6d} {r[4]:7d} {r[5]:7d} {r[6]:>8} {r[7]:>6} {r[8]:8.1f}")
+        print(f"{r[0]:18} {r[1]:5} {r[2]:10} {r[3]:6d} {r[4]:7d} {r[5]:7d} {r[6]:>8} {r[7]:>6} {r[8]:8.1f}")
     for f in failures:
         print("FAIL:", f)
     sys.exit(1 if failures else 0)

@@ -141,6 +141,8 @@ std::string causeText(const Trace &t, const IdleCause &c) {
     return engine + " compute of " + op;
   case CmdKind::Global:
     return engine + " global op " + op;
+  case CmdKind::Sync:
+    return "the other cores at the barrier after " + op;
   }
   return engine + " commands of " + op;
 }
@@ -161,6 +163,8 @@ std::vector<Interval> stepSpans(const Trace &t) { return spansBy(t, true); }
 std::vector<Interval> opRuns(const Trace &t) {
   std::vector<Interval> out;
   for (const Command &c : t.of(Engine::TIU)) {
+    if (c.kind == CmdKind::Sync) // a barrier computes nothing
+      continue;
     if (!out.empty() && out.back().id == c.op && out.back().end == c.start) {
       out.back().end = c.end;
       continue;
@@ -180,9 +184,15 @@ std::array<EngineIdle, kEngines> attributeIdle(const Trace &t) {
     std::map<std::tuple<int, int, bool, bool>, int64_t> sums; // (op, kind, weight, tail) -> cycles
     int64_t prevEnd = 0;
     for (const Command &c : cmds) {
-      r.busy += c.duration();
       int64_t gap = c.start - prevEnd;
       prevEnd = std::max(prevEnd, c.end);
+      if (c.kind == CmdKind::Sync) {
+        // A barrier (several cores) is time spent waiting for the other cores, not work.
+        r.idle += c.duration() + std::max<int64_t>(gap, 0);
+        sums[{c.op, static_cast<int>(CmdKind::Sync), false, false}] += c.duration() + std::max<int64_t>(gap, 0);
+        continue;
+      }
+      r.busy += c.duration();
       if (gap <= 0)
         continue;
       r.idle += gap;
@@ -243,7 +253,8 @@ std::array<EngineIdle, kEngines> attributeIdle(const Trace &t) {
                          : c.kind == CmdKind::Store ? "stores"
                          : c.kind == CmdKind::Copy ? "copies"
                          : c.kind == CmdKind::Compute ? "compute"
-                                                     : "global ops";
+                         : c.kind == CmdKind::Sync    ? "barriers"
+                                                      : "global ops";
       byKind[kind] += c.cycles;
     }
     std::vector<std::pair<int64_t, std::string>> kinds;
@@ -338,10 +349,12 @@ DdrOccupancy ddrOccupancy(const Plan &p) {
   return o;
 }
 
-std::vector<int64_t> lmemUnitOccupancy(const Group &g) {
-  int64_t units = g.timeUnits();
+std::vector<int64_t> lmemUnitOccupancy(const Group &g, int core) {
+  int64_t units = g.timeUnits(core);
   std::vector<int64_t> delta(static_cast<size_t>(units + 1), 0);
   for (const LmemRect &r : g.rects) {
+    if (core >= 0 && r.core != core)
+      continue;
     delta[static_cast<size_t>(r.t0)] += r.size;
     delta[static_cast<size_t>(r.t1)] -= r.size;
   }
@@ -381,7 +394,7 @@ std::vector<CounterSample> plannedLmemOverTime(const Plan &p, const Trace &t) {
     const Group &g = p.groups[s.id];
     std::vector<int64_t> &units = perUnit[s.id];
     if (units.empty())
-      units = lmemUnitOccupancy(g);
+      units = lmemUnitOccupancy(g, t.cores > 1 ? t.core : -1); // the traced core's own LMEM
     int64_t bytes = 0;
     for (int64_t u = s.step * g.unitsPerStage;
          u < (s.step + 1) * g.unitsPerStage && u < static_cast<int64_t>(units.size()); ++u)

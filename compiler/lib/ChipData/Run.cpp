@@ -9,7 +9,7 @@
 namespace tpuc::chip {
 
 llvm::Expected<std::shared_ptr<const ChipRun>> ChipRun::load(const std::string &planPath,
-                                                             const std::string &tracePath) {
+                                                             const std::string &tracePath, int core) {
   if (planPath.empty() && tracePath.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "neither a plan nor a trace was given");
   std::optional<Plan> plan;
@@ -19,7 +19,7 @@ llvm::Expected<std::shared_ptr<const ChipRun>> ChipRun::load(const std::string &
   if (!planPath.empty())
     planned = std::async(std::launch::async, [&] { return readPlanFile(planPath); });
   if (!tracePath.empty()) {
-    auto t = readTraceFile(tracePath);
+    auto t = readTraceFile(tracePath, core);
     if (!t) {
       if (planned.valid())
         llvm::consumeError(planned.get().takeError());

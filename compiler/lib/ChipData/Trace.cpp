@@ -67,6 +67,7 @@ struct Batch {
 struct Context {
   int version = 2;
   double frequencyMhz = 0;
+  int core = 0; ///< Commands and LMEM counters of other cores (pid) are skipped.
 };
 
 inline int64_t cyclesOf(double us, const Context &ctx) { return std::llround(us * ctx.frequencyMhz); }
@@ -113,7 +114,7 @@ bool toBool(dom::element v, const char *field) {
 /// The kind of a command from its category; a category the model file does not know takes the engine's
 /// generic kind (a foreign trace).
 CmdKind kindOf(std::string_view cat, Engine engine) {
-  for (CmdKind k : {CmdKind::Load, CmdKind::Store, CmdKind::Copy, CmdKind::Compute, CmdKind::Global})
+  for (CmdKind k : {CmdKind::Load, CmdKind::Store, CmdKind::Copy, CmdKind::Compute, CmdKind::Global, CmdKind::Sync})
     if (cat == cmdKindName(k))
       return k;
   return engine == Engine::TIU ? CmdKind::Compute : CmdKind::Copy;
@@ -128,7 +129,7 @@ constexpr uint32_t keyCode(std::string_view k) {
 /// Reads one trace event into `out`; events that are neither commands nor known counters are skipped.
 void readEvent(dom::object obj, const Context &ctx, Batch &out) {
   std::string_view name, cat, ph;
-  int64_t tid = -1, cycle = -1;
+  int64_t tid = -1, pid = 0, cycle = -1;
   double ts = 0, dur = 0;
   bool hasTs = false;
   Command c;
@@ -154,6 +155,10 @@ void readEvent(dom::object obj, const Context &ctx, Batch &out) {
     case keyCode("tid"):
       if (key == "tid")
         tid = toInt(v, "tid");
+      break;
+    case keyCode("pid"):
+      if (key == "pid")
+        pid = toInt(v, "pid");
       break;
     case keyCode("ts"):
       if (key == "ts") {
@@ -238,7 +243,8 @@ void readEvent(dom::object obj, const Context &ctx, Batch &out) {
     }
   }
   if (ph == "C") {
-    if (counter < 0 || (name != "LMEM" && name != "DDR"))
+    // One DDR for the chip; each core's own LMEM (its process).
+    if (counter < 0 || (name != "LMEM" && name != "DDR") || (name == "LMEM" && pid != ctx.core))
       return;
     if (cycle < 0)
       cycle = hasTs ? cyclesOf(ts, ctx) : 0;
@@ -247,7 +253,7 @@ void readEvent(dom::object obj, const Context &ctx, Batch &out) {
     (name == "LMEM" ? out.lmem : out.ddr).push_back({cycle, counter});
     return;
   }
-  if (ph != "X" || (tid != 0 && tid != 1))
+  if (ph != "X" || (tid != 0 && tid != 1) || pid != ctx.core)
     return;
   if (!hasTs)
     fail("command without ts");
@@ -292,6 +298,34 @@ void readHeaderField(std::string_view key, dom::element v, Trace &t) {
     double us = toDouble(v, "latency_us");
     if (t.frequencyMhz <= 0 && us > 0 && t.totalCycles > 0)
       t.frequencyMhz = t.totalCycles / us; // version 1 has no frequency
+  } else if (key == "cores") {
+    int64_t n = toInt(v, "cores");
+    if (n < 1 || n > 64)
+      fail("cores: " + std::to_string(n) + " (1 to 64)");
+    t.cores = static_cast<int>(n);
+  } else if (key == "core_busy") {
+    dom::array cores;
+    check(v.get_array().get(cores), "core_busy");
+    t.coreBusy.clear();
+    for (auto e : cores) {
+      dom::object o;
+      check(e.get_object().get(o), "core_busy[]");
+      CoreBusy b;
+      for (dom::key_value_pair f : o) {
+        std::string_view k = f.key;
+        if (k == "tiu")
+          b.tiu = toInt(f.value, "core_busy[].tiu");
+        else if (k == "gdma")
+          b.gdma = toInt(f.value, "core_busy[].gdma");
+        else if (k == "tiu_sync")
+          b.tiuSync = toInt(f.value, "core_busy[].tiu_sync");
+        else if (k == "gdma_sync")
+          b.gdmaSync = toInt(f.value, "core_busy[].gdma_sync");
+        else if (k == "lmem_peak")
+          b.lmemPeak = toInt(f.value, "core_busy[].lmem_peak");
+      }
+      t.coreBusy.push_back(b);
+    }
   } else if (key == "tiu_busy")
     t.tiuBusy = toInt(v, "tiu_busy");
   else if (key == "gdma_busy")
@@ -341,9 +375,24 @@ void readHeaderField(std::string_view key, dom::element v, Trace &t) {
   }
 }
 
+/// After the header: checks the requested core and takes its engines' busy cycles and LMEM peak (the
+/// header's own figures are the chip's: summed over cores, the largest LMEM).
+void selectCore(Trace &t, int core) {
+  if (core < 0 || core >= t.cores)
+    fail("core " + std::to_string(core) + " requested, but the trace has " + std::to_string(t.cores) +
+         (t.cores == 1 ? " core" : " cores"));
+  t.core = core;
+  if (t.cores > 1 && static_cast<size_t>(core) < t.coreBusy.size()) {
+    const CoreBusy &b = t.coreBusy[core];
+    t.tiuBusy = b.tiu;
+    t.gdmaBusy = b.gdma;
+    t.lmemPeak = b.lmemPeak;
+  }
+}
+
 /// Parses a whole document (version 1, foreign layouts, and a version-2 header closed by an empty
 /// event list).
-void parseDocument(dom::parser &parser, const char *data, size_t size, Trace &t, Batch &events) {
+void parseDocument(dom::parser &parser, const char *data, size_t size, Trace &t, Batch &events, int core) {
   dom::element doc;
   check(parser.parse(data, size, /*realloc_if_needed=*/false).get(doc), "not valid JSON");
   dom::object root;
@@ -359,7 +408,7 @@ void parseDocument(dom::parser &parser, const char *data, size_t size, Trace &t,
         fail("version " + std::to_string(t.version) + " is not supported (1 and 2 are)");
       if (t.frequencyMhz <= 0)
         fail("no frequency_mhz (or latency_us and total_cycles) before traceEvents");
-      Context ctx{t.version, t.frequencyMhz};
+      Context ctx{t.version, t.frequencyMhz, core};
       dom::array arr;
       check(v.get_array().get(arr), "traceEvents");
       size_t i = 0;
@@ -477,7 +526,7 @@ std::string_view eventText(std::string_view line) {
 
 /// The streamed read of a version-2 file. Returns false (and leaves `t` untouched) when the file does
 /// not have version 2's layout, so the caller reads it whole.
-bool readStreamed(std::FILE *f, Trace &t, bool headerOnly) {
+bool readStreamed(std::FILE *f, Trace &t, bool headerOnly, int core) {
   constexpr std::string_view kEventsLine = "\"traceEvents\": [";
   // 16 MB chunks, or the whole file when it is smaller (+1: the read that sees the end of the file).
   size_t chunk = 16 << 20;
@@ -530,10 +579,11 @@ bool readStreamed(std::FILE *f, Trace &t, bool headerOnly) {
           header += "\"traceEvents\": []}";
           simdjson::padded_string padded(header);
           Batch none;
-          parseDocument(parsers[0], padded.data(), padded.size(), parsed, none);
+          parseDocument(parsers[0], padded.data(), padded.size(), parsed, none, core);
           if (parsed.version != 2)
             return false;
-          ctx = {parsed.version, parsed.frequencyMhz};
+          selectCore(parsed, core);
+          ctx = {parsed.version, parsed.frequencyMhz, core};
           if (headerOnly) {
             t = std::move(parsed);
             return true;
@@ -608,12 +658,13 @@ bool readStreamed(std::FILE *f, Trace &t, bool headerOnly) {
 }
 
 /// Parses a whole document held with simdjson's padding.
-llvm::Expected<Trace> parsePadded(const simdjson::padded_string_view &text, const std::string &source) {
+llvm::Expected<Trace> parsePadded(const simdjson::padded_string_view &text, const std::string &source, int core) {
   try {
     Trace t;
     std::vector<Batch> batches(1);
     dom::parser parser;
-    parseDocument(parser, text.data(), text.size(), t, batches[0]);
+    parseDocument(parser, text.data(), text.size(), t, batches[0], core);
+    selectCore(t, core);
     finish(t, batches);
     return t;
   } catch (ParseError &e) {
@@ -625,20 +676,20 @@ llvm::Expected<Trace> parsePadded(const simdjson::padded_string_view &text, cons
 
 } // namespace
 
-llvm::Expected<Trace> parseTrace(std::string_view text, std::string_view source) {
+llvm::Expected<Trace> parseTrace(std::string_view text, std::string_view source, int core) {
   simdjson::padded_string padded(text);
-  return parsePadded(padded, std::string(source));
+  return parsePadded(padded, std::string(source), core);
 }
 
 namespace {
 
-llvm::Expected<Trace> readTrace(const std::string &path, bool headerOnly) {
+llvm::Expected<Trace> readTrace(const std::string &path, bool headerOnly, int core) {
   std::unique_ptr<std::FILE, int (*)(std::FILE *)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f)
     return toError(path, "cannot open the trace");
   try {
     Trace t;
-    if (readStreamed(f.get(), t, headerOnly))
+    if (readStreamed(f.get(), t, headerOnly, core))
       return t;
   } catch (ParseError &e) {
     return toError(path, e.what);
@@ -649,13 +700,13 @@ llvm::Expected<Trace> readTrace(const std::string &path, bool headerOnly) {
   simdjson::padded_string text;
   if (auto e = simdjson::padded_string::load(path).get(text))
     return toError(path, std::string("cannot read: ") + simdjson::error_message(e));
-  return parsePadded(text, path);
+  return parsePadded(text, path, core);
 }
 
 } // namespace
 
-llvm::Expected<Trace> readTraceFile(const std::string &path) { return readTrace(path, false); }
+llvm::Expected<Trace> readTraceFile(const std::string &path, int core) { return readTrace(path, false, core); }
 
-llvm::Expected<Trace> readTraceSummary(const std::string &path) { return readTrace(path, true); }
+llvm::Expected<Trace> readTraceSummary(const std::string &path) { return readTrace(path, true, 0); }
 
 } // namespace tpuc::chip

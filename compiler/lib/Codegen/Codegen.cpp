@@ -17,7 +17,7 @@ namespace {
 class Emitter {
 public:
   Emitter(const ChipProfile &chip, const Graph &g, const LayerGroupPlan &plan, const GmemPlan &gmem)
-      : chip(chip), g(g), plan(plan) {
+      : chip(chip), g(g), plan(plan), tiuBarrier(std::max(1, plan.cores), 0), gdmaBarrier(tiuBarrier) {
     for (const GmemBuffer &b : gmem.buffers)
       ddr[b.value] = b.address;
     for (const GmemWeight &w : gmem.weights)
@@ -91,8 +91,8 @@ public:
     return t;
   }
 
-  Command &push(Stage &s, Engine e, CmdKind k, int op, uint32_t wait) {
-    auto &stream = e == Engine::TIU ? s.tiu : s.gdma;
+  Command &push(Stage &s, int core, Engine e, CmdKind k, int op, uint32_t wait) {
+    auto &stream = s.cores[core].of(e);
     Command c;
     c.engine = e;
     c.kind = k;
@@ -103,29 +103,71 @@ public:
     return stream.back();
   }
 
+  /// A global op: one TIU command with DDR operands, or one per core on its part of the op.
   void emitGlobal(Stage &s, int gi, const LayerGroup &grp) {
     int o = grp.ops[0];
     if (isInPlace(g, o))
       return;
     const Op &op = g.ops[o];
-    Command &c = push(s, Engine::TIU, CmdKind::Global, o, gdmaBarrier);
-    c.group = gi;
-    c.cycles = globalOpCost(chip, g, op, false).cycles;
-    for (int v : op.outputs)
-      c.operands.push_back(ddrRef(v, fullBox(g.values[v])));
-    for (int v : op.inputs)
-      c.operands.push_back(ddrRef(v, fullBox(g.values[v])));
-    for (int v : op.weights)
-      c.operands.push_back(ddrRef(v, fullBox(g.values[v])));
-    c.numOutputs = static_cast<uint32_t>(op.outputs.size());
-    c.numInputs = static_cast<uint32_t>(op.inputs.size());
-    barrier(s);
+    syncBefore(s, gi, std::max<int>(1, static_cast<int>(grp.parts.size())));
+    auto emit = [&](int core, const std::vector<Box> &boxes, const GlobalCost &cost) {
+      Command &c = push(s, core, Engine::TIU, CmdKind::Global, o, gdmaBarrier[core]);
+      c.group = gi;
+      c.cycles = cost.cycles;
+      c.ddrCycles = std::min(cost.transfer, cost.cycles);
+      size_t k = 0;
+      for (const auto *list : {&op.outputs, &op.inputs, &op.weights})
+        for (int v : *list)
+          c.operands.push_back(ddrRef(v, boxes[k++]));
+      c.numOutputs = static_cast<uint32_t>(op.outputs.size());
+      c.numInputs = static_cast<uint32_t>(op.inputs.size());
+      barrier(s, core);
+    };
+    if (grp.parts.empty()) {
+      std::vector<Box> whole;
+      for (const auto *list : {&op.outputs, &op.inputs, &op.weights})
+        for (int v : *list)
+          whole.push_back(fullBox(g.values[v]));
+      emit(0, whole, globalOpCost(chip, g, op, false));
+      return;
+    }
+    for (const GlobalPart &part : grp.parts) {
+      std::vector<Box> boxes = globalPartBoxes(g, op, part.axis, part.range);
+      emit(part.core, boxes, globalPartCost(chip, g, op, boxes));
+      // Its window's padding, as a slice's (the part spans the whole of H and W).
+      s.cores[part.core].tiu.back().pad = padding(op, boxes[0]);
+    }
+  }
+
+  /// Cores meet at a barrier between two groups unless both run on the same single core: the k-th Sync
+  /// of every stream of every core. `used` are the cores (0..used-1) the next group runs on.
+  void syncBefore(Stage &s, int gi, int used) {
+    if (lastUsed > 0 && !(lastUsed == 1 && used == 1)) {
+      for (size_t k = 0; k < s.cores.size(); ++k)
+        for (Engine e : {Engine::TIU, Engine::GDMA}) {
+          Command &c = push(s, static_cast<int>(k), e, CmdKind::Sync, plan.groups[lastGroup].ops.front(), 0);
+          c.group = lastGroup;
+          c.cycles = chip.syncCycles;
+        }
+      for (size_t k = 0; k < s.cores.size(); ++k)
+        barrier(s, static_cast<int>(k));
+    }
+    lastUsed = used;
+    lastGroup = gi;
   }
 
   void emitGroup(Stage &s, int gi, const LayerGroup &grp) {
+    syncBefore(s, gi, std::max(1, grp.cores));
+    for (int core = 0; core < std::max(1, grp.cores); ++core)
+      emitCore(s, gi, grp, core);
+  }
+
+  /// Core `core`'s pipeline of group `gi`: its stages over its slices in its LMEM.
+  void emitCore(Stage &s, int gi, const LayerGroup &grp, int core) {
     std::map<std::pair<int, int>, const LmemRect *> rect;
     for (const LmemRect &r : grp.rects)
-      rect[{r.value, r.slice}] = &r;
+      if (r.core == core)
+        rect[{r.value, r.slice}] = &r;
     auto rectOf = [&](int v, int slice) -> const LmemRect & {
       auto it = rect.find({v, slice});
       if (it == rect.end())
@@ -155,12 +197,16 @@ public:
       return grp.ops[0];
     };
     const bool cCut = grp.spec.c > 1;
-    for (size_t t = 0; t < grp.steps.size(); ++t) {
-      const TimeStep &st = grp.steps[t];
-      uint32_t tiuBase = static_cast<uint32_t>(s.tiu.size());
+    CoreStreams &streams = s.cores[core];
+    uint32_t &tiuBarrier = this->tiuBarrier[core], &gdmaBarrier = this->gdmaBarrier[core];
+    for (const TimeStep &st : grp.steps) {
+      if (st.core != core)
+        continue;
+      const size_t t = static_cast<size_t>(st.stage);
+      uint32_t tiuBase = static_cast<uint32_t>(streams.tiu.size());
       std::map<int, uint32_t> weightLoadId; // weight value -> GDMA id, loaded this stage
       auto load = [&](int v, int slice, const Box &box) {
-        Command &c = push(s, Engine::GDMA, CmdKind::Load, producerOrFirstUser(v), tiuBarrier);
+        Command &c = push(s, core, Engine::GDMA, CmdKind::Load, producerOrFirstUser(v), tiuBarrier);
         const LmemRect &r = rectOf(v, slice);
         c.group = gi;
         c.slice = slice;
@@ -173,6 +219,7 @@ public:
         } else {
           c.cycles = dmaBoxCycles(chip, val, box);
         }
+        c.ddrCycles = dmaDdr(c.cycles);
         return c.id;
       };
       // Loads of slice t's inputs (and its C-cut weights).
@@ -189,12 +236,13 @@ public:
         const SliceBoxes &sb = grp.slices[st.storeSlice];
         for (int v : grp.values.outputs) {
           const Box &box = sb.store.at(v);
-          Command &c = push(s, Engine::GDMA, CmdKind::Store, g.values[v].producer, tiuBarrier);
+          Command &c = push(s, core, Engine::GDMA, CmdKind::Store, g.values[v].producer, tiuBarrier);
           c.group = gi;
           c.slice = st.storeSlice;
           c.step = static_cast<int>(t);
           c.operands = {lmemRef(rectOf(v, st.storeSlice), sb.value.at(v), box), ddrRef(v, box)};
           c.cycles = dmaBoxCycles(chip, g.values[v], box);
+          c.ddrCycles = dmaDdr(c.cycles);
         }
       }
       // Resident weights: the first op's in stage 0, op k's in stage 1 once
@@ -206,7 +254,7 @@ public:
             continue;
           uint32_t wait = k >= 2 ? tiuBase + static_cast<uint32_t>(k - 1) : tiuBarrier;
           uint32_t id = load(w, -1, grp.slices[0].weight.at(w));
-          s.gdma.back().wait = std::max(wait, tiuBarrier);
+          streams.gdma.back().wait = std::max(wait, tiuBarrier);
           weightLoadId[w] = id;
         }
       // Compute slice t-1.
@@ -218,7 +266,7 @@ public:
           for (int w : op.weights)
             if (auto it = weightLoadId.find(w); it != weightLoadId.end())
               wait = std::max(wait, it->second);
-          Command &c = push(s, Engine::TIU, CmdKind::Compute, o, wait);
+          Command &c = push(s, core, Engine::TIU, CmdKind::Compute, o, wait);
           c.group = gi;
           c.slice = st.computeSlice;
           c.step = static_cast<int>(t);
@@ -241,9 +289,12 @@ public:
           c.pad = padding(op, out);
         }
       }
-      barrier(s);
+      barrier(s, core);
     }
   }
+
+  /// The DDR part of a GDMA command of `cycles`: all but its fixed latency.
+  int64_t dmaDdr(int64_t cycles) const { return cycles > 0 ? std::max<int64_t>(0, cycles - chip.gdmaLatencyCycles) : 0; }
 
   /// Padding of the conv / pool window producing `out`: the part of the
   /// unclipped input range outside the tensor.
@@ -261,16 +312,19 @@ public:
     return {pt, pb, pl, pr};
   }
 
-  void barrier(const Stage &s) {
-    tiuBarrier = static_cast<uint32_t>(s.tiu.size());
-    gdmaBarrier = static_cast<uint32_t>(s.gdma.size());
+  /// What core `core` has issued so far: every later command of the core waits for it.
+  void barrier(const Stage &s, int core) {
+    tiuBarrier[core] = static_cast<uint32_t>(s.cores[core].tiu.size());
+    gdmaBarrier[core] = static_cast<uint32_t>(s.cores[core].gdma.size());
   }
 
   const ChipProfile &chip;
   const Graph &g;
   const LayerGroupPlan &plan;
   std::map<int, int64_t> ddr;
-  uint32_t tiuBarrier = 0, gdmaBarrier = 0;
+  std::vector<uint32_t> tiuBarrier, gdmaBarrier; ///< Per core.
+  int lastUsed = 0;  ///< Cores the last group with commands ran on (0: none yet).
+  int lastGroup = -1;
 };
 
 TensorDesc ioDesc(const Graph &g, int v, uint64_t address) {
@@ -295,6 +349,7 @@ StageCode generateStage(const ChipProfile &chip, const Graph &g, const LayerGrou
   s.coeffBytes = static_cast<uint64_t>(gmem.coeffBytes);
   s.activationBase = static_cast<uint64_t>(gmem.activationBase);
   s.activationBytes = static_cast<uint64_t>(gmem.activationPeak);
+  s.cores.assign(static_cast<size_t>(std::max(1, plan.cores)), CoreStreams());
   for (size_t i = 0; i < g.ops.size(); ++i) {
     OpInfo info;
     info.name = g.ops[i].name;

@@ -139,6 +139,7 @@ void writeCommand(Writer &w, const Command &c) {
   w.num(c.step);
   w.arr(c.pad);
   w.num(c.cycles);
+  w.num(c.ddrCycles);
   w.num(c.numOutputs);
   w.num(c.numInputs);
   w.num<uint32_t>(static_cast<uint32_t>(c.operands.size()));
@@ -153,14 +154,14 @@ void writeCommand(Writer &w, const Command &c) {
   }
 }
 
-Command readCommand(Reader &r, Engine engine) {
+Command readCommand(Reader &r, Engine engine, uint32_t version) {
   Command c;
   uint8_t e = r.num<uint8_t>("command engine");
   if (e != static_cast<uint8_t>(engine))
     r.fail("corrupt: command engine " + std::to_string(e) + " in the " + engineName(engine) + " stream");
   c.engine = engine;
   uint8_t k = r.num<uint8_t>("command kind");
-  if (k > static_cast<uint8_t>(CmdKind::Global))
+  if (k > static_cast<uint8_t>(version >= 3 ? CmdKind::Sync : CmdKind::Global))
     r.fail("corrupt: command kind " + std::to_string(k));
   c.kind = static_cast<CmdKind>(k);
   c.id = r.num<uint32_t>("command id");
@@ -171,6 +172,11 @@ Command readCommand(Reader &r, Engine engine) {
   c.step = r.num<int32_t>("command step");
   r.arr(c.pad, "command padding");
   c.cycles = r.num<int64_t>("command cycles");
+  // Version 2 had one core: its transfers never met another core's, so a GDMA command's share of DDR
+  // is all of it and the split does not matter.
+  c.ddrCycles = version >= 3 ? r.num<int64_t>("command DDR cycles") : engine == Engine::GDMA ? c.cycles : 0;
+  if (c.ddrCycles < 0 || c.ddrCycles > std::max<int64_t>(c.cycles, 0))
+    r.fail("corrupt: command DDR cycles " + std::to_string(c.ddrCycles) + " outside [0, cycles]");
   c.numOutputs = r.num<uint32_t>("command outputs");
   c.numInputs = r.num<uint32_t>("command inputs");
   uint32_t nOps = r.count("command operands", 104);
@@ -209,8 +215,17 @@ const char *cmdKindName(CmdKind k) {
     return "compute";
   case CmdKind::Global:
     return "global";
+  case CmdKind::Sync:
+    return "sync";
   }
   return "?";
+}
+
+size_t Stage::commandCount() const {
+  size_t n = 0;
+  for (const CoreStreams &c : cores)
+    n += c.size();
+  return n;
 }
 
 uint64_t contentHash(const uint8_t *data, size_t size) {
@@ -288,11 +303,13 @@ std::vector<uint8_t> serializeModel(const Model &m) {
             w.str(n);
         }
       }
-      for (const auto *stream : {&s.tiu, &s.gdma}) {
-        w.num<uint32_t>(static_cast<uint32_t>(stream->size()));
-        for (const Command &c : *stream)
-          writeCommand(w, c);
-      }
+      w.num<uint32_t>(static_cast<uint32_t>(s.cores.size()));
+      for (const CoreStreams &core : s.cores)
+        for (const auto *stream : {&core.tiu, &core.gdma}) {
+          w.num<uint32_t>(static_cast<uint32_t>(stream->size()));
+          for (const Command &c : *stream)
+            writeCommand(w, c);
+        }
     }
   }
   std::vector<uint8_t> file(kHeaderBytes, 0);
@@ -324,9 +341,9 @@ Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
   std::memcpy(&version, data + 4, 4);
   std::memcpy(&bodyBytes, data + 8, 8);
   std::memcpy(&crc, data + 16, 4);
-  if (version != kModelVersion)
+  if (version != kModelVersion && version != 2)
     throw ModelFileError(file + ": unsupported model file version " + std::to_string(version) +
-                         " (this build reads " + std::to_string(kModelVersion) + ")");
+                         " (this build reads 2 and " + std::to_string(kModelVersion) + ")");
   if (bodyBytes != size - kHeaderBytes)
     throw ModelFileError(file + ": truncated: header says " + std::to_string(bodyBytes) +
                          " body bytes, file has " + std::to_string(size - kHeaderBytes));
@@ -397,16 +414,21 @@ Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
         }
         s.ops.push_back(std::move(o));
       }
-      for (Engine e : {Engine::TIU, Engine::GDMA}) {
-        auto &stream = e == Engine::TIU ? s.tiu : s.gdma;
-        uint32_t nc = r.count("commands", 78);
-        for (uint32_t t = 0; t < nc; ++t) {
-          stream.push_back(readCommand(r, e));
-          if (stream.back().op >= s.ops.size())
-            r.fail("corrupt: command refers to op " + std::to_string(stream.back().op) + " of " +
-                   std::to_string(s.ops.size()));
+      uint32_t nCores = version >= 3 ? r.count("cores", 8) : 1;
+      if (nCores == 0 || nCores > 64)
+        r.fail("corrupt: " + std::to_string(nCores) + " cores (1 to 64)");
+      s.cores.assign(nCores, CoreStreams());
+      for (CoreStreams &core : s.cores)
+        for (Engine e : {Engine::TIU, Engine::GDMA}) {
+          auto &stream = core.of(e);
+          uint32_t nc = r.count("commands", 78);
+          for (uint32_t t = 0; t < nc; ++t) {
+            stream.push_back(readCommand(r, e, version));
+            if (stream.back().op >= s.ops.size())
+              r.fail("corrupt: command refers to op " + std::to_string(stream.back().op) + " of " +
+                     std::to_string(s.ops.size()));
+          }
         }
-      }
       net.stages.push_back(std::move(s));
     }
     m.nets.push_back(std::move(net));
@@ -439,19 +461,34 @@ std::vector<std::string> validateModel(const Model &m) {
   for (const Net &net : m.nets)
     for (const Stage &s : net.stages) {
       std::string where = net.name + "/" + s.name + ": ";
+      if (s.cores.empty())
+        errs.push_back(where + "no core");
+      int64_t barriers = -1;
+      for (size_t core = 0; core < s.cores.size(); ++core)
       for (Engine e : {Engine::TIU, Engine::GDMA}) {
-        const auto &stream = e == Engine::TIU ? s.tiu : s.gdma;
-        const auto &other = e == Engine::TIU ? s.gdma : s.tiu;
+        const auto &stream = s.cores[core].of(e);
+        const auto &other = s.cores[core].of(e == Engine::TIU ? Engine::GDMA : Engine::TIU);
+        std::string streamName =
+            std::string(engineName(e)) + (s.cores.size() > 1 ? " of core " + std::to_string(core) : "");
+        int64_t syncs = std::count_if(stream.begin(), stream.end(), [](const Command &c) { return c.kind == CmdKind::Sync; });
+        if (barriers < 0)
+          barriers = syncs;
+        else if (syncs != barriers)
+          errs.push_back(where + streamName + " reaches " + std::to_string(syncs) + " barriers, the first stream " +
+                         std::to_string(barriers));
         for (size_t i = 0; i < stream.size(); ++i) {
           const Command &c = stream[i];
-          std::string cmd = where + engineName(e) + " command " + std::to_string(i) + ": ";
+          std::string cmd = where + streamName + " command " + std::to_string(i) + ": ";
+          if ((c.kind == CmdKind::Load || c.kind == CmdKind::Store || c.kind == CmdKind::Copy) != (e == Engine::GDMA) &&
+              c.kind != CmdKind::Sync)
+            errs.push_back(cmd + cmdKindName(c.kind) + " on the wrong engine");
           if (c.id != i + 1)
             errs.push_back(cmd + "id " + std::to_string(c.id) + ", expected " + std::to_string(i + 1));
           if (c.wait > other.size())
             errs.push_back(cmd + "waits on id " + std::to_string(c.wait) + " beyond the other stream");
           if (c.op >= s.ops.size())
             errs.push_back(cmd + "op index out of range");
-          else if (e == Engine::TIU)
+          else if (e == Engine::TIU && c.kind != CmdKind::Sync)
             for (int32_t k : s.ops[c.op].operandMap)
               if (k >= 0 && static_cast<size_t>(k) + c.numOutputs >= c.operands.size())
                 errs.push_back(cmd + "op '" + s.ops[c.op].name + "' reads operand " + std::to_string(k) +
@@ -539,9 +576,23 @@ std::string modelInfo(const Model &m) {
   for (const Net &net : m.nets) {
     os << "net " << net.name << ": " << net.stages.size() << " stage(s)\n";
     for (const Stage &s : net.stages) {
-      os << "  stage " << s.name << ": " << s.tiu.size() << " TIU + " << s.gdma.size()
-         << " GDMA commands, coeff " << s.coeffBytes << " B, activations " << s.activationBytes << " B at 0x"
-         << std::hex << s.activationBase << std::dec << "\n";
+      size_t tiu = 0, gdma = 0;
+      for (const CoreStreams &c : s.cores) {
+        tiu += c.tiu.size();
+        gdma += c.gdma.size();
+      }
+      os << "  stage " << s.name << ": " << tiu << " TIU + " << gdma << " GDMA commands";
+      if (s.cores.size() > 1)
+        os << " on " << s.cores.size() << " cores";
+      os << ", coeff " << s.coeffBytes << " B, activations " << s.activationBytes << " B at 0x" << std::hex
+         << s.activationBase << std::dec << "\n";
+      if (s.cores.size() > 1)
+        for (size_t k = 0; k < s.cores.size(); ++k) {
+          const CoreStreams &c = s.cores[k];
+          auto syncs = std::count_if(c.tiu.begin(), c.tiu.end(), [](const Command &x) { return x.kind == CmdKind::Sync; });
+          os << "    core " << k << ": " << c.tiu.size() << " TIU + " << c.gdma.size() << " GDMA commands, " << syncs
+             << " barriers\n";
+        }
       for (const auto *list : {&s.inputs, &s.outputs})
         for (const TensorDesc &t : *list)
           os << "    " << (list == &s.inputs ? "input  " : "output ") << t.name << " " << shapeText(t.shape)
@@ -563,9 +614,12 @@ std::string modelPrint(const Model &m) {
       os << "== " << net.name << "/" << s.name << "\n";
       for (const WeightRef &w : s.weights)
         os << "weight blob " << w.blob << " @0x" << std::hex << w.address << std::dec << "\n";
-      for (const auto *stream : {&s.tiu, &s.gdma})
+      for (size_t k = 0; k < s.cores.size(); ++k)
+      for (const auto *stream : {&s.cores[k].tiu, &s.cores[k].gdma})
         for (const Command &c : *stream) {
           const OpInfo &op = s.ops.at(c.op);
+          if (s.cores.size() > 1)
+            os << "core " << k << " ";
           os << engineName(c.engine) << " #" << c.id << " wait " << c.wait << " " << cmdKindName(c.kind)
              << " " << op.type << " '" << op.name << "' g" << c.group << " s" << c.slice << " t" << c.step;
           if (c.pad != std::array<int64_t, 4>{})

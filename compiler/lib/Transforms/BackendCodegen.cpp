@@ -177,7 +177,7 @@ llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName)
   auto optAttr = module->getAttrOfType<IntegerAttr>(backend_attr::kOpt);
   if (!optAttr)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "codegen: module has no 'tpu.opt'");
-  auto mp = planModule(module, "", static_cast<int>(optAttr.getInt()));
+  auto mp = planModule(module, "", static_cast<int>(optAttr.getInt()), plannedCores(module));
   if (failed(mp) || failed(checkGroupAttrs(*mp)))
     return diags.error("codegen: planning failed");
   auto gmem = planModuleMemory(module, *mp);
@@ -276,6 +276,7 @@ llvm::Error runBackend(ModuleOp module, const BackendOptions &options) {
   TpuLayerGroupOptions lg;
   lg.chip = options.chip;
   lg.opt = options.opt;
+  lg.numCore = options.numCore;
   pm.addPass(createTpuLayerGroup(lg));
   TpuAddressAssignOptions aa;
   aa.chip = options.chip;

@@ -99,7 +99,7 @@ struct TpuLayerGroupPass : tpuc::impl::TpuLayerGroupBase<TpuLayerGroupPass> {
       module.emitError() << "tpu-layer-group: opt must be 0, 1 or 2, got " << static_cast<int64_t>(opt);
       return signalPassFailure();
     }
-    auto mp = planModule(module, chip, opt);
+    auto mp = planModule(module, chip, opt, numCore);
     if (failed(mp))
       return signalPassFailure();
     MLIRContext *ctx = module.getContext();
@@ -107,6 +107,7 @@ struct TpuLayerGroupPass : tpuc::impl::TpuLayerGroupBase<TpuLayerGroupPass> {
     for (size_t i = 0; i < mp->opOf.size(); ++i)
       mp->opOf[i]->setAttr(backend_attr::kGroup, groupAttr(ctx, *mp, static_cast<int>(i)));
     module->setAttr(backend_attr::kOpt, b.getI64IntegerAttr(opt));
+    module->setAttr(backend_attr::kNumCore, b.getI64IntegerAttr(numCore));
     module->setAttr(backend_attr::kGroups,
                     b.getI64IntegerAttr(static_cast<int64_t>(mp->groups.groups.size())));
     module->setAttr(backend_attr::kCycles, b.getI64IntegerAttr(mp->groups.totalCycles));
@@ -132,7 +133,7 @@ struct TpuAddressAssignPass : tpuc::impl::TpuAddressAssignBase<TpuAddressAssignP
                          << "'; run tpu-layer-group first";
       return signalPassFailure();
     }
-    auto mp = planModule(module, chip, static_cast<int>(optAttr.getInt()));
+    auto mp = planModule(module, chip, static_cast<int>(optAttr.getInt()), plannedCores(module));
     if (failed(mp) || failed(checkGroupAttrs(*mp)))
       return signalPassFailure();
     auto gmem = planModuleMemory(module, *mp);
@@ -194,7 +195,12 @@ struct TpuAddressAssignPass : tpuc::impl::TpuAddressAssignBase<TpuAddressAssignP
 
 namespace tpuc {
 
-FailureOr<ModulePlan> planModule(ModuleOp module, StringRef chipName, int opt) {
+int plannedCores(ModuleOp module) {
+  auto attr = module->getAttrOfType<IntegerAttr>(backend_attr::kNumCore);
+  return attr ? static_cast<int>(attr.getInt()) : 1;
+}
+
+FailureOr<ModulePlan> planModule(ModuleOp module, StringRef chipName, int opt, int numCore) {
   ModulePlan mp;
   std::string name = chipName.empty() ? top::getModuleChip(module).str() : chipName.str();
   if (name.empty()) {
@@ -227,7 +233,13 @@ FailureOr<ModulePlan> planModule(ModuleOp module, StringRef chipName, int opt) {
                        << mp.opOf.size();
     return failure();
   }
+  if (numCore < 1 || numCore > mp.chip.cores) {
+    module.emitError() << "backend: num_core " << numCore << " on chip " << mp.chip.name << ", which has "
+                       << mp.chip.cores << (mp.chip.cores == 1 ? " core" : " cores");
+    return failure();
+  }
   mp.options.opt = opt;
+  mp.options.cores = numCore;
   try {
     mp.groups = be::planLayerGroups(mp.chip, mp.graph, mp.options);
   } catch (const std::exception &e) {

@@ -137,12 +137,13 @@ struct StageRunner::Impl {
   std::vector<uint8_t> scratchBytes; ///< Reused for every operand box.
   std::vector<FloatBuffer> argBuffers, resultBuffers; ///< Decoded operand boxes, results: per position.
   /// Per TIU command (id, argument): the decoded weight operand.
-  std::map<std::pair<uint32_t, size_t>, std::shared_ptr<DecodedWeight>> weightCache;
+  std::map<std::pair<uint64_t, size_t>, std::shared_ptr<DecodedWeight>> weightCache;
   std::shared_ptr<SharedDecodes> shared;
   /// The stage's weights by DDR address (address, size, blob), for the keys of shared decodes.
   std::vector<std::tuple<uint64_t, uint64_t, uint32_t>> weightSpans;
   std::vector<std::string> signatures; ///< Per program, with SharedDecodes: OpRunner::cacheSignature.
-  std::map<uint32_t, std::string> kernelKeys; ///< Per TIU command id: its shared kernel-cache key, or "".
+  std::map<uint64_t, std::string> kernelKeys; ///< Per TIU command (core, id): its shared kernel-cache key, or "".
+  uint32_t core = 0; ///< The core of the command running: whose LMEM its LMEM operands are.
   std::vector<bool> inputSet;
   std::vector<Tensor> inputValues; ///< As set (real values, f32).
   NpzFile outputs, tensors;
@@ -154,7 +155,8 @@ struct StageRunner::Impl {
       : chip(chip), model(model), stage(stage) {}
 
   std::string where(const Command &c) const {
-    return std::string(engineName(c.engine)) + " #" + std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" +
+    return (stage.cores.size() > 1 ? "core " + std::to_string(core) + " " : std::string()) + engineName(c.engine) +
+           " #" + std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" +
            (c.op < stage.ops.size() ? stage.ops[c.op].name : "?") + "')";
   }
 
@@ -163,7 +165,7 @@ struct StageRunner::Impl {
   template <typename F> bool forRuns(const TensorRef &t, const Box4 &rel, const Box4 &shape, F fn) {
     const int64_t ds = elementBytes(t.dtype);
     const bool local = t.space == MemSpace::LMEM;
-    uint8_t *base = local ? lmem.data() : ddr.data();
+    uint8_t *base = local ? lmem.data() + core * static_cast<size_t>(chip.lanes * chip.lmemBytesPerLane) : ddr.data();
     const int64_t limit = local ? chip.lmemBytesPerLane : static_cast<int64_t>(ddr.size());
     // Trailing dimensions dense in memory form one run (never across lanes: LMEM stops at C).
     int inner = 3;
@@ -317,8 +319,24 @@ struct StageRunner::Impl {
     return llvm::Error::success();
   }
 
+  /// The shape of a box (NCHW view `box`) of a tensor of shape `full` that cuts at most its first two
+  /// dimensions (a core's part of a global op), or nullopt.
+  static std::optional<std::vector<int64_t>> partShape(std::vector<int64_t> full, const Box4 &box) {
+    Box4 whole = nchw(full);
+    if (full.size() > 4)
+      return box == whole ? std::optional(full) : std::nullopt;
+    for (int d = 2; d < 4; ++d)
+      if (box[d] != whole[d])
+        return std::nullopt;
+    for (size_t d = 0; d < full.size() && d < 2; ++d)
+      full[d] = box[d];
+    if (full.size() < 2 && box[1] != whole[1])
+      return std::nullopt;
+    return full;
+  }
+
   /// The shape of weight argument `arg` for the box of its LMEM / DDR view: whole, or the output
-  /// channels [c, c + shape.c) of the view [1, oc, d1, d2 * d3].
+  /// channels [c, c + shape.c) of the view [1, oc, d1, d2 * d3]; for a part of a global op, the box.
   llvm::Expected<std::vector<int64_t>> weightShape(const Command &c, size_t program, size_t arg,
                                                    const TensorRef &t) {
     std::vector<int64_t> full = runner.args(program)[arg].shape;
@@ -330,6 +348,9 @@ struct StageRunner::Impl {
       full[0] = t.shape[1];
       return full;
     }
+    if (c.kind == CmdKind::Global)
+      if (auto part = partShape(full, t.shape))
+        return *part;
     return makeError(where(c) + ": weight box of " + std::to_string(count) + " elements does not match '" +
                      stage.ops[c.op].operandNames[arg] + "'");
   }
@@ -358,6 +379,10 @@ struct StageRunner::Impl {
     if (program == SIZE_MAX)
       return makeError(where(c) + ": the op has no program in the model file");
     const bool slice = c.kind == CmdKind::Compute;
+    // A core's part of a global op: its output box is not the whole result (its operands are the boxes
+    // codegen cut along the same outer dimension).
+    const bool part = c.kind == CmdKind::Global && c.numOutputs > 0 && !runner.results(program).empty() &&
+                      volume(c.operands[0].shape) != product(runner.results(program)[0].shape);
     size_t nargs = runner.args(program).size();
     if (info.operandMap.size() != nargs)
       return makeError(where(c) + ": operand map of " + std::to_string(info.operandMap.size()) +
@@ -371,7 +396,8 @@ struct StageRunner::Impl {
     bool constantsChanged = false; // a weight box of this command holds other bytes than last run
     // The shared kernel-cache key (the op's semantics and geometry and every weight box's key; empty
     // unless every weight box has one) depends on the command alone: built on its first run.
-    auto [keyEntry, firstRun] = kernelKeys.try_emplace(c.id);
+    const uint64_t cmdKey = static_cast<uint64_t>(core) << 32 | c.id; // ids count per core and stream
+    auto [keyEntry, firstRun] = kernelKeys.try_emplace(cmdKey);
     bool buildKey = shared && firstRun, allShared = true;
     int weightBoxes = 0;
     std::string newKey;
@@ -379,7 +405,10 @@ struct StageRunner::Impl {
       newKey = signatures[program] + "|pad";
       for (int64_t p : c.pad)
         newKey += "," + std::to_string(p);
-      newKey += "|c0=" + std::to_string(c.operands[0].origin[1]) + (slice ? "|slice" : "|whole");
+      newKey += "|c0=" + std::to_string(c.operands[0].origin[1]) + (slice ? "|slice" : part ? "|part" : "|whole");
+      if (part)
+        for (int64_t d : c.operands[0].shape)
+          newKey += "," + std::to_string(d);
     }
     std::vector<sim::OpArg> args(nargs);
     std::vector<uint8_t> &bytes = scratchBytes;
@@ -402,6 +431,11 @@ struct StageRunner::Impl {
                                "' outside the box its LMEM buffer holds");
           }
           argShape.assign(shape.begin(), shape.end());
+        } else if (part) {
+          auto ps = partShape(runner.args(program)[i].shape, shape);
+          if (!ps)
+            return makeError(where(c) + ": operand '" + info.operandNames[i] + "' is cut beyond its first two dimensions");
+          argShape = std::move(*ps);
         } else {
           argShape = runner.args(program)[i].shape;
           if (product(argShape) != volume(shape))
@@ -421,7 +455,7 @@ struct StageRunner::Impl {
         // A box in DDR's coefficient region never changes once loaded (scatter rejects writes into it),
         // so it is decoded once and its bytes are not kept; an LMEM box is checked against its bytes.
         // With SharedDecodes the decode of a coefficient box is looked up by blob and box first.
-        std::shared_ptr<DecodedWeight> &slot = weightCache[{c.id, i}];
+        std::shared_ptr<DecodedWeight> &slot = weightCache[{cmdKey, i}];
         bool inWeights = t.space == MemSpace::DDR && t.address < stage.coeffBytes;
         std::string key = inWeights && shared && !slot ? sharedWeightKey(t, rel, shape, integer) : std::string();
         if (buildKey) {
@@ -464,7 +498,14 @@ struct StageRunner::Impl {
     for (uint32_t j = 0; j < c.numOutputs; ++j) {
       const TensorRef &t = c.operands[j];
       const auto &full = runner.results(program)[j].shape;
-      outShapes.push_back(slice ? std::vector<int64_t>(t.shape.begin(), t.shape.end()) : full);
+      std::vector<int64_t> shape = slice ? std::vector<int64_t>(t.shape.begin(), t.shape.end()) : full;
+      if (part) {
+        auto ps = partShape(full, t.shape);
+        if (!ps)
+          return makeError(where(c) + ": output box is cut beyond its first two dimensions");
+        shape = std::move(*ps);
+      }
+      outShapes.push_back(std::move(shape));
       if (product(outShapes.back()) != volume(t.shape))
         return makeError(where(c) + ": output box does not match the op's result");
       outs.push_back(resultBuffers[j].get(product(outShapes.back())));
@@ -472,8 +513,10 @@ struct StageRunner::Impl {
     // One kernel cache per TIU command: its weight boxes (C-cut slices differ) are its constants.
     if (buildKey && allShared && weightBoxes > 0)
       keyEntry->second = std::move(newKey);
-    if (auto err = runner.run(program, args, outs, outShapes, slice ? &c.pad : nullptr, c.operands[0].origin[1],
-                              static_cast<int64_t>(c.id), constantsChanged, keyEntry->second))
+    // A part of a global op has its whole window's padding (it is cut along N or C only) in `pad`.
+    if (auto err = runner.run(program, args, outs, outShapes, slice || part ? &c.pad : nullptr,
+                              c.operands[0].origin[1],
+                              static_cast<int64_t>(cmdKey), constantsChanged, keyEntry->second))
       return err;
     for (uint32_t j = 0; j < c.numOutputs; ++j) {
       const TensorRef &t = c.operands[j];
@@ -484,7 +527,7 @@ struct StageRunner::Impl {
         return err;
       if (dumps && j < info.resultNames.size()) {
         Dump &d = dump(*dumps, info.resultNames[j], runner.results(program)[j]);
-        placeBox(outs[j], slice ? t.origin : Box4{}, nchw(outShapes[j]), nchw(d.shape), d);
+        placeBox(outs[j], slice || part ? t.origin : Box4{}, nchw(outShapes[j]), nchw(d.shape), d);
       }
     }
     return llvm::Error::success();
@@ -539,7 +582,7 @@ struct StageRunner::Impl {
       for (const TensorDesc &t : *list)
         size = std::max(size, t.address + t.bytes);
     ddr.assign(size, 0);
-    lmem.assign(static_cast<size_t>(chip.lanes * chip.lmemBytesPerLane), 0);
+    lmem.assign(stage.cores.size() * static_cast<size_t>(chip.lanes * chip.lmemBytesPerLane), 0); // one per core
     for (const WeightRef &w : stage.weights)
       if (w.blob < model.blobs.size())
         weightSpans.emplace_back(w.address, model.blobs[w.blob].size, w.blob);
@@ -677,7 +720,13 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
   std::vector<bool> hasCommand(m.stage.ops.size(), false);
   for (size_t k = 0; k < order.size(); ++k) {
     const TraceEvent &ev = *order[k];
-    const Command &c = (ev.engine == Engine::TIU ? m.stage.tiu : m.stage.gdma)[ev.id - 1];
+    const Command &c = commandOf(m.stage, ev);
+    m.core = ev.core;
+    if (c.kind == CmdKind::Sync) {
+      if (options.progress && !options.progress(k + 1, order.size()))
+        return makeError("cancelled");
+      continue; // a barrier orders the schedule; it moves no data
+    }
     if (ev.engine == Engine::GDMA) {
       ++m.stats.gdmaCommands;
       if (auto err = m.dma(c))

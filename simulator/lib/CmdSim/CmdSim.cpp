@@ -5,6 +5,7 @@
 #include "tpuc/Backend/Graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <tuple>
@@ -21,7 +22,29 @@ struct Span {
   MemSpace space;
   uint64_t begin, end;
   bool write;
+  const TensorRef *ref = nullptr; ///< The operand (for the exact test of two boxes of one DDR tensor).
 };
+
+/// Whether two operands whose byte ranges overlap really share bytes. Boxes of one DDR tensor (same
+/// element-0 address and strides: slices of a tensor that two cores store at once) share bytes only
+/// when the boxes intersect; anything else is judged by the byte ranges.
+bool touchSameBytes(const Span &a, const Span &b) {
+  if (a.space != MemSpace::DDR || !a.ref || !b.ref || a.ref->stride != b.ref->stride ||
+      a.ref->dtype != b.ref->dtype)
+    return true;
+  auto base = [](const TensorRef &t) {
+    int64_t at = static_cast<int64_t>(t.address);
+    for (int i = 0; i < 4; ++i)
+      at -= t.origin[i] * t.stride[i];
+    return at;
+  };
+  if (base(*a.ref) != base(*b.ref))
+    return true;
+  for (int i = 0; i < 4; ++i)
+    if (a.ref->origin[i] + a.ref->shape[i] <= b.ref->origin[i] || b.ref->origin[i] + b.ref->shape[i] <= a.ref->origin[i])
+      return false;
+  return true;
+}
 
 uint64_t extent(const backend::ChipProfile &chip, const TensorRef &t) {
   int64_t ds = backend::dtypeBytes(static_cast<backend::DType>(t.dtype));
@@ -45,41 +68,34 @@ std::vector<Span> spans(const backend::ChipProfile &chip, const Command &c) {
   for (size_t i = 0; i < c.operands.size(); ++i) {
     const TensorRef &t = c.operands[i];
     bool write = c.engine == Engine::GDMA ? i == 1 : i < c.numOutputs;
-    out.push_back({t.space, t.address, t.address + extent(chip, t), write});
+    out.push_back({t.space, t.address, t.address + extent(chip, t), write, &t});
   }
   return out;
 }
 
-std::string where(const Stage &s, const Command &c) {
-  return std::string(engineName(c.engine)) + " #" + std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" +
-         (c.op < s.ops.size() ? s.ops[c.op].name : "?") + "')";
+std::string where(const Stage &s, const Command &c, size_t core = 0) {
+  return (s.cores.size() > 1 ? "core " + std::to_string(core) + " " : std::string()) + engineName(c.engine) + " #" +
+         std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" + (c.op < s.ops.size() ? s.ops[c.op].name : "?") +
+         "')";
 }
 
-void checkBounds(const backend::ChipProfile &chip, const Stage &s, const Command &c,
+void checkBounds(const backend::ChipProfile &chip, const Stage &s, const Command &c, size_t core,
                  std::vector<std::string> &errs) {
   for (const TensorRef &t : c.operands) {
     uint64_t end = t.address + extent(chip, t);
     if (t.space == MemSpace::LMEM) {
       if (end > static_cast<uint64_t>(chip.lmemBytesPerLane) || t.lane >= static_cast<uint64_t>(chip.lanes))
-        errs.push_back(where(s, c) + ": LMEM operand [" + std::to_string(t.address) + ", " +
+        errs.push_back(where(s, c, core) + ": LMEM operand [" + std::to_string(t.address) + ", " +
                        std::to_string(end) + ") outside the " + std::to_string(chip.lmemBytesPerLane) +
                        "-byte lane");
     } else {
       bool coeff = end <= s.coeffBytes;
       bool act = t.address >= s.activationBase && end <= s.activationBase + s.activationBytes;
       if (!coeff && !act)
-        errs.push_back(where(s, c) + ": DDR operand [" + std::to_string(t.address) + ", " +
+        errs.push_back(where(s, c, core) + ": DDR operand [" + std::to_string(t.address) + ", " +
                        std::to_string(end) + ") outside the coefficient and activation regions");
     }
   }
-}
-
-bool conflict(const std::vector<Span> &a, const std::vector<Span> &b) {
-  for (const Span &x : a)
-    for (const Span &y : b)
-      if (x.space == y.space && (x.write || y.write) && x.begin < y.end && y.begin < x.end)
-        return true;
-  return false;
 }
 
 /// Live intervals of memory blocks from the schedule (SimResult::lmem / ddr).
@@ -155,10 +171,10 @@ private:
   } run; ///< Blocks closed last with the same interval, not yet in `deltas`.
 };
 
-/// LMEM and DDR activation occupancy of a finished schedule.
+/// LMEM (per core) and DDR activation occupancy of a finished schedule.
 void occupancy(const backend::ChipProfile &chip, const Stage &s, SimResult &r) {
   uint64_t block = static_cast<uint64_t>(std::max<int64_t>(chip.lmemAlignment, 1));
-  LiveBlocks lmem(0, static_cast<uint64_t>(chip.lmemBytesPerLane), block);
+  std::vector<LiveBlocks> lmem(s.cores.size(), LiveBlocks(0, static_cast<uint64_t>(chip.lmemBytesPerLane), block));
   LiveBlocks ddr(s.activationBase, s.activationBytes, block);
   for (const TensorDesc &in : s.inputs)
     ddr.touch(in.address, in.address + in.bytes, true, 0, 0);
@@ -168,80 +184,223 @@ void occupancy(const backend::ChipProfile &chip, const Stage &s, SimResult &r) {
   std::stable_sort(order.begin(), order.end(),
                    [](const TraceEvent *a, const TraceEvent *b) { return a->start < b->start; });
   for (const TraceEvent *ev : order) {
-    const Command &c = (ev->engine == Engine::TIU ? s.tiu : s.gdma)[ev->id - 1];
-    auto sp = spans(chip, c);
+    auto sp = spans(chip, commandOf(s, *ev));
     for (int pass = 0; pass < 2; ++pass) // reads first: an op may read and write the same buffer
       for (const Span &x : sp)
         if (x.write == (pass == 1))
-          (x.space == MemSpace::LMEM ? lmem : ddr).touch(x.begin, x.end, x.write, ev->start, ev->end);
+          (x.space == MemSpace::LMEM ? lmem[ev->core] : ddr).touch(x.begin, x.end, x.write, ev->start, ev->end);
   }
   for (const TensorDesc &out : s.outputs)
     ddr.touch(out.address, out.address + out.bytes, false, r.totalCycles, r.totalCycles);
-  r.lmem = lmem.finish();
+  r.lmem.clear();
+  for (LiveBlocks &l : lmem)
+    r.lmem.push_back(l.finish());
   r.ddr = ddr.finish();
+}
+
+/// One engine of one core while the schedule runs.
+struct Lane {
+  int core = 0;
+  Engine engine = Engine::TIU;
+  const std::vector<Command> *stream = nullptr;
+  size_t next = 0;          ///< Index of the next command to start.
+  std::vector<int64_t> end; ///< Per command, its end (once known).
+  bool running = false;
+  int64_t start = 0;
+  int64_t fixedEnd = 0;     ///< Where the part that does not move DDR data ends.
+  double ddrLeft = 0;       ///< DDR cycles still to move (at the full bandwidth).
+  int64_t releaseAt = -1;   ///< A barrier's end, once every stream has reached it.
+  int barrier = -1;         ///< The barrier it waits in.
+  int barriersPassed = 0;
+  const Command &current() const { return (*stream)[next]; }
+  bool done() const { return !running && next >= stream->size(); }
+};
+
+/// Commands running at once on different engines must not touch the same bytes with a write; LMEM is
+/// per core.
+void checkHazards(const backend::ChipProfile &chip, const Stage &s, SimResult &r) {
+  struct Run {
+    int64_t start, end;
+    int core;
+    Engine engine;
+    const Command *c;
+  };
+  std::vector<Run> runs;
+  runs.reserve(r.events.size());
+  for (const TraceEvent &ev : r.events) {
+    const Command &c = commandOf(s, ev);
+    if (c.kind != CmdKind::Sync)
+      runs.push_back({ev.start, ev.end, static_cast<int>(ev.core), ev.engine, &c});
+  }
+  std::stable_sort(runs.begin(), runs.end(), [](const Run &a, const Run &b) { return a.start < b.start; });
+  std::vector<std::pair<size_t, std::vector<Span>>> active;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run &x = runs[i];
+    std::erase_if(active, [&](const auto &a) { return runs[a.first].end <= x.start; });
+    std::vector<Span> mine = spans(chip, *x.c);
+    for (const auto &[j, theirs] : active) {
+      const Run &y = runs[j];
+      bool conflict = false;
+      for (const Span &a : mine)
+        for (const Span &b : theirs)
+          conflict |= a.space == b.space && (a.space == MemSpace::DDR || x.core == y.core) && (a.write || b.write) &&
+                      a.begin < b.end && b.begin < a.end && touchSameBytes(a, b);
+      if (conflict) {
+        // Name the TIU command first (one core) and the earlier core first.
+        bool tiuFirst = x.core == y.core ? x.engine == Engine::TIU : x.core < y.core;
+        const Run &p = tiuFirst ? x : y, &q = tiuFirst ? y : x;
+        r.errors.push_back("hazard: " + where(s, *p.c, p.core) + " and " + where(s, *q.c, q.core) +
+                           " run at the same time on overlapping memory");
+      }
+    }
+    active.emplace_back(i, std::move(mine));
+  }
 }
 
 } // namespace
 
 SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
   SimResult r;
-  const std::vector<Command> *streams[2] = {&s.tiu, &s.gdma};
-  std::vector<int64_t> endOf[2] = {std::vector<int64_t>(s.tiu.size()), std::vector<int64_t>(s.gdma.size())};
-  size_t next[2] = {0, 0};
-  int64_t freeAt[2] = {0, 0};
-  for (int e = 0; e < 2; ++e)
-    for (const Command &c : *streams[e])
-      checkBounds(chip, s, c, r.errors);
-  while (next[0] < s.tiu.size() || next[1] < s.gdma.size()) {
-    bool progressed = false;
-    for (int e = 0; e < 2; ++e) {
-      int o = 1 - e;
-      while (next[e] < streams[e]->size()) {
-        const Command &c = (*streams[e])[next[e]];
-        if (c.wait > streams[o]->size()) {
-          r.errors.push_back(where(s, c) + ": waits on missing id " + std::to_string(c.wait));
+  const size_t cores = s.cores.size();
+  r.cores.assign(cores, CoreTiming());
+  std::vector<Lane> lanes;
+  for (size_t k = 0; k < cores; ++k)
+    for (Engine e : {Engine::TIU, Engine::GDMA}) {
+      Lane l;
+      l.core = static_cast<int>(k);
+      l.engine = e;
+      l.stream = &s.cores[k].of(e);
+      l.end.assign(l.stream->size(), -1);
+      lanes.push_back(std::move(l));
+      for (const Command &c : s.cores[k].of(e))
+        checkBounds(chip, s, c, k, r.errors);
+    }
+  auto other = [&](const Lane &l) -> Lane & { return lanes[2 * l.core + (l.engine == Engine::TIU ? 1 : 0)]; };
+  // Barrier b: how many streams reached it, the last arrival.
+  std::vector<int> arrived;
+  std::vector<int64_t> lastArrival;
+  int64_t now = 0;
+  auto finish = [&](Lane &l, int64_t at) {
+    const Command &c = l.current();
+    l.end[l.next] = at;
+    CoreTiming &ct = r.cores[l.core];
+    bool tiu = l.engine == Engine::TIU;
+    if (c.kind == CmdKind::Sync) {
+      (tiu ? ct.tiuSync : ct.gdmaSync) += at - l.start;
+      ++l.barriersPassed;
+    } else {
+      (tiu ? ct.tiuBusy : ct.gdmaBusy) += at - l.start;
+      (tiu ? r.tiuBusy : r.gdmaBusy) += at - l.start;
+      r.ddrSharedCycles += std::max<int64_t>(0, at - l.start - std::max<int64_t>(1, c.cycles));
+    }
+    r.events.push_back({l.engine, c.id, l.start, at, static_cast<uint32_t>(l.core)});
+    l.running = false;
+    l.barrier = -1;
+    l.releaseAt = -1;
+    ++l.next;
+  };
+  while (true) {
+    // Start what can start now (a barrier's last arrival releases it, which lets nothing else start at
+    // once: its end lies ahead).
+    bool started = true;
+    while (started) {
+      started = false;
+      for (Lane &l : lanes) {
+        if (l.running || l.next >= l.stream->size())
+          continue;
+        const Command &c = l.current();
+        Lane &o = other(l);
+        if (c.wait > o.stream->size()) {
+          r.errors.push_back(where(s, c, l.core) + ": waits on missing id " + std::to_string(c.wait));
           return r;
         }
-        if (c.wait > next[o])
-          break; // the awaited command has not run yet
-        int64_t start = std::max(freeAt[e], c.wait ? endOf[o][c.wait - 1] : 0);
-        int64_t end = start + std::max<int64_t>(1, c.cycles);
-        endOf[e][next[e]] = end;
-        freeAt[e] = end;
-        (e == 0 ? r.tiuBusy : r.gdmaBusy) += end - start;
-        r.events.push_back({c.engine, c.id, start, end});
-        ++next[e];
-        progressed = true;
+        if (c.wait > 0 && (o.end[c.wait - 1] < 0 || o.end[c.wait - 1] > now))
+          continue; // the awaited command has not finished
+        l.running = true;
+        l.start = now;
+        started = true;
+        if (c.kind == CmdKind::Sync) {
+          int b = l.barriersPassed;
+          if (b >= static_cast<int>(arrived.size())) {
+            arrived.resize(b + 1, 0);
+            lastArrival.resize(b + 1, 0);
+          }
+          l.barrier = b;
+          lastArrival[b] = std::max(lastArrival[b], now);
+          if (++arrived[b] == static_cast<int>(lanes.size())) {
+            ++r.barriers;
+            for (Lane &x : lanes)
+              if (x.running && x.barrier == b)
+                x.releaseAt = lastArrival[b] + std::max<int64_t>(1, x.current().cycles);
+          }
+          continue;
+        }
+        int64_t cycles = std::max<int64_t>(1, c.cycles);
+        int64_t ddr = std::clamp<int64_t>(c.ddrCycles, 0, cycles);
+        l.fixedEnd = now + cycles - ddr;
+        l.ddrLeft = static_cast<double>(ddr);
       }
     }
-    if (!progressed) {
-      r.errors.push_back("deadlock: " + where(s, s.tiu[next[0]]) + " waits on GDMA #" +
-                         std::to_string(s.tiu[next[0]].wait) + ", " + where(s, s.gdma[next[1]]) +
-                         " waits on TIU #" + std::to_string(s.gdma[next[1]].wait));
+    bool allDone = true;
+    for (const Lane &l : lanes)
+      allDone &= l.done();
+    if (allDone)
+      break;
+    // The next moment something changes: a fixed part ends, a barrier releases, or, while k commands
+    // share the DDR, the one with the least left finishes (each moves at 1/k of the bandwidth).
+    int sharing = 0;
+    double leastLeft = 0;
+    for (const Lane &l : lanes)
+      if (l.running && l.barrier < 0 && l.fixedEnd <= now && l.ddrLeft > 0) {
+        leastLeft = sharing ? std::min(leastLeft, l.ddrLeft) : l.ddrLeft;
+        ++sharing;
+      }
+    int64_t next = INT64_MAX;
+    if (sharing)
+      next = now + std::max<int64_t>(1, static_cast<int64_t>(std::ceil(leastLeft * sharing - 1e-6)));
+    for (const Lane &l : lanes) {
+      if (!l.running)
+        continue;
+      if (l.barrier >= 0) {
+        if (l.releaseAt >= 0)
+          next = std::min(next, l.releaseAt);
+      } else if (l.fixedEnd > now) {
+        next = std::min(next, l.fixedEnd);
+      } else if (l.ddrLeft <= 0) {
+        next = std::min(next, now); // a command without DDR part ends when its fixed part does
+      }
+    }
+    if (next == INT64_MAX) {
+      std::string blocked;
+      for (const Lane &l : lanes) {
+        if (l.next >= l.stream->size())
+          continue;
+        const Command &c = l.current();
+        blocked += (blocked.empty() ? "" : ", ") + where(s, c, l.core) +
+                   (c.kind == CmdKind::Sync ? " waits at barrier " + std::to_string(l.barriersPassed)
+                                            : " waits on " + std::string(engineName(other(l).engine)) + " #" +
+                                                  std::to_string(c.wait));
+      }
+      r.errors.push_back("deadlock: " + blocked);
       return r;
     }
-  }
-  r.totalCycles = std::max(freeAt[0], freeAt[1]);
-  occupancy(chip, s, r);
-  // Hazards: commands of different engines overlapping in time must not touch the same bytes with a write.
-  std::vector<std::vector<Span>> gdmaSpans;
-  for (const Command &c : s.gdma)
-    gdmaSpans.push_back(spans(chip, c));
-  size_t lo = 0;
-  for (size_t i = 0; i < s.tiu.size(); ++i) {
-    int64_t start = endOf[0][i] - std::max<int64_t>(1, s.tiu[i].cycles), end = endOf[0][i];
-    auto ts = spans(chip, s.tiu[i]);
-    while (lo < s.gdma.size() && endOf[1][lo] <= start)
-      ++lo;
-    for (size_t j = lo; j < s.gdma.size(); ++j) {
-      int64_t gs = endOf[1][j] - std::max<int64_t>(1, s.gdma[j].cycles);
-      if (gs >= end)
-        break;
-      if (endOf[1][j] > start && conflict(ts, gdmaSpans[j]))
-        r.errors.push_back("hazard: " + where(s, s.tiu[i]) + " and " + where(s, s.gdma[j]) +
-                           " run at the same time on overlapping memory");
+    const int64_t dt = next - now;
+    for (Lane &l : lanes)
+      if (l.running && l.barrier < 0 && l.fixedEnd <= now && l.ddrLeft > 0)
+        l.ddrLeft -= static_cast<double>(dt) / sharing;
+    now = next;
+    for (Lane &l : lanes) {
+      if (!l.running)
+        continue;
+      if (l.barrier >= 0 ? l.releaseAt >= 0 && l.releaseAt <= now : l.fixedEnd <= now && l.ddrLeft <= 1e-9)
+        finish(l, now);
     }
   }
+  for (const Lane &l : lanes)
+    if (!l.end.empty())
+      r.totalCycles = std::max(r.totalCycles, l.end.back());
+  occupancy(chip, s, r);
+  checkHazards(chip, s, r);
   return r;
 }
 
@@ -286,9 +445,7 @@ const TensorRef *ddrOperand(const Command &c) {
 std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const SimResult &r) {
   const double usPerCycle = 1.0 / chip.frequencyMhz;
   auto us = [&](int64_t cycles) { return decimal(static_cast<double>(cycles) * usPerCycle); };
-  auto commandOf = [&](const TraceEvent &ev) -> const Command & {
-    return (ev.engine == Engine::TIU ? s.tiu : s.gdma)[ev.id - 1];
-  };
+  const size_t cores = s.cores.size();
   // An op is named by its tensor, as dumps and the studio's graph name it.
   auto opName = [&](uint32_t op) {
     if (op >= s.ops.size())
@@ -298,25 +455,34 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
   std::ostringstream os;
   // Header: everything before the " \"traceEvents\": [" line (docs/MODEL_FORMAT.md, trace version 2).
   os << "{\"schema\": \"tpuc-cmd-trace\", \"version\": 2, \"chip\": \"" << jsonText(chip.name)
-     << "\", \"frequency_mhz\": " << decimal(chip.frequencyMhz) << ", \"stage\": \"" << jsonText(s.name) << "\",\n"
+     << "\", \"frequency_mhz\": " << decimal(chip.frequencyMhz) << ", \"stage\": \"" << jsonText(s.name)
+     << "\", \"cores\": " << cores << ",\n"
      << " \"total_cycles\": " << r.totalCycles << ", \"latency_us\": " << us(r.totalCycles)
-     << ", \"tiu_busy\": " << r.tiuBusy << ", \"gdma_busy\": " << r.gdmaBusy << ", \"lmem_peak\": " << r.lmem.peak
+     << ", \"tiu_busy\": " << r.tiuBusy << ", \"gdma_busy\": " << r.gdmaBusy << ", \"lmem_peak\": " << r.lmemPeak()
      << ",\n \"ddr_activation_peak\": " << r.ddr.peak << ", \"coeff_bytes\": " << s.coeffBytes
      << ", \"activation_base\": " << s.activationBase << ", \"activation_bytes\": " << s.activationBytes << ",\n"
-     << " \"displayTimeUnit\": \"ns\", \"errors\": [";
+     << " \"barriers\": " << r.barriers << ", \"ddr_shared_cycles\": " << r.ddrSharedCycles << ", \"core_busy\": [";
+  for (size_t k = 0; k < cores; ++k) {
+    CoreTiming t = k < r.cores.size() ? r.cores[k] : CoreTiming();
+    os << (k ? ", " : "") << "{\"tiu\": " << t.tiuBusy << ", \"gdma\": " << t.gdmaBusy << ", \"tiu_sync\": "
+       << t.tiuSync << ", \"gdma_sync\": " << t.gdmaSync
+       << ", \"lmem_peak\": " << (k < r.lmem.size() ? r.lmem[k].peak : 0) << "}";
+  }
+  os << "],\n \"displayTimeUnit\": \"ns\", \"errors\": [";
   for (size_t i = 0; i < r.errors.size(); ++i)
     os << (i ? ", " : "") << "\"" << jsonText(r.errors[i]) << "\"";
   os << "],\n \"ops\": [";
   // Per op: the simulated cycles of its commands on each engine (the studio's cycles overlay) and how many
-  // commands it has. Every op, so that args.op of an event indexes this list.
+  // commands it has (barriers are nobody's work). Every op, so that args.op of an event indexes this list.
   std::vector<int64_t> tiu(s.ops.size(), 0), gdma(s.ops.size(), 0), commands(s.ops.size(), 0);
-  for (const std::vector<Command> *stream : {&s.tiu, &s.gdma})
-    for (const Command &c : *stream)
-      if (c.op < s.ops.size())
-        ++commands[c.op];
+  for (const CoreStreams &core : s.cores)
+    for (const std::vector<Command> *stream : {&core.tiu, &core.gdma})
+      for (const Command &c : *stream)
+        if (c.op < s.ops.size() && c.kind != CmdKind::Sync)
+          ++commands[c.op];
   for (const TraceEvent &ev : r.events) {
-    const Command &c = commandOf(ev);
-    if (c.op < s.ops.size())
+    const Command &c = commandOf(s, ev);
+    if (c.op < s.ops.size() && c.kind != CmdKind::Sync)
       (ev.engine == Engine::TIU ? tiu : gdma)[c.op] += ev.end - ev.start;
   }
   for (size_t i = 0; i < s.ops.size(); ++i)
@@ -324,24 +490,35 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
        << "\", \"type\": \"" << jsonText(s.ops[i].type) << "\", \"tiu_cycles\": " << tiu[i]
        << ", \"gdma_cycles\": " << gdma[i] << ", \"commands\": " << commands[i] << "}";
   os << "\n ],\n \"traceEvents\": [\n";
-  // Events, one per line; every line but the last ends with a comma.
-  os << "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"name\": \"" << jsonText(s.name)
-     << " on " << jsonText(chip.name) << "\"}},\n"
-     << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": \"TIU\"}},\n"
-     << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 1, \"args\": {\"name\": \"GDMA\"}}";
-  // Start cycle of every command that ran, per engine and id, for the flows.
-  std::vector<int64_t> startOf[2] = {std::vector<int64_t>(s.tiu.size() + 1, -1),
-                                     std::vector<int64_t>(s.gdma.size() + 1, -1)};
+  // Events, one per line; every line but the last ends with a comma. One process per core.
+  for (size_t k = 0; k < cores; ++k) {
+    os << (k ? ",\n" : "") << "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << k
+       << ", \"args\": {\"name\": \"" << jsonText(s.name) << " on " << jsonText(chip.name)
+       << (cores > 1 ? " core " + std::to_string(k) : std::string()) << "\"}},\n"
+       << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " << k
+       << ", \"tid\": 0, \"args\": {\"name\": \"TIU\"}},\n"
+       << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " << k
+       << ", \"tid\": 1, \"args\": {\"name\": \"GDMA\"}}";
+  }
+  // Start cycle of every command that ran, per core, engine and id, for the flows.
+  std::vector<std::vector<int64_t>> startOf;
+  for (const CoreStreams &core : s.cores) {
+    startOf.emplace_back(core.tiu.size() + 1, -1);
+    startOf.emplace_back(core.gdma.size() + 1, -1);
+  }
+  std::vector<int> barrierOf(2 * cores, 0);
   for (const TraceEvent &ev : r.events) {
-    const Command &c = commandOf(ev);
+    const Command &c = commandOf(s, ev);
     const int tid = ev.engine == Engine::TIU ? 0 : 1;
-    startOf[tid][ev.id] = ev.start;
+    startOf[2 * ev.core + tid][ev.id] = ev.start;
     os << ",\n  {\"name\": \"" << jsonText(opName(c.op)) << "\", \"cat\": \"" << cmdKindName(c.kind)
-       << "\", \"ph\": \"X\", \"pid\": 0, \"tid\": " << tid << ", \"ts\": " << us(ev.start)
+       << "\", \"ph\": \"X\", \"pid\": " << ev.core << ", \"tid\": " << tid << ", \"ts\": " << us(ev.start)
        << ", \"dur\": " << us(ev.end - ev.start) << ", \"args\": {\"id\": " << c.id << ", \"wait\": " << c.wait
        << ", \"op\": " << c.op << ", \"group\": " << c.group << ", \"slice\": " << c.slice
        << ", \"step\": " << c.step << ", \"start\": " << ev.start << ", \"end\": " << ev.end
        << ", \"cycles\": " << c.cycles;
+    if (c.kind == CmdKind::Sync)
+      os << ", \"barrier\": " << barrierOf[2 * ev.core + tid]++; // events of one engine complete in order
     if (ev.engine == Engine::GDMA)
       if (const TensorRef *t = ddrOperand(c)) {
         int64_t elements = 1;
@@ -353,24 +530,28 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
       }
     os << "}}";
   }
-  // A flow from the awaited command (the other engine) to each command that waits.
+  // A flow from the awaited command (the core's other engine) to each command that waits.
   uint64_t flow = 0;
   for (const TraceEvent &ev : r.events) {
-    const Command &c = commandOf(ev);
+    const Command &c = commandOf(s, ev);
     const int tid = ev.engine == Engine::TIU ? 0 : 1, other = 1 - tid;
-    if (c.wait == 0 || c.wait >= startOf[other].size() || startOf[other][c.wait] < 0)
+    const auto &starts = startOf[2 * ev.core + other];
+    if (c.wait == 0 || c.wait >= starts.size() || starts[c.wait] < 0)
       continue;
     ++flow;
-    os << ",\n  {\"name\": \"wait\", \"cat\": \"dep\", \"ph\": \"s\", \"id\": " << flow
-       << ", \"pid\": 0, \"tid\": " << other << ", \"ts\": " << us(startOf[other][c.wait]) << "}"
+    os << ",\n  {\"name\": \"wait\", \"cat\": \"dep\", \"ph\": \"s\", \"id\": " << flow << ", \"pid\": " << ev.core
+       << ", \"tid\": " << other << ", \"ts\": " << us(starts[c.wait]) << "}"
        << ",\n  {\"name\": \"wait\", \"cat\": \"dep\", \"ph\": \"f\", \"bp\": \"e\", \"id\": " << flow
-       << ", \"pid\": 0, \"tid\": " << tid << ", \"ts\": " << us(ev.start) << "}";
+       << ", \"pid\": " << ev.core << ", \"tid\": " << tid << ", \"ts\": " << us(ev.start) << "}";
   }
-  for (const auto &[occ, name, field] : {std::tuple{&r.lmem, "LMEM", "bytes_per_lane"},
-                                          std::tuple{&r.ddr, "DDR", "activation_bytes"}})
-    for (const auto &[t, bytes] : occ->steps)
-      os << ",\n  {\"name\": \"" << name << "\", \"ph\": \"C\", \"pid\": 0, \"ts\": " << us(t)
-         << ", \"cycle\": " << t << ", \"args\": {\"" << field << "\": " << bytes << "}}";
+  // Occupancy counters at every change: each core's LMEM (its process), then the one DDR (process 0).
+  for (size_t k = 0; k < r.lmem.size(); ++k)
+    for (const auto &[t, bytes] : r.lmem[k].steps)
+      os << ",\n  {\"name\": \"LMEM\", \"ph\": \"C\", \"pid\": " << k << ", \"ts\": " << us(t) << ", \"cycle\": " << t
+         << ", \"args\": {\"bytes_per_lane\": " << bytes << "}}";
+  for (const auto &[t, bytes] : r.ddr.steps)
+    os << ",\n  {\"name\": \"DDR\", \"ph\": \"C\", \"pid\": 0, \"ts\": " << us(t) << ", \"cycle\": " << t
+       << ", \"args\": {\"activation_bytes\": " << bytes << "}}";
   os << "\n]}\n";
   return os.str();
 }

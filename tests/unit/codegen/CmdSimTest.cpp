@@ -4,6 +4,7 @@
 #include "tpuc/Simulator/CmdSim.h"
 
 #include "tpuc/Backend/CostModel.h"
+#include "tpuc/ChipData/Trace.h"
 #include "tpuc/Backend/GlobalMemory.h"
 #include "tpuc/Backend/LayerGroup.h"
 #include "tpuc/Backend/ModelZoo.h"
@@ -75,7 +76,7 @@ TEST(CmdSim, WeightFreeGroupMatchesThePlanCycles) {
   EXPECT_EQ(r.tiuBusy, c.plan.groups[0].tiuCycles);
   EXPECT_EQ(r.gdmaBusy, c.plan.groups[0].gdmaCycles);
   EXPECT_LT(r.totalCycles, r.tiuBusy + r.gdmaBusy); // the engines overlap
-  EXPECT_EQ(r.events.size(), c.stage.tiu.size() + c.stage.gdma.size());
+  EXPECT_EQ(r.events.size(), c.stage.tiu().size() + c.stage.gdma().size());
 }
 
 TEST(CmdSim, ConvGroupRunsWithoutHazards) {
@@ -95,8 +96,8 @@ TEST(CmdSim, ReportsHazardsBoundsAndDeadlocks) {
   {
     // Slice 1's load lands on the buffer slice 0's first op reads while it runs.
     Stage s = c.stage;
-    const Command *compute0 = &s.tiu[0];
-    for (Command &g : s.gdma)
+    const Command *compute0 = &s.tiu()[0];
+    for (Command &g : s.gdma())
       if (g.kind == CmdKind::Load && g.slice == 1)
         g.operands[1].address = compute0->operands[1].address;
     SimResult r = simulateStage(ch, s);
@@ -105,14 +106,14 @@ TEST(CmdSim, ReportsHazardsBoundsAndDeadlocks) {
   }
   {
     Stage s = c.stage;
-    s.gdma[0].operands[1].address = static_cast<uint64_t>(ch.lmemBytesPerLane) - 64;
+    s.gdma()[0].operands[1].address = static_cast<uint64_t>(ch.lmemBytesPerLane) - 64;
     SimResult r = simulateStage(ch, s);
     ASSERT_FALSE(r.errors.empty());
     EXPECT_NE(r.errors.front().find("outside the 262144-byte lane"), std::string::npos) << r.errors.front();
   }
   {
     Stage s = c.stage;
-    s.gdma[0].wait = 1; // GDMA #1 waits on TIU #1, which waits on GDMA #1
+    s.gdma()[0].wait = 1; // GDMA #1 waits on TIU #1, which waits on GDMA #1
     SimResult r = simulateStage(ch, s);
     ASSERT_FALSE(r.errors.empty());
     EXPECT_NE(r.errors.back().find("deadlock"), std::string::npos) << r.errors.back();
@@ -140,7 +141,7 @@ TEST(CmdSim, CCutConvLoadsFiltersPerSliceWithoutHazards) {
   Stage s = generateStage(small, g, plan, gmem, "main").stage;
   SimResult r = simulateStage(small, s);
   EXPECT_TRUE(r.errors.empty()) << r.errors.front();
-  for (const Command &c : s.gdma)
+  for (const Command &c : s.gdma())
     EXPECT_TRUE(c.slice >= 0 || c.kind == CmdKind::Store) << "C-cut weights load per slice";
 }
 
@@ -165,17 +166,17 @@ TEST(CmdSim, ModelZooNetworksRunWithoutHazardsOnEveryChip) {
         int64_t lmemAllocated = 0;
         for (const LayerGroup &grp : plan.groups)
           lmemAllocated = std::max(lmemAllocated, grp.lmem.peakBytes);
-        EXPECT_GT(r.lmem.peak, 0);
-        EXPECT_LE(r.lmem.peak, lmemAllocated) << name;
+        EXPECT_GT(r.lmem[0].peak, 0);
+        EXPECT_LE(r.lmem[0].peak, lmemAllocated) << name;
         EXPECT_GT(r.ddr.peak, 0);
         EXPECT_LE(r.ddr.peak, static_cast<int64_t>(s.activationBytes) + c.lmemAlignment);
-        ASSERT_FALSE(r.lmem.steps.empty());
-        EXPECT_EQ(r.lmem.steps.back().second, 0);
+        ASSERT_FALSE(r.lmem[0].steps.empty());
+        EXPECT_EQ(r.lmem[0].steps.back().second, 0);
         EXPECT_EQ(r.ddr.steps.back().second, 0);
         std::printf("%-8s %-5s %-12s plan %.3f ms, simulated %.3f ms, TIU %zu + GDMA %zu commands\n", name,
                     dtypeName(dt), net == 0 ? "resnet18" : "mobilenet_v2",
-                    cyclesToUs(c, plan.totalCycles) / 1e3, cyclesToUs(c, r.totalCycles) / 1e3, s.tiu.size(),
-                    s.gdma.size());
+                    cyclesToUs(c, plan.totalCycles) / 1e3, cyclesToUs(c, r.totalCycles) / 1e3, s.tiu().size(),
+                    s.gdma().size());
       }
     }
   }
@@ -215,7 +216,7 @@ TEST(CmdSim, TraceV2IsOneDocumentAndOneEventPerLine) {
   EXPECT_EQ(t["total_cycles"], r.totalCycles);
   EXPECT_EQ(t["tiu_busy"], r.tiuBusy);
   EXPECT_EQ(t["gdma_busy"], r.gdmaBusy);
-  EXPECT_EQ(t["lmem_peak"], r.lmem.peak);
+  EXPECT_EQ(t["lmem_peak"], r.lmem[0].peak);
   EXPECT_EQ(t["ddr_activation_peak"], r.ddr.peak);
   EXPECT_EQ(t["coeff_bytes"], s.coeffBytes);
   EXPECT_EQ(t["activation_base"], s.activationBase);
@@ -226,7 +227,7 @@ TEST(CmdSim, TraceV2IsOneDocumentAndOneEventPerLine) {
   // Every op, in stage order, named by its tensor, with its command count.
   ASSERT_EQ(t["ops"].size(), s.ops.size());
   std::vector<int> commands(s.ops.size(), 0);
-  for (const auto *stream : {&s.tiu, &s.gdma})
+  for (const auto *stream : {&s.tiu(), &s.gdma()})
     for (const Command &cmd : *stream)
       ++commands[cmd.op];
   bool commandless = false;
@@ -292,7 +293,7 @@ TEST(CmdSim, TraceV2IsOneDocumentAndOneEventPerLine) {
   int weightLoads = 0, activationMoves = 0;
   for (const TraceEvent &ev : r.events) {
     const int tid = ev.engine == Engine::TIU ? 0 : 1;
-    const Command &cmd = (tid == 0 ? s.tiu : s.gdma)[ev.id - 1];
+    const Command &cmd = (tid == 0 ? s.tiu() : s.gdma())[ev.id - 1];
     const json &e = *xById.at({tid, ev.id});
     EXPECT_EQ(e["args"]["start"], ev.start);
     EXPECT_EQ(e["args"]["end"], ev.end);
@@ -342,10 +343,10 @@ TEST(CmdSim, TraceV2IsOneDocumentAndOneEventPerLine) {
   }
 
   // Counters at every change of the occupancy, with their cycle.
-  ASSERT_EQ(counters.size(), r.lmem.steps.size() + r.ddr.steps.size());
+  ASSERT_EQ(counters.size(), r.lmem[0].steps.size() + r.ddr.steps.size());
   for (size_t i = 0; i < counters.size(); ++i) {
-    bool lmem = i < r.lmem.steps.size();
-    const auto &[cycle, bytes] = lmem ? r.lmem.steps[i] : r.ddr.steps[i - r.lmem.steps.size()];
+    bool lmem = i < r.lmem[0].steps.size();
+    const auto &[cycle, bytes] = lmem ? r.lmem[0].steps[i] : r.ddr.steps[i - r.lmem[0].steps.size()];
     const json &e = *counters[i];
     EXPECT_EQ(e["name"], lmem ? "LMEM" : "DDR");
     EXPECT_EQ(e["cycle"], cycle);
@@ -366,6 +367,66 @@ TEST(CmdSim, TraceStringsAreEscaped) {
   EXPECT_EQ(t["errors"][0], "lineone");
   for (const std::string &line : lines(text))
     EXPECT_EQ(line.find('\t'), std::string::npos);
+}
+
+// bm1688's two cores: the same network planned for both runs without errors, each core's streams meet at
+// the same barriers, the DDR shared by both stretches transfers, and the whole takes fewer cycles than
+// one core; the trace (one process per core) reads back core by core with each core's own commands.
+TEST(CmdSim, TwoCoresShareTheWorkAndMeetAtBarriers) {
+  ChipProfile c = findChipProfile("bm1688", {TPUC_CHIP_TEST_DIR});
+  ASSERT_EQ(c.cores, 2);
+  for (int net = 0; net < 2; ++net) {
+    Graph g = net == 0 ? buildResNet18(DType::INT8) : buildMobileNetV2(DType::INT8);
+    GroupOptions two;
+    two.cores = 2;
+    LayerGroupPlan onePlan = planLayerGroups(c, g), twoPlan = planLayerGroups(c, g, two);
+    Stage one = generateStage(c, g, onePlan, planGlobalMemory(c, g, onePlan), "main").stage;
+    Stage both = generateStage(c, g, twoPlan, planGlobalMemory(c, g, twoPlan), "main").stage;
+    ASSERT_EQ(one.cores.size(), 1u);
+    ASSERT_EQ(both.cores.size(), 2u);
+    SimResult r1 = simulateStage(c, one), r2 = simulateStage(c, both);
+    ASSERT_TRUE(r1.errors.empty()) << r1.errors.front();
+    ASSERT_TRUE(r2.errors.empty()) << r2.errors.front();
+    EXPECT_EQ(r1.barriers, 0);
+    EXPECT_GT(r2.barriers, 0);
+    ASSERT_EQ(r2.cores.size(), 2u);
+    ASSERT_EQ(r2.lmem.size(), 2u);
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_FALSE(both.cores[k].tiu.empty()) << "core " << k << " computes";
+      EXPECT_GT(r2.cores[k].tiuBusy, 0);
+      EXPECT_GT(r2.lmem[k].peak, 0);
+      for (Engine e : {Engine::TIU, Engine::GDMA})
+        EXPECT_EQ(std::count_if(both.cores[k].of(e).begin(), both.cores[k].of(e).end(),
+                                [](const Command &x) { return x.kind == CmdKind::Sync; }),
+                  r2.barriers);
+    }
+    // Every command ran once; both cores' work adds up to about one core's (the split adds halos and
+    // weight loads, never removes work).
+    EXPECT_EQ(r2.events.size(), both.commandCount());
+    EXPECT_GE(r2.tiuBusy, r1.tiuBusy * 9 / 10);
+    EXPECT_LT(r2.totalCycles, r1.totalCycles) << (net ? "mobilenet_v2" : "resnet18");
+    std::printf("bm1688 %-12s one core %.3f ms, two cores %.3f ms (%lld barriers, %lld cycles of shared DDR)\n",
+                net ? "mobilenet_v2" : "resnet18", cyclesToUs(c, r1.totalCycles) / 1e3,
+                cyclesToUs(c, r2.totalCycles) / 1e3, static_cast<long long>(r2.barriers),
+                static_cast<long long>(r2.ddrSharedCycles));
+
+    // The trace: one process per core; core k's events are its own streams' commands.
+    std::string text = traceJson(c, both, r2);
+    for (int k = 0; k < 2; ++k) {
+      auto t = tpuc::chip::parseTrace(text, "two-core trace", k);
+      ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+      EXPECT_EQ(t->cores, 2);
+      EXPECT_EQ(t->core, k);
+      EXPECT_EQ(t->of(Engine::TIU).size(), both.cores[k].tiu.size());
+      EXPECT_EQ(t->of(Engine::GDMA).size(), both.cores[k].gdma.size());
+      EXPECT_EQ(t->tiuBusy, r2.cores[k].tiuBusy);
+      EXPECT_EQ(t->lmemPeak, r2.lmem[k].peak);
+      EXPECT_EQ(t->totalCycles, r2.totalCycles);
+    }
+    auto bad = tpuc::chip::parseTrace(text, "two-core trace", 2);
+    ASSERT_FALSE(static_cast<bool>(bad));
+    EXPECT_NE(llvm::toString(bad.takeError()).find("core 2 requested, but the trace has 2 cores"), std::string::npos);
+  }
 }
 
 } // namespace

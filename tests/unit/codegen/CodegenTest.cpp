@@ -59,22 +59,22 @@ TEST(Codegen, ThreeOpGroupFollowsTimeSteps) {
   ASSERT_EQ(grp.steps.size(), 6u);
   Stage s = generate(c, g, plan).stage;
   // 3 TIU commands per slice; per slice one input load and one store; two resident weights per conv.
-  EXPECT_EQ(s.tiu.size(), 12u);
+  EXPECT_EQ(s.tiu().size(), 12u);
   size_t weights = grp.values.weights.size();
-  EXPECT_EQ(s.gdma.size(), 4u + 4u + weights);
+  EXPECT_EQ(s.gdma().size(), 4u + 4u + weights);
   // Commands appear stage by stage, and each stage does what the plan's time step says.
   std::vector<uint32_t> gdmaBefore(grp.steps.size() + 1, 0), tiuBefore(grp.steps.size() + 1, 0);
-  for (const Command &cmd : s.gdma)
+  for (const Command &cmd : s.gdma())
     ++gdmaBefore[cmd.step + 1];
-  for (const Command &cmd : s.tiu)
+  for (const Command &cmd : s.tiu())
     ++tiuBefore[cmd.step + 1];
   for (size_t t = 1; t <= grp.steps.size(); ++t) {
     gdmaBefore[t] += gdmaBefore[t - 1];
     tiuBefore[t] += tiuBefore[t - 1];
   }
   int lastStep = -1;
-  for (size_t i = 0; i < s.tiu.size(); ++i) {
-    const Command &cmd = s.tiu[i];
+  for (size_t i = 0; i < s.tiu().size(); ++i) {
+    const Command &cmd = s.tiu()[i];
     EXPECT_EQ(cmd.id, i + 1);
     EXPECT_GE(cmd.step, lastStep);
     lastStep = cmd.step;
@@ -87,8 +87,8 @@ TEST(Codegen, ThreeOpGroupFollowsTimeSteps) {
     EXPECT_EQ(cmd.operands.size(), cmd.numOutputs + cmd.numInputs + g.ops[cmd.op].weights.size());
   }
   lastStep = -1;
-  for (size_t i = 0; i < s.gdma.size(); ++i) {
-    const Command &cmd = s.gdma[i];
+  for (size_t i = 0; i < s.gdma().size(); ++i) {
+    const Command &cmd = s.gdma()[i];
     EXPECT_EQ(cmd.id, i + 1);
     EXPECT_GE(cmd.step, lastStep);
     lastStep = cmd.step;
@@ -108,12 +108,12 @@ TEST(Codegen, ThreeOpGroupFollowsTimeSteps) {
     }
   }
   // Halo: the first slice of the first conv is padded on top only, the last on the bottom only.
-  EXPECT_EQ(s.tiu[0].pad, (std::array<int64_t, 4>{1, 0, 1, 1}));
-  EXPECT_EQ(s.tiu[9].pad, (std::array<int64_t, 4>{0, 1, 1, 1}));
-  EXPECT_EQ(s.tiu[1].pad, (std::array<int64_t, 4>{}));
+  EXPECT_EQ(s.tiu()[0].pad, (std::array<int64_t, 4>{1, 0, 1, 1}));
+  EXPECT_EQ(s.tiu()[9].pad, (std::array<int64_t, 4>{0, 1, 1, 1}));
+  EXPECT_EQ(s.tiu()[1].pad, (std::array<int64_t, 4>{}));
   // Stores tile the output exactly.
   int64_t stored = 0;
-  for (const Command &cmd : s.gdma)
+  for (const Command &cmd : s.gdma())
     if (cmd.kind == CmdKind::Store)
       stored += cmd.operands[1].shape[0] * cmd.operands[1].shape[1] * cmd.operands[1].shape[2] *
                 cmd.operands[1].shape[3];
@@ -127,13 +127,13 @@ TEST(Codegen, SecondConvWaitsForItsWeightLoadedInStageOne) {
   Stage s = generate(c, g, plan).stage;
   // c2 (op 2) of slice 0 runs in stage 1 and needs its weights, loaded in stage 1.
   const Command *c2 = nullptr;
-  for (const Command &cmd : s.tiu)
+  for (const Command &cmd : s.tiu())
     if (cmd.op == 2 && cmd.slice == 0)
       c2 = &cmd;
   ASSERT_NE(c2, nullptr);
   ASSERT_EQ(c2->step, 1);
   ASSERT_GE(c2->wait, 1u);
-  const Command &load = s.gdma[c2->wait - 1];
+  const Command &load = s.gdma()[c2->wait - 1];
   EXPECT_EQ(load.kind, CmdKind::Load);
   EXPECT_EQ(load.step, 1);
   EXPECT_EQ(load.slice, -1);
@@ -153,14 +153,14 @@ TEST(Codegen, GlobalOpsAreDdrToDdr) {
   Graph g = b.take();
   LayerGroupPlan plan = planLayerGroups(c, g);
   Stage s = generate(c, g, plan).stage;
-  ASSERT_EQ(s.tiu.size(), 2u); // the reshape is in place
-  EXPECT_TRUE(s.gdma.empty());
-  for (const Command &cmd : s.tiu) {
+  ASSERT_EQ(s.tiu().size(), 2u); // the reshape is in place
+  EXPECT_TRUE(s.gdma().empty());
+  for (const Command &cmd : s.tiu()) {
     EXPECT_EQ(cmd.kind, CmdKind::Global);
     for (const TensorRef &t : cmd.operands)
       EXPECT_EQ(t.space, MemSpace::DDR);
   }
-  EXPECT_EQ(s.ops[s.tiu[1].op].name, "fc");
+  EXPECT_EQ(s.ops[s.tiu()[1].op].name, "fc");
 }
 
 Model sampleModel(const std::string &net, uint8_t weightByte) {

@@ -157,10 +157,10 @@ TEST(RunBackend, StageRunnerRerunsAndRejectsWritesIntoWeights) {
   tpuc::codegen::Stage &s = m.nets[0].stages[0];
   ASSERT_GT(s.coeffBytes, 0u);
   tpuc::codegen::TensorRef *out = nullptr;
-  for (auto &c : s.tiu)
+  for (auto &c : s.tiu())
     if (c.numOutputs && c.operands[0].space == tpuc::codegen::MemSpace::DDR)
       out = &c.operands[0];
-  for (auto &c : s.gdma)
+  for (auto &c : s.gdma())
     if (!out && c.operands.size() == 2 && c.operands[1].space == tpuc::codegen::MemSpace::DDR)
       out = &c.operands[1];
   ASSERT_NE(out, nullptr);

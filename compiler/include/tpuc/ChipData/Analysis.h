@@ -116,8 +116,9 @@ struct DdrOccupancy {
 };
 DdrOccupancy ddrOccupancy(const Plan &p);
 
-/// Bytes per lane the plan has live at each time unit of a group's LMEM chart.
-std::vector<int64_t> lmemUnitOccupancy(const Group &g);
+/// Bytes per lane the plan has live at each time unit of a group's LMEM chart (of core `core`'s LMEM;
+/// -1: every rect, as for one core).
+std::vector<int64_t> lmemUnitOccupancy(const Group &g, int core = -1);
 
 /// LMEM bytes per lane over simulated time, as the plan sees it: each (group, step) span of the trace
 /// holds the most bytes live in that stage's time units (overlapping spans: the larger).

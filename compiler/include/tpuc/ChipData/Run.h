@@ -25,9 +25,10 @@ public:
   ChipRun(const ChipRun &) = delete;
   ChipRun &operator=(const ChipRun &) = delete;
 
-  /// Reads a plan and/or a trace (either path may be empty, not both) and derives the analyses.
+  /// Reads a plan and/or a trace (either path may be empty, not both) and derives the analyses; of a
+  /// trace of several cores, core `core`'s commands and LMEM (Trace::cores says how many there are).
   static llvm::Expected<std::shared_ptr<const ChipRun>> load(const std::string &planPath,
-                                                             const std::string &tracePath);
+                                                             const std::string &tracePath, int core = 0);
   /// Wraps data already in memory (tests, benchmarks).
   static std::shared_ptr<const ChipRun> make(std::optional<Plan> plan, std::optional<Trace> trace);
 

@@ -2,7 +2,8 @@
 //
 // Every TIU and GDMA command of a command-level simulation with its start
 // and end cycle, dependency, op, group, slice and step, and the LMEM / DDR
-// occupancy counters. Reads schema "tpuc-cmd-trace" versions 1 and 2
+// occupancy counters, of one core of the chip (a trace of several cores
+// holds each core as a process: pid = core). Reads schema "tpuc-cmd-trace" versions 1 and 2
 // (docs/MODEL_FORMAT.md). Version 2 files are streamed line by line in
 // bounded memory and parsed on two threads (a million commands take well
 // under a second); any other layout of valid JSON is read whole. No MLIR,
@@ -60,8 +61,18 @@ struct CounterSample {
   int64_t cycle = 0, bytes = 0;
 };
 
+/// One core's share of a trace of several cores (the header's `core_busy`).
+struct CoreBusy {
+  int64_t tiu = 0, gdma = 0;         ///< Cycles running commands (barriers left out).
+  int64_t tiuSync = 0, gdmaSync = 0; ///< Cycles in barriers, waiting for the other cores included.
+  int64_t lmemPeak = 0;
+};
+
 struct Trace {
   int version = 0;
+  int cores = 1; ///< Cores of the traced stage.
+  int core = 0;  ///< The core whose commands and LMEM counters this holds (busy and LMEM peak are its own).
+  std::vector<CoreBusy> coreBusy; ///< Per core (several cores only).
   std::string chip, stage;
   double frequencyMhz = 0;
   int64_t totalCycles = 0, tiuBusy = 0, gdmaBusy = 0, lmemPeak = 0, ddrPeak = 0;
@@ -85,9 +96,11 @@ struct Trace {
 };
 
 /// Parses a trace held in memory; `source` names it in errors.
-llvm::Expected<Trace> parseTrace(std::string_view text, std::string_view source);
+/// `core` selects which core's commands and LMEM counters to keep (DDR is the chip's); one out of range
+/// is an error naming the trace's cores.
+llvm::Expected<Trace> parseTrace(std::string_view text, std::string_view source, int core = 0);
 /// Reads a trace file (streamed when it has version 2's layout).
-llvm::Expected<Trace> readTraceFile(const std::string &path);
+llvm::Expected<Trace> readTraceFile(const std::string &path, int core = 0);
 /// Reads the summary and the op table only (a version-2 file's header: milliseconds for any size); other
 /// layouts are read whole.
 llvm::Expected<Trace> readTraceSummary(const std::string &path);

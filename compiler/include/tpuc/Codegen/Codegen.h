@@ -8,8 +8,11 @@
 // Dependencies follow the pipeline: a stage's commands wait for every
 // command of the other engine issued in earlier stages, and a resident
 // weight loaded in stage 1 is waited for by its op (docs/MODEL_FORMAT.md).
-// MLIR-free: the MLIR side (ModelCodegen.h) adds weights' bytes and IO
-// quantization.
+// With a plan for several cores every core gets its own two streams: each
+// runs its slices' pipeline (or its part of a global op), and all streams
+// meet in a barrier (Sync commands) between groups unless both run on the
+// same single core. MLIR-free: the MLIR side (ModelCodegen.h) adds weights'
+// bytes and IO quantization.
 //
 //===----------------------------------------------------------------------===//
 

@@ -23,6 +23,7 @@ namespace tpuc {
 struct BackendOptions {
   std::string chip;         ///< Chip profile name; "" = the module's top.chip.
   int opt = 2;              ///< 0 one op per group, 1 greedy, 2 dynamic programming.
+  int numCore = 1;          ///< Cores to spread the work over (at most the chip's).
   std::string planJsonPath; ///< Write the backend plan JSON here ("" = no).
   std::string modelPath;    ///< Write the .tpum model file here ("" = no codegen).
   std::string netName;      ///< Net name in the model file ("" = the function's name).

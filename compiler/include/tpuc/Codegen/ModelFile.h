@@ -2,10 +2,11 @@
 //
 // TPU Studio's own compiled-model format (docs/MODEL_FORMAT.md; never a
 // bmodel): a chip name, a coefficient blob of weights stored once and shared
-// by every net, and nets of stages, each with IO descriptors, the DDR plan and
-// two command streams (TIU compute, GDMA data movement) whose commands wait on
-// ids of the other engine, plus debug info (op name, type, location) per
-// command. MLIR-free and Qt-free.
+// by every net, and nets of stages, each with IO descriptors, the DDR plan and,
+// per core, two command streams (TIU compute, GDMA data movement) whose
+// commands wait on ids of the core's other engine and meet the other cores'
+// streams at barriers, plus debug info (op name, type, location) per command.
+// MLIR-free and Qt-free.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +21,8 @@
 
 namespace tpuc::codegen {
 
-/// Current format version written; the reader accepts exactly this one.
-constexpr uint32_t kModelVersion = 2;
+/// Current format version written; the reader also accepts version 2 (one core, no DDR cycles).
+constexpr uint32_t kModelVersion = 3;
 
 /// A file could not be read or written; what() is one line naming the file.
 class ModelFileError : public std::runtime_error {
@@ -38,6 +39,7 @@ enum class CmdKind : uint8_t {
   Copy = 2,    ///< GDMA DDR -> DDR.
   Compute = 3, ///< TIU op on LMEM operands (one slice of a layer group).
   Global = 4,  ///< TIU op on DDR operands (an op outside any group).
+  Sync = 5,    ///< Barrier: waits until every stream of every core has reached its barrier of that number.
 };
 /// Where a tensor reference points.
 enum class MemSpace : uint8_t { LMEM = 0, DDR = 1 };
@@ -60,9 +62,11 @@ struct TensorRef {
   friend bool operator==(const TensorRef &, const TensorRef &) = default;
 };
 
-/// One command. `id` counts from 1 per engine and stream; the command starts
-/// only after the other engine has completed every command with id <= `wait`
-/// (0: no wait).
+/// One command. `id` counts from 1 per engine and stream (of its core); the
+/// command starts only after the core's other engine has completed every
+/// command with id <= `wait` (0: no wait). The k-th Sync command of every
+/// stream of every core forms barrier k: each ends `cycles` after the last of
+/// them has started.
 struct Command {
   Engine engine = Engine::TIU;
   CmdKind kind = CmdKind::Compute;
@@ -73,7 +77,10 @@ struct Command {
   int32_t slice = -1;           ///< Slice of the group (-1: whole tensor / resident weight).
   int32_t step = -1;            ///< Pipeline stage (time step) of the group.
   std::array<int64_t, 4> pad{}; ///< TIU: padding top, bottom, left, right of this slice.
-  int64_t cycles = 0;           ///< Cost-model estimate.
+  int64_t cycles = 0;           ///< Cost-model estimate, with the DDR to itself.
+  /// Of `cycles`, the last ones moving DDR data at the full DDR bandwidth (GDMA: all but the latency; a
+  /// global op: its operands' transfers): the part that stretches while other cores' transfers share DDR.
+  int64_t ddrCycles = 0;
   /// GDMA: {source, destination}. TIU: outputs, then inputs, then weights.
   std::vector<TensorRef> operands;
   uint32_t numOutputs = 0, numInputs = 0; ///< TIU operand split (rest are weights).
@@ -116,6 +123,15 @@ struct WeightRef {
   friend bool operator==(const WeightRef &, const WeightRef &) = default;
 };
 
+/// The two command streams of one core.
+struct CoreStreams {
+  std::vector<Command> tiu, gdma; ///< In issue order.
+  std::vector<Command> &of(Engine e) { return e == Engine::TIU ? tiu : gdma; }
+  const std::vector<Command> &of(Engine e) const { return e == Engine::TIU ? tiu : gdma; }
+  size_t size() const { return tiu.size() + gdma.size(); }
+  friend bool operator==(const CoreStreams &, const CoreStreams &) = default;
+};
+
 /// One static shape of a net.
 struct Stage {
   std::string name;
@@ -125,7 +141,14 @@ struct Stage {
   uint64_t activationBase = 0;  ///< DDR activation region start.
   uint64_t activationBytes = 0; ///< Its size.
   std::vector<OpInfo> ops;
-  std::vector<Command> tiu, gdma; ///< The two streams, in issue order.
+  std::vector<CoreStreams> cores = std::vector<CoreStreams>(1); ///< Per core (at least one).
+  /// Core 0's streams (the only ones of a one-core stage).
+  std::vector<Command> &tiu() { return cores[0].tiu; }
+  std::vector<Command> &gdma() { return cores[0].gdma; }
+  const std::vector<Command> &tiu() const { return cores[0].tiu; }
+  const std::vector<Command> &gdma() const { return cores[0].gdma; }
+  /// Commands of every core and engine.
+  size_t commandCount() const;
   friend bool operator==(const Stage &, const Stage &) = default;
 };
 
@@ -171,8 +194,9 @@ Model readModelFile(const std::string &path);
 bool isModelFile(const std::string &path);
 
 /// Independent checks: command ids consecutive, waits name existing ids of
-/// the other engine, op and blob indices in range, weights inside the
-/// coefficient region. One line per problem.
+/// the core's other engine, op and blob indices in range, weights inside the
+/// coefficient region, every stream with the same number of barriers. One
+/// line per problem.
 std::vector<std::string> validateModel(const Model &m);
 
 /// Merges models of one chip into one; identical weights (same content) are

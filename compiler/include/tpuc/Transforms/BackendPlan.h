@@ -31,6 +31,7 @@ inline constexpr llvm::StringLiteral kAddress = "address"; ///< Per Tpu op: DDR 
 inline constexpr llvm::StringLiteral kAddresses = "tpu.addresses"; ///< Multi-result ops: one per result.
 inline constexpr llvm::StringLiteral kTopAddress = "tpu.address";  ///< top.weight / top.input.
 inline constexpr llvm::StringLiteral kOpt = "tpu.opt";
+inline constexpr llvm::StringLiteral kNumCore = "tpu.num_core"; ///< Cores planned for (absent: 1).
 inline constexpr llvm::StringLiteral kGroups = "tpu.groups";
 inline constexpr llvm::StringLiteral kCycles = "tpu.cycles";
 inline constexpr llvm::StringLiteral kCoeffBytes = "tpu.coeff_bytes";
@@ -50,9 +51,13 @@ struct ModulePlan {
 };
 
 /// Finds the chip (`chipName`, else the module's top.chip), builds the graph
-/// of the module's only function and plans its layer groups with `opt`.
-/// Errors are emitted on the module (or op) and yield failure.
-mlir::FailureOr<ModulePlan> planModule(mlir::ModuleOp module, llvm::StringRef chipName, int opt);
+/// of the module's only function and plans its layer groups with `opt` on
+/// `numCore` cores (at most the chip's). Errors are emitted on the module
+/// (or op) and yield failure.
+mlir::FailureOr<ModulePlan> planModule(mlir::ModuleOp module, llvm::StringRef chipName, int opt, int numCore = 1);
+
+/// The cores the module was planned for (`tpu.num_core`, 1 when absent).
+int plannedCores(mlir::ModuleOp module);
 
 /// Checks that the module's `tpu.group` attributes describe `plan.groups`.
 mlir::LogicalResult checkGroupAttrs(const ModulePlan &plan);

@@ -105,13 +105,16 @@ def TpuLayerGroup : Pass<"tpu-layer-group", "mlir::ModuleOp"> {
     (docs/BACKEND.md: greedy with opt=1, dynamic programming with opt=2, one op per group with opt=0) and
     records the result on the IR: every Tpu op gets `tpu.group = {id, kind, slices, unit, lmem_only}`
     (group index, "group" or "global", the n/c/h/w cut, the op's time unit inside a pipeline stage, and
-    whether its result stays in LMEM), the module gets `tpu.opt`, `tpu.groups` and `tpu.cycles`. Slices,
-    time steps and LMEM rectangles are in the JSON plan (`plan`); the planner is deterministic, so later
-    passes re-derive them and check them against the attributes. TPU_LOWERED -> TPU_GROUPED.
+    whether its result stays in LMEM), the module gets `tpu.opt`, `tpu.num_core`, `tpu.groups` and
+    `tpu.cycles`. With num-core > 1 (at most the chip's cores) each group's slices and each splittable
+    global op are spread over the cores (docs/BACKEND.md, several cores). Slices, time steps and LMEM
+    rectangles are in the JSON plan (`plan`); the planner is deterministic, so later passes re-derive them
+    and check them against the attributes. TPU_LOWERED -> TPU_GROUPED.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"\"", "Chip profile (default: the module's top.chip)">,
     Option<"opt", "opt", "int", /*default=*/"2", "0: one op per group, 1: greedy, 2: dynamic programming">,
+    Option<"numCore", "num-core", "int", /*default=*/"1", "Cores to spread the work over (at most the chip's)">,
     Option<"plan", "plan", "std::string", /*default=*/"\"\"", "Write the backend plan JSON here">,
   ];
 }

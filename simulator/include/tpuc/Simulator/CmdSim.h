@@ -1,15 +1,17 @@
 //===- CmdSim.h - Command-level simulator of .tpum command streams --------===//
 //
-// Executes a stage's two command streams (TIU, GDMA) in order per engine,
-// honouring the cross-engine waits, with the cost model's cycles per
-// command, so the engines overlap as the schedule allows. Checks every
-// operand against LMEM (per lane) and DDR bounds and the stage's regions,
-// and every pair of commands running at the same time on different engines
-// for conflicting accesses (one writes bytes the other reads or writes).
-// Produces a trace (Chrome trace-event JSON with a summary). Timing and
-// checking only: computing the tensors per slice is left for later (the
-// Tpu functional simulator runs whole ops on MLIR, not LMEM slices).
-// MLIR-free and Qt-free.
+// Executes a stage's command streams, two (TIU, GDMA) per core, in order per
+// engine, honouring the waits on the core's other engine and the barriers
+// across cores, with the cost model's cycles per command, so the engines
+// overlap as the schedule allows. Every core has its own engines and LMEM;
+// the DDR and its bandwidth are shared: while k commands of any cores move
+// DDR data at once, each moves at 1/k of the bandwidth (its DDR cycles
+// stretch). A barrier ends the chip's sync cycles after the last stream
+// reached it. Checks every operand against LMEM (per lane) and DDR bounds and
+// the stage's regions, and every pair of commands running at the same time on
+// different engines for conflicting accesses (one writes bytes the other
+// reads or writes; LMEM only within a core). Produces a trace (Chrome
+// trace-event JSON with a summary). MLIR-free and Qt-free.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 #include "tpuc/Backend/ChipProfile.h"
 #include "tpuc/Codegen/ModelFile.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +33,18 @@ struct TraceEvent {
   codegen::Engine engine = codegen::Engine::TIU;
   uint32_t id = 0;
   int64_t start = 0, end = 0; ///< Cycles.
+  uint32_t core = 0;
+};
+
+/// The command an event ran.
+inline const codegen::Command &commandOf(const codegen::Stage &s, const TraceEvent &ev) {
+  return s.cores[ev.core].of(ev.engine)[ev.id - 1];
+}
+
+/// What one core's engines did.
+struct CoreTiming {
+  int64_t tiuBusy = 0, gdmaBusy = 0; ///< Cycles running commands (barriers left out).
+  int64_t tiuSync = 0, gdmaSync = 0; ///< Cycles each engine spent in barriers (waiting included).
 };
 
 /// Memory in use over time: (cycle, bytes) at every change, in time order.
@@ -41,12 +56,24 @@ struct Occupancy {
 /// The outcome of simulating one stage.
 struct SimResult {
   int64_t totalCycles = 0;
-  int64_t tiuBusy = 0, gdmaBusy = 0; ///< Cycles each engine was running.
+  int64_t tiuBusy = 0, gdmaBusy = 0; ///< Cycles each engine was running, summed over cores (no barriers).
+  std::vector<CoreTiming> cores;     ///< Per core.
+  int64_t barriers = 0;              ///< Barriers the cores met at.
+  /// Cycles commands took beyond their cost-model cycles because other transfers shared the DDR.
+  int64_t ddrSharedCycles = 0;
   std::vector<TraceEvent> events;    ///< In completion order.
-  /// LMEM bytes per lane and DDR activation-region bytes holding data a later command reads (or a
-  /// stage output): a block is live from the command writing it (time 0 for the stage's inputs) to the
-  /// end of the last command reading it before it is written again. Blocks of the LMEM alignment.
-  Occupancy lmem, ddr;
+  /// LMEM bytes per lane (per core) and DDR activation-region bytes holding data a later command reads
+  /// (or a stage output): a block is live from the command writing it (time 0 for the stage's inputs) to
+  /// the end of the last command reading it before it is written again. Blocks of the LMEM alignment.
+  std::vector<Occupancy> lmem;
+  Occupancy ddr;
+  /// The largest LMEM occupancy of any core.
+  int64_t lmemPeak() const {
+    int64_t p = 0;
+    for (const Occupancy &o : lmem)
+      p = std::max(p, o.peak);
+    return p;
+  }
   /// Problems found (bounds, regions, hazards, deadlock), one line each.
   std::vector<std::string> errors;
 };
@@ -60,13 +87,14 @@ inline double latencyMs(const backend::ChipProfile &chip, int64_t cycles) {
 SimResult simulateStage(const backend::ChipProfile &chip, const codegen::Stage &stage);
 
 /// The trace as Chrome / Perfetto trace-event JSON (schema "tpuc-cmd-trace", version 2,
-/// docs/MODEL_FORMAT.md): a header with the chip, frequency, stage, total cycles, latency, busy cycles per
-/// engine, LMEM / DDR peaks, the stage's DDR regions, errors and "ops" (every op of the stage by tensor
-/// name, index = args.op, with its simulated TIU / GDMA cycles and command count), then "traceEvents":
-/// metadata naming the process and the TIU (tid 0) / GDMA (tid 1) threads, one "X" event per command
-/// (ts/dur in microseconds; args id, wait, op, group, slice, step, start/end cycles, cost-model cycles,
-/// and for GDMA the DDR address, bytes moved and whether it is a weight), one "s"/"f" flow pair per
-/// command that waits, and "C" counters LMEM {bytes_per_lane} / DDR {activation_bytes} with their cycle.
+/// docs/MODEL_FORMAT.md): a header with the chip, frequency, stage, cores, total cycles, latency, busy
+/// cycles per engine (and per core), LMEM / DDR peaks, the stage's DDR regions, errors and "ops" (every op
+/// of the stage by tensor name, index = args.op, with its simulated TIU / GDMA cycles and command count),
+/// then "traceEvents": metadata naming one process per core (pid = core) and its TIU (tid 0) / GDMA
+/// (tid 1) threads, one "X" event per command (ts/dur in microseconds; args id, wait, op, group, slice,
+/// step, start/end cycles, cost-model cycles, for GDMA the DDR address, bytes moved and whether it is a
+/// weight, for a barrier its number), one "s"/"f" flow pair per command that waits, and "C" counters
+/// LMEM {bytes_per_lane} (per core) / DDR {activation_bytes} (pid 0) with their cycle.
 /// The layout is part of the schema, so readers can stream it: the header ends with the line
 /// ` "traceEvents": [`, every event is one line, and the document ends with the line `]}`.
 std::string traceJson(const backend::ChipProfile &chip, const codegen::Stage &stage, const SimResult &r);
