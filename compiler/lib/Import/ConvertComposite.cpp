@@ -309,16 +309,39 @@ void place(Layers &layers, int64_t total, int64_t target, int64_t u, StringRef r
   layers[l][target] = u;
 }
 
-/// ScatterElements (and the older Scatter) with indices known at import time.
+/// A scatter's `reduction` attribute as Top's enum; failure naming an unknown one.
+FailureOr<ScatterReduce> scatterReduction(GraphImporter &g) {
+  std::string text = g.attrString("reduction", "none");
+  if (auto mode = symbolizeScatterReduce(text))
+    return *mode;
+  (void)g.fail("reduction '" + text + "' is not one of none, add, mul, max, min");
+  return failure();
+}
+
+/// A scatter whose indices are only known at run time: one top.scatter_elements / top.scatter_nd, its
+/// indices read by the kernel.
+template <typename OpTy>
+LogicalResult runtimeScatter(GraphImporter &g, ArrayRef<NamedAttribute> attrs) {
+  auto mode = scatterReduction(g);
+  if (failed(mode))
+    return failure();
+  SmallVector<NamedAttribute> all(attrs.begin(), attrs.end());
+  all.push_back(g.named("reduction", ScatterReduceAttr::get(g.builder().getContext(), *mode)));
+  return g.finish(g.build<OpTy>("", {g.input(0), g.input(1), g.input(2)}, all));
+}
+
+/// ScatterElements (and the older Scatter): indices known at import time become selects on known
+/// positions, indices fed at run time a top.scatter_elements.
 LogicalResult convertScatterElements(GraphImporter &g) {
   const HostTensor *ids = g.constInput(1);
-  if (!ids)
-    return g.fail("'indices' must be known at import time");
-  std::vector<int64_t> data = g.inputShape(0), ishape = ids->shape;
+  std::vector<int64_t> data = g.inputShape(0);
   int64_t rank = data.size();
   auto axis = g.normalizeAxis(g.attrInt("axis", 0), rank, "axis");
   if (failed(axis))
     return failure();
+  if (!ids)
+    return runtimeScatter<ScatterElementsOp>(g, {g.i64("axis", *axis)});
+  std::vector<int64_t> ishape = ids->shape;
   if ((int64_t)ishape.size() != rank || g.inputShape(2) != ishape)
     return g.fail("'indices' and 'updates' must have the same shape and the rank of 'data'");
   std::string reduction = g.attrString("reduction", "none");
@@ -349,11 +372,12 @@ LogicalResult convertScatterElements(GraphImporter &g) {
   return scatterByPositions(g, layers, reduction);
 }
 
-/// ScatterND with indices known at import time: every index tuple addresses a slice of `data`.
+/// ScatterND; with indices known at import time every index tuple addresses a slice of `data`, which
+/// becomes selects and arithmetic on known positions.
 LogicalResult convertScatterND(GraphImporter &g) {
   const HostTensor *ids = g.constInput(1);
   if (!ids)
-    return g.fail("'indices' must be known at import time");
+    return runtimeScatter<ScatterNDOp>(g, {});
   std::vector<int64_t> data = g.inputShape(0), ishape = ids->shape;
   int64_t r = data.size(), m = ishape.empty() ? 0 : ishape.back();
   if (m < 1 || m > r)

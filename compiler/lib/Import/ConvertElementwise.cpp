@@ -102,7 +102,8 @@ LogicalResult convertPow(GraphImporter &g) {
     Value scaled = g.build<MulConstOp>("log_base", {g.input(1)}, {g.f64("const_val", std::log(b->at(0)))});
     return g.finish(scaled ? g.build<ExpOp>("", {scaled}) : Value());
   }
-  return g.fail("Pow needs a scalar constant exponent (or a positive scalar constant base)");
+  // Two tensors (either may be integer; the result has the base's type).
+  return g.finish(g.build<PowerOp>("", {g.input(0), g.input(1)}));
 }
 
 template <typename OpTy> LogicalResult convertUnary(GraphImporter &g) {

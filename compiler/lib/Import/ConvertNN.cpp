@@ -463,6 +463,44 @@ LogicalResult convertInstanceNorm(GraphImporter &g) {
   return success();
 }
 
+/// GridSample (2-D), its mode under both spellings (opset 16's bilinear / bicubic, opset 20's linear /
+/// cubic).
+LogicalResult convertGridSample(GraphImporter &g) {
+  std::string modeText = g.attrString("mode", "bilinear"), paddingText = g.attrString("padding_mode", "zeros");
+  std::optional<GridMode> mode = modeText == "bilinear" || modeText == "linear" ? GridMode::linear
+                                 : modeText == "bicubic" || modeText == "cubic"  ? GridMode::cubic
+                                 : modeText == "nearest"                         ? std::optional(GridMode::nearest)
+                                                                                 : std::nullopt;
+  if (!mode)
+    return g.fail("mode '" + modeText + "' is not one of bilinear, nearest, bicubic");
+  auto padding = symbolizeGridPadding(paddingText);
+  if (!padding)
+    return g.fail("padding_mode '" + paddingText + "' is not one of zeros, border, reflection");
+  if (g.inputShape(0).size() != 4)
+    return g.fail("only 2-D sampling (a 4-D input) is supported, got rank " +
+                  std::to_string(g.inputShape(0).size()));
+  MLIRContext *ctx = g.builder().getContext();
+  return g.finish(g.build<GridSampleOp>("", {g.input(0), g.input(1)},
+                                        {g.named("mode", GridModeAttr::get(ctx, *mode)),
+                                         g.named("padding", GridPaddingAttr::get(ctx, *padding)),
+                                         g.boolean("align_corners", g.attrInt("align_corners", 0) != 0)}));
+}
+
+/// NonMaxSuppression: how many boxes survive depends on the data, so the result takes the shape the model
+/// declares ([n, 3]) and a run that keeps another number fails naming both.
+LogicalResult convertNonMaxSuppression(GraphImporter &g) {
+  auto out = g.declaredShape(0);
+  if (!out)
+    return g.fail("the number of selected boxes depends on the data: the output's shape must be declared");
+  if (out->size() != 2 || (*out)[1] != 3)
+    return g.fail("the declared output shape must be [n, 3], got rank " + std::to_string(out->size()));
+  Type type = RankedTensorType::get(*out, g.builder().getI64Type());
+  Operation *op = g.createTyped(NonMaxSuppressionOp::getOperationName(), "",
+                                {g.input(0), g.input(1), g.optionalInput(2), g.optionalInput(3), g.optionalInput(4)},
+                                {g.boolean("center_point_box", g.attrInt("center_point_box", 0) != 0)}, {type});
+  return g.finish(op ? op->getResult(0) : Value());
+}
+
 LogicalResult convertLayerNorm(GraphImporter &g) {
   int64_t rank = g.inputShape(0).size();
   auto axis = g.normalizeAxis(g.attrInt("axis", -1), rank, "axis");
@@ -549,6 +587,8 @@ void addNNConverters(OpTable &table) {
   table["BatchNormalization"].convert = convertBatchNorm;
   table["InstanceNormalization"].convert = convertInstanceNorm;
   table["LayerNormalization"].convert = convertLayerNorm;
+  table["GridSample"].convert = convertGridSample;
+  table["NonMaxSuppression"].convert = convertNonMaxSuppression;
   table["Softmax"].convert = convertSoftmax<false>;
   table["LogSoftmax"].convert = convertSoftmax<true>;
 }

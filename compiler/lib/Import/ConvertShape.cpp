@@ -455,6 +455,20 @@ LogicalResult convertTile(GraphImporter &g) {
 }
 
 
+/// NonZero of a tensor fed at run time: its extent is the data's, so the result takes the shape the model
+/// declares and a run with another count fails naming both.
+LogicalResult convertNonZero(GraphImporter &g) {
+  auto out = impliedShape(g, 0, "the number of non-zero elements");
+  if (failed(out))
+    return failure();
+  int64_t rank = g.inputShape(0).size();
+  if (out->size() != 2 || (*out)[0] != rank)
+    return g.fail("the declared output shape " + listText(*out) + " is not [" + std::to_string(rank) + ", n]");
+  Type type = RankedTensorType::get(*out, g.builder().getI64Type());
+  Operation *op = g.createTyped(NonZeroOp::getOperationName(), "", {g.input(0)}, {}, {type});
+  return g.finish(op ? op->getResult(0) : Value());
+}
+
 LogicalResult convertGatherElements(GraphImporter &g) {
   auto axis = g.normalizeAxis(g.attrInt("axis", 0), g.inputShape(0).size(), "axis");
   if (failed(axis))
@@ -735,6 +749,7 @@ void addShapeConverters(OpTable &table) {
   table["GatherND"].convert = convertGatherND;
   table["Hardmax"].convert = convertHardmax;
   table["GatherElements"].convert = convertGatherElements;
+  table["NonZero"].convert = convertNonZero;
   table["CumSum"].convert = convertCumSum;
   table["Trilu"].convert = convertTrilu;
   table["Reshape"].convert = convertReshape;

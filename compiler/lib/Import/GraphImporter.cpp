@@ -491,13 +491,20 @@ Type GraphImporter::elementTypeOf(Value value) {
 
 Operation *GraphImporter::createOp(StringRef name, StringRef suffix, ValueRange operands,
                                    ArrayRef<NamedAttribute> attrs, ArrayRef<Type> elemTypes) {
+  SmallVector<Type> types;
+  for (Type elem : elemTypes)
+    types.push_back(UnrankedTensorType::get(elem));
+  return createTyped(name, suffix, operands, attrs, types);
+}
+
+Operation *GraphImporter::createTyped(StringRef name, StringRef suffix, ValueRange operands,
+                                      ArrayRef<NamedAttribute> attrs, ArrayRef<Type> types) {
   if (llvm::any_of(operands, [](Value v) { return !v; }))
     return nullptr; // an operand already failed and reported why
   OperationState state(loc(suffix), name);
   state.addOperands(operands);
   state.addAttributes(attrs);
-  for (Type elem : elemTypes)
-    state.addTypes(UnrankedTensorType::get(elem));
+  state.addTypes(types);
   Operation *op = builder_.create(state);
   diagnostic_.clear();
   if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {

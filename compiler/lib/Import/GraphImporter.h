@@ -149,6 +149,10 @@ public:
   }
   mlir::Operation *createOp(llvm::StringRef name, llvm::StringRef suffix, mlir::ValueRange operands,
                             llvm::ArrayRef<mlir::NamedAttribute> attrs, llvm::ArrayRef<mlir::Type> elemTypes);
+  /// Like createOp, with full result types (ops whose result extent depends on the data take the shapes
+  /// the model declares).
+  mlir::Operation *createTyped(llvm::StringRef name, llvm::StringRef suffix, mlir::ValueRange operands,
+                               llvm::ArrayRef<mlir::NamedAttribute> attrs, llvm::ArrayRef<mlir::Type> types);
   /// top.reshape of `value` to `shape` (a no-op when the shape already matches).
   mlir::Value reshape(mlir::Value value, llvm::ArrayRef<int64_t> shape, llvm::StringRef suffix);
   /// An inline constant (integers or bools) or a weight in the file, named `name`.

@@ -91,6 +91,9 @@ LogicalResult run(top::MulOp op, Inputs in, Outputs out) {
 LogicalResult run(top::DivOp op, Inputs in, Outputs out) {
   return binary(op, in, out, [](float a, float b) { return a / b; });
 }
+LogicalResult run(top::PowerOp op, Inputs in, Outputs out) {
+  return binary(op, in, out, [](float a, float b) { return std::pow(a, b); });
+}
 LogicalResult run(top::MaxOp op, Inputs in, Outputs out) {
   return binary(op, in, out, [](float a, float b) { return std::max(a, b); });
 }

@@ -25,7 +25,7 @@ using Outputs = llvm::ArrayRef<float *>;
   X(MaxPoolOp) X(AvgPoolOp) X(AdaptiveAvgPoolOp)                                                   \
   X(BatchNormOp) X(LayerNormOp) X(RMSNormOp) X(GroupNormOp) X(InstanceNormOp) X(SoftmaxOp)         \
   X(RopeOp) X(AttentionOp)                                                                         \
-  X(AddOp) X(SubOp) X(MulOp) X(DivOp) X(MaxOp) X(MinOp)                                            \
+  X(AddOp) X(SubOp) X(MulOp) X(DivOp) X(PowerOp) X(MaxOp) X(MinOp)                                \
   X(AddConstOp) X(SubConstOp) X(MulConstOp) X(DivConstOp) X(MaxConstOp) X(MinConstOp)             \
   X(ReluOp) X(LeakyReluOp) X(ClipOp) X(HardSigmoidOp) X(GELUOp) X(PowOp) X(SigmoidOp) X(TanhOp)    \
   X(SiLUOp) X(HardSwishOp) X(ExpOp) X(LogOp) X(SqrtOp) X(RsqrtOp) X(AbsOp) X(ErfOp)               \
@@ -34,6 +34,7 @@ using Outputs = llvm::ArrayRef<float *>;
   X(ReshapeOp) X(SqueezeOp) X(UnsqueezeOp) X(PermuteOp) X(ConcatOp) X(SliceOp) X(SplitOp)          \
   X(GatherOp) X(PadOp) X(ReduceOp) X(InterpOp) X(Depth2SpaceOp) X(CastOp) X(CompareOp) X(WhereOp)  \
   X(TopKOp) X(ArangeOp) X(GatherElementsOp) X(CumSumOp)                                            \
+  X(ScatterElementsOp) X(ScatterNDOp) X(NonZeroOp) X(GridSampleOp) X(NonMaxSuppressionOp)          \
   X(RepetitionPenaltyOp)
 // clang-format on
 

@@ -65,6 +65,7 @@ TOP_PER_OUTPUT_FLOPS(AddOp, 1 + getDoRelu())
 TOP_PER_OUTPUT_FLOPS(SubOp, 1 + getDoRelu())
 TOP_PER_OUTPUT_FLOPS(MulOp, 1 + getDoRelu())
 TOP_PER_OUTPUT_FLOPS(DivOp, 1 + getDoRelu())
+TOP_PER_OUTPUT_FLOPS(PowerOp, 1 + getDoRelu())
 TOP_PER_OUTPUT_FLOPS(MaxOp, 1 + getDoRelu())
 TOP_PER_OUTPUT_FLOPS(MinOp, 1 + getDoRelu())
 TOP_PER_OUTPUT_FLOPS(AddConstOp, 1 + getDoRelu())
@@ -124,6 +125,19 @@ int64_t SliceOp::getFLOPs() { return 0; }
 int64_t SplitOp::getFLOPs() { return 0; }
 int64_t GatherOp::getFLOPs() { return 0; }
 int64_t GatherElementsOp::getFLOPs() { return 0; }
+int64_t ScatterElementsOp::getFLOPs() { return getReduction() == ScatterReduce::none ? 0 : elems(getUpdates()); }
+int64_t ScatterNDOp::getFLOPs() { return getReduction() == ScatterReduce::none ? 0 : elems(getUpdates()); }
+int64_t NonZeroOp::getFLOPs() { return elems(getInput()); }
+// Interpolation: about 8 operations per output element and tap (4 taps linear, 16 cubic, 1 nearest).
+int64_t GridSampleOp::getFLOPs() {
+  int64_t taps = getMode() == GridMode::cubic ? 16 : getMode() == GridMode::linear ? 4 : 1;
+  return elems(getOutput()) * 8 * taps;
+}
+// Pairwise IoU within each batch and class.
+int64_t NonMaxSuppressionOp::getFLOPs() {
+  auto s = getShape(getScores());
+  return s[0] * s[1] * s[2] * s[2] * 10;
+}
 int64_t PadOp::getFLOPs() { return 0; }
 int64_t Depth2SpaceOp::getFLOPs() { return 0; }
 int64_t CastOp::getFLOPs() { return 0; }

@@ -405,6 +405,7 @@ TOP_BINARY_SHAPES(AddOp)
 TOP_BINARY_SHAPES(SubOp)
 TOP_BINARY_SHAPES(MulOp)
 TOP_BINARY_SHAPES(DivOp)
+TOP_BINARY_SHAPES(PowerOp)
 TOP_BINARY_SHAPES(MaxOp)
 TOP_BINARY_SHAPES(MinOp)
 TOP_BINARY_SHAPES(CompareOp)
@@ -617,6 +618,49 @@ LogicalResult GatherElementsOp::computeOutputShapes(Shapes &shapes) {
   return success();
 }
 
+LogicalResult ScatterElementsOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput()), idx = getShape(getIndices()), upd = getShape(getUpdates());
+  if (in.size() != idx.size())
+    return emitOpError() << "'indices' has rank " << idx.size() << " but 'input' has rank " << in.size();
+  if (idx != upd)
+    return emitOpError() << "'updates' " << formatShape(upd) << " must have the shape of 'indices' "
+                         << formatShape(idx);
+  if (failed(normalizeAxis(*this, getAxis(), in.size(), "axis")))
+    return failure();
+  shapes.push_back(toVec(in));
+  return success();
+}
+
+LogicalResult ScatterNDOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput()), idx = getShape(getIndices()), upd = getShape(getUpdates());
+  if (idx.empty() || idx.back() < 1 || idx.back() > (int64_t)in.size())
+    return emitOpError() << "'indices' " << formatShape(idx) << " must end in a tuple size from 1 to the input's rank "
+                         << in.size();
+  SmallVector<int64_t> want(idx.begin(), idx.end() - 1);
+  want.append(in.begin() + idx.back(), in.end());
+  if (ArrayRef<int64_t>(want) != upd)
+    return emitOpError() << "'updates' " << formatShape(upd) << " must be " << formatShape(want);
+  shapes.push_back(toVec(in));
+  return success();
+}
+
+/// Ops whose result extent depends on the data take it from their result type.
+static LogicalResult declaredResult(Operation *op, Shapes &shapes, ArrayRef<std::optional<int64_t>> want) {
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != (int64_t)want.size())
+    return op->emitOpError() << "needs a static result type of rank " << want.size()
+                             << " (its extent depends on the data)";
+  for (auto [d, w] : llvm::zip(type.getShape(), want))
+    if (w && d != *w)
+      return op->emitOpError() << "result " << formatShape(type.getShape()) << " does not match the operands";
+  shapes.push_back(toVec(type.getShape()));
+  return success();
+}
+
+LogicalResult NonZeroOp::computeOutputShapes(Shapes &shapes) {
+  return declaredResult(*this, shapes, {(int64_t)getShape(getInput()).size(), std::nullopt});
+}
+
 LogicalResult CumSumOp::computeOutputShapes(Shapes &shapes) {
   auto in = getShape(getInput());
   if (failed(normalizeAxis(*this, getAxis(), in.size(), "axis")))
@@ -728,4 +772,21 @@ LogicalResult ArangeOp::computeOutputShapes(Shapes &shapes) {
   double n = std::ceil((limit - start) / delta);
   shapes.push_back({std::max<int64_t>(0, (int64_t)n)});
   return success();
+}
+
+LogicalResult GridSampleOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput()), grid = getShape(getGrid());
+  if (in.size() != 4 || grid.size() != 4 || grid[0] != in[0] || grid[3] != 2)
+    return emitOpError() << "expects an NCHW input and an N x H x W x 2 grid, got " << formatShape(in) << " and "
+                         << formatShape(grid);
+  shapes.push_back({in[0], in[1], grid[1], grid[2]});
+  return success();
+}
+
+LogicalResult NonMaxSuppressionOp::computeOutputShapes(Shapes &shapes) {
+  auto boxes = getShape(getBoxes()), scores = getShape(getScores());
+  if (boxes.size() != 3 || boxes[2] != 4 || scores.size() != 3 || scores[0] != boxes[0] || scores[2] != boxes[1])
+    return emitOpError() << "expects boxes [B, N, 4] and scores [B, C, N], got " << formatShape(boxes) << " and "
+                         << formatShape(scores);
+  return declaredResult(*this, shapes, {std::nullopt, 3});
 }

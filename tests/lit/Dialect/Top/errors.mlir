@@ -627,3 +627,52 @@ func.func @interp_nearest_mode(%a: tensor<1x2x4x4xf32>) {
   %0 = top.interp %a {target_shape = array<i64: 8, 8>, mode = #top.interp_mode<linear>, nearest_mode = #top.nearest_mode<ceil>} : tensor<1x2x4x4xf32> -> tensor<1x2x8x8xf32>
   return
 }
+// -----
+func.func @scatter_elements_rank(%a: tensor<4x3xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) {
+  // expected-error @+1 {{'indices' has rank 1 but 'input' has rank 2}}
+  %0 = top.scatter_elements %a, %i, %u {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<4x3xf32>
+  return
+}
+// -----
+func.func @scatter_elements_updates(%a: tensor<4x3xf32>, %i: tensor<2x3xi64>, %u: tensor<2x2xf32>) {
+  // expected-error @+1 {{'updates' [2, 2] must have the shape of 'indices' [2, 3]}}
+  %0 = top.scatter_elements %a, %i, %u {axis = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x2xf32>) -> tensor<4x3xf32>
+  return
+}
+// -----
+func.func @scatter_nd_tuple(%a: tensor<4x3xf32>, %i: tensor<2x3xi64>, %u: tensor<2xf32>) {
+  // expected-error @+1 {{'indices' [2, 3] must end in a tuple size from 1 to the input's rank 2}}
+  %0 = top.scatter_nd %a, %i, %u : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2xf32>) -> tensor<4x3xf32>
+  return
+}
+// -----
+func.func @scatter_nd_updates(%a: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x2xf32>) {
+  // expected-error @+1 {{'updates' [2, 2] must be [2, 3]}}
+  %0 = top.scatter_nd %a, %i, %u : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<2x2xf32>) -> tensor<4x3xf32>
+  return
+}
+// -----
+func.func @nonzero_rank(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{needs a static result type of rank 2 (its extent depends on the data)}}
+  %0 = top.nonzero %a : tensor<4x3xf32> -> tensor<5xi64>
+  return
+}
+// -----
+func.func @nonzero_rows(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{result [3, 5] does not match the operands}}
+  %0 = top.nonzero %a : tensor<4x3xf32> -> tensor<3x5xi64>
+  return
+}
+// -----
+func.func @grid_sample_grid(%a: tensor<1x2x4x4xf32>, %g: tensor<1x3x3x3xf32>) {
+  // expected-error @+1 {{expects an NCHW input and an N x H x W x 2 grid, got [1, 2, 4, 4] and [1, 3, 3, 3]}}
+  %0 = top.grid_sample %a, %g : (tensor<1x2x4x4xf32>, tensor<1x3x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return
+}
+// -----
+func.func @nms_shapes(%b: tensor<1x6x4xf32>, %s: tensor<1x1x5xf32>) {
+  %n = top.none : none
+  // expected-error @+1 {{expects boxes [B, N, 4] and scores [B, C, N], got [1, 6, 4] and [1, 1, 5]}}
+  %0 = top.non_max_suppression %b, %s, %n, %n, %n : (tensor<1x6x4xf32>, tensor<1x1x5xf32>, none, none, none) -> tensor<3x3xi64>
+  return
+}

@@ -192,3 +192,26 @@ func.func @interp_nearest_mode(%x: tensor<1x4x6x8xf32>) -> tensor<1x4x12x16xf32>
   %0 = top.interp %x {target_shape = array<i64: 12, 16>, mode = #top.interp_mode<nearest>, coord_mode = #top.coord_mode<tf_half_pixel_for_nn>, nearest_mode = #top.nearest_mode<round_prefer_ceil>} : tensor<1x4x6x8xf32> -> tensor<1x4x12x16xf32>
   return %0 : tensor<1x4x12x16xf32>
 }
+
+// CHECK-LABEL: func.func @scatters_nonzero_power
+func.func @scatters_nonzero_power(%x: tensor<3x5xf32>, %ids: tensor<3x2xi64>, %u: tensor<3x2xf32>, %t: tensor<4x4x4xf32>, %nd: tensor<2x1xi64>, %s: tensor<2x4x4xf32>, %c: tensor<2x3xi1>) -> (tensor<3x5xf32>, tensor<4x4x4xf32>, tensor<2x4xi64>, tensor<3x5xf32>) {
+  // CHECK: top.scatter_elements {{.*}}reduction = #top.scatter_reduce<max>
+  %0 = top.scatter_elements %x, %ids, %u {axis = 1 : i64, reduction = #top.scatter_reduce<max>} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+  // CHECK: top.scatter_nd
+  %1 = top.scatter_nd %t, %nd, %s : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+  // CHECK: top.nonzero {{.*}} -> tensor<2x4xi64>
+  %2 = top.nonzero %c : tensor<2x3xi1> -> tensor<2x4xi64>
+  // CHECK: top.power
+  %3 = top.power %0, %x : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  return %0, %1, %2, %3 : tensor<3x5xf32>, tensor<4x4x4xf32>, tensor<2x4xi64>, tensor<3x5xf32>
+}
+
+// CHECK-LABEL: func.func @grid_sample_nms
+func.func @grid_sample_nms(%x: tensor<1x1x4x4xf32>, %g: tensor<1x6x6x2xf32>, %b: tensor<1x6x4xf32>, %sc: tensor<1x1x6xf32>, %m: tensor<1xi64>, %iou: tensor<1xf32>) -> (tensor<1x1x6x6xf32>, tensor<3x3xi64>) {
+  // CHECK: top.grid_sample {{.*}}align_corners = true, mode = #top.grid_mode<cubic>, padding = #top.grid_padding<reflection>
+  %0 = top.grid_sample %x, %g {mode = #top.grid_mode<cubic>, padding = #top.grid_padding<reflection>, align_corners = true} : (tensor<1x1x4x4xf32>, tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32>
+  %n = top.none : none
+  // CHECK: top.non_max_suppression {{.*}}center_point_box = true
+  %1 = top.non_max_suppression %b, %sc, %m, %iou, %n {center_point_box = true} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>, tensor<1xf32>, none) -> tensor<3x3xi64>
+  return %0, %1 : tensor<1x1x6x6xf32>, tensor<3x3xi64>
+}

@@ -86,6 +86,19 @@ def Top_NearestMode : Top_I32Enum<"NearestMode", "how nearest resize rounds a so
   I32EnumAttrCase<"floor", 2>, I32EnumAttrCase<"ceil", 3>]>;
 def Top_NearestModeAttr : Top_EnumAttr<Top_NearestMode, "nearest_mode">;
 
+def Top_ScatterReduce : Top_I32Enum<"ScatterReduce", "how a scatter combines an update with its target", [
+  I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"add", 1>, I32EnumAttrCase<"mul", 2>,
+  I32EnumAttrCase<"max", 3>, I32EnumAttrCase<"min", 4>]>;
+def Top_ScatterReduceAttr : Top_EnumAttr<Top_ScatterReduce, "scatter_reduce">;
+
+def Top_GridMode : Top_I32Enum<"GridMode", "grid-sample interpolation", [
+  I32EnumAttrCase<"linear", 0>, I32EnumAttrCase<"nearest", 1>, I32EnumAttrCase<"cubic", 2>]>;
+def Top_GridModeAttr : Top_EnumAttr<Top_GridMode, "grid_mode">;
+
+def Top_GridPadding : Top_I32Enum<"GridPadding", "grid-sample values outside the input", [
+  I32EnumAttrCase<"zeros", 0>, I32EnumAttrCase<"border", 1>, I32EnumAttrCase<"reflection", 2>]>;
+def Top_GridPaddingAttr : Top_EnumAttr<Top_GridPadding, "grid_padding">;
+
 def Top_CompareMode : Top_I32Enum<"CompareMode", "element-wise comparison or logic", [
   I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>, I32EnumAttrCase<"lt", 2>,
   I32EnumAttrCase<"le", 3>, I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>,

@@ -25,11 +25,14 @@ def Top_SubOp : Top_BinaryOp<"sub", "Element-wise difference"> {
 }
 def Top_MulOp : Top_BinaryOp<"mul", "Element-wise product", [Commutative]> {
   let description = !subst("OPNAME", "mul", Top_BinaryDoc<"product">.doc);
-  // x * sigmoid(x) becomes top.silu.
+  // x * sigmoid(x) becomes top.silu, x * hard_sigmoid(x) (alpha 1/6, beta 1/2) top.hard_swish.
   let hasCanonicalizer = 1;
 }
 def Top_DivOp : Top_BinaryOp<"div", "Element-wise quotient"> {
   let description = !subst("OPNAME", "div", Top_BinaryDoc<"quotient lhs / rhs">.doc);
+}
+def Top_PowerOp : Top_BinaryOp<"power", "Element-wise power"> {
+  let description = !subst("OPNAME", "power", Top_BinaryDoc<"power lhs ^ rhs (ONNX Pow of two tensors)">.doc);
 }
 def Top_MaxOp : Top_BinaryOp<"max", "Element-wise maximum", [Commutative]> {
   let description = !subst("OPNAME", "max", Top_BinaryDoc<"maximum">.doc);
@@ -61,9 +64,13 @@ def Top_SubConstOp : Top_ConstBinaryOp<"sub_const", "Subtracts a scalar"> {
 def Top_MulConstOp : Top_ConstBinaryOp<"mul_const", "Multiplies by a scalar"> {
   let description = Top_ConstDoc<"x * const_val", "mul_const">.doc;
   let hasFolder = 1;
+  // x * relu6(x + 3) * (1/6) becomes top.hard_swish.
+  let hasCanonicalizer = 1;
 }
 def Top_DivConstOp : Top_ConstBinaryOp<"div_const", "Divides by a scalar"> {
   let description = Top_ConstDoc<"x / const_val", "div_const">.doc;
+  // x * relu6(x + 3) / 6 becomes top.hard_swish.
+  let hasCanonicalizer = 1;
 }
 def Top_MaxConstOp : Top_ConstBinaryOp<"max_const", "Maximum with a scalar"> {
   let description = Top_ConstDoc<"max(x, const_val)", "max_const">.doc;

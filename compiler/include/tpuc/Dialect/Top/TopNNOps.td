@@ -266,4 +266,44 @@ def Top_AttentionOp : Top_Op<"attention"> {
   let results = (outs Top_Tensor:$output);
 }
 
+def Top_GridSampleOp : Top_Op<"grid_sample"> {
+  let summary = "Samples an image at grid coordinates (category: resize)";
+  let description = [{
+    ONNX GridSample (2-D): `input` is NCHW, `grid` N x Ho x Wo x 2 of (x, y) in [-1, 1] (the corners'
+    centres with `align_corners`, else the corners' outer edges); the output N x C x Ho x Wo interpolates
+    `mode` (linear, nearest: round half to even, cubic with a = -0.75), and coordinates outside take
+    `padding` (zeros, the border's value, or reflection).
+
+    ```mlir
+    %y = top.grid_sample %x, %g {mode = #top.grid_mode<linear>} : (tensor<1x1x4x4xf32>, tensor<1x6x6x2xf32>) -> tensor<1x1x6x6xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$grid,
+                   DefaultValuedAttr<Top_GridModeAttr, "GridMode::linear">:$mode,
+                   DefaultValuedAttr<Top_GridPaddingAttr, "GridPadding::zeros">:$padding,
+                   DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_NonMaxSuppressionOp : Top_Op<"non_max_suppression"> {
+  let summary = "Boxes kept by non-maximum suppression (category: logic)";
+  let description = [{
+    ONNX NonMaxSuppression: `boxes` [B, N, 4] (y1, x1, y2, x2 corners, or x, y, w, h centres with
+    `center_point_box`), `scores` [B, C, N]; per batch and class, boxes by descending score above
+    `score_threshold`, each dropped when its IoU with a kept one exceeds `iou_threshold`, at most
+    `max_output_boxes_per_class`. The three scalars are operands (`none`: no box, IoU 0, no score
+    threshold). The result is
+    [n, 3] of (batch, class, box); n depends on the data, so it is the result type's (the model declares it):
+    a run that keeps another number of boxes fails naming both.
+
+    ```mlir
+    %y = top.non_max_suppression %b, %s, %m, %iou, %th : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>, tensor<1xf32>, tensor<1xf32>) -> tensor<3x3xi64>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$boxes, Top_Tensor:$scores, Top_TensorOrNone:$max_output_boxes_per_class,
+                   Top_TensorOrNone:$iou_threshold, Top_TensorOrNone:$score_threshold,
+                   DefaultValuedAttr<BoolAttr, "false">:$center_point_box);
+  let results = (outs Top_Tensor:$output);
+}
+
 #endif // TPUC_TOP_NN_OPS

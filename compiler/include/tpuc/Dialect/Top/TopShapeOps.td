@@ -144,6 +144,54 @@ def Top_GatherElementsOp : Top_Op<"gather_elements"> {
   let results = (outs Top_Tensor:$output);
 }
 
+def Top_ScatterElementsOp : Top_Op<"scatter_elements"> {
+  let summary = "Writes single elements by index along an axis (category: shape)";
+  let description = [{
+    ONNX ScatterElements: the output is `input` with `output[i0, .., indices[i0, .., ik, ..], ..]` set to
+    (or, with `reduction`, combined with) `updates[i0, .., ik, ..]`, k = `axis`; `indices` and `updates`
+    have one shape of `input`'s rank. Negative indices count from the end; updates apply in order.
+
+    ```mlir
+    %y = top.scatter_elements %x, %ids, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$indices, Top_Tensor:$updates, I64Attr:$axis,
+                   DefaultValuedAttr<Top_ScatterReduceAttr, "ScatterReduce::none">:$reduction);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_ScatterNDOp : Top_Op<"scatter_nd"> {
+  let summary = "Writes slices at index tuples (category: shape)";
+  let description = [{
+    ONNX ScatterND: `indices` is [..., K]; each index tuple of K coordinates addresses a slice of `input`
+    (its last rank - K axes), which `updates` (shape `indices.shape[:-1] + input.shape[K:]`) replaces or,
+    with `reduction`, is combined into. Updates apply in order.
+
+    ```mlir
+    %y = top.scatter_nd %x, %ids, %u : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$indices, Top_Tensor:$updates,
+                   DefaultValuedAttr<Top_ScatterReduceAttr, "ScatterReduce::none">:$reduction);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_NonZeroOp : Top_Op<"nonzero"> {
+  let summary = "Coordinates of the non-zero elements (category: shape)";
+  let description = [{
+    ONNX NonZero: a [rank, n] tensor of the coordinates of the n non-zero elements in row-major order. The
+    extent n depends on the data, so it is the result type's (the model declares it; shapes are static):
+    a run whose input has another number of non-zero elements fails naming both.
+
+    ```mlir
+    %y = top.nonzero %c : tensor<2x3xi1> -> tensor<2x4xi64>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input);
+  let results = (outs Top_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 def Top_CumSumOp : Top_Op<"cumsum"> {
   let summary = "Cumulative sum along an axis (category: shape)";
   let description = [{
