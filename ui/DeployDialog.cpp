@@ -4,6 +4,8 @@
 #include "ui/StudioContext.h"
 #include "ui/panels/CompileConfigEditor.h"
 
+#include "tpuc/Backend/ChipProfile.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -24,12 +26,21 @@ QString tableKey(const std::string &name, int version) {
   return QString::fromStdString(name) + QLatin1Char('\n') + QString::number(version);
 }
 
+/// Cores of a chip profile (1 when the profile cannot be read: the deploy then names the problem).
+int coresOf(const QString &chip) {
+  try {
+    return std::max<int>(1, static_cast<int>(backend::findChipProfile(chip.toStdString()).cores));
+  } catch (const std::exception &) {
+    return 1;
+  }
+}
+
 } // namespace
 
 DeployDialog::DeployDialog(const project::Project &project, const project::CompileConfig &config, QWidget *parent)
     : QDialog(parent), m_config(config), m_hasCaliTables(!project.caliTables.empty()), m_name(new QLineEdit),
       m_chip(new QComboBox), m_quantize(new QComboBox), m_caliTable(new QComboBox), m_quantTable(new QComboBox),
-      m_testInput(new QComboBox), m_asymmetric(new QCheckBox(tr("Asymmetric (zero points)"))), m_groupSize(new QSpinBox),
+      m_testInput(new QComboBox), m_asymmetric(new QCheckBox(tr("Asymmetric (zero points)"))), m_groupSize(new QSpinBox), m_cores(new QSpinBox),
       m_tolerance(new QLineEdit), m_commandLine(new QLabel), m_error(new QLabel),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
   setWindowTitle(tr("Deploy to Tpu"));
@@ -41,6 +52,7 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
   m_caliTable->setObjectName(QStringLiteral("calibrationTable"));
   m_quantTable->setObjectName(QStringLiteral("quantizeTable"));
   m_groupSize->setObjectName(QStringLiteral("qGroupSize"));
+  m_cores->setObjectName(QStringLiteral("numCore"));
   m_testInput->setObjectName(QStringLiteral("testInput"));
   m_tolerance->setObjectName(QStringLiteral("tolerance"));
   const DeploySettings s = deploySettingsOf(config);
@@ -91,6 +103,9 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
   m_groupSize->setSpecialValueText(tr("per channel"));
   m_groupSize->setValue(static_cast<int>(s.qGroupSize));
   m_tolerance->setText(s.tolerance);
+  m_cores->setRange(1, std::max(s.numCore, coresOf(s.chip)));
+  m_cores->setValue(s.numCore);
+  m_cores->setToolTip(tr("Cores the model file spreads its work over (bm1688 has two; --num_core)"));
   m_commandLine->setWordWrap(true);
   m_commandLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_commandLine->setForegroundRole(QPalette::PlaceholderText);
@@ -107,6 +122,7 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
   form->addRow(tr("Ca&libration table:"), m_caliTable);
   form->addRow(tr("Quantize &table:"), m_quantTable);
   form->addRow(tr("&Group size (W8/W4):"), m_groupSize);
+  form->addRow(tr("C&ores:"), m_cores);
   form->addRow(tr("Test &input:"), m_testInput);
   form->addRow(tr("T&olerance (cos,euc):"), m_tolerance);
   form->addRow(m_commandLine);
@@ -121,17 +137,25 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
     connect(combo, &QComboBox::currentIndexChanged, this, &DeployDialog::update);
   connect(m_asymmetric, &QCheckBox::toggled, this, &DeployDialog::update);
   connect(m_groupSize, &QSpinBox::valueChanged, this, &DeployDialog::update);
+  connect(m_cores, &QSpinBox::valueChanged, this, &DeployDialog::update);
+  connect(m_chip, &QComboBox::currentTextChanged, this, [this](const QString &chip) {
+    m_cores->setMaximum(coresOf(chip)); // clamps the value to the chip's cores
+    update();
+  });
   connect(m_name, &QLineEdit::textChanged, this, &DeployDialog::update);
   connect(m_tolerance, &QLineEdit::textChanged, this, &DeployDialog::update);
   update();
 }
 
 DeploySettings DeployDialog::settings() const {
-  DeploySettings s;
+  // Options the form does not show (quant_input, excepts, fuse_preprocess, ...) stay as configured.
+  DeploySettings s = deploySettingsOf(m_config);
   s.chip = m_chip->currentText();
   s.quantize = m_quantize->currentText();
   const bool int8 = s.quantize == QLatin1String("INT8");
   s.asymmetric = int8 && m_asymmetric->isChecked();
+  s.caliTableName.clear();
+  s.caliTableVersion = 0;
   if (int8) {
     const QString cali = m_caliTable->currentData().toString();
     s.caliTableName = cali.section(QLatin1Char('\n'), 0, 0);
@@ -143,6 +167,7 @@ DeploySettings DeployDialog::settings() const {
   s.qGroupSize = isWeightOnly(s.quantize) ? m_groupSize->value() : 0;
   s.testInput = m_testInput->currentData().toString();
   s.tolerance = m_tolerance->text().trimmed();
+  s.numCore = m_cores->value();
   return s;
 }
 
@@ -173,6 +198,7 @@ void DeployDialog::update() {
   m_asymmetric->setEnabled(int8);
   m_caliTable->setEnabled(int8);
   m_groupSize->setEnabled(isWeightOnly(quantize));
+  m_cores->setEnabled(m_cores->maximum() > 1);
   m_tolerance->setPlaceholderText(tr("model_deploy's default 0.8,0.5; usual for %1: %2").arg(quantize, defaultTolerance(quantize)));
   const DeploySettings s = settings();
   DeployPaths paths{QStringLiteral("<model>.top.mlir"), s.quantize == QLatin1String("INT8") ? QStringLiteral("<cali_table>") : QString(),

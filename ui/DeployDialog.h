@@ -39,7 +39,7 @@ private:
   QLineEdit *m_name;
   QComboBox *m_chip, *m_quantize, *m_caliTable, *m_quantTable, *m_testInput;
   QCheckBox *m_asymmetric;
-  QSpinBox *m_groupSize;
+  QSpinBox *m_groupSize, *m_cores;
   QLineEdit *m_tolerance;
   QLabel *m_commandLine, *m_error;
   QDialogButtonBox *m_buttons;

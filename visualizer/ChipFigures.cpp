@@ -237,7 +237,9 @@ void paintTimeline(Canvas &c, const QRectF &area, const ChipStyle &s, const std:
   int64_t t0 = o.t0, t1 = o.t1 > o.t0 ? o.t1 : std::max<int64_t>(1, t.totalCycles);
   c.text(QRectF(area.left(), area.top(), area.width(), line * 1.5), Qt::AlignLeft | Qt::AlignVCenter,
          QStringLiteral("Engine timeline · %1 · %2 · %3 TIU + %4 GDMA commands · shown %5–%6")
-             .arg(QString::fromStdString(t.chip), cyclesText(t.totalCycles, t.frequencyMhz),
+             .arg(QString::fromStdString(t.chip) +
+                      (t.cores > 1 ? QStringLiteral(" core %1 of %2").arg(t.core).arg(t.cores) : QString()),
+                  cyclesText(t.totalCycles, t.frequencyMhz),
                   groupedNumber(static_cast<qint64>(t.of(Engine::TIU).size())),
                   groupedNumber(static_cast<qint64>(t.of(Engine::GDMA).size())), groupedNumber(t0), groupedNumber(t1)),
          s.text, true);

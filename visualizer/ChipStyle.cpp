@@ -81,6 +81,8 @@ QColor ChipStyle::command(chip::CmdKind kind, bool weight) const {
     return bufferColor(chip::BufferKind::Output);
   case chip::CmdKind::Copy:
     return mix(text, background, 0.5);
+  case chip::CmdKind::Sync: // waiting for the other cores: faint, so work stands out
+    return mix(text, background, 0.8);
   }
   return mix(text, background, 0.6);
 }

@@ -117,7 +117,8 @@ void TimelinePainter::paintRow(Canvas &c, const QRectF &row, const ChipStyle &s,
       if (crit) // a bar along the top, as the zoomed-out rows mark it, so the command keeps its colour
         c.rect(QRectF(r.left(), r.top(), r.width(), 3), Style{s.critical});
       if (r.width() > c.textWidth(QStringLiteral("xxxxxx")) && row.height() >= line)
-        c.text(r.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter, shortName(m_run->traceOpName(cmd.op)),
+        c.text(r.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
+               cmd.kind == CmdKind::Sync ? QStringLiteral("barrier") : shortName(m_run->traceOpName(cmd.op)),
                s.textOn(style.fill));
     }
     return;
@@ -437,6 +438,8 @@ QString TimelinePainter::describe(const TimelineHit &hit) const {
              .arg(c.slice >= 0 ? QStringLiteral("slice %1").arg(c.slice) : QStringLiteral("whole tensor"))
              .arg(c.step);
   s += QStringLiteral("%1, cycles %2–%3").arg(cyclesText(c.duration(), mhz), groupedNumber(c.start), groupedNumber(c.end));
+  if (c.kind == CmdKind::Sync)
+    s += QStringLiteral("\na barrier: this core waits here until every core has finished the group before");
   if (e == Engine::GDMA && c.bytes)
     s += QStringLiteral("\n%1 %2 DDR 0x%3%4")
              .arg(byteSize(c.bytes), c.kind == CmdKind::Store ? QStringLiteral("to") : QStringLiteral("from"),

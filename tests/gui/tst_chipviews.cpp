@@ -122,6 +122,7 @@ private Q_SLOTS:
   void resnet18RunRecords();
   void selectionLinksBothWays();
   void compareTwoConfigurations();
+  void twoCoresOneAtATime();
   void screenshots();
   void tpucViewOnEveryChip();
 
@@ -471,6 +472,58 @@ void TestChipViews::resnet18RunRecords() {
   const qint64 simulatedId = m_context->addRun(simulated);
   a = chipArtifactsOf(m_context->project(), simulatedId);
   QCOMPARE(a.plan, m_int8Stem + "_plan.json");
+#endif
+}
+
+// resnet18 INT8 on both of bm1688's cores: the tab says how many cores ran, shows core 0, and its core
+// picker reloads the memory and engine views with core 1's engines and LMEM (each core did work).
+void TestChipViews::twoCoresOneAtATime() {
+  if (!m_window)
+    QFAIL("resnet18RunRecords did not set up the run records this case needs (see its failure)");
+#ifdef TPUC_ENGINE
+  const QString stem = m_dir.filePath("resnet18_int8_bm1688_2core");
+  QStringList args{"deploy", "--mlir", m_top, "--quantize", "INT8", "--chip", "bm1688", "--num_core", "2",
+                   "--calibration_table", m_dir.filePath("resnet18_cali_table"), "--model", stem + ".tpum",
+                   "--progress", "json"};
+  JobInfo job;
+  job.spec.program = TPUC_ENGINE;
+  job.spec.arguments = args;
+  job.spec.title = "resnet18 INT8 bm1688 2 cores";
+  job.state = JobState::Succeeded;
+  QString out;
+  job.exitCode = runTpuc(args, &out);
+  QVERIFY2(job.exitCode == 0, qPrintable(out));
+  job.artifacts = {stem + ".tpum", stem + "_plan.json", stem + "_trace.json"};
+  project::RunRecord record = makeRunRecord(job);
+  record.configName = job.spec.title.toStdString();
+  const qint64 runId = m_context->addRun(record);
+  m_window->resize(1500, 950);
+  ChipViewsTab *tab = m_window->openChipViews(runId, ChipViewsTab::Timeline);
+  QVERIFY(tab);
+  QVERIFY(QTest::qWaitFor([&] { return tab->chipRun() != nullptr; }, 30000));
+  const chip::Trace *t0 = tab->chipRun()->trace();
+  QVERIFY(t0);
+  QCOMPARE(t0->cores, 2);
+  QCOMPARE(t0->core, 0);
+  QVERIFY(t0->tiuBusy > 0);
+  const int64_t total = t0->totalCycles;
+  QSignalSpy loaded(tab, &ChipViewsTab::loaded);
+  tab->showCore(1);
+  QVERIFY(loaded.wait(30000));
+  QVERIFY2(loaded.back().front().toString().isEmpty(), qPrintable(loaded.back().front().toString()));
+  const chip::Trace *t1 = tab->chipRun()->trace();
+  QCOMPARE(tab->shownCore(), 1);
+  QCOMPARE(t1->core, 1);
+  QVERIFY(t1->commandCount() > 0);
+  QVERIFY(t1->tiuBusy > 0);
+  QCOMPARE(t1->totalCycles, total); // one run, one end
+  QTest::qWait(50);
+  QVERIFY(m_window->grab().save(screenshotDir() + "/chip-timeline-resnet18-int8-bm1688-core1.png"));
+  tab->showPage(ChipViewsTab::Memory);
+  QTest::qWait(50);
+  QVERIFY(m_window->grab().save(screenshotDir() + "/chip-memory-resnet18-int8-bm1688-core1.png"));
+#else
+  QSKIP("this build has no tpuc");
 #endif
 }
 

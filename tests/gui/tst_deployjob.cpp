@@ -124,6 +124,18 @@ void TestDeployJob::commandLineFromConfiguration() {
   QVERIFY(fa.contains("--fuse_preprocess"));
   QCOMPARE(fa.at(fa.indexOf("--customization_format") + 1), QString("BGR_PACKED"));
   QVERIFY(checkDeployOptions(R"({"customization_format": "YUV_NV12"})").contains("'customization_format'"));
+  // --num_core: stored only when more than one core, passed on as model_deploy's flag.
+  DeploySettings two = s;
+  two.numCore = 2;
+  config = withDeploySettings(config, two);
+  QCOMPARE(deploySettingsOf(config), two);
+  const QStringList ta = deployArguments(two, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"});
+  QCOMPARE(ta.at(ta.indexOf("--num_core") + 1), QString("2"));
+  QVERIFY(!deployArguments(s, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"}).contains("--num_core"));
+  QVERIFY(!QString::fromStdString(withDeploySettings(config, s).optionsJson).contains("num_core"));
+  QCOMPARE(checkDeployOptions(R"({"num_core": 2})"), QString());
+  QVERIFY(checkDeployOptions(R"({"num_core": 0})").contains("'num_core'"));
+  QVERIFY(checkDeployOptions(R"({"num_core": 1.5})").contains("'num_core'"));
   // What the configuration editor accepts: deploy options with values of their type, nothing else.
   QCOMPARE(checkDeployOptions(R"({"quant_input": true, "excepts": ["a"], "q_group_size": 64})"), QString());
   QVERIFY(checkDeployOptions(R"({"quant_inputs": true})").startsWith("unknown option 'quant_inputs'"));
@@ -194,6 +206,18 @@ void TestDeployJob::dialogEditsAConfiguration() {
   QVERIFY(s.asymmetric);
   QCOMPARE(dialog.config().id, qint64(3));
   QCOMPARE(dialog.config().name, std::string("int8"));
+  // Cores: one on bm1684x; bm1688's two can be chosen, and going back to a one-core chip clamps to one.
+  auto *cores = dialog.findChild<QSpinBox *>("numCore");
+  auto *chip = dialog.findChild<QComboBox *>("chip");
+  QVERIFY(cores && chip);
+  QVERIFY(!cores->isEnabled());
+  chip->setCurrentText("bm1688");
+  QVERIFY(cores->isEnabled());
+  cores->setValue(2);
+  QCOMPARE(dialog.settings().numCore, 2);
+  QVERIFY(dialog.config().optionsJson.find("\"num_core\":2") != std::string::npos);
+  chip->setCurrentText("bm1684x");
+  QCOMPARE(dialog.settings().numCore, 1);
   dialog.resize(dialog.sizeHint().expandedTo(QSize(560, 0)));
   QVERIFY(dialog.grab().save(screenshotDir() + "/deploy-dialog.png"));
   // A bad tolerance blocks OK with a reason; W4 enables the group size and drops the INT8-only fields.

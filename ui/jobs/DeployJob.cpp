@@ -42,6 +42,7 @@ DeploySettings deploySettingsOf(const project::CompileConfig &config) {
     s.excepts << v.toString();
   s.fusePreprocess = o.value(QStringLiteral("fuse_preprocess")).toBool();
   s.customizationFormat = o.value(QStringLiteral("customization_format")).toString();
+  s.numCore = o.value(QStringLiteral("num_core")).toInt(1);
   return s;
 }
 
@@ -51,7 +52,7 @@ const QStringList &deployOptionKeys() {
                                    QStringLiteral("test_input"),   QStringLiteral("tolerance"),
                                    QStringLiteral("quant_input"),  QStringLiteral("quant_output"),
                                    QStringLiteral("excepts"),      QStringLiteral("fuse_preprocess"),
-                                   QStringLiteral("customization_format")};
+                                   QStringLiteral("customization_format"), QStringLiteral("num_core")};
   return keys;
 }
 
@@ -73,6 +74,8 @@ QString checkDeployOptions(const QString &optionsJson) {
     else if (key == QLatin1String("customization_format"))
       ok = v.isString() && QStringList({"RGB_PLANAR", "RGB_PACKED", "BGR_PLANAR", "BGR_PACKED", "GRAYSCALE"})
                                .contains(v.toString());
+    else if (key == QLatin1String("num_core"))
+      ok = v.isDouble() && v.toDouble() >= 1 && v.toDouble() <= 64 && v.toDouble() == std::floor(v.toDouble());
     else if (key == QLatin1String("q_group_size"))
       ok = v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble());
     else if (key == QLatin1String("test_input") || key == QLatin1String("tolerance"))
@@ -110,6 +113,7 @@ project::CompileConfig withDeploySettings(project::CompileConfig config, const D
   set(QStringLiteral("quant_output"), true, s.quantOutput);
   set(QStringLiteral("excepts"), QJsonArray::fromStringList(s.excepts), !s.excepts.isEmpty());
   set(QStringLiteral("fuse_preprocess"), true, s.fusePreprocess);
+  set(QStringLiteral("num_core"), s.numCore, s.numCore > 1);
   set(QStringLiteral("customization_format"), s.customizationFormat, s.fusePreprocess && !s.customizationFormat.isEmpty());
   config.optionsJson = QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
   return config;
@@ -157,6 +161,8 @@ QStringList deployArguments(const DeploySettings &s, const DeployPaths &paths) {
     if (!s.customizationFormat.isEmpty())
       args << QStringLiteral("--customization_format") << s.customizationFormat;
   }
+  if (s.numCore > 1)
+    args << QStringLiteral("--num_core") << QString::number(s.numCore);
   args << QStringLiteral("--tpu_mlir") << paths.tpuMlir;
   if (!paths.snapshots.isEmpty())
     args << QStringLiteral("--snapshots") << paths.snapshots;

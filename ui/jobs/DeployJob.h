@@ -29,6 +29,7 @@ struct DeploySettings {
   QStringList excepts;    ///< tensors left out of the comparisons (--excepts)
   bool fusePreprocess = false; ///< --fuse_preprocess: raw UINT8 pixels in, preprocessing on the chip
   QString customizationFormat; ///< --customization_format (RGB_PLANAR, ...); empty: the input's own
+  int numCore = 1;             ///< --num_core: cores of the chip the model file spreads its work over
   bool operator==(const DeploySettings &) const = default;
 };
 

@@ -56,8 +56,8 @@ struct Loaded {
   QString error;
 };
 
-Loaded loadRecords(const ChipArtifacts &a) {
-  auto run = chip::ChipRun::load(a.plan.toStdString(), a.trace.toStdString());
+Loaded loadRecords(const ChipArtifacts &a, int core) {
+  auto run = chip::ChipRun::load(a.plan.toStdString(), a.trace.toStdString(), core);
   if (!run)
     return {nullptr, QString::fromStdString(llvm::toString(run.takeError()))};
   return {*run, {}};
@@ -97,6 +97,7 @@ ChipArtifacts chipArtifactsOf(const project::Project &project, qint64 runId) {
 
 ChipViewsTab::ChipViewsTab(StudioContext *context, qint64 runId, QWidget *parent)
     : QWidget(parent), m_context(context), m_runId(runId), m_status(new QLabel(this)), m_compareBox(new QComboBox(this)),
+      m_coreBox(new QComboBox(this)),
       m_export(new QToolButton(this)), m_pages(new QTabWidget(this)), m_groups(new vis::LayerGroupView(this)),
       m_memory(new vis::MemoryTimeline(this)), m_timeline(new vis::EngineTimeline(this)),
       m_compare(new vis::ChipCompareView(this)) {
@@ -115,6 +116,10 @@ ChipViewsTab::ChipViewsTab(StudioContext *context, qint64 runId, QWidget *parent
   auto *bar = new QHBoxLayout;
   bar->setContentsMargins(6, 4, 6, 0);
   bar->addWidget(m_status, 1);
+  // Several cores: each has its own engines and LMEM; DDR and the plan's groups are the chip's.
+  m_coreBox->setToolTip(tr("The model runs on several cores: the core whose engines and LMEM are shown"));
+  m_coreBox->setVisible(false);
+  bar->addWidget(m_coreBox);
   bar->addWidget(new QLabel(tr("Compare with:"), this));
   bar->addWidget(m_compareBox);
   bar->addWidget(m_export);
@@ -155,6 +160,7 @@ ChipViewsTab::ChipViewsTab(StudioContext *context, qint64 runId, QWidget *parent
     if (section == Section::Runs)
       fillCompareChoices();
   });
+  connect(m_coreBox, &QComboBox::activated, this, [this](int index) { showCore(index); });
   connect(m_compareBox, &QComboBox::activated, this, [this](int index) {
     compareWith(m_compareBox->itemData(index).toLongLong());
   });
@@ -201,7 +207,8 @@ void ChipViewsTab::load() {
   }
   m_status->setText(tr("Reading %1…").arg(QFileInfo(a.plan.isEmpty() ? a.trace : a.plan).fileName()));
   const quint64 generation = ++m_generation;
-  runInBackground(this, [a] { return loadRecords(a); }, [this, generation](const Loaded &result) {
+  const int core = m_core;
+  runInBackground(this, [a, core] { return loadRecords(a, core); }, [this, generation](const Loaded &result) {
     if (generation != m_generation)
       return;
     if (!result.run) {
@@ -224,6 +231,16 @@ void ChipViewsTab::show(std::shared_ptr<const chip::ChipRun> run) {
   if (const chip::Plan *p = m_run->plan())
     parts << tr("%1 groups, planned %2").arg(p->groups.size()).arg(vis::cyclesText(p->totalCycles, p->chip.frequencyMhz));
   if (const chip::Trace *t = m_run->trace()) {
+    if (t->cores > 1) {
+      if (m_coreBox->count() != t->cores) {
+        m_coreBox->clear();
+        for (int k = 0; k < t->cores; ++k)
+          m_coreBox->addItem(tr("Core %1").arg(k));
+      }
+      m_coreBox->setCurrentIndex(t->core);
+      m_coreBox->setVisible(true);
+      parts << tr("%1 cores (showing core %2)").arg(t->cores).arg(t->core);
+    }
     parts << tr("simulated %1 in %2 commands").arg(vis::cyclesText(t->totalCycles, t->frequencyMhz),
                                                    vis::groupedNumber(static_cast<qint64>(t->commandCount())));
     if (!t->errors.empty())
@@ -243,6 +260,13 @@ void ChipViewsTab::show(std::shared_ptr<const chip::ChipRun> run) {
     showPage(Timeline);
   if (!m_context->selectedOp().isEmpty())
     followOp(m_context->selectedOp());
+}
+
+void ChipViewsTab::showCore(int core) {
+  if (core == m_core || core < 0 || (m_run && m_run->trace() && core >= m_run->trace()->cores))
+    return;
+  m_core = core;
+  load();
 }
 
 void ChipViewsTab::showEvent(QShowEvent *event) {
@@ -274,7 +298,11 @@ void ChipViewsTab::compareWith(qint64 runId) {
     Q_EMIT compareLoaded(tr("run #%1 has no chip records").arg(runId));
     return;
   }
-  runInBackground(this, [a] { return loadRecords(a); }, [this, runId](const Loaded &result) {
+  // The same core as this run's when the other has it (a one-core run compares with core 0).
+  runInBackground(this, [a, core = m_core] {
+    Loaded loaded = loadRecords(a, core);
+    return loaded.run || core == 0 ? loaded : loadRecords(a, 0);
+  }, [this, runId](const Loaded &result) {
     if (runId != m_compareRun)
       return;
     if (!result.run) {

@@ -47,6 +47,9 @@ public:
   /// Compares with another run's records (-1: none); the Compare page opens when it has loaded.
   void compareWith(qint64 runId);
   qint64 comparedRun() const { return m_compareRun; }
+  /// Of a model compiled for several cores: the core whose engines and LMEM the views show (reloads).
+  void showCore(int core);
+  int shownCore() const { return m_core; }
   /// Writes the current page as "svg" or "png" (the same drawing as `tpuc view`), or the memory as "csv".
   bool exportCurrent(const QString &path, const QString &format, QString *error) const;
 
@@ -80,6 +83,8 @@ private:
   std::shared_ptr<const chip::ChipRun> m_run, m_other;
   QLabel *m_status;
   QComboBox *m_compareBox;
+  QComboBox *m_coreBox; ///< Visible for traces of several cores.
+  int m_core = 0;
   QToolButton *m_export;
   QTabWidget *m_pages;
   vis::LayerGroupView *m_groups;

@@ -1,0 +1,95 @@
+// The bundled example project as a newcomer meets it (issue 17): calibrate on its first dataset (text lines
+// in both orientations) with the studio's job, then deploy its INT8 configurations with the real engine;
+// every layer of every deploy stays within its tolerance. A screenshot of the studio afterwards.
+#include "app/project/ProjectStore.h"
+#include "ui/MainWindow.h"
+#include "ui/StudioContext.h"
+#include "ui/jobs/DeployJob.h"
+#include "ui/views/AccuracyReport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace tpuc;
+using namespace tpuc::ui;
+
+class TestExample : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void deploysCleanly();
+};
+
+void TestExample::deploysCleanly() {
+#ifndef TPUC_ENGINE
+  QSKIP("this build has no tpuc");
+#else
+  const QString source = qEnvironmentVariable("TPUC_EXAMPLE_PROJECT");
+  QVERIFY2(QFileInfo::exists(source), qPrintable("example project missing: '" + source + "'"));
+  QTemporaryDir dir;
+  const QString file = dir.filePath("example.tpuproj");
+  QVERIFY(QFile::copy(source, file));
+  // The project refers to its model and images relative to itself: the copy sees the same folders.
+  const QDir example = QFileInfo(source).dir();
+  for (const QString &folder : {"models", "images", "text-lines", "test"})
+    QVERIFY2(QFile::link(example.filePath(folder), dir.filePath(folder)), qPrintable(folder));
+  StudioContext context;
+  MainWindow window(&context);
+  window.setInteractive(false);
+  // Whatever the studio logs goes to the test output (a refused job says why there).
+  connect(&context, &StudioContext::logMessage, this,
+          [](LogLevel, const QString &text) { qInfo("studio: %s", qPrintable(text)); });
+  window.startup(file);
+  window.resize(1500, 950);
+  QCOMPARE(QString::fromStdString(context.project().datasets.front().name), QString("text lines"));
+
+  qputenv("TPUC", TPUC_ENGINE);
+  QSignalSpy tableAdded(&window, &MainWindow::calibrationTableAdded);
+  QVERIFY(window.runCalibrate(context.project().datasets.front().id, "kl") > 0);
+  QVERIFY(tableAdded.wait(240000));
+  QVERIFY(tableAdded.front().front().toLongLong() > 0);
+
+  auto deploy = [&](const std::string &name) -> const project::RunRecord * {
+    qint64 config = -1;
+    for (const project::CompileConfig &c : context.project().compileConfigs)
+      if (c.name == name)
+        config = c.id;
+    if (config < 0) {
+      qWarning("no configuration '%s'", name.c_str());
+      return nullptr;
+    }
+    const std::size_t runsBefore = context.project().runs.size();
+    if (window.runDeploy(config) <= 0) {
+      qWarning("the deploy of '%s' did not start", name.c_str());
+      return nullptr;
+    }
+    // A run is titled after its job ("Deploy <model> INT8 bm1684x (<configuration>)").
+    if (!QTest::qWaitFor([&] { return context.project().runs.size() > runsBefore &&
+                                      context.project().runs.back().configName.find("(" + name + ")") !=
+                                          std::string::npos; }, 240000))
+    {
+      qWarning("the deploy of '%s' did not finish", name.c_str());
+      return nullptr;
+    }
+    return &context.project().runs.back();
+  };
+  for (const std::string name : {"bm1684x-int8", "bm1684x-f16"}) {
+    const project::RunRecord *run = deploy(name);
+    QVERIFY2(run, name.c_str());
+    const AccuracyReport report = accuracyOfRun(*run);
+    QVERIFY2(report.layers.size() > 100, run->layerMetricsJson.c_str());
+    QVERIFY2(report.firstFailing.isEmpty(), qPrintable(QString::fromStdString(name) + ": first failing layer " +
+                                                        report.firstFailing));
+    QCOMPARE(QString::fromStdString(run->status), QString("ok"));
+  }
+  qunsetenv("TPUC");
+  QVERIFY(window.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR) + "/example-int8-deployed.png"));
+
+#endif
+}
+
+QTEST_MAIN(TestExample)
+#include "tst_example.moc"
