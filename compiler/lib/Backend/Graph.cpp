@@ -94,7 +94,15 @@ int64_t Value::elements() const {
   return n;
 }
 
-int64_t Value::dim(int i) const { return i < static_cast<int>(shape.size()) ? shape[i] : 1; }
+int64_t Value::dim(int i) const {
+  if (i == 3 && shape.size() > 4) { // higher ranks fold into W, as the model file's NCHW view does
+    int64_t w = 1;
+    for (size_t d = 3; d < shape.size(); ++d)
+      w *= shape[d];
+    return w;
+  }
+  return i < static_cast<int>(shape.size()) ? shape[i] : 1;
+}
 
 int Graph::addInput(std::string name, std::vector<int64_t> shape, DType dtype) {
   Value v;

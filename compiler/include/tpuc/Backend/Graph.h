@@ -70,7 +70,8 @@ struct Value {
   int64_t elements() const;
   int64_t bytes() const { return elements() * dtypeBytes(dtype); }
   /// Dimension `i` of the NCHW view: shapes of rank < 4 are padded with
-  /// trailing 1s ([N, C] -> [N, C, 1, 1]).
+  /// trailing 1s ([N, C] -> [N, C, 1, 1]), higher ranks fold into W
+  /// ([N, A, H, W, K] -> [N, A, H, W * K]).
   int64_t dim(int i) const;
 };
 
