@@ -2,6 +2,7 @@
 // Folds return existing values or attributes (identity reshapes and permutes, constant shape
 // computations); rewrites that build new ops (BatchNorm into Conv, Relu into its producer) are patterns.
 //===----------------------------------------------------------------------===//
+#include "TopFusions.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 
@@ -426,10 +427,21 @@ void DivConstOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRCo
 
 void MulConstOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   patterns.add<FuseHardSwish>(context);
+  populateGeluFusionPatterns(patterns);
 }
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   patterns.add<FuseSigmoidMulIntoSiLU, FuseHardSwish>(context);
+  populateNormFusionPatterns(patterns);
+  populateGeluFusionPatterns(patterns);
+}
+
+void DivOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *) {
+  populateNormFusionPatterns(patterns);
+}
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *) {
+  populateNormFusionPatterns(patterns);
 }
 
 void ConvOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {

@@ -19,17 +19,22 @@ class Top_BinaryDoc<string fn> {
 
 def Top_AddOp : Top_BinaryOp<"add", "Element-wise sum", [Commutative]> {
   let description = !subst("OPNAME", "add", Top_BinaryDoc<"sum">.doc);
+  // layernorm(x) + b folds b into the layernorm (TopFusions.cpp).
+  let hasCanonicalizer = 1;
 }
 def Top_SubOp : Top_BinaryOp<"sub", "Element-wise difference"> {
   let description = !subst("OPNAME", "sub", Top_BinaryDoc<"difference lhs - rhs">.doc);
 }
 def Top_MulOp : Top_BinaryOp<"mul", "Element-wise product", [Commutative]> {
   let description = !subst("OPNAME", "mul", Top_BinaryDoc<"product">.doc);
-  // x * sigmoid(x) becomes top.silu, x * hard_sigmoid(x) (alpha 1/6, beta 1/2) top.hard_swish.
+  // x * sigmoid(x) becomes top.silu, x * hard_sigmoid(x) (alpha 1/6, beta 1/2) top.hard_swish, spelled-out
+  // norms and GELU their ops (TopFusions.cpp).
   let hasCanonicalizer = 1;
 }
 def Top_DivOp : Top_BinaryOp<"div", "Element-wise quotient"> {
   let description = !subst("OPNAME", "div", Top_BinaryDoc<"quotient lhs / rhs">.doc);
+  // (x - mean) / sqrt(var + eps) becomes top.layernorm, x / sqrt(mean(x^2) + eps) top.rmsnorm.
+  let hasCanonicalizer = 1;
 }
 def Top_PowerOp : Top_BinaryOp<"power", "Element-wise power"> {
   let description = !subst("OPNAME", "power", Top_BinaryDoc<"power lhs ^ rhs (ONNX Pow of two tensors)">.doc);

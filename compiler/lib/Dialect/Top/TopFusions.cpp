@@ -1,0 +1,269 @@
+//===- TopFusions.cpp - Spelled-out norms and GELU fused into one Top op ---===//
+// Exports before opset 17 (LayerNormalization) and 20 (Gelu) spell LayerNorm, RMSNorm and GELU out as
+// chains of reduce / sub / pow / sqrt / div and erf or tanh arithmetic. On the chip each link would be
+// its own command with its own DDR traffic and, in INT8, its own requantization; these canonicalization
+// patterns turn each chain into the one op the lowering and the layer-group planner treat as a unit.
+// The chains are matched exactly (constants within 1e-6), the dead links are erased by the driver.
+//===----------------------------------------------------------------------===//
+#include "TopFusions.h"
+
+#include "tpuc/Dialect/Top/TopOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tpuc::top;
+
+namespace {
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b)); }
+
+/// `v` is `d` squared: pow(d, 2) or d * d.
+bool isSquareOf(Value v, Value d) {
+  if (auto pow = v.getDefiningOp<PowOp>())
+    return pow.getInput() == d && near(pow.getExponent().convertToDouble(), 2.0);
+  if (auto mul = v.getDefiningOp<MulOp>())
+    return !mul.getDoRelu() && mul.getLhs() == d && mul.getRhs() == d;
+  return false;
+}
+
+/// A mean over `axes` that keeps the reduced dimensions, of `of` (when `of` is given).
+std::optional<SmallVector<int64_t>> meanAxes(Value v, Value of = {}) {
+  auto reduce = v.getDefiningOp<ReduceOp>();
+  if (!reduce || reduce.getMode() != ReduceMode::mean || !reduce.getKeepdims() || (of && reduce.getInput() != of))
+    return std::nullopt;
+  int64_t rank = static_cast<int64_t>(getShape(reduce.getInput()).size());
+  SmallVector<int64_t> axes;
+  for (int64_t a : reduce.getAxes())
+    axes.push_back(a < 0 ? a + rank : a);
+  llvm::sort(axes);
+  return axes;
+}
+
+/// `axes` are the trailing axes [k, rank): returns k.
+std::optional<int64_t> trailingFrom(ArrayRef<int64_t> axes, int64_t rank) {
+  if (axes.empty())
+    return std::nullopt;
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] != rank - static_cast<int64_t>(axes.size()) + static_cast<int64_t>(i))
+      return std::nullopt;
+  return axes.front();
+}
+
+/// sqrt(mean(d^2) + eps) (or its reciprocal when `reciprocal`: rsqrt(...), 1 / sqrt(...)): d, axes, eps.
+struct RootMeanSquare {
+  Value d;
+  SmallVector<int64_t> axes;
+  double eps;
+};
+std::optional<RootMeanSquare> matchRootMeanSquare(Value v, bool reciprocal) {
+  Value inside;
+  if (reciprocal) {
+    if (auto rsqrt = v.getDefiningOp<RsqrtOp>())
+      inside = rsqrt.getInput();
+    else if (auto recip = v.getDefiningOp<ReciprocalOp>())
+      if (auto sqrt = recip.getInput().getDefiningOp<SqrtOp>())
+        inside = sqrt.getInput();
+  } else if (auto sqrt = v.getDefiningOp<SqrtOp>()) {
+    inside = sqrt.getInput();
+  }
+  auto addEps = inside ? inside.getDefiningOp<AddConstOp>() : AddConstOp();
+  if (!addEps || addEps.getDoRelu() || addEps.getIsReverse() || addEps.getConstVal().convertToDouble() <= 0)
+    return std::nullopt;
+  auto reduce = addEps.getInput().getDefiningOp<ReduceOp>();
+  auto axes = meanAxes(addEps.getInput());
+  if (!reduce || !axes)
+    return std::nullopt;
+  // The squared value: pow(d, 2) or d * d; d is what the norm divides.
+  Value sq = reduce.getInput(), d;
+  if (auto pow = sq.getDefiningOp<PowOp>())
+    d = pow.getInput();
+  else if (auto mul = sq.getDefiningOp<MulOp>())
+    d = mul.getLhs();
+  if (!d || !isSquareOf(sq, d))
+    return std::nullopt;
+  return RootMeanSquare{d, *axes, addEps.getConstVal().convertToDouble()};
+}
+
+/// (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) over trailing axes becomes layernorm(x); without the
+/// centring, over the last axis, d / sqrt(mean(d^2) + eps) becomes rmsnorm(d). Also d * rsqrt(...).
+struct FuseDecomposedNorm : RewritePattern {
+  explicit FuseDecomposedNorm(MLIRContext *context) : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    std::optional<RootMeanSquare> rms;
+    if (auto div = dyn_cast<DivOp>(op)) {
+      if (div.getDoRelu())
+        return failure();
+      rms = matchRootMeanSquare(div.getRhs(), /*reciprocal=*/false);
+      if (rms && rms->d != div.getLhs())
+        rms.reset();
+    } else if (auto mul = dyn_cast<MulOp>(op)) {
+      if (mul.getDoRelu())
+        return failure();
+      for (auto [d, inv] : {std::pair{mul.getLhs(), mul.getRhs()}, std::pair{mul.getRhs(), mul.getLhs()}})
+        if (auto m = matchRootMeanSquare(inv, /*reciprocal=*/true); m && m->d == d) {
+          rms = m;
+          break;
+        }
+    }
+    if (!rms)
+      return failure();
+    Type type = op->getResult(0).getType();
+    int64_t rank = static_cast<int64_t>(getShape(rms->d).size());
+    auto axis = trailingFrom(rms->axes, rank);
+    if (!axis || rms->d.getType() != type)
+      return failure();
+    SmallVector<Location> locs{op->getLoc()};
+    // Centred by its own mean over the same axes: LayerNorm of x.
+    if (auto sub = rms->d.getDefiningOp<SubOp>(); sub && !sub.getDoRelu()) {
+      auto mu = meanAxes(sub.getRhs(), sub.getLhs());
+      if (mu && *mu == rms->axes && sub.getLhs().getType() == type) {
+        Value none = NoneOp::create(rewriter, op->getLoc(), rewriter.getNoneType());
+        auto ln = LayerNormOp::create(rewriter, rewriter.getFusedLoc({sub.getLoc(), op->getLoc()}), type, sub.getLhs(),
+                                      none, none, rewriter.getI64IntegerAttr(*axis), rewriter.getF64FloatAttr(rms->eps));
+        rewriter.replaceOp(op, ln.getOutput());
+        return success();
+      }
+    }
+    // RMSNorm normalizes the last axis only.
+    if (*axis != rank - 1)
+      return failure();
+    Value none = NoneOp::create(rewriter, op->getLoc(), rewriter.getNoneType());
+    auto norm = RMSNormOp::create(rewriter, op->getLoc(), type, rms->d, none, rewriter.getF64FloatAttr(rms->eps));
+    rewriter.replaceOp(op, norm.getOutput());
+    return success();
+  }
+};
+
+/// A weight holding exactly the normalized dimensions (leading 1s aside).
+bool isAffineFor(Value w, ArrayRef<int64_t> normalized) {
+  if (!w.getDefiningOp<WeightOp>())
+    return false;
+  auto strip = [](ArrayRef<int64_t> s) {
+    while (!s.empty() && s.front() == 1)
+      s = s.drop_front();
+    return s;
+  };
+  return strip(getShape(w)) == strip(normalized);
+}
+
+/// layernorm(x) * w + b (w, b weights of the normalized shape) becomes layernorm(x, w, b); rmsnorm(x) * g
+/// becomes rmsnorm(x, g).
+struct FoldNormAffine : RewritePattern {
+  explicit FoldNormAffine(MLIRContext *context) : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    const bool isMul = isa<MulOp>(op), isAdd = isa<AddOp>(op);
+    if ((!isMul && !isAdd) || op->getAttrOfType<BoolAttr>("do_relu").getValue())
+      return failure();
+    Type type = op->getResult(0).getType();
+    for (auto [n, w] : {std::pair{op->getOperand(0), op->getOperand(1)}, std::pair{op->getOperand(1), op->getOperand(0)}}) {
+      if (!n.hasOneUse() || n.getType() != type)
+        continue;
+      if (auto ln = n.getDefiningOp<LayerNormOp>()) {
+        auto in = getShape(ln.getInput());
+        int64_t axis = ln.getAxis() < 0 ? ln.getAxis() + static_cast<int64_t>(in.size()) : ln.getAxis();
+        if (!isAffineFor(w, in.drop_front(axis)) || !isNone(ln.getBias()) || (isMul && !isNone(ln.getWeight())))
+          continue;
+        Value weight = isMul ? w : ln.getWeight(), bias = isMul ? ln.getBias() : w;
+        auto fused = LayerNormOp::create(rewriter, rewriter.getFusedLoc({ln.getLoc(), op->getLoc()}), type,
+                                         ln.getInput(), weight, bias, ln.getAxisAttr(), ln.getEpsAttr());
+        rewriter.replaceOp(op, fused.getOutput());
+        return success();
+      }
+      if (auto rms = n.getDefiningOp<RMSNormOp>(); rms && isMul && isNone(rms.getGamma()) &&
+                                                    isAffineFor(w, getShape(rms.getInput()).take_back(1))) {
+        auto fused = RMSNormOp::create(rewriter, rewriter.getFusedLoc({rms.getLoc(), op->getLoc()}), type,
+                                       rms.getInput(), w, rms.getEpsAttr());
+        rewriter.replaceOp(op, fused.getOutput());
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
+/// x scaled by `factor`: mul_const(x, factor) or div_const(x, 1 / factor).
+Value scaledBy(Value v, double factor) {
+  if (auto m = v.getDefiningOp<MulConstOp>(); m && !m.getDoRelu() && near(m.getConstVal().convertToDouble(), factor))
+    return m.getInput();
+  if (auto d = v.getDefiningOp<DivConstOp>();
+      d && !d.getDoRelu() && !d.getIsReverse() && near(1.0 / d.getConstVal().convertToDouble(), factor))
+    return d.getInput();
+  return {};
+}
+
+/// `t` is 1 + erf(x / sqrt 2) or 1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3)): x and the approximation.
+std::optional<std::pair<Value, GeluApprox>> geluGate(Value t) {
+  auto one = t.getDefiningOp<AddConstOp>();
+  if (!one || one.getDoRelu() || one.getIsReverse() || !near(one.getConstVal().convertToDouble(), 1.0))
+    return std::nullopt;
+  if (auto erf = one.getInput().getDefiningOp<ErfOp>())
+    if (Value x = scaledBy(erf.getInput(), 1.0 / std::sqrt(2.0)))
+      return std::pair{x, GeluApprox::none};
+  if (auto tanh = one.getInput().getDefiningOp<TanhOp>()) {
+    auto inner = scaledBy(tanh.getInput(), std::sqrt(2.0 / M_PI));
+    auto sum = inner ? inner.getDefiningOp<AddOp>() : AddOp();
+    if (!sum || sum.getDoRelu())
+      return std::nullopt;
+    for (auto [x, cube] : {std::pair{sum.getLhs(), sum.getRhs()}, std::pair{sum.getRhs(), sum.getLhs()}}) {
+      Value c = scaledBy(cube, 0.044715);
+      auto pow = c ? c.getDefiningOp<PowOp>() : PowOp();
+      if (pow && pow.getInput() == x && near(pow.getExponent().convertToDouble(), 3.0))
+        return std::pair{x, GeluApprox::tanh};
+    }
+  }
+  return std::nullopt;
+}
+
+/// 0.5 * x * gate(x), in any of the orders exporters write it ((x * g) * 0.5, (0.5 x) * g, x * (0.5 g)),
+/// becomes gelu(x) with the gate's approximation.
+struct FuseGELU : RewritePattern {
+  explicit FuseGELU(MLIRContext *context) : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    Type type = op->getResult(0).getType();
+    auto fuse = [&](Value x, GeluApprox approx) {
+      if (x.getType() != type)
+        return failure();
+      auto gelu = GELUOp::create(rewriter, op->getLoc(), type, x,
+                                 GeluApproxAttr::get(rewriter.getContext(), approx));
+      rewriter.replaceOp(op, gelu.getOutput());
+      return success();
+    };
+    if (auto half = dyn_cast<MulConstOp>(op)) { // (x * g) * 0.5
+      auto mul = half.getDoRelu() ? MulOp() : half.getInput().getDefiningOp<MulOp>();
+      if (!mul || mul.getDoRelu() || !near(half.getConstVal().convertToDouble(), 0.5))
+        return failure();
+      for (auto [x, g] : {std::pair{mul.getLhs(), mul.getRhs()}, std::pair{mul.getRhs(), mul.getLhs()}})
+        if (auto gate = geluGate(g); gate && gate->first == x)
+          return fuse(x, gate->second);
+      return failure();
+    }
+    auto mul = dyn_cast<MulOp>(op);
+    if (!mul || mul.getDoRelu())
+      return failure();
+    for (auto [a, b] : {std::pair{mul.getLhs(), mul.getRhs()}, std::pair{mul.getRhs(), mul.getLhs()}}) {
+      if (Value x = scaledBy(a, 0.5)) // (0.5 x) * g
+        if (auto gate = geluGate(b); gate && gate->first == x)
+          return fuse(x, gate->second);
+      if (Value g = scaledBy(b, 0.5)) // x * (0.5 g)
+        if (auto gate = geluGate(g); gate && gate->first == a)
+          return fuse(a, gate->second);
+    }
+    return failure();
+  }
+};
+
+} // namespace
+
+namespace tpuc::top {
+
+void populateNormFusionPatterns(RewritePatternSet &patterns) {
+  patterns.add<FuseDecomposedNorm, FoldNormAffine>(patterns.getContext());
+}
+
+void populateGeluFusionPatterns(RewritePatternSet &patterns) { patterns.add<FuseGELU>(patterns.getContext()); }
+
+} // namespace tpuc::top

@@ -1,0 +1,19 @@
+//===- TopFusions.h - Pattern sets of TopFusions.cpp -----------------------===//
+// Registered by the ops they are rooted at (Div, Mul, Add, MulConst): spelled-out LayerNorm / RMSNorm
+// (with their affine weights) and GELU (erf and tanh forms) become one Top op.
+//===----------------------------------------------------------------------===//
+#ifndef TPUC_LIB_DIALECT_TOP_TOPFUSIONS_H
+#define TPUC_LIB_DIALECT_TOP_TOPFUSIONS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace tpuc::top {
+
+/// (x - mean) / sqrt(var + eps) -> layernorm, x / sqrt(mean(x^2) + eps) -> rmsnorm, then * w + b folded in.
+void populateNormFusionPatterns(mlir::RewritePatternSet &patterns);
+/// 0.5 * x * (1 + erf(x / sqrt 2)) and the tanh form -> gelu.
+void populateGeluFusionPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace tpuc::top
+
+#endif
