@@ -46,6 +46,10 @@ struct TransformOptions {
   std::vector<std::vector<int64_t>> inputShapes;
   std::vector<std::string> inputTypes;
   std::vector<std::string> outputNames;
+  /// --const_inputs "name=VALUE;...": graph inputs fixed for the deployed model (VALUE a number, a list
+  /// [..] or an .npy file); --shape_influencing_input_names: the same, valued from --test_input's npz.
+  std::string constInputs;
+  std::vector<std::string> shapeInfluencingInputNames;
   std::vector<double> mean;
   std::vector<double> scale;
   std::string pixelFormat = "bgr";

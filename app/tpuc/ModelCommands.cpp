@@ -42,6 +42,16 @@ void addTransformOptions(ArgParser &p, TransformOptions &o) {
                "NAMES",
                "cut the graph at these tensors, comma-separated"},
               &o.outputNames);
+  p.addOption({{"--const_inputs"},
+               "NAME=VALUE;...",
+               "graph inputs that are fixed for the deployed model (an axis, a size, a sample rate, a branch "
+               "condition): a number, a list such as [1,3,224,224], or an .npy file; they become constants, so "
+               "shapes, branches and parameters that depend on them are resolved at import"},
+              &o.constInputs);
+  p.addOption({{"--shape_influencing_input_names"},
+               "NAMES",
+               "model_transform's form of --const_inputs: these inputs take their values from --test_input's npz"},
+              &o.shapeInfluencingInputNames);
   p.addOption({{"--mean"}, "M,...", "per-channel mean for image inputs",
                false, {}, "0,0,0"},
               &o.mean);

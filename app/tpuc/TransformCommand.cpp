@@ -11,12 +11,14 @@
 
 #include "tpuc/Import/OnnxImporter.h"
 #include "tpuc/Simulator/Compare.h"
+#include "tpuc/Support/Npz.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/OnnxRuntime.h"
 #include "tpuc/Transforms/PassRecorder.h"
 
 #include "llvm/Support/Error.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -45,16 +47,150 @@ tpuc::TransformOptions importOptions(const TransformOptions &o) {
   return io;
 }
 
-/// Runs the original model in ONNX Runtime on `inputs` and compares its outputs with the Top outputs in
-/// result order. Returns kExitOk, kExitFailed, or -1 when ONNX Runtime is not available.
+/// One --const_inputs value: a number (a 0-d tensor), a bracketed list, nested for more dimensions, or an
+/// .npy file. Integers stay I64, anything else F64; the importer converts to the input's declared type.
+std::optional<Tensor> parseConstValue(std::string_view text, std::string &error) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  if (text.ends_with(".npy")) {
+    try {
+      return readNpy(std::string(text));
+    } catch (const std::exception &e) {
+      error = e.what();
+      return std::nullopt;
+    }
+  }
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+  bool integral = true;
+  // Nested lists: every list at one depth must have the same length.
+  std::vector<int64_t> counts;
+  size_t depth = 0, maxDepth = 0;
+  std::string number;
+  auto flush = [&]() -> bool {
+    if (number.empty())
+      return true;
+    char *end = nullptr;
+    double v = std::strtod(number.c_str(), &end);
+    if (end == number.c_str() || *end) {
+      error = "'" + number + "' is not a number";
+      return false;
+    }
+    integral &= number.find_first_of(".eE") == std::string::npos || number == "inf";
+    values.push_back(v);
+    if (depth > 0)
+      ++counts[depth - 1];
+    number.clear();
+    return true;
+  };
+  for (char c : text) {
+    if (c == '[') {
+      if (!number.empty()) {
+        error = "a '[' after a number";
+        return std::nullopt;
+      }
+      if (depth > 0)
+        ++counts[depth - 1];
+      ++depth;
+      if (counts.size() < depth)
+        counts.push_back(0);
+      if (depth > maxDepth) {
+        maxDepth = depth;
+        shape.push_back(-1);
+      }
+      counts[depth - 1] = 0;
+    } else if (c == ']' || c == ',') {
+      if (!flush())
+        return std::nullopt;
+      if (c == ']') {
+        if (depth == 0) {
+          error = "unbalanced ']'";
+          return std::nullopt;
+        }
+        int64_t &extent = shape[depth - 1];
+        if (extent >= 0 && extent != counts[depth - 1]) {
+          error = "lists of different lengths";
+          return std::nullopt;
+        }
+        extent = counts[depth - 1];
+        --depth;
+      }
+    } else if (c != ' ') {
+      number += c;
+    }
+  }
+  if (!flush())
+    return std::nullopt;
+  if (depth != 0 || values.empty() || (maxDepth == 0 && values.size() != 1)) {
+    error = depth ? "unbalanced '['" : "no value";
+    return std::nullopt;
+  }
+  if (integral) {
+    std::vector<int64_t> ints(values.begin(), values.end());
+    return Tensor::fromValues<int64_t>(shape, ints);
+  }
+  return Tensor::fromValues<double>(shape, values);
+}
+
+/// --const_inputs and --shape_influencing_input_names into the importer's constant inputs.
+bool constantInputsOf(const TransformOptions &o, std::map<std::string, Tensor> &out, std::string &error) {
+  std::string_view spec = o.constInputs;
+  while (!spec.empty()) {
+    size_t end = spec.find(';');
+    std::string_view entry = spec.substr(0, end);
+    spec = end == std::string_view::npos ? std::string_view() : spec.substr(end + 1);
+    if (entry.find_first_not_of(' ') == std::string_view::npos)
+      continue;
+    size_t eq = entry.find('=');
+    std::string name(entry.substr(0, eq));
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (eq == std::string_view::npos || name.empty()) {
+      error = "'--const_inputs': '" + std::string(entry) + "' is not NAME=VALUE";
+      return false;
+    }
+    auto value = parseConstValue(entry.substr(eq + 1), error);
+    if (!value) {
+      error = "'--const_inputs': " + name + ": " + error;
+      return false;
+    }
+    out[name] = std::move(*value);
+  }
+  if (!o.shapeInfluencingInputNames.empty()) {
+    if (o.testInput.size() != 1 || !o.testInput[0].ends_with(".npz")) {
+      error = "'--shape_influencing_input_names' takes the values from an .npz '--test_input'";
+      return false;
+    }
+    try {
+      NpzFile npz = NpzFile::read(o.testInput[0]);
+      for (const std::string &name : o.shapeInfluencingInputNames) {
+        if (!npz.has(name)) {
+          error = "'--shape_influencing_input_names': " + o.testInput[0] + " holds no '" + name + "'";
+          return false;
+        }
+        out[name] = npz.get(name);
+      }
+    } catch (const std::exception &e) {
+      error = e.what();
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Runs the original model in ONNX Runtime on `inputs` (and the constant inputs) and compares its outputs
+/// with the Top outputs in result order. Returns kExitOk, kExitFailed, or -1 when ONNX Runtime is not
+/// available.
 int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const NpzFile &topOutputs,
-                         const CompareTolerance &tolerance) {
+                         const CompareTolerance &tolerance, const std::map<std::string, Tensor> &constants) {
   std::string why;
   if (!sim::ort::available(why)) {
     std::cerr << "tpuc transform: framework check skipped: " << why << std::endl;
     return -1;
   }
-  std::map<std::string, Tensor> feeds;
+  std::map<std::string, Tensor> feeds = constants;
   for (const std::string &name : inputs.names())
     feeds[name] = inputs.get(name);
   std::optional<NpzFile> framework;
@@ -111,6 +247,10 @@ int runTransform(const TransformOptions &o) {
   mlir::MLIRContext context;
   std::string error;
   tpuc::TransformOptions io = importOptions(o);
+  if (!constantInputsOf(o, io.constantInputs, error)) {
+    std::cerr << "tpuc transform: " << error << std::endl;
+    return kExitUsage;
+  }
   std::optional<PassRecorder> recorder;
   if (!o.snapshots.empty()) {
     recorder.emplace(o.snapshots);
@@ -181,7 +321,7 @@ int runTransform(const TransformOptions &o) {
   progress.report("reference", 1.0, "Top outputs computed", artifacts);
 
   CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
-  int status = compareWithFramework(o, *inputs, interpreter.outputs(), tolerance);
+  int status = compareWithFramework(o, *inputs, interpreter.outputs(), tolerance, io.constantInputs);
   if (status == kExitFailed) {
     std::cerr << "tpuc transform: Top outputs differ from ONNX Runtime beyond --tolerance " << o.tolerance
               << std::endl;

@@ -405,6 +405,36 @@ LogicalResult convertScatterND(GraphImporter &g) {
   return scatterByPositions(g, layers, reduction);
 }
 
+/// If whose condition is known at import time (a constant, or computed from graph inputs fixed with
+/// --const_inputs): the taken branch's nodes are imported in its place, the other branch is dropped. A
+/// static graph cannot hold a branch chosen by data, so a condition known only at run time is refused
+/// with the way out.
+LogicalResult convertIf(GraphImporter &g) {
+  const HostTensor *cond = g.constInput(0);
+  if (!cond)
+    return g.fail("its condition is only known at run time; fix the graph inputs it depends on with "
+                  "--const_inputs NAME=VALUE (a branch chosen by data has no static form)");
+  if (cond->numel() != 1)
+    return g.fail("the condition has " + std::to_string(cond->numel()) + " elements, not one");
+  const char *taken = cond->at(0) != 0 ? "then_branch" : "else_branch";
+  const onnx::AttributeProto *branch = g.attr(taken);
+  if (!branch || !branch->has_g())
+    return g.fail(std::string("no '") + taken + "' subgraph");
+  std::vector<TensorInfo> outs;
+  if (failed(g.importSubgraph(branch->g(), outs)))
+    return failure();
+  if (outs.size() != static_cast<size_t>(g.node().output_size()))
+    return g.fail(std::string("'") + taken + "' has " + std::to_string(outs.size()) + " outputs for the node's " +
+                  std::to_string(g.node().output_size()));
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (outs[k].value)
+      g.setOutput(k, outs[k].value);
+    else
+      g.setConstOutput(k, *outs[k].constant);
+  }
+  return success();
+}
+
 /// DynamicQuantizeLinear, as its ONNX function: a uint8 scale and zero point from the range of x
 /// (widened to include 0), then QuantizeLinear.
 LogicalResult convertDynamicQuantize(GraphImporter &g) {
@@ -571,6 +601,7 @@ void addCompositeConverters(OpTable &table) {
   table["Scatter"].convert = convertScatterElements;
   table["ScatterElements"].convert = convertScatterElements;
   table["ScatterND"].convert = convertScatterND;
+  table["If"].convert = convertIf;
   table["Elu"].convert = convertElu;
   table["Celu"].convert = convertCelu;
   table["Selu"].convert = convertSelu;

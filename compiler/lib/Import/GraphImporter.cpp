@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <deque>
+#include <functional>
 
 using namespace mlir;
 using namespace tpuc::top;
@@ -99,6 +100,24 @@ bool GraphImporter::selectOutputs(const std::vector<std::string> &outputs, std::
     }
     work.push_back(name);
   }
+  // A subgraph (If / Loop / Scan body) may read outer tensors by name without listing them as inputs of its
+  // node: those are needed too.
+  std::function<void(const onnx::NodeProto &)> addCaptures = [&](const onnx::NodeProto &node) {
+    for (const auto &a : node.attribute()) {
+      std::vector<const onnx::GraphProto *> graphs;
+      if (a.has_g())
+        graphs.push_back(&a.g());
+      for (const auto &g : a.graphs())
+        graphs.push_back(&g);
+      for (const onnx::GraphProto *g : graphs)
+        for (const auto &inner : g->node()) {
+          for (const auto &in : inner.input())
+            if (!in.empty())
+              work.push_back(in);
+          addCaptures(inner);
+        }
+    }
+  };
   while (!work.empty()) {
     std::string name = work.front();
     work.pop_front();
@@ -111,6 +130,7 @@ bool GraphImporter::selectOutputs(const std::vector<std::string> &outputs, std::
     for (const auto &in : graph.node(it->second).input())
       if (!in.empty())
         work.push_back(in);
+    addCaptures(graph.node(it->second));
   }
   for (int k = 0; k < graph.node_size(); ++k)
     if (needed[k])
@@ -177,6 +197,48 @@ bool GraphImporter::run(std::vector<Value> &results, std::string &error) {
     results.push_back(info->value);
   }
   return true;
+}
+
+LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &subgraph, std::vector<TensorInfo> &outputs) {
+  // The current node's state, restored once the subgraph's nodes are in.
+  const onnx::NodeProto *node = node_;
+  std::string nodeName = nodeName_, baseName = baseName_;
+  std::vector<Operation *> created = created_;
+  auto restore = [&] {
+    node_ = node;
+    nodeName_ = nodeName;
+    baseName_ = baseName;
+    created_ = created;
+  };
+  for (const auto &init : subgraph.initializer()) {
+    auto tensor = std::make_shared<HostTensor>();
+    std::string message;
+    if (!decodeTensor(init, *tensor, message))
+      return fail("subgraph '" + subgraph.name() + "': initializer: " + message);
+    tensors_[init.name()].constant = std::move(tensor);
+    takenNames_.insert(init.name());
+  }
+  for (const auto &inner : subgraph.node()) {
+    for (const auto &out : inner.output())
+      takenNames_.insert(out);
+    std::string name = inner.name().empty() && inner.output_size() ? inner.output(0) : inner.name();
+    if ((!inner.domain().empty() && inner.domain() != "ai.onnx") || !opTable().count(inner.op_type()))
+      return fail("subgraph '" + subgraph.name() + "': node '" + name + "' (" + inner.op_type() + "): unsupported op");
+  }
+  for (const auto &inner : subgraph.node())
+    if (!importNode(inner)) {
+      restore();
+      return failure(); // importNode reported it, naming the inner node
+    }
+  restore();
+  outputs.clear();
+  for (const auto &out : subgraph.output()) {
+    TensorInfo *info = lookup(out.name());
+    if (!info || (!info->value && !info->constant))
+      return fail("subgraph '" + subgraph.name() + "': output '" + out.name() + "' has no value");
+    outputs.push_back(*info);
+  }
+  return success();
 }
 
 bool GraphImporter::importNode(const onnx::NodeProto &node) {

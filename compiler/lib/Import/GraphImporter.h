@@ -71,6 +71,10 @@ public:
   bool run(std::vector<mlir::Value> &results, std::string &error);
   /// The ONNX names of the values run() returns, in order.
   const std::vector<std::string> &outputNames() const { return outputs_; }
+  /// Imports the nodes of a subgraph (an If branch) in place, as if they were the current node's: its
+  /// initializers become constants, its nodes read the outer graph's tensors by name. `outputs` receives
+  /// what the subgraph's outputs hold (a value or a constant). Failure has been reported.
+  mlir::LogicalResult importSubgraph(const onnx::GraphProto &subgraph, std::vector<TensorInfo> &outputs);
   /// The nodes run() imports.
   std::unordered_set<const onnx::NodeProto *> importedNodes() const;
   /// After ONNX's shape inference: every imported tensor's Top shape must equal the static shape ONNX

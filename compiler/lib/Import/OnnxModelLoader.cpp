@@ -5,6 +5,7 @@
 #include "OnnxModelLoader.h"
 
 #include "HostTensor.h"
+#include "tpuc/Support/FloatConvert.h"
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -241,17 +242,83 @@ int32_t onnxDType(DType type) {
   return onnx::TensorProto::UNDEFINED;
 }
 
-/// Turns the inputs named in `constantInputs` into initializers holding the given values.
+/// `t`'s values as `type` (numbers given on the command line arrive as F64 or I64).
+Tensor convertTo(const Tensor &t, DType type) {
+  if (t.dtype() == type)
+    return t;
+  if (type == DType::F16 || type == DType::BF16) // raw 16-bit patterns as they are, numbers rounded
+    return t.dtype() == DType::U16 ? t.reinterpret(type) : f32TensorToHalf(toF32Tensor(t), type);
+  Tensor out(type, t.shape());
+  const std::vector<double> v = t.toDoubles();
+  auto fill = [&](auto *dst) {
+    using T = std::remove_pointer_t<decltype(dst)>;
+    for (size_t i = 0; i < v.size(); ++i)
+      dst[i] = static_cast<T>(v[i]);
+  };
+  switch (type) {
+  case DType::F32: fill(reinterpret_cast<float *>(out.data())); break;
+  case DType::F64: fill(reinterpret_cast<double *>(out.data())); break;
+  case DType::I8: fill(reinterpret_cast<int8_t *>(out.data())); break;
+  case DType::U8: fill(reinterpret_cast<uint8_t *>(out.data())); break;
+  case DType::I16: fill(reinterpret_cast<int16_t *>(out.data())); break;
+  case DType::U16: fill(reinterpret_cast<uint16_t *>(out.data())); break;
+  case DType::I32: fill(reinterpret_cast<int32_t *>(out.data())); break;
+  case DType::U32: fill(reinterpret_cast<uint32_t *>(out.data())); break;
+  case DType::I64: fill(reinterpret_cast<int64_t *>(out.data())); break;
+  case DType::U64: fill(reinterpret_cast<uint64_t *>(out.data())); break;
+  case DType::Bool:
+    for (size_t i = 0; i < v.size(); ++i)
+      out.data()[i] = v[i] != 0.0;
+    break;
+  default:
+    throw TensorError("a " + std::string(dtypeName(type)) + " input cannot be given as numbers");
+  }
+  return out;
+}
+
+/// Turns the inputs named in `constantInputs` (--const_inputs, --shape_influencing_input_names) into
+/// initializers holding the given values, in the element type the model declares for them.
 bool fixConstantInputs(LoadedModel &model, const TransformOptions &options, std::string &error) {
   onnx::GraphProto *graph = model.proto.mutable_graph();
-  for (const auto &[name, tensor] : options.constantInputs) {
+  for (const auto &[name, given] : options.constantInputs) {
     auto &inputs = *graph->mutable_input();
     auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto &in) { return in.name() == name; });
     bool isInitializer = std::any_of(graph->initializer().begin(), graph->initializer().end(),
                                      [&](const auto &init) { return init.name() == name; });
     if (it == inputs.end() || isInitializer) {
-      error = model.path + ": --shape_influencing_input_names: '" + name + "' is not a graph input";
+      error = model.path + ": constant input '" + name + "' is not a graph input";
       return false;
+    }
+    Tensor tensor = given;
+    const int32_t declared = it->type().tensor_type().elem_type();
+    for (DType d : kAllDTypes)
+      if (onnxDType(d) == declared && d != tensor.dtype()) {
+        try {
+          tensor = convertTo(given, d);
+        } catch (const std::exception &e) {
+          error = model.path + ": constant input '" + name + "': " + e.what();
+          return false;
+        }
+      }
+    // A declared static shape must be the given one (a scalar may stand for a one-element tensor).
+    const auto &dims = it->type().tensor_type().shape().dim();
+    bool known = it->type().tensor_type().has_shape() &&
+                 std::all_of(dims.begin(), dims.end(), [](const auto &d) { return d.has_dim_value(); });
+    if (known) {
+      std::vector<int64_t> want;
+      for (const auto &d : dims)
+        want.push_back(d.dim_value());
+      if (want != tensor.shape()) {
+        int64_t count = 1;
+        for (int64_t d : want)
+          count *= d;
+        if (count != tensor.numElements()) {
+          error = model.path + ": constant input '" + name + "': the model declares shape " + shapeToString(want) +
+                  ", the value has shape " + shapeToString(tensor.shape());
+          return false;
+        }
+        tensor.reshape(want);
+      }
     }
     onnx::TensorProto *init = graph->add_initializer();
     init->set_name(name);
