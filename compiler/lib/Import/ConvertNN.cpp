@@ -467,10 +467,13 @@ LogicalResult convertInstanceNorm(GraphImporter &g) {
 /// cubic).
 LogicalResult convertGridSample(GraphImporter &g) {
   std::string modeText = g.attrString("mode", "bilinear"), paddingText = g.attrString("padding_mode", "zeros");
-  std::optional<GridMode> mode = modeText == "bilinear" || modeText == "linear" ? GridMode::linear
-                                 : modeText == "bicubic" || modeText == "cubic"  ? GridMode::cubic
-                                 : modeText == "nearest"                         ? std::optional(GridMode::nearest)
-                                                                                 : std::nullopt;
+  std::optional<GridMode> mode;
+  if (modeText == "bilinear" || modeText == "linear")
+    mode = GridMode::linear;
+  else if (modeText == "bicubic" || modeText == "cubic")
+    mode = GridMode::cubic;
+  else if (modeText == "nearest")
+    mode = GridMode::nearest;
   if (!mode)
     return g.fail("mode '" + modeText + "' is not one of bilinear, nearest, bicubic");
   auto padding = symbolizeGridPadding(paddingText);
