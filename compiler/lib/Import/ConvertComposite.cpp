@@ -4,6 +4,7 @@
 // ONNX definition.
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
+#include "OpParams.h"
 
 #include <algorithm>
 #include <cctype>
@@ -435,6 +436,58 @@ LogicalResult convertIf(GraphImporter &g) {
   return success();
 }
 
+/// OneHot: out = values[1] where the index (negative ones counting from the end) equals the position along
+/// `axis`, values[0] elsewhere. `depth` fed at run time is the declared output's extent along `axis`.
+LogicalResult convertOneHot(GraphImporter &g) {
+  std::vector<int64_t> idxShape = g.inputShape(0);
+  int64_t rank = static_cast<int64_t>(idxShape.size()) + 1;
+  auto axis = g.normalizeAxis(g.attrInt("axis", -1), rank, "axis");
+  if (failed(axis))
+    return failure();
+  int64_t depth;
+  if (const HostTensor *d = g.constInput(1)) {
+    if (d->numel() != 1)
+      return g.fail("'depth' must hold one value, it has " + std::to_string(d->numel()));
+    depth = static_cast<int64_t>(d->at(0));
+  } else if (auto out = g.declaredShape(0); out && static_cast<int64_t>(out->size()) == rank) {
+    depth = (*out)[*axis];
+  } else {
+    return g.fail("'depth' must be known at import time (or the output's shape declared)");
+  }
+  if (depth < 1 || depth > (1 << 24))
+    return g.fail("'depth' " + std::to_string(depth) + " is out of range");
+  if (g.inputShape(2) != std::vector<int64_t>{2})
+    return g.fail("'values' must hold two values (off, on), it has shape " + listText(g.inputShape(2)));
+  // The indices with a unit axis where the classes go, against the positions 0..depth-1 (and their
+  // negative spelling, -depth..-1) laid along that axis.
+  std::vector<int64_t> unsq = idxShape;
+  unsq.insert(unsq.begin() + *axis, 1);
+  Value idx = g.reshape(g.input(0), unsq, "indices");
+  std::vector<int64_t> posShape(rank, 1);
+  posShape[*axis] = depth;
+  std::vector<int64_t> ints(depth), negInts(depth);
+  std::vector<float> floats(depth), negFloats(depth);
+  for (int64_t k = 0; k < depth; ++k) {
+    ints[k] = k, negInts[k] = k - depth;
+    floats[k] = static_cast<float>(k), negFloats[k] = static_cast<float>(k - depth);
+  }
+  const bool floatIndices = isa<FloatType>(g.inputElemType(0));
+  auto positions = [&](const char *what, const std::vector<int64_t> &i, const std::vector<float> &f) {
+    return g.materialize(g.nodeName() + "_" + what,
+                         floatIndices ? HostTensor::floats(posShape, f) : HostTensor::ints(posShape, i));
+  };
+  Value hit = compare(g, "is_class", idx, positions("classes", ints, floats), CompareMode::eq);
+  Value hitNeg = compare(g, "is_class_from_end", idx, positions("classes_from_end", negInts, negFloats),
+                         CompareMode::eq);
+  Value any = compare(g, "hot", hit, hitNeg, CompareMode::Or);
+  auto pick = [&](const char *what, int64_t k) {
+    return g.build<SliceOp>(what, {g.input(2)},
+                            {g.i64s("offset", {k}), g.i64s("steps", {1}), g.i64s("ends", {k + 1})});
+  };
+  Value off = pick("off", 0), on = pick("on", 1);
+  return g.finish(any && on && off ? g.build<WhereOp>("", {any, on, off}, {}, g.outputElemType(0)) : Value());
+}
+
 /// DynamicQuantizeLinear, as its ONNX function: a uint8 scale and zero point from the range of x
 /// (widened to include 0), then QuantizeLinear.
 LogicalResult convertDynamicQuantize(GraphImporter &g) {
@@ -602,6 +655,7 @@ void addCompositeConverters(OpTable &table) {
   table["ScatterElements"].convert = convertScatterElements;
   table["ScatterND"].convert = convertScatterND;
   table["If"].convert = convertIf;
+  table["OneHot"].convert = convertOneHot;
   table["Elu"].convert = convertElu;
   table["Celu"].convert = convertCelu;
   table["Selu"].convert = convertSelu;

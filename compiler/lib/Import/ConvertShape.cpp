@@ -162,25 +162,62 @@ LogicalResult convertPad(GraphImporter &g) {
 
 /// ReduceX and the composed ReduceSumSquare / ReduceLogSum / ReduceLogSumExp.
 enum class Pre { None, Square, Exp };
+/// The axes of a Reduce whose `axes` input is fed at run time and which keeps its dimensions: those the
+/// declared output shape shrank to 1. An axis already of size 1 reduces to itself in the modes that allow
+/// this, so whether the run lists it does not matter.
+FailureOr<std::vector<int64_t>> axesFromDeclaredShape(GraphImporter &g, const std::vector<int64_t> &in) {
+  auto out = impliedShape(g, 0, "input 'axes'");
+  if (failed(out))
+    return failure();
+  if (out->size() != in.size()) {
+    (void)g.fail("the declared output shape " + listText(*out) + " does not keep the input's rank " +
+                 std::to_string(in.size()));
+    return failure();
+  }
+  std::vector<int64_t> axes;
+  for (size_t k = 0; k < in.size(); ++k) {
+    if ((*out)[k] == in[k])
+      continue;
+    if ((*out)[k] != 1) {
+      (void)g.fail("the declared output shape " + listText(*out) + " is no reduction of " + listText(in));
+      return failure();
+    }
+    axes.push_back(static_cast<int64_t>(k));
+  }
+  return axes;
+}
+
 template <ReduceMode Mode, Pre Before = Pre::None, bool LogAfter = false>
 LogicalResult convertReduce(GraphImporter &g) {
   std::vector<int64_t> in = g.inputShape(0);
   // ReduceSum took its axes as an input from opset 13; the others only from opset 18.
   int64_t inputFrom = Mode == ReduceMode::sum && Before == Pre::None && !LogAfter ? 13 : 18;
-  auto given = intsParam(g, "axes", inputFrom, 1);
-  if (failed(given))
-    return failure();
+  constexpr bool sizeOneIsIdentity = Mode == ReduceMode::sum || Mode == ReduceMode::mean ||
+                                     Mode == ReduceMode::max || Mode == ReduceMode::min || Mode == ReduceMode::prod;
+  const bool keepdims = g.attrInt("keepdims", 1) != 0;
   std::vector<int64_t> axes;
-  if (*given && !(*given)->empty()) {
-    auto normalized = normalizeAxes(g, **given, in.size());
-    if (failed(normalized))
+  bool identity = false; // nothing to reduce: the result is the (pre-processed) input
+  if (sizeOneIsIdentity && keepdims && g.opset() >= inputFrom && g.runtimeInput(1)) {
+    auto derived = axesFromDeclaredShape(g, in);
+    if (failed(derived))
       return failure();
-    axes = *normalized;
-  } else if (g.attrInt("noop_with_empty_axes", 0)) {
-    return g.finish(g.input(0));
+    axes = *derived;
+    identity = axes.empty();
   } else {
-    for (size_t k = 0; k < in.size(); ++k)
-      axes.push_back(k);
+    auto given = intsParam(g, "axes", inputFrom, 1);
+    if (failed(given))
+      return failure();
+    if (*given && !(*given)->empty()) {
+      auto normalized = normalizeAxes(g, **given, in.size());
+      if (failed(normalized))
+        return failure();
+      axes = *normalized;
+    } else if (g.attrInt("noop_with_empty_axes", 0)) {
+      return g.finish(g.input(0));
+    } else {
+      for (size_t k = 0; k < in.size(); ++k)
+        axes.push_back(k);
+    }
   }
   std::sort(axes.begin(), axes.end());
   Value x = g.input(0);
@@ -190,9 +227,10 @@ LogicalResult convertReduce(GraphImporter &g) {
     x = g.build<ExpOp>("exp", {x});
   if (!x)
     return failure();
-  Value y = g.build<ReduceOp>(LogAfter ? "reduce" : "", {x},
-                              {g.i64s("axes", axes), g.boolean("keepdims", g.attrInt("keepdims", 1) != 0),
-                               g.named("mode", ReduceModeAttr::get(g.builder().getContext(), Mode))});
+  Value y = identity ? x
+                     : g.build<ReduceOp>(LogAfter ? "reduce" : "", {x},
+                                         {g.i64s("axes", axes), g.boolean("keepdims", keepdims),
+                                          g.named("mode", ReduceModeAttr::get(g.builder().getContext(), Mode))});
   if (LogAfter && y)
     y = g.build<LogOp>("", {y});
   return g.finish(y);
@@ -227,6 +265,14 @@ LogicalResult convertResize(GraphImporter &g) {
       scales.push_back(s->at(k));
   } else if (const HostTensor *sz = g.constInput(3); !legacy && sz && sz->numel() > 0) {
     out = sz->toInts();
+  } else if (!legacy && g.runtimeInput(3)) {
+    // `sizes` fed at run time: a static-shape model's declared output is what they must be. (Scales fed at
+    // run time are not taken from it: ONNX maps coordinates by the scale given, which the shapes do not
+    // imply when in * scale is fractional.)
+    auto declared = impliedShape(g, 0, "'sizes'");
+    if (failed(declared))
+      return failure();
+    out = *declared;
   } else {
     return g.fail("the scales or sizes must be known at import time");
   }
@@ -586,12 +632,11 @@ LogicalResult convertEyeLike(GraphImporter &g) {
   return success();
 }
 
-/// Compress with a condition known at import time: a gather of the selected positions (of the flattened
-/// input when there is no axis).
+/// Compress: a gather of the selected positions (of the flattened input when there is no axis). The
+/// positions are known at import time for a known condition; for one fed at run time they are its
+/// top.nonzero, whose count the declared output shape gives (a run selecting another count fails).
 LogicalResult convertCompress(GraphImporter &g) {
   const HostTensor *cond = g.constInput(1);
-  if (!cond)
-    return g.fail("'condition' must be known at import time");
   std::vector<int64_t> in = g.inputShape(0);
   Value x = g.input(0);
   int64_t axis = 0;
@@ -606,6 +651,20 @@ LogicalResult convertCompress(GraphImporter &g) {
       n *= d;
     x = g.reshape(x, {n}, "flat");
     in = {n};
+  }
+  if (!cond) {
+    auto out = impliedShape(g, 0, "'condition'");
+    if (failed(out))
+      return failure();
+    if (out->size() != in.size() || (*out)[axis] < 1)
+      return g.fail("the declared output shape " + listText(*out) + " selects nothing along the axis");
+    std::vector<int64_t> condShape = g.inputShape(1);
+    if (condShape.size() != 1 || condShape[0] > in[axis])
+      return g.fail("'condition' " + listText(condShape) + " must be 1-D, at most as long as the axis");
+    Type type = RankedTensorType::get({1, (*out)[axis]}, g.builder().getI64Type());
+    Operation *nz = g.createTyped(NonZeroOp::getOperationName(), "positions", {g.input(1)}, {}, {type});
+    Value positions = nz ? g.reshape(nz->getResult(0), {(*out)[axis]}, "positions_flat") : Value();
+    return g.finish(x && positions ? g.build<GatherOp>("", {x, positions}, {g.i64("axis", axis)}) : Value());
   }
   std::vector<int64_t> picked;
   for (int64_t k = 0; k < cond->numel() && k < in[axis]; ++k)
