@@ -42,31 +42,11 @@ std::vector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 } // namespace
 
 LogicalResult run(top::ScatterElementsOp op, Inputs in, Outputs out) {
-  auto inShape = shapeOf(op.getInput()), idxShape = shapeOf(op.getIndices());
-  int64_t rank = inShape.size(), axis = normAxis(op.getAxis(), rank), size = inShape[axis];
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis && idxShape[d] > inShape[d])
-      return op.emitOpError() << "indices axis " << d << " (" << idxShape[d] << ") exceeds the input's ("
-                              << inShape[d] << ")";
-  std::vector<int64_t> stride = stridesOf(inShape);
+  auto inShape = shapeOf(op.getInput());
   std::memcpy(out[0], in[0], numel(op.getInput()) * sizeof(float));
-  int64_t count = numel(op.getIndices());
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t rest = i, dst = 0;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      int64_t c = rest % idxShape[d];
-      rest /= idxShape[d];
-      if (d == axis) {
-        int64_t v = toIndex(in[1][i]);
-        if (v < -size || v >= size)
-          return op.emitOpError() << "index " << v << " is out of range for axis " << axis << " of size " << size;
-        c = v < 0 ? v + size : v;
-      }
-      dst += c * stride[d];
-    }
-    out[0][dst] = combine(op.getReduction(), out[0][dst], in[2][i]);
-  }
-  return success();
+  const top::ScatterReduce reduction = op.getReduction();
+  return forEachAxisElement(op, inShape, shapeOf(op.getIndices()), normAxis(op.getAxis(), inShape.size()), in[1],
+                            [&](int64_t i, int64_t dst) { out[0][dst] = combine(reduction, out[0][dst], in[2][i]); });
 }
 
 LogicalResult run(top::ScatterNDOp op, Inputs in, Outputs out) {

@@ -8,6 +8,8 @@
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Simulator/ThreadPool.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <cmath>
 #include <memory>
 
@@ -135,6 +137,14 @@ private:
 
 /// The float value of an index tensor element, as an integer (indices are carried as float32).
 inline int64_t toIndex(float value) { return static_cast<int64_t>(std::llround(value)); }
+
+/// GatherElements / ScatterElements: for each element i of `indices` (shape `idxShape`, the rank of
+/// `dataShape`), the flat position in the data of i's coordinates with the one on `axis` replaced by
+/// indices[i] (negative from the end): fn(i, position), in order. Fails on `op`, naming the axis or the
+/// index, when the indices reach beyond the data.
+mlir::LogicalResult forEachAxisElement(mlir::Operation *op, llvm::ArrayRef<int64_t> dataShape,
+                                       llvm::ArrayRef<int64_t> idxShape, int64_t axis, const float *indices,
+                                       llvm::function_ref<void(int64_t, int64_t)> fn);
 
 } // namespace tpuc::sim::ref
 

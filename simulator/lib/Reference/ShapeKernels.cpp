@@ -118,39 +118,45 @@ LogicalResult run(top::GatherOp op, Inputs in, Outputs out) {
   return success();
 }
 
-LogicalResult run(top::GatherElementsOp op, Inputs in, Outputs out) {
-  auto inShape = shapeOf(op.getInput()), idxShape = shapeOf(op.getIndices());
-  int64_t rank = inShape.size();
-  int64_t axis = normAxis(op.getAxis(), rank);
-  int64_t size = inShape[axis];
-  // Input strides, so each output position maps to its source by replacing the coordinate on `axis`.
+LogicalResult forEachAxisElement(Operation *op, ArrayRef<int64_t> dataShape, ArrayRef<int64_t> idxShape, int64_t axis,
+                                 const float *indices, llvm::function_ref<void(int64_t, int64_t)> fn) {
+  const int64_t rank = static_cast<int64_t>(dataShape.size()), size = dataShape[axis];
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && idxShape[d] > dataShape[d])
+      return op->emitOpError() << "indices axis " << d << " (" << idxShape[d] << ") exceeds the input's ("
+                               << dataShape[d] << ")";
+  // Data strides, so each index position maps to its data position by replacing the coordinate on `axis`.
   std::vector<int64_t> stride(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)
-    stride[d] = stride[d + 1] * inShape[d + 1];
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis && idxShape[d] > inShape[d])
-      return op.emitOpError() << "indices axis " << d << " (" << idxShape[d] << ") exceeds the input's ("
-                              << inShape[d] << ")";
-  int64_t count = numel(op.getIndices());
-  const float *x = in[0], *ids = in[1];
-  float *y = out[0];
+    stride[d] = stride[d + 1] * dataShape[d + 1];
+  int64_t count = 1;
+  for (int64_t d : idxShape)
+    count *= d;
   for (int64_t i = 0; i < count; ++i) {
-    int64_t rest = i, src = 0;
+    int64_t rest = i, position = 0;
     for (int64_t d = rank - 1; d >= 0; --d) {
       int64_t c = rest % idxShape[d];
       rest /= idxShape[d];
       if (d == axis) {
-        int64_t v = toIndex(ids[i]);
+        int64_t v = toIndex(indices[i]);
         if (v < -size || v >= size)
-          return op.emitOpError() << "index " << v << " is out of range for axis " << axis << " of size "
-                                  << size;
+          return op->emitOpError() << "index " << v << " is out of range for axis " << axis << " of size "
+                                   << size;
         c = v < 0 ? v + size : v;
       }
-      src += c * stride[d];
+      position += c * stride[d];
     }
-    y[i] = x[src];
+    fn(i, position);
   }
   return success();
+}
+
+LogicalResult run(top::GatherElementsOp op, Inputs in, Outputs out) {
+  auto inShape = shapeOf(op.getInput());
+  const float *x = in[0];
+  float *y = out[0];
+  return forEachAxisElement(op, inShape, shapeOf(op.getIndices()), normAxis(op.getAxis(), inShape.size()), in[1],
+                            [&](int64_t i, int64_t src) { y[i] = x[src]; });
 }
 
 LogicalResult run(top::CumSumOp op, Inputs in, Outputs out) {
