@@ -221,6 +221,13 @@ const char *cmdKindName(CmdKind k) {
   return "?";
 }
 
+namespace {
+/// The barriers a stream takes part in: its Sync commands.
+int64_t barriersIn(const std::vector<Command> &stream) {
+  return std::count_if(stream.begin(), stream.end(), [](const Command &c) { return c.kind == CmdKind::Sync; });
+}
+} // namespace
+
 size_t Stage::commandCount() const {
   size_t n = 0;
   for (const CoreStreams &c : cores)
@@ -470,7 +477,7 @@ std::vector<std::string> validateModel(const Model &m) {
         const auto &other = s.cores[core].of(e == Engine::TIU ? Engine::GDMA : Engine::TIU);
         std::string streamName =
             std::string(engineName(e)) + (s.cores.size() > 1 ? " of core " + std::to_string(core) : "");
-        int64_t syncs = std::count_if(stream.begin(), stream.end(), [](const Command &c) { return c.kind == CmdKind::Sync; });
+        int64_t syncs = barriersIn(stream);
         if (barriers < 0)
           barriers = syncs;
         else if (syncs != barriers)
@@ -589,7 +596,7 @@ std::string modelInfo(const Model &m) {
       if (s.cores.size() > 1)
         for (size_t k = 0; k < s.cores.size(); ++k) {
           const CoreStreams &c = s.cores[k];
-          auto syncs = std::count_if(c.tiu.begin(), c.tiu.end(), [](const Command &x) { return x.kind == CmdKind::Sync; });
+          int64_t syncs = barriersIn(c.tiu);
           os << "    core " << k << ": " << c.tiu.size() << " TIU + " << c.gdma.size() << " GDMA commands, " << syncs
              << " barriers\n";
         }

@@ -154,11 +154,7 @@ struct StageRunner::Impl {
   Impl(const backend::ChipProfile &chip, const Model &model, const Stage &stage)
       : chip(chip), model(model), stage(stage) {}
 
-  std::string where(const Command &c) const {
-    return (stage.cores.size() > 1 ? "core " + std::to_string(core) + " " : std::string()) + engineName(c.engine) +
-           " #" + std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" +
-           (c.op < stage.ops.size() ? stage.ops[c.op].name : "?") + "')";
-  }
+  std::string where(const Command &c) const { return commandLabel(stage, c, core); }
 
   /// Calls fn(pointer, bytes) for each contiguous run of the box `[rel, rel + shape)` (relative to the
   /// reference's origin) in row-major order; false when a run leaves its memory.

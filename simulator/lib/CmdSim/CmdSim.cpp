@@ -73,26 +73,20 @@ std::vector<Span> spans(const backend::ChipProfile &chip, const Command &c) {
   return out;
 }
 
-std::string where(const Stage &s, const Command &c, size_t core = 0) {
-  return (s.cores.size() > 1 ? "core " + std::to_string(core) + " " : std::string()) + engineName(c.engine) + " #" +
-         std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" + (c.op < s.ops.size() ? s.ops[c.op].name : "?") +
-         "')";
-}
-
 void checkBounds(const backend::ChipProfile &chip, const Stage &s, const Command &c, size_t core,
                  std::vector<std::string> &errs) {
   for (const TensorRef &t : c.operands) {
     uint64_t end = t.address + extent(chip, t);
     if (t.space == MemSpace::LMEM) {
       if (end > static_cast<uint64_t>(chip.lmemBytesPerLane) || t.lane >= static_cast<uint64_t>(chip.lanes))
-        errs.push_back(where(s, c, core) + ": LMEM operand [" + std::to_string(t.address) + ", " +
+        errs.push_back(commandLabel(s, c, core) + ": LMEM operand [" + std::to_string(t.address) + ", " +
                        std::to_string(end) + ") outside the " + std::to_string(chip.lmemBytesPerLane) +
                        "-byte lane");
     } else {
       bool coeff = end <= s.coeffBytes;
       bool act = t.address >= s.activationBase && end <= s.activationBase + s.activationBytes;
       if (!coeff && !act)
-        errs.push_back(where(s, c, core) + ": DDR operand [" + std::to_string(t.address) + ", " +
+        errs.push_back(commandLabel(s, c, core) + ": DDR operand [" + std::to_string(t.address) + ", " +
                        std::to_string(end) + ") outside the coefficient and activation regions");
     }
   }
@@ -249,7 +243,7 @@ void checkHazards(const backend::ChipProfile &chip, const Stage &s, SimResult &r
         // Name the TIU command first (one core) and the earlier core first.
         bool tiuFirst = x.core == y.core ? x.engine == Engine::TIU : x.core < y.core;
         const Run &p = tiuFirst ? x : y, &q = tiuFirst ? y : x;
-        r.errors.push_back("hazard: " + where(s, *p.c, p.core) + " and " + where(s, *q.c, q.core) +
+        r.errors.push_back("hazard: " + commandLabel(s, *p.c, p.core) + " and " + commandLabel(s, *q.c, q.core) +
                            " run at the same time on overlapping memory");
       }
     }
@@ -258,6 +252,12 @@ void checkHazards(const backend::ChipProfile &chip, const Stage &s, SimResult &r
 }
 
 } // namespace
+
+std::string commandLabel(const Stage &s, const Command &c, size_t core) {
+  return (s.cores.size() > 1 ? "core " + std::to_string(core) + " " : std::string()) + engineName(c.engine) + " #" +
+         std::to_string(c.id) + " (" + cmdKindName(c.kind) + " '" + (c.op < s.ops.size() ? s.ops[c.op].name : "?") +
+         "')";
+}
 
 SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
   SimResult r;
@@ -311,7 +311,7 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
         const Command &c = l.current();
         Lane &o = other(l);
         if (c.wait > o.stream->size()) {
-          r.errors.push_back(where(s, c, l.core) + ": waits on missing id " + std::to_string(c.wait));
+          r.errors.push_back(commandLabel(s, c, l.core) + ": waits on missing id " + std::to_string(c.wait));
           return r;
         }
         if (c.wait > 0 && (o.end[c.wait - 1] < 0 || o.end[c.wait - 1] > now))
@@ -376,7 +376,7 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
         if (l.next >= l.stream->size())
           continue;
         const Command &c = l.current();
-        blocked += (blocked.empty() ? "" : ", ") + where(s, c, l.core) +
+        blocked += (blocked.empty() ? "" : ", ") + commandLabel(s, c, l.core) +
                    (c.kind == CmdKind::Sync ? " waits at barrier " + std::to_string(l.barriersPassed)
                                             : " waits on " + std::string(engineName(other(l).engine)) + " #" +
                                                   std::to_string(c.wait));

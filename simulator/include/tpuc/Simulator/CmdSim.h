@@ -41,6 +41,9 @@ inline const codegen::Command &commandOf(const codegen::Stage &s, const TraceEve
   return s.cores[ev.core].of(ev.engine)[ev.id - 1];
 }
 
+/// A command as messages name it: `[core K ]TIU #12 (compute 'conv1')` (the core only with several).
+std::string commandLabel(const codegen::Stage &s, const codegen::Command &c, size_t core);
+
 /// What one core's engines did.
 struct CoreTiming {
   int64_t tiuBusy = 0, gdmaBusy = 0; ///< Cycles running commands (barriers left out).
