@@ -1,8 +1,9 @@
-//===- TopFusions.cpp - Spelled-out norms and GELU fused into one Top op ---===//
-// Exports before opset 17 (LayerNormalization) and 20 (Gelu) spell LayerNorm, RMSNorm and GELU out as
-// chains of reduce / sub / pow / sqrt / div and erf or tanh arithmetic. On the chip each link would be
-// its own command with its own DDR traffic and, in INT8, its own requantization; these canonicalization
-// patterns turn each chain into the one op the lowering and the layer-group planner treat as a unit.
+//===- TopFusions.cpp - Spelled-out norms and activations fused into one Top op ===//
+// Exports before opset 17 (LayerNormalization), 20 (Gelu) and 14 (HardSwish) spell LayerNorm, RMSNorm, GELU
+// and HardSwish out as chains of reduce / sub / pow / sqrt / div, erf or tanh arithmetic and relu6
+// products. On the chip each link would be its own command with its own DDR traffic and, in INT8, its own
+// requantization; these canonicalization patterns turn each chain into the one op the lowering and the
+// layer-group planner treat as a unit.
 // The chains are matched exactly (constants within 1e-6), the dead links are erased by the driver.
 //===----------------------------------------------------------------------===//
 #include "TopFusions.h"
@@ -256,6 +257,65 @@ struct FuseGELU : RewritePattern {
   }
 };
 
+/// x * relu6(x + 3) / 6, the spelled-out HardSwish of paddle2onnx and of ONNX exports before opset 14 (also
+/// as a product with 1/6, or x * hard_sigmoid(x) with alpha 1/6 and beta 0.5), becomes top.hard_swish: one
+/// lookup table in INT8 instead of a product of two quantized tensors and a rescale.
+struct FuseHardSwish : RewritePattern {
+  explicit FuseHardSwish(MLIRContext *context) : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  /// `gate` is relu6(x + 3) (an add_const of 3 with a relu limited to 6).
+  static bool isRelu6Plus3(Value gate, Value x) {
+    auto add = gate.getDefiningOp<AddConstOp>();
+    return add && add.getInput() == x && near(add.getConstVal().convertToDouble(), 3.0) && add.getDoRelu() &&
+           near(add.getReluLimit().convertToDouble(), 6.0);
+  }
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    // The outer op: x*g / 6, x*g * (1/6), or the product with hard_sigmoid(x) itself.
+    MulOp mul;
+    SmallVector<Location> locs;
+    if (auto div = dyn_cast<DivConstOp>(op)) {
+      if (div.getDoRelu() || div.getIsReverse() || !near(div.getConstVal().convertToDouble(), 6.0))
+        return failure();
+      mul = div.getInput().getDefiningOp<MulOp>();
+    } else if (auto scale = dyn_cast<MulConstOp>(op)) {
+      if (scale.getDoRelu() || !near(scale.getConstVal().convertToDouble(), 1.0 / 6.0))
+        return failure();
+      mul = scale.getInput().getDefiningOp<MulOp>();
+    } else if (auto product = dyn_cast<MulOp>(op); product && !product.getDoRelu()) {
+      for (auto [x, gate] : {std::pair{product.getLhs(), product.getRhs()}, std::pair{product.getRhs(), product.getLhs()}})
+        if (auto hs = gate.getDefiningOp<HardSigmoidOp>();
+            hs && hs.getInput() == x && near(hs.getAlpha().convertToDouble(), 1.0 / 6.0) &&
+            near(hs.getBeta().convertToDouble(), 0.5) && x.getType() == product.getType()) {
+          auto fused = HardSwishOp::create(rewriter, rewriter.getFusedLoc({hs.getLoc(), product.getLoc()}),
+                                           product.getType(), x);
+          rewriter.replaceOp(product, fused.getOutput());
+          if (hs->use_empty())
+            rewriter.eraseOp(hs);
+          return success();
+        }
+      return failure();
+    } else {
+      return failure();
+    }
+    if (!mul || mul.getDoRelu() || !mul->hasOneUse())
+      return failure();
+    for (auto [x, gate] : {std::pair{mul.getLhs(), mul.getRhs()}, std::pair{mul.getRhs(), mul.getLhs()}}) {
+      if (!isRelu6Plus3(gate, x) || x.getType() != op->getResult(0).getType())
+        continue;
+      Operation *add = gate.getDefiningOp();
+      auto fused = HardSwishOp::create(rewriter, rewriter.getFusedLoc({add->getLoc(), mul.getLoc(), op->getLoc()}),
+                                       op->getResult(0).getType(), x);
+      rewriter.replaceOp(op, fused.getOutput());
+      rewriter.eraseOp(mul);
+      if (add->use_empty())
+        rewriter.eraseOp(add);
+      return success();
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 namespace tpuc::top {
@@ -265,5 +325,9 @@ void populateNormFusionPatterns(RewritePatternSet &patterns) {
 }
 
 void populateGeluFusionPatterns(RewritePatternSet &patterns) { patterns.add<FuseGELU>(patterns.getContext()); }
+
+void populateHardSwishFusionPatterns(RewritePatternSet &patterns) {
+  patterns.add<FuseHardSwish>(patterns.getContext());
+}
 
 } // namespace tpuc::top
