@@ -465,20 +465,17 @@ LogicalResult convertOneHot(GraphImporter &g) {
   Value idx = g.reshape(g.input(0), unsq, "indices");
   std::vector<int64_t> posShape(rank, 1);
   posShape[*axis] = depth;
-  std::vector<int64_t> ints(depth), negInts(depth);
-  std::vector<float> floats(depth), negFloats(depth);
-  for (int64_t k = 0; k < depth; ++k) {
-    ints[k] = k, negInts[k] = k - depth;
-    floats[k] = static_cast<float>(k), negFloats[k] = static_cast<float>(k - depth);
-  }
   const bool floatIndices = isa<FloatType>(g.inputElemType(0));
-  auto positions = [&](const char *what, const std::vector<int64_t> &i, const std::vector<float> &f) {
-    return g.materialize(g.nodeName() + "_" + what,
-                         floatIndices ? HostTensor::floats(posShape, f) : HostTensor::ints(posShape, i));
+  // first, first + 1, ..., first + depth - 1 along the axis, in the indices' kind of element.
+  auto positions = [&](const char *what, int64_t first) {
+    std::vector<int64_t> ints(depth);
+    std::iota(ints.begin(), ints.end(), first);
+    HostTensor t = floatIndices ? HostTensor::floats(posShape, std::vector<float>(ints.begin(), ints.end()))
+                                : HostTensor::ints(posShape, ints);
+    return g.materialize(g.nodeName() + "_" + what, t);
   };
-  Value hit = compare(g, "is_class", idx, positions("classes", ints, floats), CompareMode::eq);
-  Value hitNeg = compare(g, "is_class_from_end", idx, positions("classes_from_end", negInts, negFloats),
-                         CompareMode::eq);
+  Value hit = compare(g, "is_class", idx, positions("classes", 0), CompareMode::eq);
+  Value hitNeg = compare(g, "is_class_from_end", idx, positions("classes_from_end", -depth), CompareMode::eq);
   Value any = compare(g, "hot", hit, hitNeg, CompareMode::Or);
   auto pick = [&](const char *what, int64_t k) {
     return g.build<SliceOp>(what, {g.input(2)},
