@@ -18,8 +18,10 @@
 
 #include "llvm/Support/Error.h"
 
-#include <cstdlib>
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -47,8 +49,9 @@ tpuc::TransformOptions importOptions(const TransformOptions &o) {
   return io;
 }
 
-/// One --const_inputs value: a number (a 0-d tensor), a bracketed list, nested for more dimensions, or an
-/// .npy file. Integers stay I64, anything else F64; the importer converts to the input's declared type.
+/// One --const_inputs value: a number (a 0-d tensor), a JSON list of numbers, nested for more dimensions
+/// (every list at one depth of the same length), or an .npy file. Integers stay I64, anything else F64; the
+/// importer converts to the input's declared type.
 std::optional<Tensor> parseConstValue(std::string_view text, std::string &error) {
   while (!text.empty() && text.front() == ' ')
     text.remove_prefix(1);
@@ -62,75 +65,46 @@ std::optional<Tensor> parseConstValue(std::string_view text, std::string &error)
       return std::nullopt;
     }
   }
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded() || !(value.is_number() || value.is_array())) {
+    error = "'" + std::string(text) + "' is not a number or a list of numbers";
+    return std::nullopt;
+  }
   std::vector<int64_t> shape;
+  for (const nlohmann::json *v = &value; v->is_array(); v = &v->front()) {
+    if (v->empty()) {
+      error = "an empty list";
+      return std::nullopt;
+    }
+    shape.push_back(static_cast<int64_t>(v->size()));
+  }
+  // The leaves in row-major order; integers also exactly (not through double).
   std::vector<double> values;
-  bool integral = true;
-  // Nested lists: every list at one depth must have the same length.
-  std::vector<int64_t> counts;
-  size_t depth = 0, maxDepth = 0;
-  std::string number;
-  auto flush = [&]() -> bool {
-    if (number.empty())
+  std::vector<int64_t> ints;
+  std::function<bool(const nlohmann::json &, size_t)> flatten = [&](const nlohmann::json &v, size_t depth) {
+    if (depth == shape.size()) {
+      if (!v.is_number()) {
+        error = "'" + v.dump() + "' is not a number";
+        return false;
+      }
+      values.push_back(v.get<double>());
+      if (v.is_number_integer())
+        ints.push_back(v.get<int64_t>());
       return true;
-    char *end = nullptr;
-    double v = std::strtod(number.c_str(), &end);
-    if (end == number.c_str() || *end) {
-      error = "'" + number + "' is not a number";
+    }
+    if (!v.is_array() || static_cast<int64_t>(v.size()) != shape[depth]) {
+      error = "lists of different lengths";
       return false;
     }
-    integral &= number.find_first_of(".eE") == std::string::npos || number == "inf";
-    values.push_back(v);
-    if (depth > 0)
-      ++counts[depth - 1];
-    number.clear();
+    for (const nlohmann::json &e : v)
+      if (!flatten(e, depth + 1))
+        return false;
     return true;
   };
-  for (char c : text) {
-    if (c == '[') {
-      if (!number.empty()) {
-        error = "a '[' after a number";
-        return std::nullopt;
-      }
-      if (depth > 0)
-        ++counts[depth - 1];
-      ++depth;
-      if (counts.size() < depth)
-        counts.push_back(0);
-      if (depth > maxDepth) {
-        maxDepth = depth;
-        shape.push_back(-1);
-      }
-      counts[depth - 1] = 0;
-    } else if (c == ']' || c == ',') {
-      if (!flush())
-        return std::nullopt;
-      if (c == ']') {
-        if (depth == 0) {
-          error = "unbalanced ']'";
-          return std::nullopt;
-        }
-        int64_t &extent = shape[depth - 1];
-        if (extent >= 0 && extent != counts[depth - 1]) {
-          error = "lists of different lengths";
-          return std::nullopt;
-        }
-        extent = counts[depth - 1];
-        --depth;
-      }
-    } else if (c != ' ') {
-      number += c;
-    }
-  }
-  if (!flush())
+  if (!flatten(value, 0))
     return std::nullopt;
-  if (depth != 0 || values.empty() || (maxDepth == 0 && values.size() != 1)) {
-    error = depth ? "unbalanced '['" : "no value";
-    return std::nullopt;
-  }
-  if (integral) {
-    std::vector<int64_t> ints(values.begin(), values.end());
+  if (ints.size() == values.size())
     return Tensor::fromValues<int64_t>(shape, ints);
-  }
   return Tensor::fromValues<double>(shape, values);
 }
 
