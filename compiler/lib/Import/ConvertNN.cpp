@@ -88,6 +88,31 @@ LogicalResult checkSpatialRank(GraphImporter &g, const std::vector<int64_t> &in,
   return g.fail("only 1-D and 2-D " + what + " is supported (input shape " + shapeText(in) + ")");
 }
 
+//===--- 1-D windows as 2-D ones over a height of 1 ----------------------------===//
+// The chip's conv and pool units are 2-D: a 1-D conv, transposed conv or pool (speech front ends, TCNs)
+// runs on [N, C, 1, L] with the height's window 1, stride 1 and no pads, between two reshapes. The 2-D op
+// is named "<output>_2d"; the reshape back carries the ONNX output's name.
+
+std::string twoDSuffix(StringRef suffix) { return suffix.empty() ? "2d" : (suffix + "_2d").str(); }
+
+Value asUnitHeight(GraphImporter &g, Value x, StringRef suffix) {
+  if (!x)
+    return {};
+  auto shape = getShape(x);
+  return g.reshape(x, {shape[0], shape[1], 1, shape[2]}, suffix.empty() ? "input_2d" : (suffix + "_input_2d").str());
+}
+
+Value dropUnitHeight(GraphImporter &g, Value y, StringRef suffix) {
+  auto shape = getShape(y);
+  return g.reshape(y, {shape[0], shape[1], shape[3]}, suffix);
+}
+
+std::vector<NamedAttribute> unitHeightWindow(GraphImporter &g, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                                             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+  return {g.i64s("kernel_shape", {1, kernel[0]}), g.i64s("strides", {1, strides[0]}),
+          g.i64s("pads", {0, pads[0], 0, pads[1]}), g.i64s("dilations", {1, dilations[0]})};
+}
+
 /// A top.conv of `x` and `w` (bias `b` or none) with the node's window attributes and result type `elem`;
 /// the filter is node input `filterInput`.
 Value buildConv(GraphImporter &g, Value x, Value w, Value b, StringRef suffix, Type elem, size_t filterInput = 1) {
@@ -112,11 +137,29 @@ Value buildConv(GraphImporter &g, Value x, Value w, Value b, StringRef suffix, T
   auto pads = windowPads(g, ArrayRef<int64_t>(in).drop_front(2), kernel, *strides, *dilations);
   if (failed(pads) || !x || !w || !b)
     return {};
-  Operation *op = g.createOp(ConvOp::getOperationName(), suffix, {x, w, b},
-                             {g.i64s("kernel_shape", kernel), g.i64s("strides", *strides), g.i64s("pads", *pads),
-                              g.i64s("dilations", *dilations), g.i64("group", g.attrInt("group", 1))},
-                             {elem});
-  return op ? op->getResult(0) : Value();
+  std::vector<NamedAttribute> attrs{g.i64s("kernel_shape", kernel), g.i64s("strides", *strides),
+                                    g.i64s("pads", *pads), g.i64s("dilations", *dilations)};
+  if (spatial == 1) {
+    x = asUnitHeight(g, x, suffix);
+    // The filter [O, I, K] -> [O, I, 1, K]: a new weight when it is the node's own constant filter (the
+    // INT8 lowering needs a weight), else a reshape.
+    if (const HostTensor *c = w == g.input(filterInput) ? g.constInput(filterInput) : nullptr) {
+      HostTensor f = *c;
+      f.shape.insert(f.shape.begin() + 2, 1);
+      w = g.materialize(g.nodeName() + "_filter_2d", f);
+    } else {
+      w = g.reshape(w, {ws[0], ws[1], 1, ws[2]}, suffix.empty() ? "filter_2d" : (suffix + "_filter_2d").str());
+    }
+    attrs = unitHeightWindow(g, kernel, *strides, *pads, *dilations);
+    if (!x || !w)
+      return {};
+  }
+  attrs.push_back(g.i64("group", g.attrInt("group", 1)));
+  Operation *op = g.createOp(ConvOp::getOperationName(), spatial == 1 ? twoDSuffix(suffix) : suffix.str(),
+                             {x, w, b}, attrs, {elem});
+  if (!op)
+    return {};
+  return spatial == 1 ? dropUnitHeight(g, op->getResult(0), suffix) : op->getResult(0);
 }
 
 LogicalResult convertConv(GraphImporter &g) {
@@ -307,10 +350,28 @@ LogicalResult convertConvTranspose(GraphImporter &g) {
   } else if (autoPad != "VALID") {
     return g.fail("auto_pad '" + autoPad + "' is not supported");
   }
-  Value y = g.build<DeconvOp>("", {g.input(0), g.input(1), g.optionalInput(2)},
-                              {g.i64s("kernel_shape", kernel), g.i64s("strides", *strides),
-                               g.i64s("pads", pads), g.i64s("dilations", *dilations),
-                               g.i64s("output_padding", *outPadding), g.i64("group", g.attrInt("group", 1))});
+  Value y;
+  if (spatial == 1) {
+    Value x = asUnitHeight(g, g.input(0), ""), w;
+    if (const HostTensor *c = g.constInput(1)) {
+      HostTensor f = *c;
+      f.shape.insert(f.shape.begin() + 2, 1);
+      w = g.materialize(g.nodeName() + "_filter_2d", f);
+    } else {
+      std::vector<int64_t> ws = g.inputShape(1);
+      w = g.reshape(g.input(1), {ws[0], ws[1], 1, ws[2]}, "filter_2d");
+    }
+    std::vector<NamedAttribute> attrs = unitHeightWindow(g, kernel, *strides, pads, *dilations);
+    attrs.push_back(g.i64s("output_padding", {0, (*outPadding)[0]}));
+    attrs.push_back(g.i64("group", g.attrInt("group", 1)));
+    Value y2 = x && w ? g.build<DeconvOp>("2d", {x, w, g.optionalInput(2)}, attrs, g.outputElemType(0)) : Value();
+    y = y2 ? dropUnitHeight(g, y2, "") : Value();
+  } else {
+    y = g.build<DeconvOp>("", {g.input(0), g.input(1), g.optionalInput(2)},
+                          {g.i64s("kernel_shape", kernel), g.i64s("strides", *strides), g.i64s("pads", pads),
+                           g.i64s("dilations", *dilations), g.i64s("output_padding", *outPadding),
+                           g.i64("group", g.attrInt("group", 1))});
+  }
   if (!y)
     return failure();
   g.setOutput(0, y);
@@ -399,7 +460,17 @@ template <typename PoolOp> LogicalResult convertPool(GraphImporter &g) {
                                     g.boolean("ceil_mode", g.attrInt("ceil_mode", 0))};
   if (std::is_same_v<PoolOp, AvgPoolOp>)
     attrs.push_back(g.boolean("count_include_pad", g.attrInt("count_include_pad", 0)));
-  Value y = g.build<PoolOp>("", {g.input(0)}, attrs);
+  Value y;
+  if (p->kernel.size() == 1) {
+    std::vector<NamedAttribute> window = unitHeightWindow(g, p->kernel, p->strides, p->pads, {1});
+    std::copy(attrs.begin() + 3, attrs.end(), std::back_inserter(window));
+    window.erase(window.begin() + 3); // pools have no dilations
+    Value x = asUnitHeight(g, g.input(0), "");
+    Value y2 = x ? g.build<PoolOp>("2d", {x}, window, g.outputElemType(0)) : Value();
+    y = y2 ? dropUnitHeight(g, y2, "") : Value();
+  } else {
+    y = g.build<PoolOp>("", {g.input(0)}, attrs);
+  }
   if (!y)
     return failure();
   g.setOutput(0, y);

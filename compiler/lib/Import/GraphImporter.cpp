@@ -28,6 +28,7 @@ const OpTable &opTable() {
     addShapeConverters(t);
     addLossConverters(t);
     addCompositeConverters(t);
+    addRecurrentConverters(t);
     addFolders(t);
     return t;
   }();

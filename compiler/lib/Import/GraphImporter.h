@@ -43,6 +43,7 @@ void addElementwiseConverters(OpTable &table);
 void addShapeConverters(OpTable &table);
 void addLossConverters(OpTable &table);
 void addCompositeConverters(OpTable &table);
+void addRecurrentConverters(OpTable &table);
 void addFolders(OpTable &table);
 /// Integer Div of tensors not known at import time: trunc(a / b), computed in f32 and cast back
 /// (ConvertComposite.cpp).

@@ -171,8 +171,14 @@ def resize():
 
 
 def resize_cubic():
-    nodes = [h.make_node("Resize", ["x", "", "scales"], ["y"], name="cubic", mode="cubic")]
-    return model(nodes, [vi("x", [1, 2, 3, 4])], [vi("y", [1, 2, 6, 8])], [init("scales", [1, 1, 2, 2])])
+    """Cubic (A = -0.5, exclude_outside), a fractional constant scale (coordinates map by the scale, so it
+    stays an operand), and scales fed at run time (the declared output gives the size)."""
+    nodes = [h.make_node("Resize", ["x", "", "scales"], ["y"], name="cubic", mode="cubic", cubic_coeff_a=-0.5,
+                         exclude_outside=1),
+             h.make_node("Resize", ["y", "", "frac"], ["z"], name="fractional", mode="linear"),
+             h.make_node("Resize", ["z", "", "s"], ["w"], name="runtime", mode="nearest")]
+    return model(nodes, [vi("x", [1, 2, 3, 4]), vi("s", [4])], [vi("w", [1, 2, 6, 8])],
+                 [init("scales", [1, 1, 2, 2]), init("frac", [1, 1, 0.6, 0.6])])
 
 
 def nn():
@@ -382,9 +388,51 @@ def quantized():
                   vi("lrn", [1, 4, 2, 2])], inits, opset=17)
 
 
+def recurrent():
+    """Conv1d and MaxPool1d (run as 2-D over a height of 1), a bidirectional LSTM over two steps with
+    sequence lengths fed at run time, a GRU with linear_before_reset."""
+    nodes = [
+        h.make_node("Conv", ["x", "cw"], ["c"], name="conv1d", pads=[1, 1]),
+        h.make_node("MaxPool", ["c"], ["p"], name="pool1d", kernel_shape=[2], strides=[1]),
+        h.make_node("Transpose", ["p"], ["seq"], name="to_time_major", perm=[2, 0, 1]),
+        h.make_node("LSTM", ["seq", "W", "R", "B", "lens"], ["Y", "Y_h"], name="lstm", hidden_size=2,
+                    direction="bidirectional"),
+        h.make_node("Reshape", ["Y", "flat_shape"], ["Yflat"], name="flat"),
+        h.make_node("GRU", ["Yflat", "GW", "GR", "GB"], ["", "G_h"], name="gru", hidden_size=2,
+                    linear_before_reset=1),
+    ]
+    inits = [rand("cw", 3, 2, 3), rand("W", 2, 8, 3), rand("R", 2, 8, 2), rand("B", 2, 16),
+             ints("flat_shape", [2, 1, 4]), rand("GW", 1, 6, 4), rand("GR", 1, 6, 2), rand("GB", 1, 12)]
+    return model(nodes, [vi("x", [1, 2, 3]), vi("lens", [1], T.INT32)], [vi("Y_h", [2, 1, 2]), vi("G_h", [1, 1, 2])],
+                 inits)
+
+
+def bad_activation():
+    nodes = [h.make_node("RNN", ["x", "W", "R"], ["", "h"], name="rnn", hidden_size=2, activations=["Softplus"])]
+    return model(nodes, [vi("x", [3, 1, 2])], [vi("h", [1, 1, 2])], [rand("W", 1, 2, 2), rand("R", 1, 2, 2)])
+
+
+def runtime_params():
+    """Parameters fed at run time: Slice bounds (top.dynamic_slice with the declared shape), GatherND
+    indices (positions computed by Top ops), a CumSum axis (a choice among the sums along every axis),
+    BitShift of unsigned inputs (f32 arithmetic), and Softsign."""
+    nodes = [
+        h.make_node("Slice", ["x", "starts", "ends", "axes"], ["sl"], name="slice"),
+        h.make_node("GatherND", ["x", "nd"], ["gnd"], name="gathernd"),
+        h.make_node("CumSum", ["x", "axis"], ["cs"], name="cumsum"),
+        h.make_node("BitShift", ["a", "b"], ["sh"], name="shift", direction="LEFT"),
+        h.make_node("Softsign", ["x"], ["ss"], name="softsign"),
+    ]
+    return model(nodes, [vi("x", [4, 5]), vi("starts", [1], T.INT64), vi("ends", [1], T.INT64),
+                         vi("axes", [1], T.INT64), vi("nd", [3, 2], T.INT64), vi("axis", [], T.INT32),
+                         vi("a", [3], T.UINT8), vi("b", [3], T.UINT8)],
+                 [vi("sl", [2, 5]), vi("gnd", [3]), vi("cs", [4, 5]), vi("sh", [3], T.UINT8), vi("ss", [4, 5])])
+
+
 MODELS = {f.__name__: f for f in [quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv3d, opset18, opset6, opset6_relu,
-                                  bad_reshape, external]}
+                                  bad_reshape, external, recurrent, bad_activation,
+                                  runtime_params]}
 
 
 def main(name, path):
