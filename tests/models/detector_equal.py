@@ -9,11 +9,10 @@ must also keep the output within their tolerance of the Top reference. Prints on
 usage: detector_equal.py TPUC WORKDIR [--size 320] [--chips ...] [--modes ...]"""
 import argparse
 import os
-import re
 import subprocess
 import sys
 
-from dumps import compare_dumps, run
+from dumps import deploy_everywhere, print_rows, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHIPS = ["bm1684x", "bm1688", "bm1688:2", "cv186ah"]  # chip[:num_core]
@@ -47,46 +46,19 @@ def main():
     shape = f"[[1,3,{a.size},{a.size}]]"
     for args in (["transform", "--model_name", "yolov5s", "--model_def", "yolov5s.onnx", "--input_shapes", shape,
                   "--mean", "0,0,0", "--scale", "0.0039216,0.0039216,0.0039216", "--keep_aspect_ratio",
-                  "--pixel_format", "rgb", "--test_input", test, "--test_result", "top.npz", "--mlir", "yolov5s.mlir"],
-                 ["calibrate", "yolov5s.mlir", "--data_list", "photos.txt", "-o", "cali"]):
+                  "--pixel_format", "rgb", "--test_input", test, "--test_result", "yolov5s_top.npz",
+                  "--mlir", "yolov5s.mlir"],
+                 ["calibrate", "yolov5s.mlir", "--data_list", "photos.txt", "-o", "yolov5s_cali"]):
         rc, out = run([a.tpuc, *args], a.work)
         if rc != 0:
             sys.exit(f"tpuc {args[0]}: exit {rc}\n{out[-3000:]}")
         if args[0] == "transform":
             print(out.strip().splitlines()[-1])  # the ONNX Runtime check's verdict, or why it was skipped
-    failures, rows = [], []
-    for mode in a.modes.split(","):
-        for target in a.chips.split(","):
-            chip, _, cores = target.partition(":")
-            stem = f"yolov5s_{mode}_{chip}" + (f"_{cores}core" if cores else "")
-            deploy = [a.tpuc, "deploy", "--mlir", "yolov5s.mlir", "--quantize", mode, "--chip", chip,
-                      "--test_input", test, "--test_reference", "top.npz", "--tpu_mlir", stem + ".mlir",
-                      "--model", stem + ".tpum", "--tolerance", FLOAT_TOLERANCE.get(mode, "0.5,0.1")]
-            if mode == "INT8":
-                deploy += ["--calibration_table", "cali"]
-            if cores:
-                deploy += ["--num_core", cores]
-            rc, out = run(deploy, a.work)
-            summary = re.search(r"model file vs Tpu simulation: .*", out)
-            if not summary:
-                failures.append(f"{stem}: deploy exit {rc}, no model-file check\n{out[-2000:]}")
-                continue
-            compared, bad, missing, partial = compare_dumps(os.path.join(a.work, stem + "_model_outputs.npz"),
-                                                            os.path.join(a.work, stem + "_tpu_outputs.npz"))
-            latency = re.search(r"simulated ([0-9.]+) ms", summary.group(0))
-            rows.append((mode, target, compared, len(bad) + len(missing), latency.group(1) if latency else "?", rc))
-            if bad or missing or not compared or " 0 failing" not in summary.group(0):
-                failures.append(f"{stem}: not EQUAL {bad[:5]}, missing from the model dump {missing[:5]}")
-            # Float precisions: the detections themselves within tolerance of the Top reference (INT8 accuracy
-            # on random weights and eight photos is not this test's business).
-            if mode in FLOAT_TOLERANCE and rc != 0:
-                failures.append(f"{stem}: outputs beyond {FLOAT_TOLERANCE[mode]} of the Top reference\n{out[-1500:]}")
-    print(f"{'mode':5} {'chip':10} {'tensors':>7} {'unequal':>7} {'sim ms':>8} {'exit':>4}")
-    for r in rows:
-        print(f"{r[0]:5} {r[1]:10} {r[2]:7d} {r[3]:7d} {r[4]:>8} {r[5]:4d}")
-    for f in failures:
-        print("FAIL:", f)
-    sys.exit(1 if failures else 0)
+    # Float precisions: the detections themselves within tolerance of the Top reference (INT8 accuracy on
+    # random weights and eight photos is not this test's business).
+    rows, failures = deploy_everywhere(a.tpuc, a.work, "yolov5s", test, a.chips.split(","), a.modes.split(","),
+                                       FLOAT_TOLERANCE)
+    sys.exit(print_rows(rows, failures))
 
 
 if __name__ == "__main__":
