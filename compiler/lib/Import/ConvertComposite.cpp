@@ -1,5 +1,5 @@
 //===- ConvertComposite.cpp - ONNX ops composed exactly from several Top ops -===//
-// Elu, Selu, Celu, Shrink, float Mod, (Dynamic)QuantizeLinear / DequantizeLinear, MeanVarianceNormalization,
+// Elu, Selu, Celu, Shrink, Softsign, float Mod, BitShift, (Dynamic)QuantizeLinear / DequantizeLinear, MeanVarianceNormalization,
 // LRN, Einsum, and ReverseSequence / Scatter* with indices known at import time, each spelled out as its
 // ONNX definition.
 //===----------------------------------------------------------------------===//
@@ -644,7 +644,45 @@ LogicalResult convertLRN(GraphImporter &g) {
 
 } // namespace
 
+/// Softsign: x / (1 + |x|).
+LogicalResult convertSoftsign(GraphImporter &g) {
+  Value x = g.input(0);
+  Value mag = x ? g.build<AbsOp>("magnitude", {x}) : Value();
+  Value den = constOp<AddConstOp>(g, "denominator", mag, 1.0);
+  return g.finish(den ? g.build<DivOp>("", {x, den}) : Value());
+}
+
+/// BitShift of unsigned integers fed at run time, in f32 like the other integer composites (exact below
+/// 2^24): LEFT is x * 2^y wrapped at the type's width (x * 2^y - 2^w * floor(x * 2^y / 2^w)), RIGHT is
+/// floor(x / 2^y).
+LogicalResult convertBitShift(GraphImporter &g) {
+  auto type = dyn_cast<IntegerType>(g.outputElemType(0));
+  if (!type || !type.isUnsigned())
+    return g.fail("BitShift is defined on unsigned integers only");
+  std::string direction = g.attrString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return g.fail("'direction' must be LEFT or RIGHT, got '" + direction + "'");
+  Value x = asFloat(g, 0, "x_f32"), y = asFloat(g, 1, "shift_f32");
+  Value two = scalar(g, "two", 2.0f);
+  Value factor = two && y ? g.build<PowerOp>("factor", {two, y}) : Value();
+  Value v;
+  if (direction == "LEFT") {
+    Value shifted = x && factor ? g.build<MulOp>("shifted", {x, factor}) : Value();
+    double modulus = std::ldexp(1.0, type.getWidth());
+    Value wraps = shifted ? g.build<FloorOp>("wraps", {constOp<DivConstOp>(g, "over_width", shifted, modulus)})
+                          : Value();
+    Value wrapped = constOp<MulConstOp>(g, "wrapped", wraps, modulus);
+    v = shifted && wrapped ? g.build<SubOp>("kept", {shifted, wrapped}) : Value();
+  } else {
+    Value q = x && factor ? g.build<DivOp>("quotient", {x, factor}) : Value();
+    v = q ? g.build<FloorOp>("floor", {q}) : Value();
+  }
+  return g.finish(asOutputType(g, v));
+}
+
 void addCompositeConverters(OpTable &table) {
+  table["Softsign"].convert = convertSoftsign;
+  table["BitShift"].convert = convertBitShift;
   table["LRN"].convert = convertLRN;
   table["Einsum"].convert = convertEinsum;
   table["DynamicQuantizeLinear"].convert = convertDynamicQuantize;

@@ -1,8 +1,9 @@
 //===- ConvertShape.cpp - ONNX data movement, reductions, resize, selection -===//
 // Converters of the layout ops (Reshape, Transpose, Slice, ...), reductions, Resize/Upsample, TopK and
-// ArgMax, GatherElements / CumSum / Trilu / Hardmax, gathers with indices known at import time (Compress,
-// GatherND), and the shape-only constants EyeLike and the Hann/Hamming/Blackman windows. Their parameters
-// come from OpParams so the import-time folders read them the same way.
+// ArgMax, GatherElements / CumSum (its axis possibly fed at run time) / Trilu / Hardmax, Compress and GatherND
+// as gathers of positions (constant, or computed from indices fed at run time), and the shape-only constants
+// EyeLike and the Hann/Hamming/Blackman windows. Their parameters come from OpParams so the import-time
+// folders read them the same way.
 //===----------------------------------------------------------------------===//
 #include "OpParams.h"
 
@@ -26,6 +27,18 @@ FailureOr<std::vector<int64_t>> impliedShape(GraphImporter &g, size_t i, StringR
     return *shape;
   (void)g.fail(what + " must be known at import time (or the output's shape declared)");
   return failure();
+}
+
+/// The ONNX dtype of a Top integer element type (i1 is BOOL).
+int32_t onnxIntegerDType(IntegerType t) {
+  using P = onnx::TensorProto;
+  switch (t.getWidth()) {
+  case 1: return P::BOOL;
+  case 8: return t.isUnsigned() ? P::UINT8 : P::INT8;
+  case 16: return t.isUnsigned() ? P::UINT16 : P::INT16;
+  case 32: return t.isUnsigned() ? P::UINT32 : P::INT32;
+  default: return t.isUnsigned() ? P::UINT64 : P::INT64;
+  }
 }
 
 /// The declared output shape as the reshape of input 0 it must be (same number of elements).
@@ -96,7 +109,36 @@ LogicalResult convertConcat(GraphImporter &g) {
   return g.finish(g.build<ConcatOp>("", inputs, {g.i64("axis", *axis)}));
 }
 
+/// Slice with bounds fed at run time: top.dynamic_slice with the output shape the model declares (absent
+/// axes and steps become their defaults, 0..n-1 and ones).
+LogicalResult convertRuntimeSlice(GraphImporter &g) {
+  auto declared = impliedShape(g, 0, "the bounds");
+  if (failed(declared))
+    return failure();
+  std::vector<int64_t> starts = g.inputShape(1);
+  if (starts.size() != 1)
+    return g.fail("'starts' must be 1-D, got " + listText(starts));
+  int64_t n = starts[0];
+  int32_t dtype = onnxIntegerDType(cast<IntegerType>(g.inputElemType(1)));
+  Value axes = g.hasInput(3) ? g.input(3) : Value();
+  if (!g.hasInput(3)) {
+    std::vector<int64_t> all(n);
+    std::iota(all.begin(), all.end(), 0);
+    axes = g.materialize(g.nodeName() + "_axes", HostTensor::ints({n}, all, dtype));
+  }
+  Value steps = g.hasInput(4) ? g.input(4)
+                              : g.materialize(g.nodeName() + "_steps", HostTensor::ints({n}, std::vector<int64_t>(n, 1), dtype));
+  Value x = g.input(0), s = g.input(1), e = g.input(2);
+  if (!x || !s || !e || !axes || !steps)
+    return failure();
+  Type type = RankedTensorType::get(*declared, g.outputElemType(0));
+  Operation *op = g.createTyped(DynamicSliceOp::getOperationName(), "", {x, s, e, axes, steps}, {}, {type});
+  return g.finish(op ? op->getResult(0) : Value());
+}
+
 LogicalResult convertSlice(GraphImporter &g) {
+  if (g.opset() >= 10 && (g.runtimeInput(1) || g.runtimeInput(2) || g.runtimeInput(3) || g.runtimeInput(4)))
+    return convertRuntimeSlice(g);
   auto p = sliceParams(g, g.inputShape(0));
   if (failed(p))
     return failure();
@@ -247,8 +289,12 @@ LogicalResult convertResize(GraphImporter &g) {
   std::string mode = g.attrString("mode", "nearest");
   if (mode == "bilinear")
     mode = "linear";
-  if (mode != "nearest" && mode != "linear")
-    return g.fail("resize mode '" + mode + "' is not supported (nearest and linear are)");
+  if (mode == "bicubic")
+    mode = "cubic";
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return g.fail("resize mode '" + mode + "' is not supported (nearest, linear and cubic are)");
+  if (g.attrInt("antialias", 0) != 0)
+    return g.fail("antialias = 1 is not supported");
   std::string coord = legacy ? "asymmetric" : g.attrString("coordinate_transformation_mode", "half_pixel");
   std::string nearestMode = legacy ? "floor" : g.attrString("nearest_mode", "round_prefer_floor");
 
@@ -256,6 +302,9 @@ LogicalResult convertResize(GraphImporter &g) {
   // of sizes, ONNX by the scale; they agree only then).
   std::vector<double> scales;
   std::vector<int64_t> out;
+  // The scales as an operand: fed at run time, or known but giving a fractional size (ONNX then maps
+  // coordinates by the scale, not by out / in).
+  Value scalesOperand;
   size_t scalesIndex = upsample || g.opset() < 11 ? 1 : 2;
   if (upsample && g.opset() < 9) {
     for (float s : g.attrFloats("scales"))
@@ -265,6 +314,15 @@ LogicalResult convertResize(GraphImporter &g) {
       scales.push_back(s->at(k));
   } else if (const HostTensor *sz = g.constInput(3); !legacy && sz && sz->numel() > 0) {
     out = sz->toInts();
+  } else if (g.runtimeInput(scalesIndex) && !(upsample && g.opset() < 9)) {
+    // Scales fed at run time: the declared output is their floor(in * scale); the kernel maps by them.
+    auto declared = impliedShape(g, 0, "'scales'");
+    if (failed(declared))
+      return failure();
+    out = *declared;
+    scalesOperand = g.input(scalesIndex);
+    if (!scalesOperand)
+      return failure();
   } else if (!legacy && g.runtimeInput(3)) {
     // `sizes` fed at run time: a static-shape model's declared output is what they must be. (Scales fed at
     // run time are not taken from it: ONNX maps coordinates by the scale given, which the shapes do not
@@ -285,12 +343,14 @@ LogicalResult convertResize(GraphImporter &g) {
       if (!std::isfinite(exact) || exact < 1 || exact > (1 << 24))
         return g.fail("scale " + std::to_string(scales[k]) + " on axis " + std::to_string(k) +
                       " is out of range");
-      int64_t size = (int64_t)std::floor(exact);
-      if (std::abs(exact - std::round(exact)) > 1e-4 * std::max(1.0, exact) && coord != "align_corners")
-        return g.fail("scale " + std::to_string(scales[k]) + " on axis " + std::to_string(k) + " (size " +
-                      std::to_string(in[k]) + ") gives a fractional output size, which is not supported");
-      out.push_back(std::abs(exact - std::round(exact)) <= 1e-4 * std::max(1.0, exact) ? std::llround(exact)
-                                                                                       : size);
+      bool whole = std::abs(exact - std::round(exact)) <= 1e-4 * std::max(1.0, exact);
+      out.push_back(whole ? std::llround(exact) : (int64_t)std::floor(exact));
+      if (!whole && !scalesOperand) {
+        std::vector<float> given(scales.begin(), scales.end());
+        scalesOperand = g.materialize(g.nodeName() + "_scales", HostTensor::floats({rank}, given));
+        if (!scalesOperand)
+          return failure();
+      }
     }
   }
   if ((int64_t)out.size() != rank)
@@ -319,8 +379,15 @@ LogicalResult convertResize(GraphImporter &g) {
   MLIRContext *ctx = g.builder().getContext();
   std::vector<NamedAttribute> attrs{
       g.i64s("target_shape", target),
-      g.named("mode", InterpModeAttr::get(ctx, mode == "linear" ? InterpMode::linear : InterpMode::nearest)),
+      g.named("mode", InterpModeAttr::get(ctx, mode == "linear"  ? InterpMode::linear
+                                               : mode == "cubic" ? InterpMode::cubic
+                                                                 : InterpMode::nearest)),
       g.named("coord_mode", CoordModeAttr::get(ctx, coordMode))};
+  if (mode == "cubic") {
+    attrs.push_back(g.f64("cubic_coeff_a", g.attrFloat("cubic_coeff_a", -0.75)));
+    if (g.attrInt("exclude_outside", 0) != 0)
+      attrs.push_back(g.boolean("exclude_outside", true));
+  }
   if (mode == "nearest") {
     // Top's default rounding is floor for asymmetric coordinates and round_prefer_floor otherwise; any
     // other rounding is spelled out. Asymmetric with round_prefer_floor agrees with floor when every ratio
@@ -329,7 +396,8 @@ LogicalResult convertResize(GraphImporter &g) {
     for (int64_t k = 2; k < rank; ++k)
       ratiosFloorSafe &= out[k] == in[k] || out[k] == 2 * in[k] || (out[k] > 0 && in[k] % out[k] == 0);
     bool isDefault = coordMode == CoordMode::asymmetric
-                         ? nearestMode == "floor" || (nearestMode == "round_prefer_floor" && ratiosFloorSafe)
+                         ? nearestMode == "floor" ||
+                               (nearestMode == "round_prefer_floor" && ratiosFloorSafe && !scalesOperand)
                          : nearestMode == "round_prefer_floor";
     std::optional<NearestMode> rounding = nearestMode == "round_prefer_floor"  ? NearestMode::round_prefer_floor
                                           : nearestMode == "round_prefer_ceil" ? NearestMode::round_prefer_ceil
@@ -341,7 +409,12 @@ LogicalResult convertResize(GraphImporter &g) {
     if (!isDefault)
       attrs.push_back(g.named("nearest_mode", NearestModeAttr::get(ctx, *rounding)));
   }
-  return g.finish(g.build<InterpOp>("", {g.input(0)}, attrs));
+  if (scalesOperand && !isa<FloatType>(GraphImporter::elementTypeOf(scalesOperand)))
+    return g.fail("'scales' must be floating-point");
+  SmallVector<Value> operands{g.input(0)};
+  if (scalesOperand)
+    operands.push_back(scalesOperand);
+  return g.finish(g.build<InterpOp>("", operands, attrs));
 }
 
 template <bool Inverse> LogicalResult convertDepthToSpace(GraphImporter &g) {
@@ -522,17 +595,48 @@ LogicalResult convertGatherElements(GraphImporter &g) {
   return g.finish(g.build<GatherElementsOp>("", {g.input(0), g.input(1)}, {g.i64("axis", *axis)}));
 }
 
-/// CumSum: the axis is an input and must be known at import time.
+/// CumSum along `axis`. An axis fed at run time selects among the sums along every axis of the (static)
+/// rank: where(axis is k, cumsum_k, ...), innermost an out-of-range axis's NaN (zero for integers), so a
+/// bad axis shows instead of passing for another axis's sum.
 LogicalResult convertCumSum(GraphImporter &g) {
-  const HostTensor *a = g.constInput(1);
-  if (!a || a->numel() != 1)
-    return g.fail("'axis' must be a scalar known at import time");
-  auto axis = g.normalizeAxis(a->intAt(0), g.inputShape(0).size(), "axis");
-  if (failed(axis))
-    return failure();
-  return g.finish(g.build<CumSumOp>("", {g.input(0)},
-                                     {g.i64("axis", *axis), g.boolean("exclusive", g.attrInt("exclusive", 0) != 0),
-                                      g.boolean("reverse", g.attrInt("reverse", 0) != 0)}));
+  int64_t rank = g.inputShape(0).size();
+  auto sumAlong = [&](int64_t axis, StringRef suffix) {
+    return g.build<CumSumOp>(suffix, {g.input(0)},
+                             {g.i64("axis", axis), g.boolean("exclusive", g.attrInt("exclusive", 0) != 0),
+                              g.boolean("reverse", g.attrInt("reverse", 0) != 0)});
+  };
+  if (const HostTensor *a = g.constInput(1)) {
+    if (a->numel() != 1)
+      return g.fail("'axis' must be a scalar");
+    auto axis = g.normalizeAxis(a->intAt(0), rank, "axis");
+    return failed(axis) ? failure() : g.finish(sumAlong(*axis, ""));
+  }
+  std::vector<int64_t> axisShape = g.inputShape(1);
+  if (axisShape.size() > 1 || (axisShape.size() == 1 && axisShape[0] != 1))
+    return g.fail("'axis' must be a scalar, got shape " + listText(axisShape));
+  Type elem = g.outputElemType(0);
+  HostTensor invalid = HostTensor::filled({}, isa<FloatType>(elem) ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64,
+                                          isa<FloatType>(elem) ? std::nan("") : 0.0);
+  if (!isa<FloatType>(elem))
+    invalid = invalid.castTo(onnxIntegerDType(cast<IntegerType>(elem)));
+  Value y = g.materialize(g.nodeName() + "_invalid_axis", invalid);
+  auto eq = CompareModeAttr::get(g.builder().getContext(), CompareMode::eq);
+  auto orMode = CompareModeAttr::get(g.builder().getContext(), CompareMode::Or);
+  Type i1 = g.builder().getI1Type();
+  int32_t axisDType = onnxIntegerDType(cast<IntegerType>(g.inputElemType(1)));
+  for (int64_t k = rank - 1; k >= 0 && y; --k) {
+    std::string tag = "axis" + std::to_string(k);
+    Value sum = sumAlong(k, tag);
+    Value pos = g.materialize(g.nodeName() + "_" + tag, HostTensor::ints(axisShape, {k}, axisDType));
+    Value neg = g.materialize(g.nodeName() + "_" + tag + "_from_end", HostTensor::ints(axisShape, {k - rank}, axisDType));
+    Value isPos = pos ? g.build<CompareOp>(tag + "_given", {g.input(1), pos}, {g.named("mode", eq)}, i1) : Value();
+    Value isNeg = neg ? g.build<CompareOp>(tag + "_given_from_end", {g.input(1), neg}, {g.named("mode", eq)}, i1)
+                      : Value();
+    Value is = isPos && isNeg ? g.build<CompareOp>(tag + "_chosen", {isPos, isNeg}, {g.named("mode", orMode)}, i1)
+                              : Value();
+    y = sum && is ? g.build<WhereOp>(k == 0 ? "" : tag + "_or_later", {is, sum, y}, {}, elem) : Value();
+  }
+  return g.finish(y);
 }
 
 /// Trilu: a where() over the last two axes (j - i >= k keeps the upper triangle, j - i <= k the lower
@@ -609,7 +713,8 @@ LogicalResult convertHardmax(GraphImporter &g) {
   Operation *y = g.createOp(CastOp::getOperationName(), "", {hit->getResult(0)}, {}, {g.outputElemType(0)});
   return g.finish(y ? y->getResult(0) : Value());
 }
-/// EyeLike: its result depends only on the input's shape, so it is a constant.
+/// EyeLike: its result depends only on the input's shape, so it is a constant (of the input's dtype unless
+/// 'dtype' says otherwise).
 LogicalResult convertEyeLike(GraphImporter &g) {
   std::vector<int64_t> in = g.inputShape(0);
   if (in.size() != 2)
@@ -619,8 +724,8 @@ LogicalResult convertEyeLike(GraphImporter &g) {
     dtype = (int32_t)g.attrInt("dtype", dtype);
   else if (const HostTensor *x = g.constInput(0))
     dtype = x->dtype;
-  else if (!isa<FloatType>(g.inputElemType(0)))
-    return g.fail("the input's integer dtype is not known here; give 'dtype'");
+  else if (auto it = dyn_cast<IntegerType>(g.inputElemType(0)))
+    dtype = onnxIntegerDType(it);
   if (!isSupportedDType(dtype))
     return g.fail("dtype " + dtypeName(dtype) + " is not supported");
   int64_t k = g.attrInt("k", 0);
@@ -676,13 +781,58 @@ LogicalResult convertCompress(GraphImporter &g) {
   return g.finish(x && idx ? g.build<GatherOp>("", {x, idx}, {g.i64("axis", axis)}) : Value());
 }
 
-/// GatherND with indices known at import time: the indexed leading axes of `data` (and the batch axes)
-/// are flattened into one, and a gather with the flat positions picks the slices.
+/// GatherND's flat positions for indices fed at run time, computed with Top ops: each tuple's coordinates
+/// (negative ones from the end) times the strides of the indexed axes, plus the batch's offset.
+Value runtimePositions(GraphImporter &g, const std::vector<int64_t> &data, const std::vector<int64_t> &ishape,
+                       int64_t b, int64_t m, int64_t indexed, int64_t tuples) {
+  Value ids = g.input(1);
+  if (!ids)
+    return {};
+  Type elem = GraphImporter::elementTypeOf(ids);
+  int32_t dtype = onnxIntegerDType(cast<IntegerType>(elem));
+  std::vector<int64_t> colShape = ishape;
+  colShape.back() = 1;
+  Value zero = g.materialize(g.nodeName() + "_zero", HostTensor::ints({1}, {0}, dtype));
+  auto lt = CompareModeAttr::get(g.builder().getContext(), CompareMode::lt);
+  Value pos;
+  int64_t stride = 1;
+  for (int64_t j = m - 1; j >= 0 && zero; --j) {
+    std::string tag = "coord" + std::to_string(j);
+    std::vector<int64_t> offset(ishape.size(), 0), steps(ishape.size(), 1), ends = ishape;
+    offset.back() = j;
+    ends.back() = j + 1;
+    int64_t size = data[b + j];
+    Value col = g.build<SliceOp>(tag, {ids}, {g.i64s("offset", offset), g.i64s("steps", steps), g.i64s("ends", ends)},
+                                 elem);
+    Value neg = col ? g.build<CompareOp>(tag + "_negative", {col, zero}, {g.named("mode", lt)},
+                                         g.builder().getI1Type())
+                    : Value();
+    Value wrapped = col ? g.build<AddConstOp>(tag + "_from_end", {col}, {g.f64("const_val", (double)size)}, elem)
+                        : Value();
+    Value fixed = neg && wrapped ? g.build<WhereOp>(tag + "_positive", {neg, wrapped, col}, {}, elem) : Value();
+    Value term = fixed && stride != 1
+                     ? g.build<MulConstOp>(tag + "_offset", {fixed}, {g.f64("const_val", (double)stride)}, elem)
+                     : fixed;
+    pos = pos && term ? g.build<AddOp>(tag + "_position", {term, pos}, {}, elem) : term;
+    stride *= size;
+  }
+  if (pos && b > 0) {
+    int64_t perBatch = tuples / std::max<int64_t>(1, product(std::vector<int64_t>(data.begin(), data.begin() + b)));
+    std::vector<int64_t> base(tuples);
+    for (int64_t t = 0; t < tuples; ++t)
+      base[t] = (t / perBatch) * indexed;
+    Value offsets = g.materialize(g.nodeName() + "_batch_offsets", HostTensor::ints(colShape, base, dtype));
+    pos = offsets ? g.build<AddOp>("batch_position", {pos, offsets}, {}, elem) : Value();
+  }
+  return pos ? g.reshape(pos, {tuples}, "positions") : Value();
+}
+
+/// GatherND: the indexed leading axes of `data` (and the batch axes) are flattened into one, and a gather
+/// with the flat positions picks the slices. Indices known at import time give constant positions (range
+/// checked here); indices fed at run time are turned into positions by Top ops.
 LogicalResult convertGatherND(GraphImporter &g) {
   const HostTensor *ids = g.constInput(1);
-  if (!ids)
-    return g.fail("'indices' must be known at import time");
-  std::vector<int64_t> data = g.inputShape(0), ishape = ids->shape;
+  std::vector<int64_t> data = g.inputShape(0), ishape = g.inputShape(1);
   int64_t b = g.attrInt("batch_dims", 0), r = data.size(), q = ishape.size();
   if (q < 1 || b < 0 || b >= std::min(r, q))
     return g.fail("'batch_dims' " + std::to_string(b) + " does not fit data rank " + std::to_string(r) +
@@ -697,7 +847,15 @@ LogicalResult convertGatherND(GraphImporter &g) {
   int64_t batch = 1, indexed = 1, rest = 1;
   for (int64_t d = 0; d < r; ++d)
     (d < b ? batch : d < b + m ? indexed : rest) *= data[d];
-  int64_t tuples = ids->numel() / m, perBatch = tuples / batch;
+  int64_t tuples = product(ishape) / m, perBatch = tuples / batch;
+  std::vector<int64_t> outShape(ishape.begin(), ishape.end() - 1);
+  outShape.insert(outShape.end(), data.begin() + b + m, data.end());
+  Value x = g.reshape(g.input(0), {batch * indexed, rest}, "flat");
+  if (!ids) {
+    Value idx = runtimePositions(g, data, ishape, b, m, indexed, tuples);
+    Value picked = x && idx ? g.build<GatherOp>("gather", {x, idx}, {g.i64("axis", 0)}) : Value();
+    return g.finish(g.reshape(picked, outShape, ""));
+  }
   std::vector<int64_t> flat(tuples);
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t pos = 0;
@@ -709,9 +867,6 @@ LogicalResult convertGatherND(GraphImporter &g) {
     }
     flat[t] = (t / perBatch) * indexed + pos;
   }
-  std::vector<int64_t> outShape(ishape.begin(), ishape.end() - 1);
-  outShape.insert(outShape.end(), data.begin() + b + m, data.end());
-  Value x = g.reshape(g.input(0), {batch * indexed, rest}, "flat");
   Value idx = g.materialize(g.nodeName() + "_positions", HostTensor::ints({tuples}, flat));
   Value picked = x && idx ? g.build<GatherOp>("gather", {x, idx}, {g.i64("axis", 0)}) : Value();
   return g.finish(g.reshape(picked, outShape, ""));

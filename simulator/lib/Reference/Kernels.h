@@ -37,7 +37,7 @@ using Outputs = llvm::ArrayRef<float *>;
   X(GatherOp) X(PadOp) X(ReduceOp) X(InterpOp) X(Depth2SpaceOp) X(CastOp) X(CompareOp) X(WhereOp)  \
   X(TopKOp) X(ArangeOp) X(GatherElementsOp) X(CumSumOp)                                            \
   X(ScatterElementsOp) X(ScatterNDOp) X(NonZeroOp) X(GridSampleOp) X(NonMaxSuppressionOp)          \
-  X(RepetitionPenaltyOp)
+  X(RepetitionPenaltyOp) X(DynamicSliceOp)
 // clang-format on
 
 #define TPUC_DECLARE_KERNEL(OP) mlir::LogicalResult run(top::OP op, Inputs in, Outputs out);

@@ -123,7 +123,16 @@ LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
       .Case([&](top::PadOp o) { return lowerMove(L, o, "tpu.pad"); })
       .Case([&](top::GatherOp o) { return lowerMove(L, o, "tpu.gather"); })
       .Case([&](top::Depth2SpaceOp o) { return lowerMove(L, o, "tpu.depth2space"); })
+      .Case([&](top::DynamicSliceOp o) {
+        return L.failOp(o, "a slice whose bounds are fed at run time has no Tpu lowering (fix them with "
+                           "--const_inputs at transform)");
+      })
       .Case([&](top::InterpOp o) {
+        if (o.getMode() == top::InterpMode::cubic)
+          return L.failOp(o, "cubic resize has no Tpu lowering yet (nearest and linear lower)");
+        if (o.getScales())
+          return L.failOp(o, "resize by scales that do not give whole sizes has no Tpu lowering (the chip "
+                             "resizes by out / in)");
         return lowerMove(L, o, "tpu.interp", {}, o.getMode() == top::InterpMode::nearest);
       })
       .Case([&](top::ConcatOp o) { return lowerConcat(L, o); })

@@ -109,7 +109,7 @@ TOP_PER_OUTPUT_FLOPS(AsinhOp, 1)
 TOP_PER_OUTPUT_FLOPS(AcoshOp, 1)
 TOP_PER_OUTPUT_FLOPS(AtanhOp, 1)
 TOP_PER_OUTPUT_FLOPS(CumSumOp, 1)
-TOP_PER_OUTPUT_FLOPS(InterpOp, getMode() == InterpMode::linear ? 4 : 0)
+TOP_PER_OUTPUT_FLOPS(InterpOp, getMode() == InterpMode::linear ? 4 : getMode() == InterpMode::cubic ? 32 : 0)
 #undef TOP_PER_OUTPUT_FLOPS
 
 int64_t ReduceOp::getFLOPs() { return elems(getInput()); }
@@ -128,6 +128,7 @@ int64_t GatherElementsOp::getFLOPs() { return 0; }
 int64_t ScatterElementsOp::getFLOPs() { return getReduction() == ScatterReduce::none ? 0 : elems(getUpdates()); }
 int64_t ScatterNDOp::getFLOPs() { return getReduction() == ScatterReduce::none ? 0 : elems(getUpdates()); }
 int64_t NonZeroOp::getFLOPs() { return elems(getInput()); }
+int64_t DynamicSliceOp::getFLOPs() { return 0; }
 // Interpolation: about 8 operations per output element and tap (4 taps linear, 16 cubic, 1 nearest).
 int64_t GridSampleOp::getFLOPs() {
   int64_t taps = getMode() == GridMode::cubic ? 16 : getMode() == GridMode::linear ? 4 : 1;

@@ -657,6 +657,23 @@ static LogicalResult declaredResult(Operation *op, Shapes &shapes, ArrayRef<std:
   return success();
 }
 
+LogicalResult DynamicSliceOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput());
+  std::optional<int64_t> count;
+  for (auto [name, v] : {std::pair<StringRef, Value>{"starts", getStarts()}, {"ends", getEnds()}, {"axes", getAxes()},
+                         {"steps", getSteps()}}) {
+    auto shape = getShape(v);
+    if (shape.size() != 1 || !isa<IntegerType>(cast<ShapedType>(v.getType()).getElementType()))
+      return emitOpError() << "'" << name << "' must be a 1-D integer tensor";
+    if (count && *count != shape[0])
+      return emitOpError() << "'starts', 'ends', 'axes' and 'steps' must have one length";
+    count = shape[0];
+  }
+  if (*count > static_cast<int64_t>(in.size()))
+    return emitOpError() << "slices " << *count << " axes of a rank-" << in.size() << " input";
+  return declaredResult(*this, shapes, SmallVector<std::optional<int64_t>>(in.size(), std::nullopt));
+}
+
 LogicalResult NonZeroOp::computeOutputShapes(Shapes &shapes) {
   return declaredResult(*this, shapes, {(int64_t)getShape(getInput()).size(), std::nullopt});
 }
@@ -719,6 +736,13 @@ LogicalResult InterpOp::computeOutputShapes(Shapes &shapes) {
                          << in.size() - 2 << " spatial axes";
   if (getNearestMode() && getMode() != InterpMode::nearest)
     return emitOpError() << "'nearest_mode' is only valid with nearest interpolation";
+  if (getScales()) {
+    auto scales = getShape(getScales());
+    if (scales.size() != 1 || scales[0] != static_cast<int64_t>(in.size()))
+      return emitOpError() << "'scales' must hold one value per input axis (" << in.size() << ")";
+    if (!isa<FloatType>(cast<ShapedType>(getScales().getType()).getElementType()))
+      return emitOpError() << "'scales' must be floating-point";
+  }
   SmallVector<int64_t> out{in[0], in[1]};
   for (int64_t size : getTargetShape()) {
     if (size <= 0)

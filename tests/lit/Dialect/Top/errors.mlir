@@ -622,6 +622,36 @@ func.func @cumsum_axis(%a: tensor<4x3xf32>) {
   return
 }
 // -----
+func.func @interp_scales(%a: tensor<1x2x4x4xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'scales' must hold one value per input axis (4)}}
+  %0 = top.interp %a scales %s {target_shape = array<i64: 8, 8>, mode = #top.interp_mode<linear>} : tensor<1x2x4x4xf32>, tensor<2xf32> -> tensor<1x2x8x8xf32>
+  return
+}
+// -----
+func.func @interp_scales_float(%a: tensor<1x2x4x4xf32>, %s: tensor<4xi64>) {
+  // expected-error @+1 {{'scales' must be floating-point}}
+  %0 = top.interp %a scales %s {target_shape = array<i64: 8, 8>, mode = #top.interp_mode<linear>} : tensor<1x2x4x4xf32>, tensor<4xi64> -> tensor<1x2x8x8xf32>
+  return
+}
+// -----
+func.func @dynamic_slice_bounds(%x: tensor<20x10xf32>, %s: tensor<1xf32>, %i: tensor<1xi64>) {
+  // expected-error @+1 {{'starts' must be a 1-D integer tensor}}
+  %0 = top.dynamic_slice %x, %s, %i, %i, %i : (tensor<20x10xf32>, tensor<1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x10xf32>
+  return
+}
+// -----
+func.func @dynamic_slice_lengths(%x: tensor<20x10xf32>, %i: tensor<1xi64>, %j: tensor<2xi64>) {
+  // expected-error @+1 {{'starts', 'ends', 'axes' and 'steps' must have one length}}
+  %0 = top.dynamic_slice %x, %i, %j, %i, %i : (tensor<20x10xf32>, tensor<1xi64>, tensor<2xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x10xf32>
+  return
+}
+// -----
+func.func @dynamic_slice_axes(%x: tensor<20xf32>, %j: tensor<2xi64>) {
+  // expected-error @+1 {{slices 2 axes of a rank-1 input}}
+  %0 = top.dynamic_slice %x, %j, %j, %j, %j : (tensor<20xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<3xf32>
+  return
+}
+// -----
 func.func @interp_nearest_mode(%a: tensor<1x2x4x4xf32>) {
   // expected-error @+1 {{'nearest_mode' is only valid with nearest interpolation}}
   %0 = top.interp %a {target_shape = array<i64: 8, 8>, mode = #top.interp_mode<linear>, nearest_mode = #top.nearest_mode<ceil>} : tensor<1x2x4x4xf32> -> tensor<1x2x8x8xf32>

@@ -193,6 +193,20 @@ func.func @interp_nearest_mode(%x: tensor<1x4x6x8xf32>) -> tensor<1x4x12x16xf32>
   return %0 : tensor<1x4x12x16xf32>
 }
 
+// CHECK-LABEL: func.func @interp_cubic_scales
+func.func @interp_cubic_scales(%x: tensor<1x4x6x8xf32>, %s: tensor<4xf32>) -> tensor<1x4x3x4xf32> {
+  // CHECK: top.interp %{{.*}} scales %{{.*}} {cubic_coeff_a = -5.000000e-01 : f64, exclude_outside = true, mode = #top.interp_mode<cubic>, target_shape = array<i64: 3, 4>} : tensor<1x4x6x8xf32>, tensor<4xf32> -> tensor<1x4x3x4xf32>
+  %0 = top.interp %x scales %s {target_shape = array<i64: 3, 4>, mode = #top.interp_mode<cubic>, cubic_coeff_a = -0.5 : f64, exclude_outside = true} : tensor<1x4x6x8xf32>, tensor<4xf32> -> tensor<1x4x3x4xf32>
+  return %0 : tensor<1x4x3x4xf32>
+}
+
+// CHECK-LABEL: func.func @dynamic_slice
+func.func @dynamic_slice(%x: tensor<20x10xf32>, %s: tensor<1xi64>, %e: tensor<1xi64>, %a: tensor<1xi64>, %st: tensor<1xi64>) -> tensor<3x10xf32> {
+  // CHECK: top.dynamic_slice %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<20x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x10xf32>
+  %0 = top.dynamic_slice %x, %s, %e, %a, %st : (tensor<20x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x10xf32>
+  return %0 : tensor<3x10xf32>
+}
+
 // CHECK-LABEL: func.func @scatters_nonzero_power
 func.func @scatters_nonzero_power(%x: tensor<3x5xf32>, %ids: tensor<3x2xi64>, %u: tensor<3x2xf32>, %t: tensor<4x4x4xf32>, %nd: tensor<2x1xi64>, %s: tensor<2x4x4xf32>, %c: tensor<2x3xi1>) -> (tensor<3x5xf32>, tensor<4x4x4xf32>, tensor<2x4xi64>, tensor<3x5xf32>) {
   // CHECK: top.scatter_elements {{.*}}reduction = #top.scatter_reduce<max>

@@ -72,7 +72,7 @@ def Top_ReduceMode : Top_I32Enum<"ReduceMode", "reduction", [
 def Top_ReduceModeAttr : Top_EnumAttr<Top_ReduceMode, "reduce_mode">;
 
 def Top_InterpMode : Top_I32Enum<"InterpMode", "resize interpolation", [
-  I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>]>;
+  I32EnumAttrCase<"nearest", 0>, I32EnumAttrCase<"linear", 1>, I32EnumAttrCase<"cubic", 2>]>;
 def Top_InterpModeAttr : Top_EnumAttr<Top_InterpMode, "interp_mode">;
 
 def Top_CoordMode : Top_I32Enum<"CoordMode", "resize coordinate transformation", [

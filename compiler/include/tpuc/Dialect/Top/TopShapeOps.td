@@ -100,6 +100,24 @@ def Top_SliceOp : Top_Op<"slice"> {
   let hasFolder = 1;
 }
 
+def Top_DynamicSliceOp : Top_Op<"dynamic_slice"> {
+  let summary = "Strided window whose bounds are data (category: shape)";
+  let description = [{
+    ONNX Slice with `starts`, `ends`, `axes` and `steps` fed at run time (1-D integer tensors of one length;
+    negative values count from the end, bounds are clamped as ONNX does). The window's extent depends on the
+    data, so it is the result type's (the model declares it; shapes are static): a run whose bounds give
+    another shape fails naming both.
+
+    ```mlir
+    %y = top.dynamic_slice %x, %starts, %ends, %axes, %steps
+        : (tensor<20x10xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3x10xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$starts, Top_Tensor:$ends, Top_Tensor:$axes,
+                   Top_Tensor:$steps);
+  let results = (outs Top_Tensor:$output);
+}
+
 def Top_SplitOp : Top_Op<"split"> {
   let summary = "Splits a tensor into pieces along an axis (category: shape)";
   let description = [{
@@ -244,12 +262,16 @@ def Top_ReduceOp : Top_Op<"reduce"> {
 }
 
 def Top_InterpOp : Top_Op<"interp"> {
-  let summary = "Resizes the trailing spatial axes, nearest or linear (category: resize)";
+  let summary = "Resizes the trailing spatial axes, nearest, linear or cubic (category: resize)";
   let description = [{
     ONNX Resize / Upsample on NCHW (or NCW) input to the spatial size `target_shape`, with the given
     interpolation and coordinate transformation. Nearest rounds the source coordinate as `nearest_mode`
     says; without it, down for `asymmetric` (ONNX `floor`) and to nearest, halves down, otherwise
-    (`round_prefer_floor`). `nearest_mode` is only valid with nearest interpolation.
+    (`round_prefer_floor`). `nearest_mode` is only valid with nearest interpolation. Cubic interpolation
+    takes four taps per axis with ONNX's kernel (`cubic_coeff_a`, edge samples repeated; `exclude_outside`
+    drops the taps outside the input and renormalizes). Coordinates map by out / in, or, when the optional
+    `scales` operand is given (ONNX `scales` of every axis, possibly fed at run time), by those scales, as
+    ONNX does when in * scale is fractional.
 
     ```mlir
     %y = top.interp %x {target_shape = array<i64: 16, 16>, mode = #top.interp_mode<linear>,
@@ -257,13 +279,20 @@ def Top_InterpOp : Top_Op<"interp"> {
     %z = top.interp %x {target_shape = array<i64: 12, 12>, mode = #top.interp_mode<nearest>,
                         coord_mode = #top.coord_mode<align_corners>, nearest_mode = #top.nearest_mode<ceil>}
         : tensor<1x8x8x8xf32> -> tensor<1x8x12x12xf32>
+    %c = top.interp %x scales %s {target_shape = array<i64: 4, 4>, mode = #top.interp_mode<cubic>}
+        : tensor<1x8x8x8xf32>, tensor<4xf32> -> tensor<1x8x4x4xf32>
     ```
   }];
-  let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$target_shape, Top_InterpModeAttr:$mode,
+  let arguments = (ins Top_Tensor:$input, Optional<Top_Tensor>:$scales, DenseI64ArrayAttr:$target_shape,
+                   Top_InterpModeAttr:$mode,
                    DefaultValuedAttr<Top_CoordModeAttr, "CoordMode::half_pixel">:$coord_mode,
-                   OptionalAttr<Top_NearestModeAttr>:$nearest_mode);
+                   OptionalAttr<Top_NearestModeAttr>:$nearest_mode,
+                   DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclude_outside);
   let results = (outs Top_Tensor:$output);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let assemblyFormat = [{
+    $input (`scales` $scales^)? attr-dict `:` type($input) (`,` type($scales)^)? `->` type($output)
+  }];
 }
 
 def Top_Depth2SpaceOp : Top_Op<"depth2space"> {
