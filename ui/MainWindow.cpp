@@ -415,12 +415,20 @@ void MainWindow::showError(const QString &title, const QString &message) {
     QMessageBox::warning(this, title, message);
 }
 
-void MainWindow::startup(const QString &projectPath) {
-  if (!projectPath.isEmpty()) {
-    if (openProjectFile(projectPath))
-      return;
+bool MainWindow::startup(const QString &path) {
+  if (!path.isEmpty() && !isProjectFile(path) && (isModelFile(path) || isModelFolder(path))) {
     m_context->newProject();
-    return;
+    if (isModelFile(path))
+      openImportDialog(path);
+    else
+      openLlmImportDialog(path);
+    return true;
+  }
+  if (!path.isEmpty()) {
+    if (openProjectFile(path))
+      return true;
+    m_context->newProject();
+    return false;
   }
   QString untitled = AutosaveController::pendingRecovery(QString());
   if (!untitled.isEmpty() && m_interactive &&
@@ -429,10 +437,11 @@ void MainWindow::startup(const QString &projectPath) {
           QMessageBox::Yes) {
     QString error;
     if (m_context->recoverProject(untitled, QString(), &error))
-      return;
+      return true;
     showError(tr("Cannot Recover Project"), error);
   }
   m_context->newProject();
+  return true;
 }
 
 bool MainWindow::openProjectFile(const QString &path) {

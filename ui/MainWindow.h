@@ -41,9 +41,10 @@ public:
 
   /// Opens (or brings forward) the central tab of an explorer item, as activating it does.
   void openTab(const Selection &selection);
-  /// Opens the project given on the command line, or offers to recover an untitled autosave, or starts
-  /// a new project.
-  void startup(const QString &projectPath);
+  /// Opens what the command line names: a project, or a model file or HuggingFace folder to import into
+  /// a new project (as dropping it on the window does); without one, offers to recover an untitled
+  /// autosave or starts a new project. False when a named project could not be opened.
+  bool startup(const QString &path);
   /// Opens a project file, offering recovery when its autosave is newer. Errors go to a message box
   /// (or only to the log in non-interactive mode). Returns true when a project was loaded.
   bool openProjectFile(const QString &path);

@@ -1,4 +1,4 @@
-// tpu-studio: the desktop studio. Opens an optional project; --screenshot renders the window to a PNG.
+// tpu-studio: the desktop studio. Opens an optional project or model; --screenshot renders the window to a PNG.
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
 #include "ui/MainWindow.h"
@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -23,8 +24,10 @@ int main(int argc, char **argv) {
                                                   "TPU-style accelerators."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("A .tpuproj project file to open."),
-                               QStringLiteral("[project]"));
+  parser.addPositionalArgument(QStringLiteral("file"),
+                               QStringLiteral("A .tpuproj project to open, or a model (.onnx, .mlir, a "
+                                              "HuggingFace folder) to import into a new project."),
+                               QStringLiteral("[file]"));
   QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                 QStringLiteral("Render the main window to a PNG file and exit (works with "
                                                "QT_QPA_PLATFORM=offscreen). Uses default settings."),
@@ -32,7 +35,7 @@ int main(int argc, char **argv) {
   parser.addOption(screenshot);
   parser.process(app);
   if (parser.positionalArguments().size() > 1) {
-    std::fprintf(stderr, "tpu-studio: expected at most one project file, got %lld\n",
+    std::fprintf(stderr, "tpu-studio: expected at most one file, got %lld\n",
                  static_cast<long long>(parser.positionalArguments().size()));
     return 2;
   }
@@ -52,19 +55,31 @@ int main(int argc, char **argv) {
     const int unit = window.fontMetrics().height();
     window.resize(unit * 72, unit * 44);
   }
-  window.startup(project);
+  const bool opened = window.startup(project);
   window.show();
 
   if (!screenshotFile.isEmpty()) {
-    QTimer::singleShot(0, &window, [&] {
+    // A model on the command line is hashed off the UI thread before it is the project's: the picture
+    // waits for it (at most 30 s; a model that does not arrive fails the run).
+    const bool waitForModel = opened && !project.isEmpty() && !project.endsWith(QLatin1String(".tpuproj"));
+    auto *poll = new QTimer(&window);
+    poll->setInterval(50);
+    QElapsedTimer waited;
+    waited.start();
+    QObject::connect(poll, &QTimer::timeout, &window, [&, poll] {
+      const bool arrived = !context.project().model.path.empty();
+      if (waitForModel && !arrived && waited.elapsed() < 30000)
+        return;
+      poll->stop();
       QApplication::processEvents();
       if (!window.grab().save(screenshotFile, "PNG")) {
         std::fprintf(stderr, "tpu-studio: cannot write the screenshot '%s'\n", qPrintable(screenshotFile));
         QApplication::exit(1);
         return;
       }
-      QApplication::exit(context.filePath().isEmpty() && !project.isEmpty() ? 1 : 0);
+      QApplication::exit(opened && (!waitForModel || arrived) ? 0 : 1);
     });
+    poll->start();
   }
   return QApplication::exec();
 }
