@@ -7,12 +7,11 @@ be EQUAL to the Tpu functional simulation (deploy's own check, and numpy over bo
 must also keep the output within their tolerance of the Top reference. Prints one row per deploy.
 
 usage: detector_equal.py TPUC WORKDIR [--size 320] [--chips ...] [--modes ...]"""
-import argparse
 import os
 import subprocess
 import sys
 
-from dumps import deploy_everywhere, print_rows, run
+from dumps import deploy_arguments, deploy_everywhere, print_rows, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHIPS = ["bm1684x", "bm1688", "bm1688:2", "cv186ah"]  # chip[:num_core]
@@ -21,12 +20,8 @@ FLOAT_TOLERANCE = {"F32": "0.99,0.99", "F16": "0.99,0.90", "BF16": "0.99,0.90"}
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("tpuc")
-    ap.add_argument("work")
+    ap = deploy_arguments(CHIPS, MODES)
     ap.add_argument("--size", type=int, default=320)
-    ap.add_argument("--chips", default=",".join(CHIPS))
-    ap.add_argument("--modes", default=",".join(MODES))
     a = ap.parse_args()
     assets = os.environ.get("TPUC_ASSETS") or os.path.join(os.path.expanduser("~"), ".cache", "tpu-studio", "assets")
     images = os.path.join(assets, "images")

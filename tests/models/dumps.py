@@ -3,6 +3,7 @@
 (cmdsim::kNotComputedBits) in the model dump marks elements of an intermediate that no command computed (no
 reader needs them); they are left out, every other element must be bit-equal, so a kernel writing any
 other NaN fails. Also the one way these checks run the CLI, and the deploy-everywhere loop they share."""
+import argparse
 import os
 import re
 import subprocess
@@ -34,6 +35,16 @@ def compare_dumps(model_path, tpu_path):
         if a.shape != b.shape or not computed.any() or not np.array_equal(a[computed], b[computed]):
             unequal.append(name)
     return len(tpu.files), unequal, missing, partial
+
+
+def deploy_arguments(chips, modes):
+    """The command line the deploy-everywhere checks share: TPUC WORKDIR [--chips ...] [--modes ...]."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tpuc")
+    ap.add_argument("work")
+    ap.add_argument("--chips", default=",".join(chips))
+    ap.add_argument("--modes", default=",".join(modes))
+    return ap
 
 
 def deploy_everywhere(tpuc, work, name, test_input, chips, modes, float_tolerance, int8_tolerance="0.5,0.1"):
@@ -73,9 +84,9 @@ def deploy_everywhere(tpuc, work, name, test_input, chips, modes, float_toleranc
 
 def print_rows(rows, failures):
     """The table deploy_everywhere's rows make, then the failures; the exit code they call for."""
-    print(f"{'mode':11} {'chip':10} {'tensors':>7} {'unequal':>7} {'sim ms':>8} {'exit':>4}")
+    print(f"{'mode':16} {'chip':10} {'tensors':>7} {'unequal':>7} {'sim ms':>8} {'exit':>4}")
     for r in rows:
-        print(f"{r[0]:11} {r[1]:10} {r[2]:7d} {r[3]:7d} {r[4]:>8} {r[5]:4d}")
+        print(f"{r[0]:16} {r[1]:10} {r[2]:7d} {r[3]:7d} {r[4]:>8} {r[5]:4d}")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

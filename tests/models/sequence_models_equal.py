@@ -7,7 +7,6 @@ tolerance of the Top reference. The transformer's Top graph must hold its norms 
 row per deploy.
 
 usage: sequence_models_equal.py TPUC WORKDIR [--frames 24] [--chips ...] [--modes ...]"""
-import argparse
 import os
 import re
 import subprocess
@@ -15,7 +14,7 @@ import sys
 
 import numpy as np
 
-from dumps import deploy_everywhere, print_rows, run
+from dumps import deploy_arguments, deploy_everywhere, print_rows, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHIPS = ["bm1684x", "bm1688", "cv186ah"]
@@ -31,12 +30,8 @@ def cosine(a, b):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("tpuc")
-    ap.add_argument("work")
+    ap = deploy_arguments(CHIPS, MODES)
     ap.add_argument("--frames", type=int, default=24)
-    ap.add_argument("--chips", default=",".join(CHIPS))
-    ap.add_argument("--modes", default=",".join(MODES))
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     export = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "export_sequence_models.py"), a.work,
@@ -72,7 +67,7 @@ def main():
                     failures.append(f"transformer: {found} {op} in Top, expected {count} (fusion missed)")
         rows, failed = deploy_everywhere(a.tpuc, a.work, name, name + "_in.npz", a.chips.split(","),
                                          a.modes.split(","), FLOAT_TOLERANCE)
-        all_rows += [(f"{name[:5]} {r[0]}",) + r[1:] for r in rows]
+        all_rows += [(f"{name} {r[0]}",) + r[1:] for r in rows]
         failures += failed
     sys.exit(print_rows(all_rows, failures))
 
