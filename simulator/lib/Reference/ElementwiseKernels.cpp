@@ -167,6 +167,10 @@ LogicalResult run(top::TanhOp op, Inputs in, Outputs out) {
 LogicalResult run(top::SiLUOp op, Inputs in, Outputs out) {
   return unaryOp(op, in, out, [](float x) { return x * sigmoid(x); });
 }
+LogicalResult run(top::MishOp op, Inputs in, Outputs out) {
+  // softplus(x) = log(1 + exp(x)), which is x itself in float32 beyond x = 20.
+  return unaryOp(op, in, out, [](float x) { return x * std::tanh(x > 20.0f ? x : std::log1p(std::exp(x))); });
+}
 LogicalResult run(top::HardSwishOp op, Inputs in, Outputs out) {
   return unaryOp(op, in, out, [](float x) { return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f)); });
 }

@@ -30,7 +30,7 @@ using Outputs = llvm::ArrayRef<float *>;
   X(AddOp) X(SubOp) X(MulOp) X(DivOp) X(PowerOp) X(MaxOp) X(MinOp)                                \
   X(AddConstOp) X(SubConstOp) X(MulConstOp) X(DivConstOp) X(MaxConstOp) X(MinConstOp)             \
   X(ReluOp) X(LeakyReluOp) X(ClipOp) X(HardSigmoidOp) X(GELUOp) X(PowOp) X(SigmoidOp) X(TanhOp)    \
-  X(SiLUOp) X(HardSwishOp) X(ExpOp) X(LogOp) X(SqrtOp) X(RsqrtOp) X(AbsOp) X(ErfOp)               \
+  X(SiLUOp) X(MishOp) X(HardSwishOp) X(ExpOp) X(LogOp) X(SqrtOp) X(RsqrtOp) X(AbsOp) X(ErfOp)               \
   X(ReciprocalOp) X(FloorOp) X(CeilOp) X(RoundOp) X(SignOp) X(SinOp) X(CosOp) X(TanOp) X(AsinOp)   \
   X(AcosOp) X(AtanOp) X(SinhOp) X(CoshOp) X(AsinhOp) X(AcoshOp) X(AtanhOp)                         \
   X(ReshapeOp) X(SqueezeOp) X(UnsqueezeOp) X(PermuteOp) X(ConcatOp) X(SliceOp) X(SplitOp)          \

@@ -26,6 +26,7 @@ double activeValue(tpu::ActiveMode mode, double alpha, double beta, double x) {
   switch (mode) {
   case M::sigmoid: return sigmoid(x);
   case M::silu: return x * sigmoid(x);
+  case M::mish: return x * std::tanh(x > 40.0 ? x : std::log1p(std::exp(x)));
   case M::gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
   case M::gelu_tanh:
     return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
@@ -233,6 +234,7 @@ LogicalResult lowerElementwiseOp(Lowering &L, Operation *op, bool &handled) {
       })
       .Case([&](top::SigmoidOp o) { return lowerActive(L, o, M::sigmoid); })
       .Case([&](top::SiLUOp o) { return lowerActive(L, o, M::silu); })
+      .Case([&](top::MishOp o) { return lowerActive(L, o, M::mish); })
       .Case([&](top::TanhOp o) { return lowerActive(L, o, M::tanh); })
       .Case([&](top::HardSwishOp o) { return lowerActive(L, o, M::hardswish); })
       .Case([&](top::ExpOp o) { return lowerActive(L, o, M::exp); })

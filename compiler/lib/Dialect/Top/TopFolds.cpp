@@ -371,6 +371,7 @@ void MulConstOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRCo
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   patterns.add<FuseSigmoidMulIntoSiLU>(context);
+  populateMishFusionPatterns(patterns);
   populateHardSwishFusionPatterns(patterns);
   populateNormFusionPatterns(patterns);
   populateGeluFusionPatterns(patterns);

@@ -1,7 +1,7 @@
 //===- TopFusions.cpp - Spelled-out norms and activations fused into one Top op ===//
-// Exports before opset 17 (LayerNormalization), 20 (Gelu) and 14 (HardSwish) spell LayerNorm, RMSNorm, GELU
-// and HardSwish out as chains of reduce / sub / pow / sqrt / div, erf or tanh arithmetic and relu6
-// products. On the chip each link would be its own command with its own DDR traffic and, in INT8, its own
+// Exports before opset 17 (LayerNormalization), 20 (Gelu), 18 (Mish) and 14 (HardSwish) spell LayerNorm,
+// RMSNorm, GELU, Mish and HardSwish out as chains of reduce / sub / pow / sqrt / div, erf or tanh
+// arithmetic, softplus under a tanh, and relu6 products. On the chip each link would be its own command with its own DDR traffic and, in INT8, its own
 // requantization; these canonicalization patterns turn each chain into the one op the lowering and the
 // layer-group planner treat as a unit.
 // The chains are matched exactly (constants within 1e-6), the dead links are erased by the driver.
@@ -316,6 +316,37 @@ struct FuseHardSwish : RewritePattern {
   }
 };
 
+/// x * tanh(log(1 + exp(x))), Mish as exports before opset 18 spell it (x * tanh(softplus(x)); the importer
+/// writes Softplus as exp, + 1, log), becomes top.mish: one lookup table in INT8 instead of four.
+struct FuseMish : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    if (mul.getDoRelu())
+      return failure();
+    for (auto [x, gate] : {std::pair{mul.getLhs(), mul.getRhs()}, std::pair{mul.getRhs(), mul.getLhs()}}) {
+      auto tanh = gate.getDefiningOp<TanhOp>();
+      auto log = tanh ? tanh.getInput().getDefiningOp<LogOp>() : LogOp();
+      auto plusOne = log ? log.getInput().getDefiningOp<AddConstOp>() : AddConstOp();
+      auto exp = plusOne ? plusOne.getInput().getDefiningOp<ExpOp>() : ExpOp();
+      if (!exp || exp.getInput() != x || plusOne.getDoRelu() || !near(plusOne.getConstVal().convertToDouble(), 1.0) ||
+          x.getType() != mul.getType())
+        continue;
+      SmallVector<Operation *> chain{tanh, log, plusOne, exp};
+      auto fused = MishOp::create(rewriter,
+                                  rewriter.getFusedLoc({exp.getLoc(), plusOne.getLoc(), log.getLoc(), tanh.getLoc(),
+                                                        mul.getLoc()}),
+                                  mul.getType(), x);
+      rewriter.replaceOp(mul, fused.getOutput());
+      for (Operation *link : chain)
+        if (link->use_empty())
+          rewriter.eraseOp(link);
+      return success();
+    }
+    return failure();
+  }
+};
+
 } // namespace
 
 namespace tpuc::top {
@@ -325,6 +356,8 @@ void populateNormFusionPatterns(RewritePatternSet &patterns) {
 }
 
 void populateGeluFusionPatterns(RewritePatternSet &patterns) { patterns.add<FuseGELU>(patterns.getContext()); }
+
+void populateMishFusionPatterns(RewritePatternSet &patterns) { patterns.add<FuseMish>(patterns.getContext()); }
 
 void populateHardSwishFusionPatterns(RewritePatternSet &patterns) {
   patterns.add<FuseHardSwish>(patterns.getContext());

@@ -1,6 +1,6 @@
 //===- TopFusions.h - Pattern sets of TopFusions.cpp -----------------------===//
 // Registered by the ops they are rooted at (Div, Mul, Add, MulConst, DivConst): spelled-out LayerNorm /
-// RMSNorm (with their affine weights), GELU (erf and tanh forms) and HardSwish become one Top op.
+// RMSNorm (with their affine weights), GELU (erf and tanh forms), Mish and HardSwish become one Top op.
 //===----------------------------------------------------------------------===//
 #ifndef TPUC_LIB_DIALECT_TOP_TOPFUSIONS_H
 #define TPUC_LIB_DIALECT_TOP_TOPFUSIONS_H
@@ -13,6 +13,8 @@ namespace tpuc::top {
 void populateNormFusionPatterns(mlir::RewritePatternSet &patterns);
 /// 0.5 * x * (1 + erf(x / sqrt 2)) and the tanh form -> gelu.
 void populateGeluFusionPatterns(mlir::RewritePatternSet &patterns);
+/// x * tanh(log(1 + exp(x))) -> mish.
+void populateMishFusionPatterns(mlir::RewritePatternSet &patterns);
 /// x * relu6(x + 3) / 6 (or * 1/6), x * hard_sigmoid(x) (alpha 1/6, beta 1/2) -> hard_swish.
 void populateHardSwishFusionPatterns(mlir::RewritePatternSet &patterns);
 

@@ -1,6 +1,6 @@
 """Writes an ONNX graph with the spelled-out forms exporters emit before opsets 17/20: LayerNorm (ReduceMean,
 Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), RMSNorm (Pow, ReduceMean, Add, Sqrt, Reciprocal, Mul, Mul),
-GELU's erf form and its tanh form; an input, and numpy's evaluation of the same formulas as the reference."""
+GELU's erf form and its tanh form, Mish (Softplus, Tanh, Mul); an input, and numpy's evaluation of the same formulas as the reference."""
 import sys
 
 import numpy as np
@@ -32,7 +32,9 @@ nodes = [
     # GELU, tanh form
     N("Pow", ["rn", "three"], ["c3"]), N("Mul", ["c3", "k"], ["kc3"]), N("Add", ["rn", "kc3"], ["inner"]),
     N("Mul", ["inner", "c"], ["ci"]), N("Tanh", ["ci"], ["t"]), N("Add", ["t", "one"], ["t1"]),
-    N("Mul", ["t1", "half"], ["ht"]), N("Mul", ["rn", "ht"], ["y"]),
+    N("Mul", ["t1", "half"], ["ht"]), N("Mul", ["rn", "ht"], ["gt"]),
+    # Mish, as exports before opset 18 write nn.Mish
+    N("Softplus", ["gt"], ["sp"]), N("Tanh", ["sp"], ["tsp"]), N("Mul", ["gt", "tsp"], ["y"]),
 ]
 graph = helper.make_graph(nodes, "fusions", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8, D])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8, D])], inits)
@@ -49,5 +51,6 @@ mu = xd.mean(-1, keepdims=True)
 ln = (xd - mu) / np.sqrt(((xd - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * w + b
 gelu = 0.5 * ln * (1 + np.vectorize(erf)(ln / np.sqrt(2)))
 rn = gelu / np.sqrt((gelu ** 2).mean(-1, keepdims=True) + 1e-5) * g
-y = 0.5 * rn * (1 + np.tanh(np.sqrt(2 / np.pi) * (rn + 0.044715 * rn ** 3)))
+gt = 0.5 * rn * (1 + np.tanh(np.sqrt(2 / np.pi) * (rn + 0.044715 * rn ** 3)))
+y = gt * np.tanh(np.log1p(np.exp(gt)))
 np.savez(f"{out}/fusions_ref.npz", y=y.astype(np.float32))

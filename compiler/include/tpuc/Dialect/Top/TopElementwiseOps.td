@@ -195,6 +195,9 @@ def Top_TanhOp : Top_UnaryOp<"tanh", "Hyperbolic tangent"> {
 def Top_SiLUOp : Top_UnaryOp<"silu", "Sigmoid linear unit (swish)"> {
   let description = Top_UnaryDoc<"silu", "x * sigmoid(x)">.doc;
 }
+def Top_MishOp : Top_UnaryOp<"mish", "Self-regularized non-monotonic activation"> {
+  let description = Top_UnaryDoc<"mish", "x * tanh(softplus(x)) = x * tanh(log(1 + exp(x)))">.doc;
+}
 def Top_HardSwishOp : Top_UnaryOp<"hard_swish", "Piecewise-linear swish"> {
   let description = Top_UnaryDoc<"hard_swish", "x * max(0, min(1, x / 6 + 0.5))">.doc;
 }

@@ -43,7 +43,8 @@ def Tpu_ActiveMode : I32EnumAttr<"ActiveMode", "unary function of tpu.active", [
   I32EnumAttrCase<"sin", 20>, I32EnumAttrCase<"cos", 21>, I32EnumAttrCase<"tan", 22>,
   I32EnumAttrCase<"asin", 23>, I32EnumAttrCase<"acos", 24>, I32EnumAttrCase<"atan", 25>,
   I32EnumAttrCase<"sinh", 26>, I32EnumAttrCase<"cosh", 27>, I32EnumAttrCase<"asinh", 28>,
-  I32EnumAttrCase<"acosh", 29>, I32EnumAttrCase<"atanh", 30>]> {
+  I32EnumAttrCase<"acosh", 29>, I32EnumAttrCase<"atanh", 30>,
+  I32EnumAttrCase<"mish", 31>]> {       // x * tanh(log(1 + exp(x)))
   let genSpecializedAttr = 0;
   let cppNamespace = "::tpuc::tpu";
 }
