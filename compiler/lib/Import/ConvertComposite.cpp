@@ -1,7 +1,7 @@
 //===- ConvertComposite.cpp - ONNX ops composed exactly from several Top ops -===//
-// Elu, Selu, Celu, Shrink, Softsign, float Mod, BitShift, (Dynamic)QuantizeLinear / DequantizeLinear, MeanVarianceNormalization,
-// LRN, Einsum, and ReverseSequence / Scatter* with indices known at import time, each spelled out as its
-// ONNX definition.
+// Elu, Selu, Celu, Shrink, Softsign, float Mod, BitShift, (Dynamic)QuantizeLinear / DequantizeLinear,
+// MeanVarianceNormalization, LRN, Einsum, ReverseSequence / Scatter* with indices known at import time, and If (the branch taken when
+// the condition is known, else both branches and a where), each spelled out as its ONNX definition.
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 #include "OpParams.h"
@@ -410,11 +410,55 @@ LogicalResult convertScatterND(GraphImporter &g) {
 /// --const_inputs): the taken branch's nodes are imported in its place, the other branch is dropped. A
 /// static graph cannot hold a branch chosen by data, so a condition known only at run time is refused
 /// with the way out.
+/// If whose condition is fed at run time: both branches are imported (ONNX subgraphs have no side effects)
+/// and each output is where(cond, then, else), which needs the two branches to agree on every output's
+/// shape and type; otherwise the condition must be fixed at import.
+LogicalResult convertRuntimeIf(GraphImporter &g) {
+  std::vector<int64_t> condShape = g.inputShape(0);
+  if (std::accumulate(condShape.begin(), condShape.end(), int64_t{1}, std::multiplies<int64_t>()) != 1)
+    return g.fail("the condition has " + listText(condShape) + " elements, not one");
+  std::vector<TensorInfo> branches[2];
+  const char *names[2] = {"then_branch", "else_branch"};
+  for (int b = 0; b < 2; ++b) {
+    const onnx::AttributeProto *branch = g.attr(names[b]);
+    if (!branch || !branch->has_g())
+      return g.fail(std::string("no '") + names[b] + "' subgraph");
+    if (failed(g.importSubgraph(branch->g(), branches[b])))
+      return failure();
+    if (branches[b].size() != static_cast<size_t>(g.node().output_size()))
+      return g.fail(std::string("'") + names[b] + "' has " + std::to_string(branches[b].size()) +
+                    " outputs for the node's " + std::to_string(g.node().output_size()));
+  }
+  Value cond = g.input(0);
+  if (!cond)
+    return failure();
+  for (size_t k = 0; k < branches[0].size(); ++k) {
+    Value picked[2];
+    for (int b = 0; b < 2; ++b) {
+      const TensorInfo &t = branches[b][k];
+      picked[b] = t.value ? t.value
+                          : g.materialize(g.nodeName() + "_" + names[b] + "_" + std::to_string(k), *t.constant);
+      if (!picked[b])
+        return failure();
+    }
+    if (picked[0].getType() != picked[1].getType())
+      return g.fail("its condition is only known at run time and output " + std::to_string(k) +
+                    " differs between the branches (" + listText(getShape(picked[0]).vec()) + " vs " +
+                    listText(getShape(picked[1]).vec()) +
+                    "); fix the graph inputs it depends on with --const_inputs NAME=VALUE");
+    Value y = g.build<WhereOp>(k == 0 ? "" : "output_" + std::to_string(k), {cond, picked[0], picked[1]}, {},
+                               GraphImporter::elementTypeOf(picked[0]));
+    if (!y)
+      return failure();
+    g.setOutput(k, y);
+  }
+  return success();
+}
+
 LogicalResult convertIf(GraphImporter &g) {
   const HostTensor *cond = g.constInput(0);
   if (!cond)
-    return g.fail("its condition is only known at run time; fix the graph inputs it depends on with "
-                  "--const_inputs NAME=VALUE (a branch chosen by data has no static form)");
+    return convertRuntimeIf(g);
   if (cond->numel() != 1)
     return g.fail("the condition has " + std::to_string(cond->numel()) + " elements, not one");
   const char *taken = cond->at(0) != 0 ? "then_branch" : "else_branch";

@@ -92,6 +92,34 @@ LogicalResult lowerCast(Lowering &L, top::CastOp op) {
   return success();
 }
 
+/// where(cond, x, y) in the float precision. A condition from top.compare is already a 0 / 1 float mask on
+/// the chip; a boolean fed as a graph input (an If on run-time data) is cast to that float type first.
+LogicalResult lowerWhere(Lowering &L, top::WhereOp op) {
+  auto p = L.requestedPrecision(op);
+  if (failed(p))
+    return failure();
+  top::Precision precision = L.floatPrecision(*p);
+  Type element = L.floatType(precision);
+  Value cond = L.lookup(op.getCond());
+  if (isa<IntegerType>(cast<ShapedType>(cond.getType()).getElementType())) {
+    OperationState state(L.uniqueLoc(tensorName(op.getCond()), "mask"), "tpu.cast");
+    state.addOperands(cond);
+    state.addTypes(L.resultType(op.getCond(), element));
+    state.addAttribute("precision", top::PrecisionAttr::get(op.getContext(), precision));
+    cond = L.builder.create(state)->getResult(0);
+  } else {
+    auto converted = L.operandAs(op.getCond(), element);
+    if (failed(converted))
+      return failure();
+    cond = *converted;
+  }
+  auto x = L.operandAs(op.getX(), element), y = L.operandAs(op.getY(), element);
+  if (failed(x) || failed(y))
+    return failure();
+  L.build(op, "tpu.where", {cond, *x, *y}, {L.resultType(op.getOutput(), element)}, L.attrsOf(op, precision));
+  return success();
+}
+
 /// Values in the float precision, indices as i32 (the chip's index type).
 LogicalResult lowerTopK(Lowering &L, top::TopKOp op) {
   auto p = L.requestedPrecision(op);
@@ -140,7 +168,7 @@ LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
       .Case([&](top::CastOp o) { return lowerCast(L, o); })
       .Case([&](top::CumSumOp o) { return lowerFloatOnly(L, o, "tpu.cumsum"); })
       .Case([&](top::CompareOp o) { return lowerFloatOnly(L, o, "tpu.compare"); })
-      .Case([&](top::WhereOp o) { return lowerFloatOnly(L, o, "tpu.where"); })
+      .Case([&](top::WhereOp o) { return lowerWhere(L, o); })
       .Case([&](top::RepetitionPenaltyOp o) { return lowerFloatOnly(L, o, "tpu.repetition_penalty"); })
       .Case([&](top::TopKOp o) { return lowerTopK(L, o); })
       .Default([&](Operation *) {

@@ -429,10 +429,31 @@ def runtime_params():
                  [vi("sl", [2, 5]), vi("gnd", [3]), vi("cs", [4, 5]), vi("sh", [3], T.UINT8), vi("ss", [4, 5])])
 
 
+def runtime_if():
+    """An If on a condition fed at run time whose branches agree on shape (both imported, then a where), and
+    one whose branches do not (reported)."""
+    then_g = h.make_graph([h.make_node("Relu", ["x"], ["t"], name="then_relu")], "then", [], [vi("t", [2, 3])])
+    else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"], name="else_neg")], "else", [], [vi("e", [2, 3])])
+    other_g = h.make_graph([h.make_node("ReduceSum", ["x"], ["r"], name="else_sum", keepdims=0)], "other", [],
+                           [vi("r", [])])
+    nodes = [h.make_node("If", ["c"], ["y"], name="branch", then_branch=then_g, else_branch=else_g)]
+    good = model(nodes, [vi("c", [1], T.BOOL), vi("x", [2, 3])], [vi("y", [2, 3])])
+    return good, model([h.make_node("If", ["c"], ["z"], name="mismatch", then_branch=then_g, else_branch=other_g)],
+                       [vi("c", [1], T.BOOL), vi("x", [2, 3])], [vi("z", [2, 3])])
+
+
+def runtime_if_ok():
+    return runtime_if()[0]
+
+
+def runtime_if_mismatch():
+    return runtime_if()[1]
+
+
 MODELS = {f.__name__: f for f in [quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv3d, opset18, opset6, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
-                                  runtime_params]}
+                                  runtime_params, runtime_if_ok, runtime_if_mismatch]}
 
 
 def main(name, path):
