@@ -92,14 +92,22 @@ LogicalResult lowerCast(Lowering &L, top::CastOp op) {
   return success();
 }
 
-/// where(cond, x, y) in the float precision. A condition from top.compare is already a 0 / 1 float mask on
-/// the chip; a boolean fed as a graph input (an If on run-time data) is cast to that float type first.
-LogicalResult lowerWhere(Lowering &L, top::WhereOp op) {
+/// The float precision `op` lowers in (the requested one, or its float stand-in) and its element type.
+FailureOr<std::pair<top::Precision, Type>> floatTarget(Lowering &L, Operation *op) {
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
   top::Precision precision = L.floatPrecision(*p);
-  Type element = L.floatType(precision);
+  return std::make_pair(precision, L.floatType(precision));
+}
+
+/// where(cond, x, y) in the float precision. A condition from top.compare is already a 0 / 1 float mask on
+/// the chip; a boolean fed as a graph input (an If on run-time data) is cast to that float type first.
+LogicalResult lowerWhere(Lowering &L, top::WhereOp op) {
+  auto target = floatTarget(L, op);
+  if (failed(target))
+    return failure();
+  auto [precision, element] = *target;
   Value cond = L.lookup(op.getCond());
   if (isa<IntegerType>(cast<ShapedType>(cond.getType()).getElementType())) {
     OperationState state(L.uniqueLoc(tensorName(op.getCond()), "mask"), "tpu.cast");
@@ -122,11 +130,10 @@ LogicalResult lowerWhere(Lowering &L, top::WhereOp op) {
 
 /// Values in the float precision, indices as i32 (the chip's index type).
 LogicalResult lowerTopK(Lowering &L, top::TopKOp op) {
-  auto p = L.requestedPrecision(op);
-  if (failed(p))
+  auto target = floatTarget(L, op);
+  if (failed(target))
     return failure();
-  top::Precision precision = L.floatPrecision(*p);
-  Type element = L.floatType(precision);
+  auto [precision, element] = *target;
   auto input = L.operandAs(op.getInput(), element);
   if (failed(input))
     return failure();
