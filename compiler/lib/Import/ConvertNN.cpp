@@ -107,6 +107,20 @@ Value dropUnitHeight(GraphImporter &g, Value y, StringRef suffix) {
   return g.reshape(y, {shape[0], shape[1], shape[3]}, suffix);
 }
 
+/// The filter [O, I, K] (or a transposed conv's [I, O, K]) as [O, I, 1, K]: a new weight when it is node
+/// input `input`'s own constant (the INT8 lowering needs a weight), else a reshape.
+Value filterAsUnitHeight(GraphImporter &g, Value w, size_t input, StringRef suffix) {
+  if (!w)
+    return {};
+  if (const HostTensor *c = w == g.input(input) ? g.constInput(input) : nullptr) {
+    HostTensor f = *c;
+    f.shape.insert(f.shape.begin() + 2, 1);
+    return g.materialize(g.nodeName() + "_filter_2d", f);
+  }
+  auto ws = getShape(w);
+  return g.reshape(w, {ws[0], ws[1], 1, ws[2]}, suffix.empty() ? "filter_2d" : (suffix + "_filter_2d").str());
+}
+
 std::vector<NamedAttribute> unitHeightWindow(GraphImporter &g, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                                              ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
   return {g.i64s("kernel_shape", {1, kernel[0]}), g.i64s("strides", {1, strides[0]}),
@@ -141,15 +155,7 @@ Value buildConv(GraphImporter &g, Value x, Value w, Value b, StringRef suffix, T
                                     g.i64s("pads", *pads), g.i64s("dilations", *dilations)};
   if (spatial == 1) {
     x = asUnitHeight(g, x, suffix);
-    // The filter [O, I, K] -> [O, I, 1, K]: a new weight when it is the node's own constant filter (the
-    // INT8 lowering needs a weight), else a reshape.
-    if (const HostTensor *c = w == g.input(filterInput) ? g.constInput(filterInput) : nullptr) {
-      HostTensor f = *c;
-      f.shape.insert(f.shape.begin() + 2, 1);
-      w = g.materialize(g.nodeName() + "_filter_2d", f);
-    } else {
-      w = g.reshape(w, {ws[0], ws[1], 1, ws[2]}, suffix.empty() ? "filter_2d" : (suffix + "_filter_2d").str());
-    }
+    w = filterAsUnitHeight(g, w, filterInput, suffix);
     attrs = unitHeightWindow(g, kernel, *strides, *pads, *dilations);
     if (!x || !w)
       return {};
@@ -352,15 +358,7 @@ LogicalResult convertConvTranspose(GraphImporter &g) {
   }
   Value y;
   if (spatial == 1) {
-    Value x = asUnitHeight(g, g.input(0), ""), w;
-    if (const HostTensor *c = g.constInput(1)) {
-      HostTensor f = *c;
-      f.shape.insert(f.shape.begin() + 2, 1);
-      w = g.materialize(g.nodeName() + "_filter_2d", f);
-    } else {
-      std::vector<int64_t> ws = g.inputShape(1);
-      w = g.reshape(g.input(1), {ws[0], ws[1], 1, ws[2]}, "filter_2d");
-    }
+    Value x = asUnitHeight(g, g.input(0), ""), w = filterAsUnitHeight(g, g.input(1), 1, "");
     std::vector<NamedAttribute> attrs = unitHeightWindow(g, kernel, *strides, pads, *dilations);
     attrs.push_back(g.i64s("output_padding", {0, (*outPadding)[0]}));
     attrs.push_back(g.i64("group", g.attrInt("group", 1)));
