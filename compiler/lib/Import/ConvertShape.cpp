@@ -298,8 +298,8 @@ LogicalResult convertResize(GraphImporter &g) {
   std::string coord = legacy ? "asymmetric" : g.attrString("coordinate_transformation_mode", "half_pixel");
   std::string nearestMode = legacy ? "floor" : g.attrString("nearest_mode", "round_prefer_floor");
 
-  // Target size: from `sizes`, or from `scales`, which must then give whole sizes (Top resizes by the ratio
-  // of sizes, ONNX by the scale; they agree only then).
+  // Target size: from `sizes`, or floor(in * scale) from `scales`. Top resizes by the ratio of the sizes and
+  // ONNX by the scale; they agree when the sizes are whole, otherwise the scales go along as an operand.
   std::vector<double> scales;
   std::vector<int64_t> out;
   // The scales as an operand: fed at run time, or known but giving a fractional size (ONNX then maps
@@ -324,9 +324,7 @@ LogicalResult convertResize(GraphImporter &g) {
     if (!scalesOperand)
       return failure();
   } else if (!legacy && g.runtimeInput(3)) {
-    // `sizes` fed at run time: a static-shape model's declared output is what they must be. (Scales fed at
-    // run time are not taken from it: ONNX maps coordinates by the scale given, which the shapes do not
-    // imply when in * scale is fractional.)
+    // `sizes` fed at run time: a static-shape model's declared output is what they must be.
     auto declared = impliedShape(g, 0, "'sizes'");
     if (failed(declared))
       return failure();
