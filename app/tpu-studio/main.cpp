@@ -1,4 +1,5 @@
-// tpu-studio: the desktop studio. Opens an optional project or model; --screenshot renders the window to a PNG.
+// tpu-studio: the desktop studio. Opens an optional project or model; --screenshot renders the window to a
+// PNG.
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
 #include "ui/MainWindow.h"

@@ -1,7 +1,8 @@
 //===- ConvertComposite.cpp - ONNX ops composed exactly from several Top ops -===//
 // Elu, Selu, Celu, Shrink, Softsign, float Mod, BitShift, (Dynamic)QuantizeLinear / DequantizeLinear,
-// MeanVarianceNormalization, LRN, Einsum, ReverseSequence / Scatter* with indices known at import time, and If (the branch taken when
-// the condition is known, else both branches and a where), each spelled out as its ONNX definition.
+// MeanVarianceNormalization, LRN, Einsum, ReverseSequence / Scatter* with indices known at import time,
+// and If (the branch taken when the condition is known, else both branches and a where), each spelled out
+// as its ONNX definition.
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 #include "OpParams.h"
@@ -436,8 +437,9 @@ LogicalResult convertRuntimeIf(GraphImporter &g) {
     Value picked[2];
     for (int b = 0; b < 2; ++b) {
       const TensorInfo &t = branches[b][k];
-      picked[b] = t.value ? t.value
-                          : g.materialize(g.nodeName() + "_" + names[b] + "_" + std::to_string(k), *t.constant);
+      picked[b] = t.value
+                      ? t.value
+                      : g.materialize(g.nodeName() + "_" + names[b] + "_" + std::to_string(k), *t.constant);
       if (!picked[b])
         return failure();
     }
@@ -713,8 +715,9 @@ LogicalResult convertBitShift(GraphImporter &g) {
   if (direction == "LEFT") {
     Value shifted = x && factor ? g.build<MulOp>("shifted", {x, factor}) : Value();
     double modulus = std::ldexp(1.0, type.getWidth());
-    Value wraps = shifted ? g.build<FloorOp>("wraps", {constOp<DivConstOp>(g, "over_width", shifted, modulus)})
-                          : Value();
+    Value wraps = shifted
+                      ? g.build<FloorOp>("wraps", {constOp<DivConstOp>(g, "over_width", shifted, modulus)})
+                      : Value();
     Value wrapped = constOp<MulConstOp>(g, "wrapped", wraps, modulus);
     v = shifted && wrapped ? g.build<SubOp>("kept", {shifted, wrapped}) : Value();
   } else {

@@ -99,7 +99,8 @@ Value asUnitHeight(GraphImporter &g, Value x, StringRef suffix) {
   if (!x)
     return {};
   auto shape = getShape(x);
-  return g.reshape(x, {shape[0], shape[1], 1, shape[2]}, suffix.empty() ? "input_2d" : (suffix + "_input_2d").str());
+  return g.reshape(x, {shape[0], shape[1], 1, shape[2]},
+                   suffix.empty() ? "input_2d" : (suffix + "_input_2d").str());
 }
 
 Value dropUnitHeight(GraphImporter &g, Value y, StringRef suffix) {
@@ -121,8 +122,9 @@ Value filterAsUnitHeight(GraphImporter &g, Value w, size_t input, StringRef suff
   return g.reshape(w, {ws[0], ws[1], 1, ws[2]}, suffix.empty() ? "filter_2d" : (suffix + "_filter_2d").str());
 }
 
-std::vector<NamedAttribute> unitHeightWindow(GraphImporter &g, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                                             ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
+std::vector<NamedAttribute> unitHeightWindow(GraphImporter &g, ArrayRef<int64_t> kernel,
+                                             ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                                             ArrayRef<int64_t> dilations) {
   return {g.i64s("kernel_shape", {1, kernel[0]}), g.i64s("strides", {1, strides[0]}),
           g.i64s("pads", {0, pads[0], 0, pads[1]}), g.i64s("dilations", {1, dilations[0]})};
 }
@@ -362,7 +364,8 @@ LogicalResult convertConvTranspose(GraphImporter &g) {
     std::vector<NamedAttribute> attrs = unitHeightWindow(g, kernel, *strides, pads, *dilations);
     attrs.push_back(g.i64s("output_padding", {0, (*outPadding)[0]}));
     attrs.push_back(g.i64("group", g.attrInt("group", 1)));
-    Value y2 = x && w ? g.build<DeconvOp>("2d", {x, w, g.optionalInput(2)}, attrs, g.outputElemType(0)) : Value();
+    Value y2 =
+        x && w ? g.build<DeconvOp>("2d", {x, w, g.optionalInput(2)}, attrs, g.outputElemType(0)) : Value();
     y = y2 ? dropUnitHeight(g, y2, "") : Value();
   } else {
     y = g.build<DeconvOp>("", {g.input(0), g.input(1), g.optionalInput(2)},

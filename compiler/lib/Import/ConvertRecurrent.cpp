@@ -79,7 +79,7 @@ private:
   Value x_;                      // [seq, batch, input]
   Value lens_;                   // [batch, 1] sequence lengths fed at run time
   std::vector<int64_t> constLens_;
-  Value zeros_;                  // [batch, hidden]
+  Value zeros_; // [batch, hidden]
 };
 
 LogicalResult Recurrent::readShapes() {
@@ -99,12 +99,12 @@ LogicalResult Recurrent::readShapes() {
     return g_.fail("direction '" + dir + "' is not one of forward, reverse, bidirectional");
   std::vector<int64_t> w = g_.inputShape(1), r = g_.inputShape(2);
   if (w.size() != 3 || w[0] != dirs_ || w[2] != inputSize_ || w[1] % gates_ != 0)
-    return g_.fail("'W' " + listText(w) + " must be [" + std::to_string(dirs_) + ", " + std::to_string(gates_) +
-                   " * hidden_size, " + std::to_string(inputSize_) + "]");
+    return g_.fail("'W' " + listText(w) + " must be [" + std::to_string(dirs_) + ", " +
+                   std::to_string(gates_) + " * hidden_size, " + std::to_string(inputSize_) + "]");
   hidden_ = g_.attrInt("hidden_size", w[1] / gates_);
   if (hidden_ < 1 || w[1] != gates_ * hidden_)
-    return g_.fail("'W' " + listText(w) + " does not hold " + std::to_string(gates_) + " gates of hidden_size " +
-                   std::to_string(hidden_));
+    return g_.fail("'W' " + listText(w) + " does not hold " + std::to_string(gates_) +
+                   " gates of hidden_size " + std::to_string(hidden_));
   if (r != std::vector<int64_t>{dirs_, gates_ * hidden_, hidden_})
     return g_.fail("'R' " + listText(r) + " must be " + listText({dirs_, gates_ * hidden_, hidden_}));
   if (g_.hasInput(3) && g_.inputShape(3) != std::vector<int64_t>{dirs_, 2 * gates_ * hidden_})
@@ -127,8 +127,8 @@ LogicalResult Recurrent::readShapes() {
       std::vector<int64_t> lens = c->toInts();
       for (int64_t v : lens)
         if (v < 0 || v > seq_)
-          return g_.fail("'sequence_lens' value " + std::to_string(v) + " is outside [0, " + std::to_string(seq_) +
-                         "]");
+          return g_.fail("'sequence_lens' value " + std::to_string(v) + " is outside [0, " +
+                         std::to_string(seq_) + "]");
       if (std::any_of(lens.begin(), lens.end(), [&](int64_t v) { return v != seq_; }))
         constLens_ = lens;
     } else {
@@ -153,10 +153,9 @@ LogicalResult Recurrent::readActivations() {
   if (const onnx::AttributeProto *a = g_.attr("activations"))
     names.assign(a->strings().begin(), a->strings().end());
   if (names.empty()) {
-    std::vector<std::string> defaults =
-        lstm() ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
-        : gru() ? std::vector<std::string>{"Sigmoid", "Tanh"}
-                : std::vector<std::string>{"Tanh"};
+    std::vector<std::string> defaults = lstm()  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                                        : gru() ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                                : std::vector<std::string>{"Tanh"};
     for (int64_t d = 0; d < dirs_; ++d)
       names.insert(names.end(), defaults.begin(), defaults.end());
   }
@@ -166,10 +165,12 @@ LogicalResult Recurrent::readActivations() {
   std::vector<float> alphas = g_.attrFloats("activation_alpha"), betas = g_.attrFloats("activation_beta");
   size_t ia = 0, ib = 0;
   for (const std::string &n : names) {
-    static const char *known[] = {"Sigmoid", "Tanh", "Relu", "HardSigmoid", "LeakyRelu", "Affine", "ScaledTanh"};
+    static const char *known[] = {"Sigmoid",   "Tanh",   "Relu",      "HardSigmoid",
+                                  "LeakyRelu", "Affine", "ScaledTanh"};
     if (std::find(std::begin(known), std::end(known), n) == std::end(known))
-      return g_.fail("activation '" + n +
-                     "' is not supported (Sigmoid, Tanh, Relu, HardSigmoid, LeakyRelu, Affine, ScaledTanh are)");
+      return g_.fail(
+          "activation '" + n +
+          "' is not supported (Sigmoid, Tanh, Relu, HardSigmoid, LeakyRelu, Affine, ScaledTanh are)");
     Activation a{n, defaultAlpha(n), defaultBeta(n)};
     if (takesAlpha(n) && ia < alphas.size())
       a.alpha = alphas[ia++];
@@ -210,14 +211,16 @@ Value Recurrent::narrow(Value x, const std::vector<int64_t> &shape, int64_t axis
   std::vector<int64_t> offset(shape.size(), 0), steps(shape.size(), 1), ends = shape;
   offset[axis] = begin;
   ends[axis] = end;
-  return g_.build<SliceOp>(suffix, {x}, {g_.i64s("offset", offset), g_.i64s("steps", steps), g_.i64s("ends", ends)},
+  return g_.build<SliceOp>(suffix, {x},
+                           {g_.i64s("offset", offset), g_.i64s("steps", steps), g_.i64s("ends", ends)},
                            GraphImporter::elementTypeOf(x));
 }
 
 Value Recurrent::clip(Value x, const std::string &suffix) {
   if (!x || !clip_)
     return x;
-  return g_.build<ClipOp>(suffix, {x}, {g_.f64("min", -*clip_), g_.f64("max", *clip_)}, g_.builder().getF32Type());
+  return g_.build<ClipOp>(suffix, {x}, {g_.f64("min", -*clip_), g_.f64("max", *clip_)},
+                          g_.builder().getF32Type());
 }
 
 Value Recurrent::activate(Value x, const Activation &a, const std::string &suffix) {
@@ -267,8 +270,9 @@ Value Recurrent::project(int64_t d, const std::string &tag) {
   if (linearBeforeReset_) {
     Value zero = g_.materialize(g_.nodeName() + "_" + tag + "_no_h_bias",
                                 HostTensor::floats({hidden_}, std::vector<float>(hidden_, 0.0f)));
-    rb = rb && zero ? g_.build<ConcatOp>(tag + "_Rb_zr", {rb, zero}, {g_.i64("axis", 0)}, g_.builder().getF32Type())
-                    : Value();
+    rb = rb && zero
+             ? g_.build<ConcatOp>(tag + "_Rb_zr", {rb, zero}, {g_.i64("axis", 0)}, g_.builder().getF32Type())
+             : Value();
   }
   return add(xw, add(wb, rb, tag + "_bias"), tag + "_input_projection_biased");
 }
@@ -297,13 +301,15 @@ Value Recurrent::maskAt(int64_t t) {
     std::vector<int64_t> keep(batch_);
     for (int64_t b = 0; b < batch_; ++b)
       keep[b] = t < constLens_[b];
-    return g_.materialize(g_.nodeName() + "_" + name, HostTensor::ints({batch_, 1}, keep, onnx::TensorProto::BOOL));
+    return g_.materialize(g_.nodeName() + "_" + name,
+                          HostTensor::ints({batch_, 1}, keep, onnx::TensorProto::BOOL));
   }
   if (!lens_)
     return {};
   Type elem = GraphImporter::elementTypeOf(lens_);
   int32_t dtype = elem.isInteger(32) ? onnx::TensorProto::INT32 : onnx::TensorProto::INT64;
-  Value step = g_.materialize(g_.nodeName() + "_step_" + std::to_string(t), HostTensor::ints({1}, {t}, dtype));
+  Value step =
+      g_.materialize(g_.nodeName() + "_step_" + std::to_string(t), HostTensor::ints({1}, {t}, dtype));
   auto mode = CompareModeAttr::get(g_.builder().getContext(), CompareMode::gt);
   return step ? g_.build<CompareOp>(name, {lens_, step}, {g_.named("mode", mode)}, g_.builder().getI1Type())
               : Value();
@@ -319,7 +325,9 @@ Value Recurrent::initialState(size_t index, int64_t d, const std::string &tag) {
 
 LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &lastH, Value &lastC) {
   bool reverse = reverseOnly_ || d == 1;
-  std::string tag = dirs_ == 1 ? std::string(reverse ? "reverse" : "forward") : d == 0 ? "forward" : "reverse";
+  std::string tag = dirs_ == 1 ? std::string(reverse ? "reverse" : "forward")
+                    : d == 0   ? "forward"
+                               : "reverse";
   const Activation *act = &acts_[d * (lstm() ? 3 : gru() ? 2 : 1)];
   int64_t gh = gates_ * hidden_;
   Value xw = project(d, tag);
@@ -343,7 +351,8 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
   for (int64_t s = 0; s < seq_; ++s) {
     int64_t t = reverse ? seq_ - 1 - s : s;
     std::string p = tag + "_t" + std::to_string(t) + "_";
-    Value xt = g_.reshape(narrow(xw, {seq_, batch_, gh}, 0, t, t + 1, p + "input"), {batch_, gh}, p + "input_2d");
+    Value xt =
+        g_.reshape(narrow(xw, {seq_, batch_, gh}, 0, t, t + 1, p + "input"), {batch_, gh}, p + "input_2d");
     Value mask = maskAt(t);
     Value newH, newC;
     auto gate = [&](Value v, int64_t k, int64_t width, const std::string &name) {
@@ -361,8 +370,9 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
       }
       Value it = activate(i, act[0], p + "input_gate");
       Value ft = inputForget_ && it
-                     ? g_.build<AddConstOp>(p + "forget_gate", {g_.build<MulConstOp>(p + "minus_input_gate", {it},
-                                                                                   {g_.f64("const_val", -1.0)}, f32)},
+                     ? g_.build<AddConstOp>(p + "forget_gate",
+                                            {g_.build<MulConstOp>(p + "minus_input_gate", {it},
+                                                                  {g_.f64("const_val", -1.0)}, f32)},
                                             {g_.f64("const_val", 1.0)}, f32)
                      : activate(f, act[0], p + "forget_gate");
       Value candidate = activate(cc, act[1], p + "candidate");
@@ -393,8 +403,9 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
       Value rg = activate(clip(gate(zrPre, 1, 2 * hidden_, "r"), p + "r_clipped"), act[0], p + "reset_gate");
       hPre = gate(xt, 2, gh, "h_input");
       if (linearBeforeReset_ && hr)
-        hPre = add(hPre, mul(rg, narrow(hr, {hrRows, gh}, 1, 2 * hidden_, gh, p + "h_recurrent"), p + "h_reset"),
-                   p + "h_gate");
+        hPre =
+            add(hPre, mul(rg, narrow(hr, {hrRows, gh}, 1, 2 * hidden_, gh, p + "h_recurrent"), p + "h_reset"),
+                p + "h_gate");
       else if (!linearBeforeReset_ && h)
         hPre = add(hPre, matmulT(mul(rg, h, p + "h_reset"), rh, {}, p + "h_recurrent"), p + "h_gate");
       Value candidate = activate(clip(hPre, p + "h_clipped"), act[1], p + "candidate");
@@ -403,9 +414,10 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
         Value diff = candidate ? g_.build<SubOp>(p + "change", {h, candidate}, {}, f32) : Value();
         newH = add(candidate, mul(z, diff, p + "kept"), p + "hidden");
       } else {
-        Value keep = z ? g_.build<AddConstOp>(p + "one_minus_z",
-                                              {g_.build<MulConstOp>(p + "minus_z", {z}, {g_.f64("const_val", -1.0)}, f32)},
-                                              {g_.f64("const_val", 1.0)}, f32)
+        Value keep = z ? g_.build<AddConstOp>(
+                             p + "one_minus_z",
+                             {g_.build<MulConstOp>(p + "minus_z", {z}, {g_.f64("const_val", -1.0)}, f32)},
+                             {g_.f64("const_val", 1.0)}, f32)
                        : Value();
         newH = mul(keep, candidate, p + "hidden");
       }
@@ -417,8 +429,9 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
       return failure();
     if (mask) {
       if (!zeros_)
-        zeros_ = g_.materialize(g_.nodeName() + "_zero_state",
-                                HostTensor::floats({batch_, hidden_}, std::vector<float>(batch_ * hidden_, 0.0f)));
+        zeros_ =
+            g_.materialize(g_.nodeName() + "_zero_state",
+                           HostTensor::floats({batch_, hidden_}, std::vector<float>(batch_ * hidden_, 0.0f)));
       Value prevH = h ? h : zeros_, prevC = c ? c : zeros_;
       ys[t] = g_.build<WhereOp>(p + "output", {mask, newH, zeros_}, {}, f32);
       newH = g_.build<WhereOp>(p + "hidden_kept", {mask, newH, prevH}, {}, f32);
@@ -459,15 +472,17 @@ LogicalResult Recurrent::run() {
     for (int64_t t = 0; t < seq_; ++t) {
       std::vector<Value> perDir;
       for (int64_t d = 0; d < dirs_; ++d)
-        perDir.push_back(g_.reshape(ys[d][t], {1, 1, batch_, hidden_}, "y_t" + std::to_string(t) + "_d" +
-                                                                            std::to_string(d)));
-      steps.push_back(dirs_ == 1 ? perDir[0]
-                                 : g_.build<ConcatOp>("y_t" + std::to_string(t), perDir, {g_.i64("axis", 1)}, f32));
+        perDir.push_back(g_.reshape(ys[d][t], {1, 1, batch_, hidden_},
+                                    "y_t" + std::to_string(t) + "_d" + std::to_string(d)));
+      steps.push_back(dirs_ == 1
+                          ? perDir[0]
+                          : g_.build<ConcatOp>("y_t" + std::to_string(t), perDir, {g_.i64("axis", 1)}, f32));
       if (!steps.back())
         return failure();
     }
-    Value y = steps.size() == 1 ? steps[0] : g_.build<ConcatOp>(layout1_ ? "y_time_major" : "", steps,
-                                                                  {g_.i64("axis", 0)}, f32);
+    Value y = steps.size() == 1
+                  ? steps[0]
+                  : g_.build<ConcatOp>(layout1_ ? "y_time_major" : "", steps, {g_.i64("axis", 0)}, f32);
     if (y && layout1_)
       y = g_.build<PermuteOp>("", {y}, {g_.i64s("order", {2, 0, 1, 3})}, f32);
     if (!y)
@@ -482,11 +497,12 @@ LogicalResult Recurrent::run() {
     for (int64_t d = 0; d < dirs_; ++d) {
       Value s = states[d] ? states[d] : zeros_;
       if (!s)
-        s = zeros_ = g_.materialize(g_.nodeName() + "_zero_state",
-                                    HostTensor::floats({batch_, hidden_}, std::vector<float>(batch_ * hidden_, 0.0f)));
-      parts.push_back(g_.reshape(s, layout1_ ? std::vector<int64_t>{batch_, 1, hidden_}
-                                             : std::vector<int64_t>{1, batch_, hidden_},
-                                 tag + "_d" + std::to_string(d)));
+        s = zeros_ =
+            g_.materialize(g_.nodeName() + "_zero_state",
+                           HostTensor::floats({batch_, hidden_}, std::vector<float>(batch_ * hidden_, 0.0f)));
+      parts.push_back(g_.reshape(
+          s, layout1_ ? std::vector<int64_t>{batch_, 1, hidden_} : std::vector<int64_t>{1, batch_, hidden_},
+          tag + "_d" + std::to_string(d)));
       if (!parts.back())
         return failure();
     }

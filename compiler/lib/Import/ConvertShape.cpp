@@ -1,9 +1,9 @@
 //===- ConvertShape.cpp - ONNX data movement, reductions, resize, selection -===//
 // Converters of the layout ops (Reshape, Transpose, Slice, ...), reductions, Resize/Upsample, TopK and
-// ArgMax, GatherElements / CumSum (its axis possibly fed at run time) / Trilu / Hardmax, Compress and GatherND
-// as gathers of positions (constant, or computed from indices fed at run time), and the shape-only constants
-// EyeLike and the Hann/Hamming/Blackman windows. Their parameters come from OpParams so the import-time
-// folders read them the same way.
+// ArgMax, GatherElements / CumSum (its axis possibly fed at run time) / Trilu / Hardmax, Compress and
+// GatherND as gathers of positions (constant, or computed from indices fed at run time), and the shape-only
+// constants EyeLike and the Hann/Hamming/Blackman windows. Their parameters come from OpParams so the
+// import-time folders read them the same way.
 //===----------------------------------------------------------------------===//
 #include "OpParams.h"
 
@@ -33,11 +33,16 @@ FailureOr<std::vector<int64_t>> impliedShape(GraphImporter &g, size_t i, StringR
 int32_t onnxIntegerDType(IntegerType t) {
   using P = onnx::TensorProto;
   switch (t.getWidth()) {
-  case 1: return P::BOOL;
-  case 8: return t.isUnsigned() ? P::UINT8 : P::INT8;
-  case 16: return t.isUnsigned() ? P::UINT16 : P::INT16;
-  case 32: return t.isUnsigned() ? P::UINT32 : P::INT32;
-  default: return t.isUnsigned() ? P::UINT64 : P::INT64;
+  case 1:
+    return P::BOOL;
+  case 8:
+    return t.isUnsigned() ? P::UINT8 : P::INT8;
+  case 16:
+    return t.isUnsigned() ? P::UINT16 : P::INT16;
+  case 32:
+    return t.isUnsigned() ? P::UINT32 : P::INT32;
+  default:
+    return t.isUnsigned() ? P::UINT64 : P::INT64;
   }
 }
 
@@ -127,7 +132,8 @@ LogicalResult convertRuntimeSlice(GraphImporter &g) {
     axes = g.materialize(g.nodeName() + "_axes", HostTensor::ints({n}, all, dtype));
   }
   Value steps = g.hasInput(4) ? g.input(4)
-                              : g.materialize(g.nodeName() + "_steps", HostTensor::ints({n}, std::vector<int64_t>(n, 1), dtype));
+                              : g.materialize(g.nodeName() + "_steps",
+                                              HostTensor::ints({n}, std::vector<int64_t>(n, 1), dtype));
   Value x = g.input(0), s = g.input(1), e = g.input(2);
   if (!x || !s || !e || !axes || !steps)
     return failure();
@@ -613,8 +619,9 @@ LogicalResult convertCumSum(GraphImporter &g) {
   if (axisShape.size() > 1 || (axisShape.size() == 1 && axisShape[0] != 1))
     return g.fail("'axis' must be a scalar, got shape " + listText(axisShape));
   Type elem = g.outputElemType(0);
-  HostTensor invalid = HostTensor::filled({}, isa<FloatType>(elem) ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64,
-                                          isa<FloatType>(elem) ? std::nan("") : 0.0);
+  HostTensor invalid =
+      HostTensor::filled({}, isa<FloatType>(elem) ? onnx::TensorProto::FLOAT : onnx::TensorProto::INT64,
+                         isa<FloatType>(elem) ? std::nan("") : 0.0);
   if (!isa<FloatType>(elem))
     invalid = invalid.castTo(onnxIntegerDType(cast<IntegerType>(elem)));
   Value y = g.materialize(g.nodeName() + "_invalid_axis", invalid);
@@ -626,12 +633,16 @@ LogicalResult convertCumSum(GraphImporter &g) {
     std::string tag = "axis" + std::to_string(k);
     Value sum = sumAlong(k, tag);
     Value pos = g.materialize(g.nodeName() + "_" + tag, HostTensor::ints(axisShape, {k}, axisDType));
-    Value neg = g.materialize(g.nodeName() + "_" + tag + "_from_end", HostTensor::ints(axisShape, {k - rank}, axisDType));
-    Value isPos = pos ? g.build<CompareOp>(tag + "_given", {g.input(1), pos}, {g.named("mode", eq)}, i1) : Value();
-    Value isNeg = neg ? g.build<CompareOp>(tag + "_given_from_end", {g.input(1), neg}, {g.named("mode", eq)}, i1)
-                      : Value();
-    Value is = isPos && isNeg ? g.build<CompareOp>(tag + "_chosen", {isPos, isNeg}, {g.named("mode", orMode)}, i1)
-                              : Value();
+    Value neg = g.materialize(g.nodeName() + "_" + tag + "_from_end",
+                              HostTensor::ints(axisShape, {k - rank}, axisDType));
+    Value isPos =
+        pos ? g.build<CompareOp>(tag + "_given", {g.input(1), pos}, {g.named("mode", eq)}, i1) : Value();
+    Value isNeg =
+        neg ? g.build<CompareOp>(tag + "_given_from_end", {g.input(1), neg}, {g.named("mode", eq)}, i1)
+            : Value();
+    Value is = isPos && isNeg
+                   ? g.build<CompareOp>(tag + "_chosen", {isPos, isNeg}, {g.named("mode", orMode)}, i1)
+                   : Value();
     y = sum && is ? g.build<WhereOp>(k == 0 ? "" : tag + "_or_later", {is, sum, y}, {}, elem) : Value();
   }
   return g.finish(y);
@@ -800,22 +811,25 @@ Value runtimePositions(GraphImporter &g, const std::vector<int64_t> &data, const
     offset.back() = j;
     ends.back() = j + 1;
     int64_t size = data[b + j];
-    Value col = g.build<SliceOp>(tag, {ids}, {g.i64s("offset", offset), g.i64s("steps", steps), g.i64s("ends", ends)},
-                                 elem);
+    Value col = g.build<SliceOp>(
+        tag, {ids}, {g.i64s("offset", offset), g.i64s("steps", steps), g.i64s("ends", ends)}, elem);
     Value neg = col ? g.build<CompareOp>(tag + "_negative", {col, zero}, {g.named("mode", lt)},
                                          g.builder().getI1Type())
                     : Value();
-    Value wrapped = col ? g.build<AddConstOp>(tag + "_from_end", {col}, {g.f64("const_val", (double)size)}, elem)
-                        : Value();
-    Value fixed = neg && wrapped ? g.build<WhereOp>(tag + "_positive", {neg, wrapped, col}, {}, elem) : Value();
-    Value term = fixed && stride != 1
-                     ? g.build<MulConstOp>(tag + "_offset", {fixed}, {g.f64("const_val", (double)stride)}, elem)
-                     : fixed;
+    Value wrapped =
+        col ? g.build<AddConstOp>(tag + "_from_end", {col}, {g.f64("const_val", (double)size)}, elem)
+            : Value();
+    Value fixed =
+        neg && wrapped ? g.build<WhereOp>(tag + "_positive", {neg, wrapped, col}, {}, elem) : Value();
+    Value term = fixed && stride != 1 ? g.build<MulConstOp>(tag + "_offset", {fixed},
+                                                            {g.f64("const_val", (double)stride)}, elem)
+                                      : fixed;
     pos = pos && term ? g.build<AddOp>(tag + "_position", {term, pos}, {}, elem) : term;
     stride *= size;
   }
   if (pos && b > 0) {
-    int64_t perBatch = tuples / std::max<int64_t>(1, product(std::vector<int64_t>(data.begin(), data.begin() + b)));
+    int64_t perBatch =
+        tuples / std::max<int64_t>(1, product(std::vector<int64_t>(data.begin(), data.begin() + b)));
     std::vector<int64_t> base(tuples);
     for (int64_t t = 0; t < tuples; ++t)
       base[t] = (t / perBatch) * indexed;

@@ -140,7 +140,8 @@ LogicalResult run(top::InterpOp op, Inputs in, Outputs out) {
   float *y = out[0];
   if (op.getMode() == top::InterpMode::cubic) {
     float A = static_cast<float>(op.getCubicCoeffA().convertToDouble());
-    CubicTaps cy = is2d ? cubicTaps(ay, op.getCoordMode(), A, op.getExcludeOutside()) : CubicTaps{{0, 0, 0, 0}, {0, 1, 0, 0}};
+    CubicTaps cy = is2d ? cubicTaps(ay, op.getCoordMode(), A, op.getExcludeOutside())
+                        : CubicTaps{{0, 0, 0, 0}, {0, 1, 0, 0}};
     CubicTaps cx = cubicTaps(ax, op.getCoordMode(), A, op.getExcludeOutside());
     parallelFor(planes, rowGrain(oh * ow * 20), [&](int64_t begin, int64_t end) {
       std::vector<float> rows(4 * ow);
@@ -158,7 +159,8 @@ LogicalResult run(top::InterpOp op, Inputs in, Outputs out) {
           }
           const float *w = &cy.weight[oy * 4];
           for (int64_t ox = 0; ox < ow; ++ox)
-            dst[oy * ow + ox] = w[0] * rows[ox] + w[1] * rows[ow + ox] + w[2] * rows[2 * ow + ox] + w[3] * rows[3 * ow + ox];
+            dst[oy * ow + ox] =
+                w[0] * rows[ox] + w[1] * rows[ow + ox] + w[2] * rows[2 * ow + ox] + w[3] * rows[3 * ow + ox];
         }
       }
     });

@@ -1,9 +1,9 @@
 //===- TopFusions.cpp - Spelled-out norms and activations fused into one Top op ===//
 // Exports before opset 17 (LayerNormalization), 20 (Gelu), 18 (Mish) and 14 (HardSwish) spell LayerNorm,
 // RMSNorm, GELU, Mish and HardSwish out as chains of reduce / sub / pow / sqrt / div, erf or tanh
-// arithmetic, softplus under a tanh, and relu6 products. On the chip each link would be its own command with its own DDR traffic and, in INT8, its own
-// requantization; these canonicalization patterns turn each chain into the one op the lowering and the
-// layer-group planner treat as a unit.
+// arithmetic, softplus under a tanh, and relu6 products. On the chip each link would be its own command
+// with its own DDR traffic and, in INT8, its own requantization; these canonicalization patterns turn each
+// chain into the one op the lowering and the layer-group planner treat as a unit.
 // The chains are matched exactly (constants within 1e-6), the dead links are erased by the driver.
 //===----------------------------------------------------------------------===//
 #include "TopFusions.h"
@@ -329,14 +329,14 @@ struct FuseMish : OpRewritePattern<MulOp> {
       auto log = tanh ? tanh.getInput().getDefiningOp<LogOp>() : LogOp();
       auto plusOne = log ? log.getInput().getDefiningOp<AddConstOp>() : AddConstOp();
       auto exp = plusOne ? plusOne.getInput().getDefiningOp<ExpOp>() : ExpOp();
-      if (!exp || exp.getInput() != x || plusOne.getDoRelu() || !near(plusOne.getConstVal().convertToDouble(), 1.0) ||
-          x.getType() != mul.getType())
+      if (!exp || exp.getInput() != x || plusOne.getDoRelu() ||
+          !near(plusOne.getConstVal().convertToDouble(), 1.0) || x.getType() != mul.getType())
         continue;
       SmallVector<Operation *> chain{tanh, log, plusOne, exp};
-      auto fused = MishOp::create(rewriter,
-                                  rewriter.getFusedLoc({exp.getLoc(), plusOne.getLoc(), log.getLoc(), tanh.getLoc(),
-                                                        mul.getLoc()}),
-                                  mul.getType(), x);
+      auto fused = MishOp::create(
+          rewriter,
+          rewriter.getFusedLoc({exp.getLoc(), plusOne.getLoc(), log.getLoc(), tanh.getLoc(), mul.getLoc()}),
+          mul.getType(), x);
       rewriter.replaceOp(mul, fused.getOutput());
       for (Operation *link : chain)
         if (link->use_empty())

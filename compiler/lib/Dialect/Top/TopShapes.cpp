@@ -661,7 +661,9 @@ static LogicalResult declaredResult(Operation *op, Shapes &shapes, ArrayRef<std:
 LogicalResult DynamicSliceOp::computeOutputShapes(Shapes &shapes) {
   auto in = getShape(getInput());
   std::optional<int64_t> count;
-  for (auto [name, v] : {std::pair<StringRef, Value>{"starts", getStarts()}, {"ends", getEnds()}, {"axes", getAxes()},
+  for (auto [name, v] : {std::pair<StringRef, Value>{"starts", getStarts()},
+                         {"ends", getEnds()},
+                         {"axes", getAxes()},
                          {"steps", getSteps()}}) {
     auto shape = getShape(v);
     if (shape.size() != 1 || !isa<IntegerType>(cast<ShapedType>(v.getType()).getElementType()))
