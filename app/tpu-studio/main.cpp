@@ -1,5 +1,4 @@
-// tpu-studio: the desktop studio. Opens an optional project or model; --screenshot renders the window to a
-// PNG.
+// tpu-studio: the desktop studio. Opens an optional project or model; --screenshot renders a PNG of it.
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
 #include "ui/MainWindow.h"
@@ -67,7 +66,8 @@ int main(int argc, char **argv) {
     poll->setInterval(50);
     QElapsedTimer waited;
     waited.start();
-    QObject::connect(poll, &QTimer::timeout, &window, [&, poll] {
+    // The block's locals end before the timer fires: copies of them.
+    QObject::connect(poll, &QTimer::timeout, &window, [&, poll, waitForModel, waited] {
       const bool arrived = !context.project().model.path.empty();
       if (waitForModel && !arrived && waited.elapsed() < 30000)
         return;
