@@ -407,29 +407,31 @@ LogicalResult convertScatterND(GraphImporter &g) {
   return scatterByPositions(g, layers, reduction);
 }
 
-/// If whose condition is known at import time (a constant, or computed from graph inputs fixed with
-/// --const_inputs): the taken branch's nodes are imported in its place, the other branch is dropped. A
-/// static graph cannot hold a branch chosen by data, so a condition known only at run time is refused
-/// with the way out.
+/// Imports If's subgraph `name` in place; `outs` receives one entry per node output.
+LogicalResult importBranch(GraphImporter &g, const char *name, std::vector<TensorInfo> &outs) {
+  const onnx::AttributeProto *branch = g.attr(name);
+  if (!branch || !branch->has_g())
+    return g.fail(std::string("no '") + name + "' subgraph");
+  if (failed(g.importSubgraph(branch->g(), outs)))
+    return failure();
+  if (outs.size() != static_cast<size_t>(g.node().output_size()))
+    return g.fail(std::string("'") + name + "' has " + std::to_string(outs.size()) +
+                  " outputs for the node's " + std::to_string(g.node().output_size()));
+  return success();
+}
+
 /// If whose condition is fed at run time: both branches are imported (ONNX subgraphs have no side effects)
 /// and each output is where(cond, then, else), which needs the two branches to agree on every output's
-/// shape and type; otherwise the condition must be fixed at import.
+/// shape and type; otherwise the message points at fixing the condition at import.
 LogicalResult convertRuntimeIf(GraphImporter &g) {
   std::vector<int64_t> condShape = g.inputShape(0);
   if (std::accumulate(condShape.begin(), condShape.end(), int64_t{1}, std::multiplies<int64_t>()) != 1)
     return g.fail("the condition has " + listText(condShape) + " elements, not one");
   std::vector<TensorInfo> branches[2];
   const char *names[2] = {"then_branch", "else_branch"};
-  for (int b = 0; b < 2; ++b) {
-    const onnx::AttributeProto *branch = g.attr(names[b]);
-    if (!branch || !branch->has_g())
-      return g.fail(std::string("no '") + names[b] + "' subgraph");
-    if (failed(g.importSubgraph(branch->g(), branches[b])))
+  for (int b = 0; b < 2; ++b)
+    if (failed(importBranch(g, names[b], branches[b])))
       return failure();
-    if (branches[b].size() != static_cast<size_t>(g.node().output_size()))
-      return g.fail(std::string("'") + names[b] + "' has " + std::to_string(branches[b].size()) +
-                    " outputs for the node's " + std::to_string(g.node().output_size()));
-  }
   Value cond = g.input(0);
   if (!cond)
     return failure();
@@ -457,22 +459,17 @@ LogicalResult convertRuntimeIf(GraphImporter &g) {
   return success();
 }
 
+/// If whose condition is known at import time (a constant, or computed from graph inputs fixed with
+/// --const_inputs): the taken branch's nodes are imported in its place, the other branch is dropped.
 LogicalResult convertIf(GraphImporter &g) {
   const HostTensor *cond = g.constInput(0);
   if (!cond)
     return convertRuntimeIf(g);
   if (cond->numel() != 1)
     return g.fail("the condition has " + std::to_string(cond->numel()) + " elements, not one");
-  const char *taken = cond->at(0) != 0 ? "then_branch" : "else_branch";
-  const onnx::AttributeProto *branch = g.attr(taken);
-  if (!branch || !branch->has_g())
-    return g.fail(std::string("no '") + taken + "' subgraph");
   std::vector<TensorInfo> outs;
-  if (failed(g.importSubgraph(branch->g(), outs)))
+  if (failed(importBranch(g, cond->at(0) != 0 ? "then_branch" : "else_branch", outs)))
     return failure();
-  if (outs.size() != static_cast<size_t>(g.node().output_size()))
-    return g.fail(std::string("'") + taken + "' has " + std::to_string(outs.size()) + " outputs for the node's " +
-                  std::to_string(g.node().output_size()));
   for (size_t k = 0; k < outs.size(); ++k) {
     if (outs[k].value)
       g.setOutput(k, outs[k].value);
@@ -523,11 +520,7 @@ LogicalResult convertOneHot(GraphImporter &g) {
   Value hit = compare(g, "is_class", idx, positions("classes", 0), CompareMode::eq);
   Value hitNeg = compare(g, "is_class_from_end", idx, positions("classes_from_end", -depth), CompareMode::eq);
   Value any = compare(g, "hot", hit, hitNeg, CompareMode::Or);
-  auto pick = [&](const char *what, int64_t k) {
-    return g.build<SliceOp>(what, {g.input(2)},
-                            {g.i64s("offset", {k}), g.i64s("steps", {1}), g.i64s("ends", {k + 1})});
-  };
-  Value off = pick("off", 0), on = pick("on", 1);
+  Value off = g.sliceAxis(g.input(2), 0, 0, 1, "off"), on = g.sliceAxis(g.input(2), 0, 1, 2, "on");
   return g.finish(any && on && off ? g.build<WhereOp>("", {any, on, off}, {}, g.outputElemType(0)) : Value());
 }
 
@@ -688,8 +681,6 @@ LogicalResult convertLRN(GraphImporter &g) {
   return g.finish(denom ? g.build<DivOp>("", {x, denom}) : Value());
 }
 
-} // namespace
-
 /// Softsign: x / (1 + |x|).
 LogicalResult convertSoftsign(GraphImporter &g) {
   Value x = g.input(0);
@@ -726,6 +717,8 @@ LogicalResult convertBitShift(GraphImporter &g) {
   }
   return g.finish(asOutputType(g, v));
 }
+
+} // namespace
 
 void addCompositeConverters(OpTable &table) {
   table["Softsign"].convert = convertSoftsign;

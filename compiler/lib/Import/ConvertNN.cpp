@@ -122,11 +122,16 @@ Value filterAsUnitHeight(GraphImporter &g, Value w, size_t input, StringRef suff
   return g.reshape(w, {ws[0], ws[1], 1, ws[2]}, suffix.empty() ? "filter_2d" : (suffix + "_filter_2d").str());
 }
 
+/// The 2-D window of a 1-D one: kernel, strides, pads, and dilations unless none are given (pools).
 std::vector<NamedAttribute> unitHeightWindow(GraphImporter &g, ArrayRef<int64_t> kernel,
                                              ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                                              ArrayRef<int64_t> dilations) {
-  return {g.i64s("kernel_shape", {1, kernel[0]}), g.i64s("strides", {1, strides[0]}),
-          g.i64s("pads", {0, pads[0], 0, pads[1]}), g.i64s("dilations", {1, dilations[0]})};
+  std::vector<NamedAttribute> attrs{g.i64s("kernel_shape", {1, kernel[0]}),
+                                    g.i64s("strides", {1, strides[0]}),
+                                    g.i64s("pads", {0, pads[0], 0, pads[1]})};
+  if (!dilations.empty())
+    attrs.push_back(g.i64s("dilations", {1, dilations[0]}));
+  return attrs;
 }
 
 /// A top.conv of `x` and `w` (bias `b` or none) with the node's window attributes and result type `elem`;
@@ -456,22 +461,18 @@ template <typename PoolOp> LogicalResult convertPool(GraphImporter &g) {
   auto p = poolAttrs(g);
   if (failed(p))
     return failure();
-  std::vector<NamedAttribute> attrs{g.i64s("kernel_shape", p->kernel), g.i64s("strides", p->strides),
-                                    g.i64s("pads", p->pads),
-                                    g.boolean("ceil_mode", g.attrInt("ceil_mode", 0))};
+  bool oneD = p->kernel.size() == 1;
+  std::vector<NamedAttribute> attrs =
+      oneD ? unitHeightWindow(g, p->kernel, p->strides, p->pads, {})
+           : std::vector<NamedAttribute>{g.i64s("kernel_shape", p->kernel), g.i64s("strides", p->strides),
+                                         g.i64s("pads", p->pads)};
+  attrs.push_back(g.boolean("ceil_mode", g.attrInt("ceil_mode", 0)));
   if (std::is_same_v<PoolOp, AvgPoolOp>)
     attrs.push_back(g.boolean("count_include_pad", g.attrInt("count_include_pad", 0)));
-  Value y;
-  if (p->kernel.size() == 1) {
-    std::vector<NamedAttribute> window = unitHeightWindow(g, p->kernel, p->strides, p->pads, {1});
-    std::copy(attrs.begin() + 3, attrs.end(), std::back_inserter(window));
-    window.erase(window.begin() + 3); // pools have no dilations
-    Value x = asUnitHeight(g, g.input(0), "");
-    Value y2 = x ? g.build<PoolOp>("2d", {x}, window, g.outputElemType(0)) : Value();
-    y = y2 ? dropUnitHeight(g, y2, "") : Value();
-  } else {
-    y = g.build<PoolOp>("", {g.input(0)}, attrs);
-  }
+  Value x = oneD ? asUnitHeight(g, g.input(0), "") : g.input(0);
+  Value y = x ? g.build<PoolOp>(oneD ? "2d" : "", {x}, attrs, g.outputElemType(0)) : Value();
+  if (oneD && y)
+    y = dropUnitHeight(g, y, "");
   if (!y)
     return failure();
   g.setOutput(0, y);

@@ -42,9 +42,6 @@ private:
   /// Rows [r0, r1) of direction `d` of input `index` (shape [dirs, rows] or [dirs, rows, cols]) as a
   /// [r1 - r0(, cols)] value: a weight when the input is known at import time, else a slice.
   Value rows(size_t index, int64_t d, int64_t r0, int64_t r1, const std::string &tag);
-  /// Axis `axis` of `x` (of shape `shape`) narrowed to [begin, end).
-  Value narrow(Value x, const std::vector<int64_t> &shape, int64_t axis, int64_t begin, int64_t end,
-               const std::string &suffix);
   Value activate(Value x, const Activation &a, const std::string &suffix);
   Value clip(Value x, const std::string &suffix);
   Value add(Value a, Value b, const std::string &suffix) {
@@ -52,6 +49,20 @@ private:
   }
   Value mul(Value a, Value b, const std::string &suffix) {
     return a && b ? g_.build<MulOp>(suffix, {a, b}, {}, g_.builder().getF32Type()) : Value();
+  }
+  /// 1 - v (a sub_const with the operands swapped).
+  Value oneMinus(Value v, const std::string &suffix) {
+    return v ? g_.build<SubConstOp>(suffix, {v}, {g_.f64("const_val", 1.0), g_.boolean("is_reverse", true)},
+                                    g_.builder().getF32Type())
+             : Value();
+  }
+  /// The [batch, hidden] zeros a state starts from when none is given (one weight per node).
+  Value zeroState() {
+    if (!zeros_)
+      zeros_ =
+          g_.materialize(g_.nodeName() + "_zero_state",
+                         HostTensor::floats({batch_, hidden_}, std::vector<float>(batch_ * hidden_, 0.0f)));
+    return zeros_;
   }
   Value matmulT(Value x, Value w, Value bias, const std::string &suffix) {
     return x && w ? g_.build<MatMulOp>(suffix, {x, w, bias ? bias : g_.none()},
@@ -195,25 +206,9 @@ Value Recurrent::rows(size_t index, int64_t d, int64_t r0, int64_t r1, const std
       data.push_back((float)c->at(base + k));
     return g_.materialize(g_.nodeName() + "_" + tag, HostTensor::floats(outShape, data));
   }
-  Value v = narrow(g_.input(index), shape, 0, d, d + 1, tag + "_direction");
-  std::vector<int64_t> one = shape;
-  one[0] = 1;
-  v = narrow(v, one, 1, r0, r1, tag + "_rows");
+  Value v = g_.sliceAxis(g_.input(index), 0, d, d + 1, tag + "_direction");
+  v = g_.sliceAxis(v, 1, r0, r1, tag + "_rows");
   return v ? g_.reshape(v, outShape, tag) : Value();
-}
-
-Value Recurrent::narrow(Value x, const std::vector<int64_t> &shape, int64_t axis, int64_t begin, int64_t end,
-                        const std::string &suffix) {
-  if (!x)
-    return {};
-  if (begin == 0 && end == shape[axis])
-    return x;
-  std::vector<int64_t> offset(shape.size(), 0), steps(shape.size(), 1), ends = shape;
-  offset[axis] = begin;
-  ends[axis] = end;
-  return g_.build<SliceOp>(suffix, {x},
-                           {g_.i64s("offset", offset), g_.i64s("steps", steps), g_.i64s("ends", ends)},
-                           GraphImporter::elementTypeOf(x));
 }
 
 Value Recurrent::clip(Value x, const std::string &suffix) {
@@ -318,8 +313,7 @@ Value Recurrent::maskAt(int64_t t) {
 Value Recurrent::initialState(size_t index, int64_t d, const std::string &tag) {
   if (!g_.hasInput(index))
     return {};
-  std::vector<int64_t> shape = g_.inputShape(index);
-  Value v = narrow(g_.input(index), shape, layout1_ ? 1 : 0, d, d + 1, tag);
+  Value v = g_.sliceAxis(g_.input(index), layout1_ ? 1 : 0, d, d + 1, tag);
   return v ? g_.reshape(v, {batch_, hidden_}, tag + "_2d") : Value();
 }
 
@@ -351,30 +345,24 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
   for (int64_t s = 0; s < seq_; ++s) {
     int64_t t = reverse ? seq_ - 1 - s : s;
     std::string p = tag + "_t" + std::to_string(t) + "_";
-    Value xt =
-        g_.reshape(narrow(xw, {seq_, batch_, gh}, 0, t, t + 1, p + "input"), {batch_, gh}, p + "input_2d");
+    Value xt = g_.reshape(g_.sliceAxis(xw, 0, t, t + 1, p + "input"), {batch_, gh}, p + "input_2d");
     Value mask = maskAt(t);
     Value newH, newC;
-    auto gate = [&](Value v, int64_t k, int64_t width, const std::string &name) {
-      return narrow(v, {batch_, width}, 1, k * hidden_, (k + 1) * hidden_, p + name);
+    auto gate = [&](Value v, int64_t k, const std::string &name) {
+      return g_.sliceAxis(v, 1, k * hidden_, (k + 1) * hidden_, p + name);
     };
     if (lstm()) {
       Value pre = h ? add(xt, matmulT(h, r, {}, p + "recurrent"), p + "gates") : xt;
-      Value i = clip(gate(pre, 0, gh, "i"), p + "i_clipped");
-      Value o = clip(gate(pre, 1, gh, "o"), p + "o_clipped");
-      Value f = clip(gate(pre, 2, gh, "f"), p + "f_clipped");
-      Value cc = clip(gate(pre, 3, gh, "c"), p + "c_clipped");
+      Value i = clip(gate(pre, 0, "i"), p + "i_clipped");
+      Value o = clip(gate(pre, 1, "o"), p + "o_clipped");
+      Value f = clip(gate(pre, 2, "f"), p + "f_clipped");
+      Value cc = clip(gate(pre, 3, "c"), p + "c_clipped");
       if (peep[0] && c) {
         i = add(i, mul(c, peep[0], p + "i_peephole"), p + "i_with_peephole");
         f = add(f, mul(c, peep[2], p + "f_peephole"), p + "f_with_peephole");
       }
       Value it = activate(i, act[0], p + "input_gate");
-      Value ft = inputForget_ && it
-                     ? g_.build<AddConstOp>(p + "forget_gate",
-                                            {g_.build<MulConstOp>(p + "minus_input_gate", {it},
-                                                                  {g_.f64("const_val", -1.0)}, f32)},
-                                            {g_.f64("const_val", 1.0)}, f32)
-                     : activate(f, act[0], p + "forget_gate");
+      Value ft = inputForget_ ? oneMinus(it, p + "forget_gate") : activate(f, act[0], p + "forget_gate");
       Value candidate = activate(cc, act[1], p + "candidate");
       Value written = mul(it, candidate, p + "written");
       newC = c ? add(mul(ft, c, p + "kept"), written, p + "cell") : written;
@@ -384,28 +372,24 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
       newH = mul(ot, activate(newC, act[2], p + "cell_activation"), p + "hidden");
     } else if (gru()) {
       Value hr, zrPre, hPre;
-      int64_t hrRows = batch_; // H R^T + Rb_h, or Rb_h alone ([1, gh]) before the first state
       if (linearBeforeReset_) {
-        hr = h ? matmulT(h, r, hBias, p + "recurrent") : Value();
-        if (!h && hBias) {
-          hr = g_.reshape(hBias, {1, gh}, p + "recurrent");
-          hrRows = 1;
-        }
-        zrPre = narrow(xt, {batch_, gh}, 1, 0, 2 * hidden_, p + "zr_input");
+        // H R^T + Rb_h, or Rb_h alone ([1, gh]) before the first state.
+        hr = h       ? matmulT(h, r, hBias, p + "recurrent")
+             : hBias ? g_.reshape(hBias, {1, gh}, p + "recurrent")
+                     : Value();
+        zrPre = g_.sliceAxis(xt, 1, 0, 2 * hidden_, p + "zr_input");
         if (hr)
-          zrPre = add(zrPre, narrow(hr, {hrRows, gh}, 1, 0, 2 * hidden_, p + "zr_recurrent"), p + "zr_gates");
+          zrPre = add(zrPre, g_.sliceAxis(hr, 1, 0, 2 * hidden_, p + "zr_recurrent"), p + "zr_gates");
       } else {
-        zrPre = narrow(xt, {batch_, gh}, 1, 0, 2 * hidden_, p + "zr_input");
+        zrPre = g_.sliceAxis(xt, 1, 0, 2 * hidden_, p + "zr_input");
         if (h)
           zrPre = add(zrPre, matmulT(h, rzr, {}, p + "zr_recurrent"), p + "zr_gates");
       }
-      Value z = activate(clip(gate(zrPre, 0, 2 * hidden_, "z"), p + "z_clipped"), act[0], p + "update_gate");
-      Value rg = activate(clip(gate(zrPre, 1, 2 * hidden_, "r"), p + "r_clipped"), act[0], p + "reset_gate");
-      hPre = gate(xt, 2, gh, "h_input");
+      Value z = activate(clip(gate(zrPre, 0, "z"), p + "z_clipped"), act[0], p + "update_gate");
+      Value rg = activate(clip(gate(zrPre, 1, "r"), p + "r_clipped"), act[0], p + "reset_gate");
+      hPre = gate(xt, 2, "h_input");
       if (linearBeforeReset_ && hr)
-        hPre =
-            add(hPre, mul(rg, narrow(hr, {hrRows, gh}, 1, 2 * hidden_, gh, p + "h_recurrent"), p + "h_reset"),
-                p + "h_gate");
+        hPre = add(hPre, mul(rg, gate(hr, 2, "h_recurrent"), p + "h_reset"), p + "h_gate");
       else if (!linearBeforeReset_ && h)
         hPre = add(hPre, matmulT(mul(rg, h, p + "h_reset"), rh, {}, p + "h_recurrent"), p + "h_gate");
       Value candidate = activate(clip(hPre, p + "h_clipped"), act[1], p + "candidate");
@@ -414,12 +398,7 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
         Value diff = candidate ? g_.build<SubOp>(p + "change", {h, candidate}, {}, f32) : Value();
         newH = add(candidate, mul(z, diff, p + "kept"), p + "hidden");
       } else {
-        Value keep = z ? g_.build<AddConstOp>(
-                             p + "one_minus_z",
-                             {g_.build<MulConstOp>(p + "minus_z", {z}, {g_.f64("const_val", -1.0)}, f32)},
-                             {g_.f64("const_val", 1.0)}, f32)
-                       : Value();
-        newH = mul(keep, candidate, p + "hidden");
+        newH = mul(oneMinus(z, p + "one_minus_z"), candidate, p + "hidden");
       }
     } else {
       Value pre = h ? add(xt, matmulT(h, r, {}, p + "recurrent"), p + "gate") : xt;
@@ -428,12 +407,11 @@ LogicalResult Recurrent::direction(int64_t d, std::vector<Value> &ys, Value &las
     if (!newH || (lstm() && !newC))
       return failure();
     if (mask) {
-      if (!zeros_)
-        zeros_ =
-            g_.materialize(g_.nodeName() + "_zero_state",
-                           HostTensor::floats({batch_, hidden_}, std::vector<float>(batch_ * hidden_, 0.0f)));
-      Value prevH = h ? h : zeros_, prevC = c ? c : zeros_;
-      ys[t] = g_.build<WhereOp>(p + "output", {mask, newH, zeros_}, {}, f32);
+      Value zeros = zeroState();
+      if (!zeros)
+        return failure();
+      Value prevH = h ? h : zeros, prevC = c ? c : zeros;
+      ys[t] = g_.build<WhereOp>(p + "output", {mask, newH, zeros}, {}, f32);
       newH = g_.build<WhereOp>(p + "hidden_kept", {mask, newH, prevH}, {}, f32);
       if (lstm())
         newC = g_.build<WhereOp>(p + "cell_kept", {mask, newC, prevC}, {}, f32);
@@ -495,11 +473,7 @@ LogicalResult Recurrent::run() {
       return success();
     std::vector<Value> parts;
     for (int64_t d = 0; d < dirs_; ++d) {
-      Value s = states[d] ? states[d] : zeros_;
-      if (!s)
-        s = zeros_ =
-            g_.materialize(g_.nodeName() + "_zero_state",
-                           HostTensor::floats({batch_, hidden_}, std::vector<float>(batch_ * hidden_, 0.0f)));
+      Value s = states[d] ? states[d] : zeroState();
       parts.push_back(g_.reshape(
           s, layout1_ ? std::vector<int64_t>{batch_, 1, hidden_} : std::vector<int64_t>{1, batch_, hidden_},
           tag + "_d" + std::to_string(d)));

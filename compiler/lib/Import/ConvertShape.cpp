@@ -807,12 +807,8 @@ Value runtimePositions(GraphImporter &g, const std::vector<int64_t> &data, const
   int64_t stride = 1;
   for (int64_t j = m - 1; j >= 0 && zero; --j) {
     std::string tag = "coord" + std::to_string(j);
-    std::vector<int64_t> offset(ishape.size(), 0), steps(ishape.size(), 1), ends = ishape;
-    offset.back() = j;
-    ends.back() = j + 1;
     int64_t size = data[b + j];
-    Value col = g.build<SliceOp>(
-        tag, {ids}, {g.i64s("offset", offset), g.i64s("steps", steps), g.i64s("ends", ends)}, elem);
+    Value col = g.sliceAxis(ids, ishape.size() - 1, j, j + 1, tag);
     Value neg = col ? g.build<CompareOp>(tag + "_negative", {col, zero}, {g.named("mode", lt)},
                                          g.builder().getI1Type())
                     : Value();
