@@ -89,57 +89,6 @@ LogicalResult run(top::NonZeroOp op, Inputs in, Outputs out) {
   return success();
 }
 
-/// ONNX Slice with its bounds read at run time: every axis starts at 0 with step 1 and its whole extent
-/// unless listed; listed starts / ends count from the end when negative and are clamped to the axis (to
-/// [0, dim] going forward, [-1, dim - 1] going backward).
-LogicalResult run(top::DynamicSliceOp op, Inputs in, Outputs out) {
-  auto shape = shapeOf(op.getInput()), want = shapeOf(op.getOutput());
-  int64_t rank = shape.size(), count = shapeOf(op.getStarts())[0];
-  std::vector<int64_t> start(rank, 0), step(rank, 1), size(shape.begin(), shape.end());
-  std::vector<bool> seen(rank, false);
-  for (int64_t j = 0; j < count; ++j) {
-    int64_t axis = static_cast<int64_t>(in[3][j]), s = static_cast<int64_t>(in[1][j]),
-            e = static_cast<int64_t>(in[2][j]), st = static_cast<int64_t>(in[4][j]);
-    if (axis < -rank || axis >= rank)
-      return op.emitOpError() << "axis " << axis << " is out of range for rank " << rank;
-    axis = axis < 0 ? axis + rank : axis;
-    if (seen[axis])
-      return op.emitOpError() << "axis " << axis << " is listed twice";
-    seen[axis] = true;
-    if (st == 0)
-      return op.emitOpError() << "step 0 on axis " << axis;
-    int64_t dim = shape[axis];
-    s = s < 0 ? s + dim : s;
-    e = e < 0 ? e + dim : e;
-    if (st > 0) {
-      s = std::clamp<int64_t>(s, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      size[axis] = std::max<int64_t>(0, (e - s + st - 1) / st);
-    } else {
-      s = std::clamp<int64_t>(s, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      size[axis] = std::max<int64_t>(0, (s - e - st - 1) / -st);
-    }
-    start[axis] = s;
-    step[axis] = st;
-  }
-  if (llvm::ArrayRef<int64_t>(size) != llvm::ArrayRef<int64_t>(want))
-    return op.emitOpError() << "the bounds select " << top::formatShape(size) << " but the result type is "
-                            << top::formatShape(want);
-  std::vector<int64_t> inStride = stridesOf(shape), outStride = stridesOf(want);
-  int64_t n = numel(op.getOutput());
-  for (int64_t o = 0; o < n; ++o) {
-    int64_t src = 0;
-    for (int64_t d = 0, rest = o; d < rank; ++d) {
-      int64_t i = rest / outStride[d];
-      rest %= outStride[d];
-      src += (start[d] + i * step[d]) * inStride[d];
-    }
-    out[0][o] = in[0][src];
-  }
-  return success();
-}
-
 namespace {
 
 /// GridSample's helpers, as ONNX's reference defines them.

@@ -5,6 +5,7 @@
 #include "Broadcast.h"
 #include "Kernels.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -25,6 +26,20 @@ LogicalResult copyAll(Value output, Inputs in, Outputs out) {
   return success();
 }
 
+/// Copies the strided window of `src` (shape `inShape`) starting at `offset` with `steps` per axis into
+/// `dst` (shape `outShape`); an empty axis reads nothing.
+void copyWindow(ArrayRef<int64_t> inShape, ArrayRef<int64_t> outShape, ArrayRef<int64_t> offset,
+                ArrayRef<int64_t> steps, const float *src, float *dst) {
+  SmallVector<int64_t> inStrides = rowMajorStrides(inShape), strides;
+  int64_t base = 0;
+  for (auto [i, stride] : llvm::enumerate(inStrides)) {
+    if (outShape[i] > 0)
+      base += offset[i] * stride;
+    strides.push_back(steps[i] * stride);
+  }
+  forEachBroadcast(stridedPlan(outShape, strides), {src + base}, dst, [](float x) { return x; });
+}
+
 } // namespace
 
 LogicalResult run(top::ReshapeOp op, Inputs in, Outputs out) { return copyAll(op.getOutput(), in, out); }
@@ -40,17 +55,51 @@ LogicalResult run(top::PermuteOp op, Inputs in, Outputs out) {
 }
 
 LogicalResult run(top::SliceOp op, Inputs in, Outputs out) {
-  SmallVector<int64_t> inStrides = rowMajorStrides(shapeOf(op.getInput())), strides;
-  int64_t base = 0;
-  for (auto [i, stride] : llvm::enumerate(inStrides)) {
-    if (shapeOf(op.getOutput())[i] > 0)
-      base += op.getOffset()[i] * stride;
-    strides.push_back(op.getSteps()[i] * stride);
-  }
-  forEachBroadcast(stridedPlan(shapeOf(op.getOutput()), strides), {in[0] + base}, out[0],
-                   [](float x) { return x; });
+  copyWindow(shapeOf(op.getInput()), shapeOf(op.getOutput()), op.getOffset(), op.getSteps(), in[0], out[0]);
   return success();
 }
+
+/// ONNX Slice with its bounds read at run time: every axis starts at 0 with step 1 and its whole extent
+/// unless listed; listed starts / ends count from the end when negative and are clamped to the axis (to
+/// [0, dim] going forward, [-1, dim - 1] going backward).
+LogicalResult run(top::DynamicSliceOp op, Inputs in, Outputs out) {
+  auto shape = shapeOf(op.getInput()), want = shapeOf(op.getOutput());
+  int64_t rank = shape.size(), count = shapeOf(op.getStarts())[0];
+  std::vector<int64_t> start(rank, 0), step(rank, 1), size(shape.begin(), shape.end());
+  std::vector<bool> seen(rank, false);
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t axis = static_cast<int64_t>(in[3][j]), s = static_cast<int64_t>(in[1][j]),
+            e = static_cast<int64_t>(in[2][j]), st = static_cast<int64_t>(in[4][j]);
+    if (axis < -rank || axis >= rank)
+      return op.emitOpError() << "axis " << axis << " is out of range for rank " << rank;
+    axis = axis < 0 ? axis + rank : axis;
+    if (seen[axis])
+      return op.emitOpError() << "axis " << axis << " is listed twice";
+    seen[axis] = true;
+    if (st == 0)
+      return op.emitOpError() << "step 0 on axis " << axis;
+    int64_t dim = shape[axis];
+    s = s < 0 ? s + dim : s;
+    e = e < 0 ? e + dim : e;
+    if (st > 0) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+      size[axis] = std::max<int64_t>(0, (e - s + st - 1) / st);
+    } else {
+      s = std::clamp<int64_t>(s, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+      size[axis] = std::max<int64_t>(0, (s - e - st - 1) / -st);
+    }
+    start[axis] = s;
+    step[axis] = st;
+  }
+  if (llvm::ArrayRef<int64_t>(size) != llvm::ArrayRef<int64_t>(want))
+    return op.emitOpError() << "the bounds select " << top::formatShape(size) << " but the result type is "
+                            << top::formatShape(want);
+  copyWindow(shape, want, start, step, in[0], out[0]);
+  return success();
+}
+
 
 LogicalResult run(top::ConcatOp op, Inputs in, Outputs out) {
   auto shape = shapeOf(op.getOutput());
