@@ -309,6 +309,11 @@ std::vector<uint8_t> serializeModel(const Model &m) {
           for (const std::string &n : *names)
             w.str(n);
         }
+        w.num<uint32_t>(static_cast<uint32_t>(o.resultAliases.size()));
+        for (const auto &[result, alias] : o.resultAliases) {
+          w.num(result);
+          w.str(alias);
+        }
       }
       w.num<uint32_t>(static_cast<uint32_t>(s.cores.size()));
       for (const CoreStreams &core : s.cores)
@@ -348,9 +353,9 @@ Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
   std::memcpy(&version, data + 4, 4);
   std::memcpy(&bodyBytes, data + 8, 8);
   std::memcpy(&crc, data + 16, 4);
-  if (version != kModelVersion && version != 2)
+  if (version < 2 || version > kModelVersion)
     throw ModelFileError(file + ": unsupported model file version " + std::to_string(version) +
-                         " (this build reads 2 and " + std::to_string(kModelVersion) + ")");
+                         " (this build reads 2 to " + std::to_string(kModelVersion) + ")");
   if (bodyBytes != size - kHeaderBytes)
     throw ModelFileError(file + ": truncated: header says " + std::to_string(bodyBytes) +
                          " body bytes, file has " + std::to_string(size - kHeaderBytes));
@@ -418,6 +423,14 @@ Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
           uint32_t nn = r.count("op tensor names", 4);
           for (uint32_t k = 0; k < nn; ++k)
             names->push_back(r.str("op tensor name"));
+        }
+        uint32_t na = version >= 4 ? r.count("op result aliases", 8) : 0;
+        for (uint32_t k = 0; k < na; ++k) {
+          uint32_t result = r.num<uint32_t>("op alias result");
+          if (result >= o.resultNames.size())
+            r.fail("op '" + o.name + "' has an alias of result " + std::to_string(result) + " but " +
+                   std::to_string(o.resultNames.size()) + " results");
+          o.resultAliases.emplace_back(result, r.str("op alias"));
         }
         s.ops.push_back(std::move(o));
       }

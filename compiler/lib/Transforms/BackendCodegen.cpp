@@ -133,10 +133,13 @@ void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
   std::vector<Value> values(body.getArguments().begin(), body.getArguments().end());
   for (Operation &op : body.without_terminator())
     values.insert(values.end(), op.getResults().begin(), op.getResults().end());
-  std::vector<std::string> names = top::nameValues(func, values);
+  top::TensorNaming naming = top::nameTensors(func, values);
   llvm::DenseMap<Value, std::string> nameOf;
   for (size_t i = 0; i < values.size(); ++i)
-    nameOf[values[i]] = names[i];
+    nameOf[values[i]] = naming.names[i];
+  llvm::DenseMap<Value, std::vector<std::string>> aliasesOf;
+  for (const auto &[index, alias] : naming.aliases)
+    aliasesOf[values[index]].push_back(alias);
   auto dumpName = [&](Value v) {
     if (auto input = dyn_cast_or_null<top::InputOp>(v.getDefiningOp()))
       v = input.getResult();
@@ -160,8 +163,11 @@ void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
       (isWeight ? weight : input)++;
       info.operandNames.push_back(dumpName(v));
     }
-    for (Value r : op->getResults())
+    for (auto [k, r] : llvm::enumerate(op->getResults())) {
       info.resultNames.push_back(dumpName(r));
+      for (const std::string &alias : aliasesOf.lookup(r))
+        info.resultAliases.emplace_back(static_cast<uint32_t>(k), alias);
+    }
   }
 }
 

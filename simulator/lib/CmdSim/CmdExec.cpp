@@ -767,6 +767,15 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
         if (info.operandNames[i].empty())
           continue;
         auto it = dumps.find(info.operandNames[i]);
+        if (it == dumps.end()) // an in-place op on a graph input (a reshape of run-time indices): its codes
+          for (const TensorDesc &in : m.stage.inputs)
+            if (in.name == info.operandNames[i]) {
+              Dump &d = Impl::dump(dumps, in.name, m.runner.args(program)[i]);
+              decodeElements(m.ddr.data() + in.address, product(in.shape), static_cast<DType>(in.dtype),
+                             d.data.data());
+              std::fill(d.covered.begin(), d.covered.end(), 1);
+              it = dumps.find(in.name);
+            }
         complete = it != dumps.end();
         if (complete)
           args[i] = {it->second.data.data(), it->second.shape, nullptr};
@@ -792,7 +801,7 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
       for (const std::string &name : info.resultNames)
         std::fill(dumps[name].covered.begin(), dumps[name].covered.end(), whole ? 1 : 0);
     }
-    for (const OpInfo &info : m.stage.ops)
+    for (const OpInfo &info : m.stage.ops) {
       for (const std::string &name : info.resultNames)
         if (auto it = dumps.find(name); it != dumps.end()) {
           const Dump &d = it->second;
@@ -801,6 +810,11 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
             m.stats.partial.push_back(name);
           m.tensors.set(name, Impl::realTensor(d.data, d.shape, d.info, &d.covered));
         }
+      // A result's further names (folded Identity or reshape, a graph output named otherwise) hold it too.
+      for (const auto &[result, alias] : info.resultAliases)
+        if (m.tensors.has(info.resultNames[result]) && !m.tensors.has(alias))
+          m.tensors.set(alias, m.tensors.get(info.resultNames[result]));
+    }
     for (const std::string &name : m.outputs.names())
       if (!m.tensors.has(name))
         m.tensors.set(name, m.outputs.get(name));

@@ -77,7 +77,8 @@ Encoding encodingOf(Type type) {
 bool isDataMovement(StringRef name) {
   static const llvm::StringSet<> ops = {"tpu.reshape", "tpu.permute",     "tpu.slice",  "tpu.split",
                                         "tpu.gather",  "tpu.depth2space", "tpu.interp", "tpu.pad",
-                                        "tpu.concat",  "tpu.squeeze",     "tpu.unsqueeze", "tpu.upsample"};
+                                        "tpu.concat",  "tpu.squeeze",     "tpu.unsqueeze", "tpu.upsample",
+                                        "tpu.dynamic_slice", "tpu.gather_elements"};
   return ops.contains(name);
 }
 

@@ -177,6 +177,8 @@ Model sampleModel(const std::string &net, uint8_t weightByte) {
   }
   code.stage.inputs[0].scale = 0.02;
   code.stage.inputs[0].zeroPoint = -3;
+  code.stage.ops[0].resultNames = {"conv_out"};
+  code.stage.ops[0].resultAliases = {{0, "/Identity_output_0"}, {0, "/Reshape_output_0"}};
   Net n;
   n.name = net;
   n.stages.push_back(code.stage);
@@ -222,6 +224,10 @@ TEST(ModelFile, TruncatedAndCorruptFilesGiveOneLineErrors) {
   auto version = bytes;
   version[4] = 9;
   expectError(version, "unsupported model file version 9");
+  // An alias of a result the op does not have.
+  Model badAlias = sampleModel("net", 1);
+  badAlias.nets[0].stages[0].ops[0].resultAliases = {{1, "x"}};
+  expectError(serializeModel(badAlias), "has an alias of result 1 but 1 results");
   // A scale that is not a positive number (NaN, found by the fuzzer: it broke equality) is corrupt.
   for (double scale : {std::nan(""), 0.0, -1.0}) {
     Model bad = sampleModel("net", 1);

@@ -22,7 +22,7 @@
 namespace tpuc::codegen {
 
 /// Current format version written; the reader also accepts version 2 (one core, no DDR cycles).
-constexpr uint32_t kModelVersion = 3;
+constexpr uint32_t kModelVersion = 4;
 
 /// A file could not be read or written; what() is one line naming the file.
 class ModelFileError : public std::runtime_error {
@@ -101,6 +101,9 @@ struct OpInfo {
   std::vector<int32_t> operandMap;
   /// Tensor names of the op's operands (`none`: "") and results, for per-layer dumps.
   std::vector<std::string> operandNames, resultNames;
+  /// Further names of its results (a folded Identity or no-op reshape, a graph output named otherwise):
+  /// (result index, name), written into dumps beside the result's own name (version 4).
+  std::vector<std::pair<uint32_t, std::string>> resultAliases;
   friend bool operator==(const OpInfo &, const OpInfo &) = default;
 };
 

@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -203,6 +204,14 @@ double minFn(double a, double b) { return std::min(a, b); }
 LogicalResult lowerElementwiseOp(Lowering &L, Operation *op, bool &handled) {
   using M = tpu::ActiveMode;
   handled = true;
+  // Arithmetic on integer tensors (indices or bounds computed from inputs fed at run time): the chip's
+  // element-wise units compute in float and have no integer form.
+  if (isa<top::AddOp, top::SubOp, top::MulOp, top::DivOp, top::MaxOp, top::MinOp, top::PowerOp, top::AddConstOp,
+          top::SubConstOp, top::MulConstOp, top::DivConstOp, top::MaxConstOp, top::MinConstOp, top::ReluOp,
+          top::ClipOp, top::AbsOp>(op) &&
+      isa<IntegerType>(mlir::getElementTypeOrSelf(op->getResult(0).getType())))
+    return L.failOp(op, "integer arithmetic has no Tpu lowering (the chip computes element-wise in float); "
+                        "fix the integer inputs it comes from with --const_inputs at transform");
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](top::AddOp o) { return lowerBinary(L, o, "tpu.add"); })
       .Case([&](top::SubOp o) { return lowerBinary(L, o, "tpu.sub"); })
@@ -210,6 +219,7 @@ LogicalResult lowerElementwiseOp(Lowering &L, Operation *op, bool &handled) {
       .Case([&](top::DivOp o) { return lowerBinary(L, o, "tpu.div"); })
       .Case([&](top::MaxOp o) { return lowerBinary(L, o, "tpu.max"); })
       .Case([&](top::MinOp o) { return lowerBinary(L, o, "tpu.min"); })
+      .Case([&](top::PowerOp o) { return lowerBinary(L, o, "tpu.power"); })
       .Case([&](top::AddConstOp o) { return lowerConst(L, o, "tpu.add_const", addFn); })
       .Case([&](top::SubConstOp o) { return lowerConst(L, o, "tpu.sub_const", subFn); })
       .Case([&](top::MulConstOp o) { return lowerConst(L, o, "tpu.mul_const", mulFn); })

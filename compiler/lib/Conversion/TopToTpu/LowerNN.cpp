@@ -379,6 +379,9 @@ LogicalResult lowerNNOp(Lowering &L, Operation *op, bool &handled) {
       .Case([&](top::RMSNormOp n) { return lowerFloatOnly(L, n, "tpu.rmsnorm"); })
       .Case([&](top::RopeOp r) { return lowerFloatOnly(L, r, "tpu.rope"); })
       .Case([&](top::AttentionOp a) { return lowerFloatOnly(L, a, "tpu.attention"); })
+      .Case([&](top::GroupNormOp n) { return lowerFloatOnly(L, n, "tpu.groupnorm"); })
+      .Case([&](top::InstanceNormOp n) { return lowerFloatOnly(L, n, "tpu.instancenorm"); })
+      .Case([&](top::GridSampleOp g) { return lowerFloatOnly(L, g, "tpu.grid_sample"); })
       .Default([&](Operation *) {
         handled = false;
         return failure();

@@ -20,16 +20,31 @@ top::Precision precisionOfFloat(Type element) {
   return top::Precision::F32;
 }
 
+/// Data movement of an integer tensor (indices fed at run time): the integers move unchanged; the op states
+/// F32, the precision of the float values it would otherwise carry.
+LogicalResult lowerKeepingIntegers(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<StringRef> drop) {
+  SmallVector<Value> operands;
+  for (Value v : op->getOperands())
+    operands.push_back(L.lookup(v));
+  SmallVector<Type> results;
+  for (Value r : op->getResults())
+    results.push_back(r.getType());
+  L.build(op, tpuName, operands, results, L.attrsOf(op, top::Precision::F32, drop));
+  return success();
+}
+
 /// Data movement on operand 0 (other operands, e.g. gather indices, pass unchanged).
 LogicalResult lowerMove(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<StringRef> drop = {},
                         bool int8Allowed = true) {
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
-  if (*p != top::Precision::INT8)
-    return L.lowerFloat(op, tpuName, *p, drop);
   Value input = op->getOperand(0);
   Type current = cast<ShapedType>(L.lookup(input).getType()).getElementType();
+  if (isa<IntegerType>(current) && !Lowering::isWeight(input))
+    return lowerKeepingIntegers(L, op, tpuName, drop);
+  if (*p != top::Precision::INT8)
+    return L.lowerFloat(op, tpuName, *p, drop);
   if (!int8Allowed || Lowering::isWeight(input))
     return L.lowerFloat(op, tpuName, top::Precision::F32, drop);
   if (!isa<mlir::quant::UniformQuantizedType>(current))
@@ -144,6 +159,81 @@ LogicalResult lowerTopK(Lowering &L, top::TopKOp op) {
   return success();
 }
 
+/// Resizes: INT8 for nearest only. A `scales` operand stays f32 whatever the precision (it places every
+/// output sample), so with it the op lowers in the float precision its input has (F32 from INT8).
+LogicalResult lowerInterp(Lowering &L, top::InterpOp op) {
+  bool nearest = op.getMode() == top::InterpMode::nearest;
+  if (!op.getScales())
+    return lowerMove(L, op, "tpu.interp", {}, nearest);
+  auto p = L.requestedPrecision(op);
+  if (failed(p))
+    return failure();
+  top::Precision precision = *p;
+  if (precision == top::Precision::INT8) {
+    Type current = cast<ShapedType>(L.lookup(op.getInput()).getType()).getElementType();
+    precision = isa<FloatType>(current) ? precisionOfFloat(current) : top::Precision::F32;
+  }
+  precision = L.floatPrecision(precision);
+  Type element = L.floatType(precision);
+  auto input = L.operandAs(op.getInput(), element);
+  auto scales = L.operandAs(op.getScales(), Float32Type::get(op.getContext()));
+  if (failed(input) || failed(scales))
+    return failure();
+  L.build(op, "tpu.interp", {*input, *scales}, {L.resultType(op.getOutput(), element)}, L.attrsOf(op, precision));
+  return success();
+}
+
+/// Ops whose result is an i64 index list (nonzero, non_max_suppression): the data operands in the float
+/// precision, integer operands unchanged, and the operands in `keepF32` (thresholds compared with values
+/// computed in f32) in f32.
+LogicalResult lowerIndexList(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<unsigned> keepF32 = {}) {
+  auto target = floatTarget(L, op);
+  if (failed(target))
+    return failure();
+  auto [precision, element] = *target;
+  SmallVector<Value> operands;
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    bool f32 = llvm::is_contained(keepF32, static_cast<unsigned>(i));
+    auto converted = L.operandAs(v, f32 ? Float32Type::get(op->getContext()) : element);
+    if (failed(converted))
+      return failure();
+    operands.push_back(*converted);
+  }
+  L.build(op, tpuName, operands, {op->getResult(0).getType()}, L.attrsOf(op, precision));
+  return success();
+}
+
+/// A range too long to fold into the IR at import becomes a weight: its values are known at compile time.
+LogicalResult lowerArange(Lowering &L, top::ArangeOp op) {
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t n = type.getNumElements();
+  double start = op.getStart().convertToDouble(), delta = op.getDelta().convertToDouble();
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  FailureOr<Value> weight = failure();
+  if (isa<FloatType>(type.getElementType())) {
+    std::vector<float> values(n);
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = static_cast<float>(start + static_cast<double>(i) * delta);
+    weight = L.createFloatWeight(opName(op), "values", shape, values, Float32Type::get(op.getContext()));
+  } else if (type.getElementType().isInteger(64) || type.getElementType().isInteger(32)) {
+    std::vector<int64_t> values(n);
+    for (int64_t i = 0; i < n; ++i)
+      values[i] = static_cast<int64_t>(start + static_cast<double>(i) * delta);
+    Tensor data = Tensor::fromValues<int64_t>(shape, values);
+    if (type.getElementType().isInteger(32)) {
+      std::vector<int32_t> narrow(values.begin(), values.end());
+      data = Tensor::fromValues<int32_t>(shape, narrow);
+    }
+    weight = L.createWeight(opName(op), "values", type, std::move(data));
+  } else {
+    return L.failOp(op, "a range of this element type has no Tpu lowering");
+  }
+  if (failed(weight))
+    return failure();
+  L.map(op.getOutput(), *weight);
+  return success();
+}
+
 } // namespace
 
 LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
@@ -158,18 +248,14 @@ LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
       .Case([&](top::PadOp o) { return lowerMove(L, o, "tpu.pad"); })
       .Case([&](top::GatherOp o) { return lowerMove(L, o, "tpu.gather"); })
       .Case([&](top::Depth2SpaceOp o) { return lowerMove(L, o, "tpu.depth2space"); })
-      .Case([&](top::DynamicSliceOp o) {
-        return L.failOp(o, "a slice whose bounds are fed at run time has no Tpu lowering (fix them with "
-                           "--const_inputs at transform)");
-      })
-      .Case([&](top::InterpOp o) {
-        if (o.getMode() == top::InterpMode::cubic)
-          return L.failOp(o, "cubic resize has no Tpu lowering yet (nearest and linear lower)");
-        if (o.getScales())
-          return L.failOp(o, "resize by scales that do not give whole sizes has no Tpu lowering (the chip "
-                             "resizes by out / in)");
-        return lowerMove(L, o, "tpu.interp", {}, o.getMode() == top::InterpMode::nearest);
-      })
+      .Case([&](top::DynamicSliceOp o) { return lowerMove(L, o, "tpu.dynamic_slice"); })
+      .Case([&](top::GatherElementsOp o) { return lowerMove(L, o, "tpu.gather_elements"); })
+      .Case([&](top::ScatterElementsOp o) { return lowerFloatOnly(L, o, "tpu.scatter_elements"); })
+      .Case([&](top::ScatterNDOp o) { return lowerFloatOnly(L, o, "tpu.scatter_nd"); })
+      .Case([&](top::NonZeroOp o) { return lowerIndexList(L, o, "tpu.nonzero"); })
+      .Case([&](top::NonMaxSuppressionOp o) { return lowerIndexList(L, o, "tpu.non_max_suppression", {3, 4}); })
+      .Case([&](top::ArangeOp o) { return lowerArange(L, o); })
+      .Case([&](top::InterpOp o) { return lowerInterp(L, o); })
       .Case([&](top::ConcatOp o) { return lowerConcat(L, o); })
       .Case([&](top::ReduceOp o) { return lowerFloatOnly(L, o, "tpu.reduce"); })
       .Case([&](top::CastOp o) { return lowerCast(L, o); })

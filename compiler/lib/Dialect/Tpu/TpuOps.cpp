@@ -122,7 +122,14 @@ LogicalResult verifyFloatOnly(Operation *op, top::Precision precision, ArrayRef<
 }
 
 /// INT8 data movement keeps the quantized type: the result's element type must be the input's.
+/// Integer tensors (indices) move unchanged in a float precision.
 LogicalResult verifyKeepsType(Operation *op, top::Precision precision, Value input, Value output) {
+  if (isa<IntegerType>(elementOf(input)) && precision != top::Precision::INT8) {
+    if (elementOf(input) != elementOf(output))
+      return op->emitOpError() << "moves integers of type " << elementOf(input) << " into "
+                               << elementOf(output);
+    return success();
+  }
   if (failed(verifyPrecision(op, precision, {input})))
     return failure();
   if (precision == top::Precision::INT8 && elementOf(input) != elementOf(output))
@@ -228,6 +235,11 @@ LogicalResult Pool2DOp::verify() {
 LogicalResult SoftmaxOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
 LogicalResult LayerNormOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
 LogicalResult ScaleOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult GroupNormOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult InstanceNormOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult GridSampleOp::verify() {
+  return verifyFloatOnly(*this, getPrecision(), {getInput(), getGrid()});
+}
 LogicalResult ReduceOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
 LogicalResult RMSNormOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
 LogicalResult RopeOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
@@ -299,6 +311,7 @@ static LogicalResult verifyFloatBinary(BinaryOp op) {
 LogicalResult DivOp::verify() { return verifyFloatBinary(*this); }
 LogicalResult MaxOp::verify() { return verifyFloatBinary(*this); }
 LogicalResult MinOp::verify() { return verifyFloatBinary(*this); }
+LogicalResult PowerOp::verify() { return verifyFloatBinary(*this); }
 
 LogicalResult AddConstOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
 LogicalResult SubConstOp::verify() { return verifyTable(*this, getPrecision(), getInput(), getTable()); }
@@ -341,6 +354,33 @@ LogicalResult PermuteOp::verify() {
 LogicalResult SliceOp::verify() { return verifyKeepsType(*this, getPrecision(), getInput(), getOutput()); }
 LogicalResult PadOp::verify() { return verifyKeepsType(*this, getPrecision(), getInput(), getOutput()); }
 LogicalResult GatherOp::verify() { return verifyKeepsType(*this, getPrecision(), getInput(), getOutput()); }
+LogicalResult GatherElementsOp::verify() {
+  return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
+}
+LogicalResult DynamicSliceOp::verify() {
+  return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
+}
+LogicalResult ScatterElementsOp::verify() {
+  return verifyFloatOnly(*this, getPrecision(), {getInput(), getUpdates()});
+}
+LogicalResult ScatterNDOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput(), getUpdates()}); }
+
+/// An i64 index list computed from float (or integer) operands: `floats` must have the precision's type.
+static LogicalResult verifyIndexResult(Operation *op, top::Precision precision, ArrayRef<Value> floats) {
+  if (precision == top::Precision::INT8 || isWeightOnly(precision))
+    return op->emitOpError() << "is float only; lower it in F32, F16 or BF16";
+  for (Value v : floats)
+    if (!isa<IntegerType>(elementOf(v)) && !elementMatches(elementOf(v), precision))
+      return op->emitOpError() << "input of element type " << elementOf(v) << " does not match precision "
+                               << top::stringifyPrecision(precision) << " (insert a tpu.cast)";
+  if (!elementOf(op->getResult(0)).isInteger(64))
+    return op->emitOpError() << "result must be i64, got " << elementOf(op->getResult(0));
+  return success();
+}
+LogicalResult NonZeroOp::verify() { return verifyIndexResult(*this, getPrecision(), {getInput()}); }
+LogicalResult NonMaxSuppressionOp::verify() {
+  return verifyIndexResult(*this, getPrecision(), {getBoxes(), getScores()});
+}
 LogicalResult Depth2SpaceOp::verify() {
   return verifyKeepsType(*this, getPrecision(), getInput(), getOutput());
 }

@@ -248,3 +248,21 @@ func.func @compare_type(%a: tensor<1x8xbf16>, %b: tensor<1xbf16>) {
   %0 = tpu.compare %a, %b {precision = #top.precision<BF16>, mode = #top.compare_mode<lt>} : (tensor<1x8xbf16>, tensor<1xbf16>) -> tensor<1x8xi1>
   return
 }
+// -----
+func.func @integer_move(%x: tensor<2x3xi64>) {
+  // expected-error @+1 {{moves integers of type 'i64' into 'f32'}}
+  %0 = tpu.reshape %x {precision = #top.precision<F32>} : (tensor<2x3xi64>) -> tensor<6xf32>
+  return
+}
+// -----
+func.func @nonzero_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{result must be i64, got 'f32'}}
+  %0 = tpu.nonzero %x {precision = #top.precision<F32>} : (tensor<2x3xf32>) -> tensor<2x4xf32>
+  return
+}
+// -----
+func.func @nonzero_int8(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{is float only; lower it in F32, F16 or BF16}}
+  %0 = tpu.nonzero %x {precision = #top.precision<INT8>} : (tensor<2x3xf32>) -> tensor<2x4xi64>
+  return
+}

@@ -21,6 +21,7 @@ def Tpu_MulOp : Tpu_BinaryOp<"mul", "Element-wise product", [{In INT8
 def Tpu_DivOp : Tpu_BinaryOp<"div", "Element-wise quotient", [{Float only.}]>;
 def Tpu_MaxOp : Tpu_BinaryOp<"max", "Element-wise maximum", [{Float only.}]>;
 def Tpu_MinOp : Tpu_BinaryOp<"min", "Element-wise minimum", [{Float only.}]>;
+def Tpu_PowerOp : Tpu_BinaryOp<"power", "Element-wise power lhs ^ rhs", [{Float only.}]>;
 
 //===--- With a scalar ---------------------------------------------------------------===//
 

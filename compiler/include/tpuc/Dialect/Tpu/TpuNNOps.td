@@ -226,4 +226,78 @@ def Tpu_AttentionOp : Tpu_Op<"attention"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
+def Tpu_GroupNormOp : Tpu_Op<"groupnorm"> {
+  let summary = "Group normalization, float only (category: norm)";
+  let description = [{
+    Lowered `top.groupnorm`: per group of `num_groups`, statistics over its channels and spatial axes in
+    f32, result rounded to the precision; per-channel `weight` and `bias` in the precision (or `none`).
+
+    ```mlir
+    %y = tpu.groupnorm %x, %g, %b {precision = #top.precision<F16>, num_groups = 2 : i64, eps = 1.0e-05 : f64}
+        : (tensor<1x4x8x8xf16>, tensor<4xf16>, tensor<4xf16>) -> tensor<1x4x8x8xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_TensorOrNone:$weight, Tpu_TensorOrNone:$bias,
+                            I64Attr:$num_groups, DefaultValuedAttr<F64Attr, "1e-05">:$eps),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_InstanceNormOp : Tpu_Op<"instancenorm"> {
+  let summary = "Instance normalization, float only (category: norm)";
+  let description = [{
+    Lowered `top.instancenorm`: per sample and channel, statistics over the spatial axes in f32, result
+    rounded to the precision; per-channel `weight` and `bias` in the precision (or `none`).
+
+    ```mlir
+    %y = tpu.instancenorm %x, %g, %b {precision = #top.precision<F32>, eps = 1.0e-05 : f64}
+        : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_TensorOrNone:$weight, Tpu_TensorOrNone:$bias,
+                            DefaultValuedAttr<F64Attr, "1e-05">:$eps),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_GridSampleOp : Tpu_Op<"grid_sample"> {
+  let summary = "Samples an input at grid coordinates, float only (category: resize)";
+  let description = [{
+    Lowered `top.grid_sample` (ONNX GridSample, `torch.nn.functional.grid_sample`): `input` [N, C, H, W],
+    `grid` [N, Ho, Wo, 2] of (x, y) in [-1, 1]; weights computed in f32, result rounded to the precision.
+
+    ```mlir
+    %y = tpu.grid_sample %x, %g {precision = #top.precision<F16>, mode = #top.grid_mode<linear>,
+                                 padding = #top.grid_padding<zeros>, align_corners = false}
+        : (tensor<1x3x8x8xf16>, tensor<1x4x4x2xf16>) -> tensor<1x3x4x4xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$grid,
+                            DefaultValuedAttr<Top_GridModeAttr, "::tpuc::top::GridMode::linear">:$mode,
+                            DefaultValuedAttr<Top_GridPaddingAttr, "::tpuc::top::GridPadding::zeros">:$padding,
+                            DefaultValuedAttr<BoolAttr, "false">:$align_corners),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_NonMaxSuppressionOp : Tpu_Op<"non_max_suppression"> {
+  let summary = "Boxes kept by non-maximum suppression (category: logic)";
+  let description = [{
+    Lowered `top.non_max_suppression`: `boxes` [B, N, 4] and `scores` [B, C, N] in the precision's float
+    type, the three scalars (`max_output_boxes_per_class` integer, `iou_threshold`, `score_threshold` f32)
+    or `none`; the result is the i64 [n, 3] list of (batch, class, box), n declared by the model. IoU is
+    computed in f32 on the rounded boxes.
+
+    ```mlir
+    %y = tpu.non_max_suppression %b, %s, %m, %iou, %th {precision = #top.precision<F32>, center_point_box = false}
+        : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>, tensor<1xf32>, tensor<1xf32>) -> tensor<3x3xi64>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$boxes, Tpu_Tensor:$scores, Tpu_TensorOrNone:$max_output_boxes_per_class,
+                            Tpu_TensorOrNone:$iou_threshold, Tpu_TensorOrNone:$score_threshold,
+                            DefaultValuedAttr<BoolAttr, "false">:$center_point_box),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
 #endif // TPUC_TPU_NN_OPS

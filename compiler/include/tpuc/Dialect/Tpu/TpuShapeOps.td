@@ -117,10 +117,12 @@ def Tpu_Depth2SpaceOp : Tpu_ShapeOp<"depth2space", "Moves channel blocks into sp
 }
 
 def Tpu_InterpOp : Tpu_Op<"interp"> {
-  let summary = "Resizes the trailing spatial axes, nearest or linear (category: resize)";
+  let summary = "Resizes the trailing spatial axes, nearest, linear or cubic (category: resize)";
   let description = [{
     Lowered `top.interp` with the same modes. INT8 exists for nearest only (the result has the input's
-    type); linear resizes stay float.
+    type); linear and cubic resizes stay float. The optional `scales` (f32, one per axis, ONNX Resize's
+    scales fed at run time or not giving whole sizes) maps output to input coordinates by the scale
+    instead of by out / in.
 
     ```mlir
     %y = tpu.interp %x {precision = #top.precision<F32>, target_shape = array<i64: 16, 16>,
@@ -128,9 +130,12 @@ def Tpu_InterpOp : Tpu_Op<"interp"> {
         : (tensor<1x8x8x8xf32>) -> tensor<1x8x16x16xf32>
     ```
   }];
-  let arguments = !con((ins Tpu_Tensor:$input, DenseI64ArrayAttr:$target_shape, Top_InterpModeAttr:$mode,
+  let arguments = !con((ins Tpu_Tensor:$input, Optional<Tpu_Tensor>:$scales, DenseI64ArrayAttr:$target_shape,
+                            Top_InterpModeAttr:$mode,
                             DefaultValuedAttr<Top_CoordModeAttr, "::tpuc::top::CoordMode::half_pixel">:$coord_mode,
-                            OptionalAttr<Top_NearestModeAttr>:$nearest_mode), Tpu_CommonAttrs);
+                            OptionalAttr<Top_NearestModeAttr>:$nearest_mode,
+                            DefaultValuedAttr<F64Attr, "-0.75">:$cubic_coeff_a,
+                            DefaultValuedAttr<BoolAttr, "false">:$exclude_outside), Tpu_CommonAttrs);
   let results = (outs Tpu_Tensor:$output);
 }
 
@@ -149,6 +154,77 @@ def Tpu_ReduceOp : Tpu_Op<"reduce"> {
                             DefaultValuedAttr<BoolAttr, "true">:$keepdims, Top_ReduceModeAttr:$mode),
                        Tpu_CommonAttrs);
   let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_GatherElementsOp : Tpu_ShapeOp<"gather_elements", "Gathers single elements by index along an axis"> {
+  let description = [{
+    Lowered `top.gather_elements` (ONNX GatherElements, `torch.gather`): `indices` are integers with the
+    rank of `input`; INT8 keeps the input's type.
+
+    ```mlir
+    %y = tpu.gather_elements %x, %ids {precision = #top.precision<F16>, axis = 1 : i64}
+        : (tensor<3x5xf16>, tensor<3x2xi64>) -> tensor<3x2xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$indices, I64Attr:$axis), Tpu_CommonAttrs);
+}
+
+def Tpu_ScatterElementsOp : Tpu_ShapeOp<"scatter_elements", "Writes single elements by index along an axis"> {
+  let description = [{
+    Lowered `top.scatter_elements` (ONNX ScatterElements, `Tensor.scatter`), float only: `updates` replace
+    or, with `reduction`, combine into `input` at `indices` along `axis`, in order.
+
+    ```mlir
+    %y = tpu.scatter_elements %x, %ids, %u {precision = #top.precision<F32>, axis = 1 : i64}
+        : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$indices, Tpu_Tensor:$updates, I64Attr:$axis,
+                            DefaultValuedAttr<Top_ScatterReduceAttr, "::tpuc::top::ScatterReduce::none">:$reduction),
+                       Tpu_CommonAttrs);
+}
+
+def Tpu_ScatterNDOp : Tpu_ShapeOp<"scatter_nd", "Writes slices at index tuples"> {
+  let description = [{
+    Lowered `top.scatter_nd` (ONNX ScatterND), float only: each index tuple of `indices` [..., K] addresses
+    a slice of `input` that `updates` replaces or, with `reduction`, combines into, in order.
+
+    ```mlir
+    %y = tpu.scatter_nd %x, %ids, %u {precision = #top.precision<F32>}
+        : (tensor<4x4x4xf32>, tensor<2x1xi64>, tensor<2x4x4xf32>) -> tensor<4x4x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$indices, Tpu_Tensor:$updates,
+                            DefaultValuedAttr<Top_ScatterReduceAttr, "::tpuc::top::ScatterReduce::none">:$reduction),
+                       Tpu_CommonAttrs);
+}
+
+def Tpu_NonZeroOp : Tpu_ShapeOp<"nonzero", "Coordinates of the non-zero elements"> {
+  let description = [{
+    Lowered `top.nonzero`: the i64 [rank, n] coordinates of the non-zero elements of `input` (a float mask,
+    INT8 codes compared with the zero point, or an integer tensor) in row-major order, n declared by the
+    model; a run with another number fails naming both.
+
+    ```mlir
+    %y = tpu.nonzero %m {precision = #top.precision<F32>} : (tensor<2x3xf32>) -> tensor<2x4xi64>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input), Tpu_CommonAttrs);
+}
+
+def Tpu_DynamicSliceOp : Tpu_ShapeOp<"dynamic_slice", "Window whose bounds are fed at run time"> {
+  let description = [{
+    Lowered `top.dynamic_slice` (ONNX Slice with `starts`, `ends`, `axes` or `steps` fed at run time, all
+    integer tensors): the window's extent is the result type's and is checked at run time; INT8 keeps the
+    input's type.
+
+    ```mlir
+    %y = tpu.dynamic_slice %x, %s, %e, %a, %st {precision = #top.precision<F16>}
+        : (tensor<1x8xf16>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x4xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$starts, Tpu_Tensor:$ends, Tpu_Tensor:$axes,
+                            Tpu_Tensor:$steps), Tpu_CommonAttrs);
 }
 
 #endif // TPUC_TPU_SHAPE_OPS

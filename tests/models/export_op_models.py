@@ -1,0 +1,186 @@
+"""Exports small models built around the ops that lower to the chip as global float ops (issue 18, item 5),
+for op_models_equal.py:
+
+- norms (PyTorch): conv, nn.GroupNorm, nn.InstanceNorm2d with affine, conv: top.groupnorm / top.instancenorm.
+- indexing (PyTorch): torch.gather (GatherElements), Tensor.scatter (ScatterElements), an index_put of rows
+  (ScatterND), their indices fed at run time, and torch.pow of two tensors (Pow).
+- sampling (PyTorch): F.grid_sample on a grid the network computes, a bicubic 2x resize and a bilinear
+  resize by 1.3 (a scale that gives no whole size: Resize keeps its scales).
+- lists (ONNX written directly, with its output shapes declared): Range too long to fold, a Slice whose
+  bounds are graph inputs, NonZero of a comparison and NonMaxSuppression of boxes the model computes.
+
+PyTorch's output for the test input is written as the independent reference of the first three models; the
+fourth has a numpy reference.
+
+usage: export_op_models.py OUTDIR
+writes OUTDIR/<name>.onnx, OUTDIR/<name>_in.npz (inputs by the model's names), OUTDIR/<name>_ref.npz."""
+import argparse
+import os
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+from torch import nn
+
+
+class Norms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(8, 16, 3, padding=1)
+        self.gn = nn.GroupNorm(4, 16)
+        self.inorm = nn.InstanceNorm2d(16, affine=True)
+        self.conv2 = nn.Conv2d(16, 8, 3, padding=1)
+        with torch.no_grad():
+            for norm in (self.gn, self.inorm):
+                norm.weight.uniform_(0.5, 1.5)
+                norm.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        return self.conv2(self.inorm(torch.relu(self.gn(self.conv1(x)))))
+
+
+class Indexing(nn.Module):
+    """Indices are graph inputs (constant ones fold into gathers and wheres at import)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(10, 10)
+
+    def forward(self, x, gather_ids, scatter_ids, rows):  # [2, 6, 10], [2, 6, 4], [2, 6, 4], [2]
+        x = self.lin(x)
+        picked = torch.gather(x, 2, gather_ids)
+        y = (x * 2).scatter(2, scatter_ids, picked)
+        y = y.index_put((rows,), y[0:2] * 0.5)
+        return torch.pow(torch.sigmoid(y) + 0.5, torch.tanh(y))
+
+
+class Sampling(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.feat = nn.Conv2d(4, 4, 3, padding=1)
+        self.offsets = nn.Conv2d(4, 2, 3, padding=1)
+
+    def forward(self, x):  # [1, 4, 12, 12]
+        f = torch.relu(self.feat(x))
+        grid = torch.tanh(self.offsets(x)).permute(0, 2, 3, 1)
+        s = F.grid_sample(f, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+        up = F.interpolate(s, scale_factor=2, mode="bicubic", align_corners=False)
+        return F.interpolate(up, scale_factor=1.3, mode="bilinear", align_corners=False)
+
+
+def export_torch(model, name, inputs, out):
+    model.eval()
+    torch.manual_seed(0)
+    with torch.no_grad():
+        ref = model(*[torch.from_numpy(v) for v in inputs.values()])
+    path = os.path.join(out, name + ".onnx")
+    torch.onnx.export(model, tuple(torch.from_numpy(v) for v in inputs.values()), path, opset_version=17,
+                      input_names=list(inputs), output_names=["output"])
+    np.savez(os.path.join(out, name + "_in.npz"), **inputs)
+    np.savez(os.path.join(out, name + "_ref.npz"), output=ref.numpy())
+
+
+def nms_reference(boxes, scores, iou_threshold, score_threshold, max_per_class):
+    """ONNX NonMaxSuppression for corner boxes [1, N, 4] (y1, x1, y2, x2) and scores [1, C, N]."""
+    kept = []
+    b = boxes[0]
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    for c in range(scores.shape[1]):
+        order = [i for i in np.argsort(-scores[0, c], kind="stable") if scores[0, c, i] > score_threshold]
+        chosen = []
+        for i in order:
+            if len(chosen) == max_per_class:
+                break
+            ok = True
+            for j in chosen:
+                h = max(0.0, min(b[i, 2], b[j, 2]) - max(b[i, 0], b[j, 0]))
+                w = max(0.0, min(b[i, 3], b[j, 3]) - max(b[i, 1], b[j, 1]))
+                inter = h * w
+                if inter / (area[i] + area[j] - inter) > iou_threshold:
+                    ok = False
+                    break
+            if ok:
+                chosen.append(i)
+        kept += [[0, c, i] for i in chosen]
+    return np.array(kept, dtype=np.int64)
+
+
+def export_lists(out):
+    """Range, Slice with a run-time start, NonZero and NonMaxSuppression, each output declared."""
+    rng = np.random.default_rng(5)
+    n, length = 24, 400
+    x = rng.standard_normal((1, length)).astype(np.float32)
+    start, end = np.array([37], dtype=np.int64), np.array([37 + 64], dtype=np.int64)
+    corners = rng.uniform(0, 1, (1, n, 2)).astype(np.float32)
+    sizes = rng.uniform(0.05, 0.4, (1, n, 2)).astype(np.float32)
+    logits = rng.standard_normal((1, 2, n)).astype(np.float32)
+    iou, score_th, max_per_class = 0.45, 0.3, 6
+
+    # numpy reference of the whole graph
+    positions = np.arange(0, length, 1, dtype=np.float32)
+    ramp = (x + positions * 0.01)[:, 37:37 + 64]
+    mask = ramp > 0.5
+    coords = np.stack(np.nonzero(mask)).astype(np.int64)
+    boxes = np.concatenate([corners, corners + sizes], axis=2)
+    scores = 1 / (1 + np.exp(-logits))
+    kept = nms_reference(boxes, scores, iou, score_th, max_per_class)
+
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    init = [numpy_helper.from_array(np.array(0, np.float32), "r_start"),
+            numpy_helper.from_array(np.array(length, np.float32), "r_limit"),
+            numpy_helper.from_array(np.array(1, np.float32), "r_delta"),
+            numpy_helper.from_array(np.array(0.01, np.float32), "r_scale"),
+            numpy_helper.from_array(np.array([1], np.int64), "s_axes"),
+            numpy_helper.from_array(np.array(0.5, np.float32), "threshold"),
+            numpy_helper.from_array(np.array([max_per_class], np.int64), "max_boxes"),
+            numpy_helper.from_array(np.array([iou], np.float32), "iou"),
+            numpy_helper.from_array(np.array([score_th], np.float32), "score_th")]
+    nodes = [helper.make_node("Range", ["r_start", "r_limit", "r_delta"], ["positions"]),
+             helper.make_node("Mul", ["positions", "r_scale"], ["scaled"]),
+             helper.make_node("Add", ["x", "scaled"], ["shifted"]),
+             helper.make_node("Slice", ["shifted", "start", "end", "s_axes"], ["ramp"]),
+             helper.make_node("Greater", ["ramp", "threshold"], ["mask"]),
+             helper.make_node("NonZero", ["mask"], ["coords"]),
+             helper.make_node("Add", ["corners", "sizes"], ["far"]),
+             helper.make_node("Concat", ["corners", "far"], ["boxes"], axis=2),
+             helper.make_node("Sigmoid", ["logits"], ["scores"]),
+             helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_boxes", "iou", "score_th"], ["kept"])]
+    graph = helper.make_graph(
+        nodes, "lists",
+        [helper.make_tensor_value_info("x", f32, [1, length]), helper.make_tensor_value_info("start", i64, [1]),
+         helper.make_tensor_value_info("end", i64, [1]),
+         helper.make_tensor_value_info("corners", f32, [1, n, 2]),
+         helper.make_tensor_value_info("sizes", f32, [1, n, 2]),
+         helper.make_tensor_value_info("logits", f32, [1, 2, n])],
+        [helper.make_tensor_value_info("ramp", f32, [1, 64]),
+         helper.make_tensor_value_info("coords", i64, list(coords.shape)),
+         helper.make_tensor_value_info("kept", i64, list(kept.shape))],
+        init)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "lists.onnx"))
+    np.savez(os.path.join(out, "lists_in.npz"), x=x, start=start, end=end, corners=corners, sizes=sizes, logits=logits)
+    np.savez(os.path.join(out, "lists_ref.npz"), ramp=ramp, coords=coords, kept=kept)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    export_torch(Norms(), "norms", {"input": rng.standard_normal((1, 8, 16, 16)).astype(np.float32)}, a.out)
+    # scatter targets distinct per row, so the result does not depend on the update order
+    scatter_ids = np.stack([rng.permutation(10)[:4] for _ in range(12)]).reshape(2, 6, 4)
+    export_torch(Indexing(), "indexing", {"input": rng.standard_normal((2, 6, 10)).astype(np.float32),
+                                          "gather_ids": rng.integers(0, 10, (2, 6, 4)),
+                                          "scatter_ids": scatter_ids, "rows": np.array([1, 0])}, a.out)
+    export_torch(Sampling(), "sampling", {"input": rng.standard_normal((1, 4, 12, 12)).astype(np.float32)}, a.out)
+    export_lists(a.out)
+
+
+if __name__ == "__main__":
+    main()
