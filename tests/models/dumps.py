@@ -82,6 +82,17 @@ def deploy_everywhere(tpuc, work, name, test_input, chips, modes, float_toleranc
     return rows, failures
 
 
+def transform_and_calibrate(tpuc, work, name, calibration_dir):
+    """`<name>.onnx` with `<name>_in.npz` as the test input -> `<name>.mlir`, `<name>_top.npz` and the INT8
+    table `<name>_cali` from the samples in `calibration_dir`; exits naming the step that failed."""
+    for args in (["transform", "--model_name", name, "--model_def", name + ".onnx", "--test_input",
+                  name + "_in.npz", "--test_result", name + "_top.npz", "--mlir", name + ".mlir"],
+                 ["calibrate", name + ".mlir", "--dataset", calibration_dir, "-o", name + "_cali"]):
+        rc, out = run([tpuc, *args], work)
+        if rc != 0:
+            raise SystemExit(f"{name}: tpuc {args[0]}: exit {rc}\n{out[-3000:]}")
+
+
 def print_rows(rows, failures):
     """The table deploy_everywhere's rows make, then the failures; the exit code they call for."""
     print(f"{'mode':16} {'chip':10} {'tensors':>7} {'unequal':>7} {'sim ms':>8} {'exit':>4}")

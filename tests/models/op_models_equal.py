@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from dumps import deploy_arguments, deploy_everywhere, print_rows, run
+from dumps import deploy_arguments, deploy_everywhere, print_rows, transform_and_calibrate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHIPS = ["bm1684x", "bm1688", "cv186ah"]
@@ -59,12 +59,7 @@ def main():
     all_rows, failures = [], []
     for name, ops in EXPECTED.items():
         cali = calibration_set(a.work, name, 8)
-        for args in (["transform", "--model_name", name, "--model_def", name + ".onnx", "--test_input",
-                      name + "_in.npz", "--test_result", name + "_top.npz", "--mlir", name + ".mlir"],
-                     ["calibrate", name + ".mlir", "--dataset", cali, "-o", name + "_cali"]):
-            rc, out = run([a.tpuc, *args], a.work)
-            if rc != 0:
-                sys.exit(f"{name}: tpuc {args[0]}: exit {rc}\n{out[-3000:]}")
+        transform_and_calibrate(a.tpuc, a.work, name, cali)
         top, ref = np.load(os.path.join(a.work, name + "_top.npz")), np.load(os.path.join(a.work, name + "_ref.npz"))
         for key in ref.files:
             t, r = top[key], ref[key]

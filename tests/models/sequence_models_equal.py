@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from dumps import deploy_arguments, deploy_everywhere, print_rows, run
+from dumps import deploy_arguments, deploy_everywhere, print_rows, transform_and_calibrate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHIPS = ["bm1684x", "bm1688", "cv186ah"]
@@ -46,12 +46,7 @@ def main():
         rng = np.random.default_rng(1)
         for k in range(8):
             np.savez(os.path.join(cali, f"sample{k}.npz"), input=rng.standard_normal(shape).astype(np.float32))
-        for args in (["transform", "--model_name", name, "--model_def", name + ".onnx", "--test_input",
-                      name + "_in.npz", "--test_result", name + "_top.npz", "--mlir", name + ".mlir"],
-                     ["calibrate", name + ".mlir", "--dataset", cali, "-o", name + "_cali"]):
-            rc, out = run([a.tpuc, *args], a.work)
-            if rc != 0:
-                sys.exit(f"{name}: tpuc {args[0]}: exit {rc}\n{out[-3000:]}")
+        transform_and_calibrate(a.tpuc, a.work, name, cali)
         top = np.load(os.path.join(a.work, name + "_top.npz"))["output"]
         ref = np.load(os.path.join(a.work, name + "_torch.npz"))["output"]
         cos = cosine(top, ref)
