@@ -1,7 +1,8 @@
 """Exports small models built around the ops that lower to the chip as global float ops (issue 18, item 5),
 for op_models_equal.py:
 
-- norms (PyTorch): conv, nn.GroupNorm, nn.InstanceNorm2d with affine, conv: top.groupnorm / top.instancenorm.
+- norms (PyTorch): conv, nn.GroupNorm (exported as InstanceNormalization between reshapes, fused back into
+  top.groupnorm), nn.InstanceNorm2d with affine, conv.
 - indexing (PyTorch): torch.gather (GatherElements), Tensor.scatter (ScatterElements), an index_put of rows
   (ScatterND), their indices fed at run time, and torch.pow of two tensors (Pow).
 - sampling (PyTorch): F.grid_sample on a grid the network computes, a bicubic 2x resize and a bilinear

@@ -3,12 +3,14 @@
 // RMSNorm, GELU, Mish and HardSwish out as chains of reduce / sub / pow / sqrt / div, erf or tanh
 // arithmetic, softplus under a tanh, and relu6 products. On the chip each link would be its own command
 // with its own DDR traffic and, in INT8, its own requantization; these canonicalization patterns turn each
-// chain into the one op the lowering and the layer-group planner treat as a unit.
+// chain into the one op the lowering and the layer-group planner treat as a unit. PyTorch's GroupNorm export
+// (an InstanceNormalization between two reshapes, then the affine) becomes one groupnorm the same way.
 // The chains are matched exactly (constants within 1e-6), the dead links are erased by the driver.
 //===----------------------------------------------------------------------===//
 #include "TopFusions.h"
 
 #include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Top/WeightStore.h"
 
 #include <cmath>
 
@@ -137,6 +139,55 @@ struct FuseDecomposedNorm : RewritePattern {
   }
 };
 
+/// `v` is absent or a weight whose every value is `value`.
+bool isNoneOrFilledWith(Value v, float value) {
+  if (isNone(v))
+    return true;
+  auto weight = v.getDefiningOp<WeightOp>();
+  if (!weight)
+    return false;
+  auto data = readWeightF32(weight);
+  return succeeded(data) && llvm::all_of(*data, [&](float x) { return x == value; });
+}
+
+/// PyTorch's GroupNorm export: reshape [N, C, ...] to [N, G, ...], instance-normalize the G "channels"
+/// (scale 1, bias 0), reshape back. Becomes groupnorm(x) with G groups; the affine that follows folds in
+/// (FoldNormAffine).
+struct FuseReshapedInstanceNorm : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp back, PatternRewriter &rewriter) const override {
+    auto norm = back.getInput().getDefiningOp<InstanceNormOp>();
+    auto split = norm ? norm.getInput().getDefiningOp<ReshapeOp>() : ReshapeOp();
+    if (!split || !norm->hasOneUse() || !split->hasOneUse())
+      return failure();
+    Value x = split.getInput();
+    auto in = getShape(x), grouped = getShape(split.getOutput());
+    if (x.getType() != back.getType() || in.size() < 3 || grouped.size() < 3 || grouped[0] != in[0] ||
+        grouped[1] < 1 || in[1] % grouped[1] != 0 || !isNoneOrFilledWith(norm.getWeight(), 1.0f) ||
+        !isNoneOrFilledWith(norm.getBias(), 0.0f))
+      return failure();
+    Value none = NoneOp::create(rewriter, back.getLoc(), rewriter.getNoneType());
+    auto fused = GroupNormOp::create(
+        rewriter, rewriter.getFusedLoc({split.getLoc(), norm.getLoc(), back.getLoc()}), back.getType(), x,
+        none, none, rewriter.getI64IntegerAttr(grouped[1]), norm.getEpsAttr());
+    rewriter.replaceOp(back, fused.getOutput());
+    return success();
+  }
+};
+
+/// A per-channel weight of an [N, C, ...] tensor: C values broadcast along axis 1 ([C, 1, ..., 1] with
+/// the spatial rank, leading 1s aside).
+bool isPerChannelFor(Value w, ArrayRef<int64_t> input) {
+  if (!w.getDefiningOp<WeightOp>() || input.size() < 2)
+    return false;
+  ArrayRef<int64_t> s = getShape(w);
+  while (!s.empty() && s.front() == 1 && s.size() > input.size() - 1)
+    s = s.drop_front();
+  return s.size() == input.size() - 1 && s.front() == input[1] &&
+         llvm::all_of(s.drop_front(), [](int64_t d) { return d == 1; });
+}
+
 /// A weight holding exactly the normalized dimensions (leading 1s aside).
 bool isAffineFor(Value w, ArrayRef<int64_t> normalized) {
   if (!w.getDefiningOp<WeightOp>())
@@ -170,6 +221,16 @@ struct FoldNormAffine : RewritePattern {
         Value weight = isMul ? w : ln.getWeight(), bias = isMul ? ln.getBias() : w;
         auto fused = LayerNormOp::create(rewriter, rewriter.getFusedLoc({ln.getLoc(), op->getLoc()}), type,
                                          ln.getInput(), weight, bias, ln.getAxisAttr(), ln.getEpsAttr());
+        rewriter.replaceOp(op, fused.getOutput());
+        return success();
+      }
+      if (auto gn = n.getDefiningOp<GroupNormOp>()) {
+        if (!isPerChannelFor(w, getShape(gn.getInput())) || !isNone(gn.getBias()) ||
+            (isMul && !isNone(gn.getWeight())))
+          continue;
+        Value weight = isMul ? w : gn.getWeight(), bias = isMul ? gn.getBias() : w;
+        auto fused = GroupNormOp::create(rewriter, rewriter.getFusedLoc({gn.getLoc(), op->getLoc()}), type,
+                                         gn.getInput(), weight, bias, gn.getNumGroupsAttr(), gn.getEpsAttr());
         rewriter.replaceOp(op, fused.getOutput());
         return success();
       }
@@ -352,7 +413,7 @@ struct FuseMish : OpRewritePattern<MulOp> {
 namespace tpuc::top {
 
 void populateNormFusionPatterns(RewritePatternSet &patterns) {
-  patterns.add<FuseDecomposedNorm, FoldNormAffine>(patterns.getContext());
+  patterns.add<FuseDecomposedNorm, FoldNormAffine, FuseReshapedInstanceNorm>(patterns.getContext());
 }
 
 void populateGeluFusionPatterns(RewritePatternSet &patterns) { patterns.add<FuseGELU>(patterns.getContext()); }
