@@ -29,6 +29,7 @@ const OpTable &opTable() {
     addLossConverters(t);
     addCompositeConverters(t);
     addRecurrentConverters(t);
+    addLoopConverters(t);
     addFolders(t);
     return t;
   }();
@@ -242,15 +243,40 @@ LogicalResult GraphImporter::importSubgraph(const onnx::GraphProto &subgraph, st
   return success();
 }
 
+LogicalResult GraphImporter::importBody(const onnx::GraphProto &body, const std::vector<TensorInfo> &inputs,
+                                        const std::string &suffix, std::vector<TensorInfo> &outputs) {
+  if (static_cast<size_t>(body.input_size()) != inputs.size())
+    return fail("subgraph '" + body.name() + "' has " + std::to_string(body.input_size()) + " inputs, the node gives " +
+                std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    tensors_[body.input(static_cast<int>(i)).name()] = inputs[i];
+    takenNames_.insert(body.input(static_cast<int>(i)).name());
+  }
+  std::string outer = nameSuffix_;
+  nameSuffix_ = outer + suffix;
+  LogicalResult imported = importSubgraph(body, outputs);
+  nameSuffix_ = outer;
+  return imported;
+}
+
+TensorInfo GraphImporter::inputInfo(size_t i) {
+  TensorInfo info;
+  if (const HostTensor *c = constInput(i))
+    info.constant = std::make_shared<HostTensor>(*c);
+  else
+    info.value = input(i);
+  return info;
+}
+
 bool GraphImporter::importNode(const onnx::NodeProto &node) {
   node_ = &node;
-  nodeName_ = node.name();
+  nodeName_ = node.name().empty() ? std::string() : node.name() + nameSuffix_; // a loop body's step: name@k
   if (nodeName_.empty() || nodeNames_.count(nodeName_))
     nodeName_ = node.output_size() && !node.output(0).empty() ? node.output(0) : node.op_type();
   for (int suffix = 1; nodeNames_.count(nodeName_); ++suffix)
     nodeName_ = node.output(0) + "_" + std::to_string(suffix);
   nodeNames_.insert(nodeName_);
-  baseName_ = node.output_size() && !node.output(0).empty() ? node.output(0) : nodeName_;
+  baseName_ = (node.output_size() && !node.output(0).empty() ? node.output(0) : nodeName_) + nameSuffix_;
   created_.clear();
   diagnostic_.clear();
 
@@ -298,10 +324,11 @@ void GraphImporter::nameOutputs() {
     if (created.contains(def) && named.insert(v).second) {
       std::vector<std::string> &names = outputNames[def];
       names.resize(def->getNumResults());
-      names[result.getResultNumber()] = name;
+      names[result.getResultNumber()] = name + nameSuffix_;
     } else {
       // Forwarded (Identity, Dropout, a no-op reshape): the value keeps its name, this one is an alias.
-      def->setLoc(addAlias(def->getLoc(), result.getResultNumber(), def->getNumResults(), name, nodeName_));
+      def->setLoc(addAlias(def->getLoc(), result.getResultNumber(), def->getNumResults(), name + nameSuffix_,
+                           nodeName_));
     }
   }
   for (Operation *op : created_) {

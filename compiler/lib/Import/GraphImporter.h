@@ -44,6 +44,7 @@ void addShapeConverters(OpTable &table);
 void addLossConverters(OpTable &table);
 void addCompositeConverters(OpTable &table);
 void addRecurrentConverters(OpTable &table);
+void addLoopConverters(OpTable &table);
 void addFolders(OpTable &table);
 /// Integer Div of tensors not known at import time: trunc(a / b), computed in f32 and cast back
 /// (ConvertComposite.cpp).
@@ -76,6 +77,16 @@ public:
   /// initializers become constants, its nodes read the outer graph's tensors by name. `outputs` receives
   /// what the subgraph's outputs hold (a value or a constant). Failure has been reported.
   mlir::LogicalResult importSubgraph(const onnx::GraphProto &subgraph, std::vector<TensorInfo> &outputs);
+  /// Imports one step of a loop body (Loop, Scan): importSubgraph with the body's inputs bound, by
+  /// position, to `inputs`, and the tensors it produces named `<onnx name>` + `suffix` (one suffix per step,
+  /// so every step's tensors have names of their own).
+  mlir::LogicalResult importBody(const onnx::GraphProto &body, const std::vector<TensorInfo> &inputs,
+                                 const std::string &suffix, std::vector<TensorInfo> &outputs);
+  /// What input `i` holds: its data when known at import time, else its Top value. Null value and data
+  /// after reporting an error.
+  TensorInfo inputInfo(size_t i);
+  /// Loop-body steps imported so far in the whole model (nested loops included): the unrolling budget.
+  int64_t &bodySteps() { return bodySteps_; }
   /// The nodes run() imports.
   std::unordered_set<const onnx::NodeProto *> importedNodes() const;
   /// After ONNX's shape inference: every imported tensor's Top shape must equal the static shape ONNX
@@ -224,6 +235,9 @@ private:
   std::string nodeName_;
   /// The name the current node's ops start from: its first output (TPU-MLIR's op name), else nodeName_.
   std::string baseName_;
+  /// Appended to the tensor names a loop body's step produces (importBody).
+  std::string nameSuffix_;
+  int64_t bodySteps_ = 0;
   /// Ops the current node created (weights and none excepted), in creation order.
   std::vector<mlir::Operation *> created_;
   /// Every ONNX tensor name of the graph and every name given to an op so far.

@@ -450,7 +450,41 @@ def runtime_if_mismatch():
     return runtime_if()[1]
 
 
-MODELS = {f.__name__: f for f in [quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
+def loops():
+    """A Loop with a constant trip count (a tanh recurrence on outer-scope x and W, a scan output per step) and a
+    Scan over a sequence input (a running sum, its outputs stacked in reverse)."""
+    w = h.make_tensor("W", T.FLOAT, [4, 4], [0.5 if i == j else 0.125 * ((i + j) % 3 - 1) for i in range(4)
+                                             for j in range(4)])
+    body = h.make_graph(
+        [h.make_node("MatMul", ["h_in", "W"], ["hw"], name="step_matmul"),
+         h.make_node("Add", ["hw", "x"], ["pre"], name="step_add"),
+         h.make_node("Tanh", ["pre"], ["h_out"], name="step_tanh"),
+         h.make_node("ReduceSum", ["h_out"], ["s"], name="step_sum", axes=[1], keepdims=0),
+         h.make_node("Identity", ["cond_in"], ["cond_out"], name="step_cond")],
+        "loop_body", [vi("i", [], T.INT64), vi("cond_in", [], T.BOOL), vi("h_in", [2, 4])],
+        [vi("cond_out", [], T.BOOL), vi("h_out", [2, 4]), vi("s", [2])])
+    scan_body = h.make_graph(
+        [h.make_node("Add", ["acc_in", "x_t"], ["acc_out"], name="scan_add"),
+         h.make_node("Mul", ["x_t", "acc_out"], ["y_t"], name="scan_mul")],
+        "scan_body", [vi("acc_in", [3]), vi("x_t", [3])], [vi("acc_out", [3]), vi("y_t", [3])])
+    nodes = [h.make_node("Loop", ["trips", "go", "h0"], ["h", "hs"], name="recur", body=body),
+             h.make_node("Scan", ["acc0", "seq"], ["acc", "ys"], name="running", body=scan_body, num_scan_inputs=1,
+                         scan_output_directions=[1])]
+    inits = [w, h.make_tensor("trips", T.INT64, [], [3]), h.make_tensor("go", T.BOOL, [], [1]),
+             h.make_tensor("h0", T.FLOAT, [2, 4], [0.0] * 8), h.make_tensor("acc0", T.FLOAT, [3], [0.0] * 3)]
+    return model(nodes, [vi("x", [2, 4]), vi("seq", [5, 3])],
+                 [vi("h", [2, 4]), vi("hs", [3, 2]), vi("acc", [3]), vi("ys", [5, 3])], inits, opset=11)
+
+
+def loops_runtime_trips():
+    """loops() with the Loop's trip count a graph input."""
+    m = loops()
+    m.graph.initializer.remove(next(t for t in m.graph.initializer if t.name == "trips"))
+    m.graph.input.append(vi("trips", [], T.INT64))
+    return m
+
+
+MODELS = {f.__name__: f for f in [loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv3d, opset18, opset6, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
                                   runtime_params, runtime_if_ok, runtime_if_mismatch]}

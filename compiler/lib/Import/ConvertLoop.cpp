@@ -1,0 +1,250 @@
+//===- ConvertLoop.cpp - ONNX Loop and Scan, unrolled at import ------------===//
+// A static-shape compiler has no run-time iteration: a Loop whose trip count and exit condition are known at
+// import time (constants, or computed from graph inputs fixed with --const_inputs) and a Scan over a
+// sequence of static length are unrolled, one import of the body per step, like the recurrent layers. Each
+// step's tensors are named `<onnx name>@<step>`, so every step keeps its own calibration line and dump. Values
+// carried from step to step that are known at import stay constants (a Range spelled as a Loop folds
+// away). A condition computed from data at run time has no static form and fails naming what to fix.
+//===----------------------------------------------------------------------===//
+#include "GraphImporter.h"
+
+#include "tpuc/Dialect/Top/TopOps.h"
+
+using namespace mlir;
+using namespace tpuc::top;
+
+namespace tpuc::importer {
+namespace {
+
+/// Body steps beyond which unrolling is refused, counted over the whole model (nested loops multiply): the
+/// IR would hold the bodies this many times.
+constexpr int64_t kMaxSteps = 4096;
+
+/// Counts one more body step against the model's budget.
+LogicalResult spendStep(GraphImporter &g) {
+  if (++g.bodySteps() > kMaxSteps)
+    return g.fail("unrolling it would take the model beyond " + std::to_string(kMaxSteps) +
+                  " loop-body steps, which would not fit");
+  return success();
+}
+
+const onnx::GraphProto *bodyOf(GraphImporter &g) {
+  const onnx::AttributeProto *body = g.attr("body");
+  if (!body || !body->has_g()) {
+    (void)g.fail("no 'body' subgraph");
+    return nullptr;
+  }
+  return &body->g();
+}
+
+/// The value of `t`, materializing a constant as `name`.
+Value valueOf(GraphImporter &g, const TensorInfo &t, const std::string &name) {
+  return t.value ? t.value : g.materialize(name, *t.constant);
+}
+
+/// Stacks one value per step along a new axis `axis` (in step order, or reversed): the scan outputs.
+Value stack(GraphImporter &g, const std::vector<TensorInfo> &steps, int64_t axis, bool reverse,
+            const std::string &name) {
+  std::vector<Value> parts;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const TensorInfo &t = steps[reverse ? steps.size() - 1 - k : k];
+    Value v = valueOf(g, t, name + "@" + std::to_string(k));
+    if (!v)
+      return {};
+    std::vector<int64_t> shape(getShape(v).begin(), getShape(v).end());
+    if (axis > static_cast<int64_t>(shape.size())) {
+      (void)g.fail("scan output axis " + std::to_string(axis) + " is beyond the rank of its step values");
+      return {};
+    }
+    shape.insert(shape.begin() + axis, 1);
+    parts.push_back(g.reshape(v, shape, name + "_step" + std::to_string(k)));
+    if (!parts.back())
+      return {};
+  }
+  if (parts.size() == 1)
+    return parts[0];
+  return g.build<ConcatOp>("", parts, {g.i64("axis", axis)}, GraphImporter::elementTypeOf(parts[0]));
+}
+
+/// ONNX Loop: inputs (M, cond, v_initial...), body (iteration_num, cond_in, v_in...) -> (cond_out,
+/// v_out..., scan_out...), outputs (v_final..., scan_outputs...).
+LogicalResult convertLoop(GraphImporter &g) {
+  const onnx::GraphProto *body = bodyOf(g);
+  if (!body)
+    return failure();
+  std::optional<int64_t> trips;
+  if (g.hasInput(0)) {
+    const HostTensor *m = g.constInput(0);
+    if (!m)
+      return g.fail("the trip count is only known at run time; a static-shape compiler unrolls the loop, so "
+                    "fix it (or the graph inputs it comes from) with --const_inputs NAME=VALUE");
+    trips = m->intAt(0);
+  }
+  bool cond = true;
+  if (g.hasInput(1)) {
+    const HostTensor *c = g.constInput(1);
+    if (!c)
+      return g.fail("the loop condition is only known at run time; fix it (or the graph inputs it comes from) "
+                    "with --const_inputs NAME=VALUE");
+    cond = c->at(0) != 0;
+  }
+  size_t carried = static_cast<size_t>(std::max(0, g.node().input_size() - 2));
+  if (static_cast<size_t>(body->output_size()) < carried + 1)
+    return g.fail("the body has " + std::to_string(body->output_size()) + " outputs for " +
+                  std::to_string(carried) + " loop-carried values and the condition");
+  size_t scans = body->output_size() - 1 - carried;
+  std::vector<TensorInfo> state(carried);
+  for (size_t k = 0; k < carried; ++k) {
+    state[k] = g.inputInfo(k + 2);
+    if (!state[k].value && !state[k].constant)
+      return failure();
+  }
+  std::vector<std::vector<TensorInfo>> scanned(scans);
+  int64_t step = 0;
+  for (; cond && (!trips || step < *trips); ++step) {
+    if (failed(spendStep(g)))
+      return failure();
+    std::vector<TensorInfo> in(2);
+    in[0].constant = std::make_shared<HostTensor>(HostTensor::ints({}, {step}));
+    in[1].constant = std::make_shared<HostTensor>(HostTensor::ints({}, {1}).castTo(onnx::TensorProto::BOOL));
+    in.insert(in.end(), state.begin(), state.end());
+    std::vector<TensorInfo> out;
+    if (failed(g.importBody(*body, in, "@" + std::to_string(step), out)))
+      return failure();
+    if (!out[0].constant)
+      return g.fail("the loop's exit condition is computed from data at run time (step " + std::to_string(step) +
+                    "), which has no static form; fix the graph inputs it comes from with --const_inputs");
+    cond = out[0].constant->at(0) != 0;
+    std::copy(out.begin() + 1, out.begin() + 1 + static_cast<std::ptrdiff_t>(carried), state.begin());
+    for (size_t j = 0; j < scans; ++j)
+      scanned[j].push_back(out[1 + carried + j]);
+  }
+  for (size_t k = 0; k < carried; ++k) {
+    if (state[k].value)
+      g.setOutput(k, state[k].value);
+    else
+      g.setConstOutput(k, *state[k].constant);
+  }
+  for (size_t j = 0; j < scans; ++j) {
+    if (!g.outputUsed(carried + j))
+      continue;
+    if (scanned[j].empty())
+      return g.fail("runs no step, so scan output " + std::to_string(j) +
+                    " is empty, which a static-shape compiler cannot hold");
+    Value y = stack(g, scanned[j], 0, false, g.node().output(static_cast<int>(carried + j)));
+    if (!y)
+      return failure();
+    g.setOutput(carried + j, y);
+  }
+  return success();
+}
+
+/// ONNX Scan (opset 9+): inputs (states..., scan inputs...), body (states..., one slice of each scan input)
+/// -> (states..., one slice of each scan output), outputs (final states..., scan outputs...).
+LogicalResult convertScan(GraphImporter &g) {
+  if (g.opset() < 9)
+    return g.fail("Scan before opset 9 (with a batch axis and sequence lengths) is not supported");
+  const onnx::GraphProto *body = bodyOf(g);
+  if (!body)
+    return failure();
+  int64_t numScanInputs = g.attrInt("num_scan_inputs", -1);
+  int64_t numInputs = g.node().input_size();
+  if (numScanInputs < 1 || numScanInputs > numInputs)
+    return g.fail("'num_scan_inputs' " + std::to_string(numScanInputs) + " does not fit " +
+                  std::to_string(numInputs) + " inputs");
+  size_t states = static_cast<size_t>(numInputs - numScanInputs);
+  size_t scanOuts = static_cast<size_t>(body->output_size()) - states;
+  auto attrOr = [&](llvm::StringRef name, size_t n) {
+    std::vector<int64_t> v = g.attrInts(name);
+    if (v.empty())
+      v.assign(n, 0);
+    return v;
+  };
+  std::vector<int64_t> inAxes = attrOr("scan_input_axes", numScanInputs),
+                       inDirs = attrOr("scan_input_directions", numScanInputs),
+                       outAxes = attrOr("scan_output_axes", scanOuts),
+                       outDirs = attrOr("scan_output_directions", scanOuts);
+  if (inAxes.size() != static_cast<size_t>(numScanInputs) || inDirs.size() != inAxes.size() ||
+      outAxes.size() != scanOuts || outDirs.size() != scanOuts)
+    return g.fail("the scan axis and direction attributes do not match the scan inputs and outputs");
+  std::vector<TensorInfo> state(states);
+  for (size_t k = 0; k < states; ++k) {
+    state[k] = g.inputInfo(k);
+    if (!state[k].value && !state[k].constant)
+      return failure();
+  }
+  std::vector<Value> sequences;
+  int64_t length = -1;
+  for (int64_t i = 0; i < numScanInputs; ++i) {
+    size_t index = states + static_cast<size_t>(i);
+    int64_t rank = static_cast<int64_t>(g.inputShape(index).size());
+    auto axis = g.normalizeAxis(inAxes[i], rank, "scan_input_axes");
+    if (failed(axis))
+      return failure();
+    inAxes[i] = *axis;
+    int64_t n = g.inputShape(index)[*axis];
+    if (length >= 0 && n != length)
+      return g.fail("the scan inputs have different lengths (" + std::to_string(length) + " and " +
+                    std::to_string(n) + ")");
+    length = n;
+    sequences.push_back(g.input(index));
+    if (!sequences.back())
+      return failure();
+  }
+  if (length < 1)
+    return g.fail("the scan inputs are empty");
+  std::vector<std::vector<TensorInfo>> scanned(scanOuts);
+  for (int64_t t = 0; t < length; ++t) {
+    if (failed(spendStep(g)))
+      return failure();
+    std::vector<TensorInfo> in(state);
+    for (int64_t i = 0; i < numScanInputs; ++i) {
+      int64_t at = inDirs[i] ? length - 1 - t : t;
+      std::string tag = "scan" + std::to_string(i) + "_t" + std::to_string(t);
+      Value slice = g.sliceAxis(sequences[i], inAxes[i], at, at + 1, tag);
+      std::vector<int64_t> shape(getShape(sequences[i]).begin(), getShape(sequences[i]).end());
+      shape.erase(shape.begin() + inAxes[i]);
+      TensorInfo s;
+      s.value = g.reshape(slice, shape, tag + "_squeezed");
+      if (!s.value)
+        return failure();
+      in.push_back(s);
+    }
+    std::vector<TensorInfo> out;
+    if (failed(g.importBody(*body, in, "@" + std::to_string(t), out)))
+      return failure();
+    std::copy(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(states), state.begin());
+    for (size_t j = 0; j < scanOuts; ++j)
+      scanned[j].push_back(out[states + j]);
+  }
+  for (size_t k = 0; k < states; ++k) {
+    if (state[k].value)
+      g.setOutput(k, state[k].value);
+    else
+      g.setConstOutput(k, *state[k].constant);
+  }
+  for (size_t j = 0; j < scanOuts; ++j) {
+    if (!g.outputUsed(states + j))
+      continue;
+    Value first = valueOf(g, scanned[j][0], g.node().output(static_cast<int>(states + j)) + "@0");
+    if (!first)
+      return failure();
+    auto axis = g.normalizeAxis(outAxes[j], static_cast<int64_t>(getShape(first).size()) + 1, "scan_output_axes");
+    if (failed(axis))
+      return failure();
+    Value y = stack(g, scanned[j], *axis, outDirs[j] != 0, g.node().output(static_cast<int>(states + j)));
+    if (!y)
+      return failure();
+    g.setOutput(states + j, y);
+  }
+  return success();
+}
+
+} // namespace
+
+void addLoopConverters(OpTable &table) {
+  table["Loop"].convert = convertLoop;
+  table["Scan"].convert = convertScan;
+}
+
+} // namespace tpuc::importer
