@@ -3,8 +3,8 @@ LayerNorm and GELU, exported here from PyTorch (export_sequence_models.py). Each
 where its Top output must match PyTorch's (cosine >= 0.99999, the independent reference), calibrate on
 random feature frames, and deploy to a model file in INT8, F16 and F32 on every chip: each model file runs
 on the command-level simulator with every tensor EQUAL to the Tpu simulation, float precisions within their
-tolerance of the Top reference. The transformer's Top graph must hold its norms and GELUs fused. Prints one
-row per deploy.
+tolerance of the Top reference. The transformer's Top graph must hold its norms, GELUs and attention fused.
+Prints one row per deploy.
 
 usage: sequence_models_equal.py TPUC WORKDIR [--frames 24] [--chips ...] [--modes ...]"""
 import os
@@ -20,8 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CHIPS = ["bm1684x", "bm1688", "cv186ah"]
 MODES = ["F32", "F16", "INT8"]
 FLOAT_TOLERANCE = {"F32": "0.99,0.99", "F16": "0.99,0.90"}
-# The transformer's spelled-out chains (opset 14) and what each must become in Top.
-FUSED = {"top.layernorm": 5, "top.gelu": 2}
+# The transformer's spelled-out chains (opset 14: norms, GELUs, attention) and what each must become in Top.
+FUSED = {"top.layernorm": 5, "top.gelu": 2, "top.attention": 2}
 
 
 def cosine(a, b):

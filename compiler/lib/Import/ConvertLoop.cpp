@@ -66,6 +66,26 @@ Value stack(GraphImporter &g, const std::vector<TensorInfo> &steps, int64_t axis
   return g.build<ConcatOp>("", parts, {g.i64("axis", axis)}, GraphImporter::elementTypeOf(parts[0]));
 }
 
+/// One step's body outputs from `first` on: the carried values replace `state`, each scan output's value
+/// joins its list.
+void keepStep(const std::vector<TensorInfo> &out, size_t first, std::vector<TensorInfo> &state,
+              std::vector<std::vector<TensorInfo>> &scanned) {
+  std::copy(out.begin() + static_cast<std::ptrdiff_t>(first),
+            out.begin() + static_cast<std::ptrdiff_t>(first + state.size()), state.begin());
+  for (size_t j = 0; j < scanned.size(); ++j)
+    scanned[j].push_back(out[first + state.size() + j]);
+}
+
+/// The node's first outputs: the carried values after the last step.
+void setStates(GraphImporter &g, const std::vector<TensorInfo> &state) {
+  for (size_t k = 0; k < state.size(); ++k) {
+    if (state[k].value)
+      g.setOutput(k, state[k].value);
+    else
+      g.setConstOutput(k, *state[k].constant);
+  }
+}
+
 /// ONNX Loop: inputs (M, cond, v_initial...), body (iteration_num, cond_in, v_in...) -> (cond_out,
 /// v_out..., scan_out...), outputs (v_final..., scan_outputs...).
 LogicalResult convertLoop(GraphImporter &g) {
@@ -115,16 +135,9 @@ LogicalResult convertLoop(GraphImporter &g) {
       return g.fail("the loop's exit condition is computed from data at run time (step " + std::to_string(step) +
                     "), which has no static form; fix the graph inputs it comes from with --const_inputs");
     cond = out[0].constant->at(0) != 0;
-    std::copy(out.begin() + 1, out.begin() + 1 + static_cast<std::ptrdiff_t>(carried), state.begin());
-    for (size_t j = 0; j < scans; ++j)
-      scanned[j].push_back(out[1 + carried + j]);
+    keepStep(out, 1, state, scanned);
   }
-  for (size_t k = 0; k < carried; ++k) {
-    if (state[k].value)
-      g.setOutput(k, state[k].value);
-    else
-      g.setConstOutput(k, *state[k].constant);
-  }
+  setStates(g, state);
   for (size_t j = 0; j < scans; ++j) {
     if (!g.outputUsed(carried + j))
       continue;
@@ -213,16 +226,9 @@ LogicalResult convertScan(GraphImporter &g) {
     std::vector<TensorInfo> out;
     if (failed(g.importBody(*body, in, "@" + std::to_string(t), out)))
       return failure();
-    std::copy(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(states), state.begin());
-    for (size_t j = 0; j < scanOuts; ++j)
-      scanned[j].push_back(out[states + j]);
+    keepStep(out, 0, state, scanned);
   }
-  for (size_t k = 0; k < states; ++k) {
-    if (state[k].value)
-      g.setOutput(k, state[k].value);
-    else
-      g.setConstOutput(k, *state[k].constant);
-  }
+  setStates(g, state);
   for (size_t j = 0; j < scanOuts; ++j) {
     if (!g.outputUsed(states + j))
       continue;

@@ -385,6 +385,10 @@ void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext
   populateNormFusionPatterns(patterns);
 }
 
+void MatMulOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *) {
+  populateAttentionFusionPatterns(patterns);
+}
+
 void ConvOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   patterns.add<FoldBatchNormIntoConv>(context);
 }

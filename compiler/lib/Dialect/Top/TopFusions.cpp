@@ -4,13 +4,17 @@
 // arithmetic, softplus under a tanh, and relu6 products. On the chip each link would be its own command
 // with its own DDR traffic and, in INT8, its own requantization; these canonicalization patterns turn each
 // chain into the one op the lowering and the layer-group planner treat as a unit. PyTorch's GroupNorm export
-// (an InstanceNormalization between two reshapes, then the affine) becomes one groupnorm the same way.
+// (an InstanceNormalization between two reshapes, then the affine) becomes one groupnorm the same way, and
+// scaled-dot-product attention (MatMul, scale, mask, Softmax, MatMul) one attention.
 // The chains are matched exactly (constants within 1e-6), the dead links are erased by the driver.
 //===----------------------------------------------------------------------===//
 #include "TopFusions.h"
 
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
+
+#include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
 
@@ -408,9 +412,152 @@ struct FuseMish : OpRewritePattern<MulOp> {
   }
 };
 
+/// A scalar factor folded out of `v`: mul_const(x, c) gives (x, c), div_const(x, c) gives (x, 1 / c); `v`
+/// itself with 1 otherwise. Only a factor read once is taken (`taken` gets the op).
+std::pair<Value, double> splitScale(Value v, SmallVectorImpl<Operation *> &taken) {
+  if (auto mul = v.getDefiningOp<MulConstOp>(); mul && !mul.getDoRelu() && mul->hasOneUse()) {
+    taken.push_back(mul);
+    return {mul.getInput(), mul.getConstVal().convertToDouble()};
+  }
+  if (auto div = v.getDefiningOp<DivConstOp>(); div && !div.getDoRelu() && !div.getIsReverse() && div->hasOneUse()) {
+    taken.push_back(div);
+    return {div.getInput(), 1.0 / div.getConstVal().convertToDouble()};
+  }
+  return {v, 1.0};
+}
+
+/// Scaled-dot-product attention as exports spell it, heads split before the scores: on [B, H, L, D] (a
+/// written-out block) or [B*H, L, D] (nn.MultiheadAttention) tensors,
+/// matmul(softmax(matmul(q, kT) * scale [+ mask], axis -1), v), the scale a mul_const or div_const on the
+/// scores or on q (or absent), the mask additive and the same for every head. Becomes top.attention, which
+/// works on [B, L, H, D]: q, k (kT transposed back) and v are reshaped or permuted in and the result out;
+/// the permutes compose with the export's own and fold away. On the chip one attention command instead of
+/// five, and no INT8 scores.
+struct FuseAttention : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool plain(MatMulOp m) {
+    return isNone(m.getBias()) && !m.getLeftTranspose() && !m.getRightTranspose() && !m.getDoRelu();
+  }
+
+  LogicalResult matchAndRewrite(MatMulOp pv, PatternRewriter &rewriter) const override {
+    auto softmax = pv.getInput().getDefiningOp<SoftmaxOp>();
+    Value v = pv.getRight();
+    if (!plain(pv) || !softmax || softmax.getLog() || !softmax->hasOneUse())
+      return failure();
+    const int64_t rank = static_cast<int64_t>(getShape(v).size());
+    if ((rank != 3 && rank != 4) || static_cast<int64_t>(getShape(softmax.getOutput()).size()) != rank ||
+        (softmax.getAxis() != rank - 1 && softmax.getAxis() != -1))
+      return failure();
+    SmallVector<Operation *> chain{softmax};
+    Value s = softmax.getInput(), mask;
+    if (auto add = s.getDefiningOp<AddOp>(); add && !add.getDoRelu() && add->hasOneUse()) {
+      // The mask is the operand that is not the (scaled) scores; it must not vary across heads.
+      for (auto [scores, m] : {std::pair{add.getLhs(), add.getRhs()}, std::pair{add.getRhs(), add.getLhs()}}) {
+        // Right-aligned with the scores, the heads axis (batch x heads at rank 3) is the third from the end.
+        auto shape = getShape(m);
+        if (scores.getType() != s.getType() || static_cast<int64_t>(shape.size()) > rank ||
+            (shape.size() >= 3 && shape[shape.size() - 3] != 1))
+          continue;
+        if (!scores.getDefiningOp<MatMulOp>() && !scores.getDefiningOp<MulConstOp>() &&
+            !scores.getDefiningOp<DivConstOp>())
+          continue;
+        s = scores;
+        mask = m;
+        chain.push_back(add);
+        break;
+      }
+    }
+    auto [scores, scoreScale] = splitScale(s, chain);
+    auto qk = scores.getDefiningOp<MatMulOp>();
+    if (!qk || !plain(qk) || !qk->hasOneUse())
+      return failure();
+    chain.push_back(qk);
+    auto [q, queryScale] = splitScale(qk.getInput(), chain);
+    double scale = scoreScale * queryScale;
+    Value kT = qk.getRight();
+    auto qs = getShape(q), kts = getShape(kT), vs = getShape(v);
+    // The same heads for q, k and v (no grouped KV here), keys and values of one length.
+    if (static_cast<int64_t>(qs.size()) != rank || static_cast<int64_t>(kts.size()) != rank ||
+        qs.drop_back(2) != kts.drop_back(2) || qs.drop_back(2) != vs.drop_back(2) || qs.back() != kts[rank - 2] ||
+        kts.back() != vs[rank - 2] || !std::isfinite(scale))
+      return failure();
+    Location loc = pv.getLoc();
+    Type element = mlir::getElementTypeOrSelf(pv.getType());
+    // Helper tensors are named after the result: <output>_q, <output>_attention, ...
+    const std::string base = resultName(pv.getOutput());
+    auto named = [&](StringRef part, Location child) {
+      return NameLoc::get(rewriter.getStringAttr(base + "_" + part.str()), child);
+    };
+    // A permute of `x`, composed with the permute that made `x` (none at all when they cancel).
+    auto permute = [&](Value x, ArrayRef<int64_t> order, StringRef part) -> Value {
+      SmallVector<int64_t> composed(order);
+      if (auto inner = x.getDefiningOp<PermuteOp>()) {
+        for (int64_t &a : composed)
+          a = inner.getOrder()[a];
+        x = inner.getInput();
+      }
+      if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size())))
+        return x;
+      auto shape = getShape(x);
+      SmallVector<int64_t> out;
+      for (int64_t a : composed)
+        out.push_back(shape[a]);
+      return PermuteOp::create(rewriter, named(part, loc), RankedTensorType::get(out, element), x,
+                               rewriter.getDenseI64ArrayAttr(composed))
+          .getOutput();
+    };
+    auto reshape = [&](Value x, ArrayRef<int64_t> shape, StringRef part) -> Value {
+      return ReshapeOp::create(rewriter, named(part, loc), RankedTensorType::get(shape, element), x).getOutput();
+    };
+    // [B, H, L, D] -> [B, L, H, D]; at rank 3, [B*H, L, D] -> [1, L, B*H, D], which is a reshape when the
+    // export made it by permuting a sequence-first [L, B*H, D] (nn.MultiheadAttention).
+    auto toTokens = [&](Value x, StringRef part) -> Value {
+      if (rank == 4)
+        return permute(x, {0, 2, 1, 3}, part);
+      auto shape = getShape(x);
+      if (auto seqFirst = x.getDefiningOp<PermuteOp>(); seqFirst && seqFirst.getOrder() == ArrayRef<int64_t>{1, 0, 2})
+        return reshape(seqFirst.getInput(), {1, shape[1], shape[0], shape[2]}, part);
+      return permute(reshape(x, {1, shape[0], shape[1], shape[2]}, (part + "_heads").str()), {0, 2, 1, 3}, part);
+    };
+    Value k = permute(kT, rank == 4 ? ArrayRef<int64_t>{0, 1, 3, 2} : ArrayRef<int64_t>{0, 2, 1}, "kT");
+    Value qt = toTokens(q, "q"), kt = toTokens(k, "k"), vt = toTokens(v, "v");
+    if (!mask)
+      mask = NoneOp::create(rewriter, loc, rewriter.getNoneType());
+    auto qts = getShape(qt);
+    auto out = RankedTensorType::get({qts[0], qts[1], qts[2], vs.back()}, element);
+    SmallVector<Location> locs;
+    for (Operation *link : llvm::reverse(chain))
+      locs.push_back(link->getLoc());
+    auto attention = AttentionOp::create(rewriter, named("attention", rewriter.getFusedLoc(locs)), out, qt, kt, vt,
+                                         mask, rewriter.getF64FloatAttr(scale));
+    // Back to [B, H, L, D]; at rank 3 through the sequence-first [L, B*H, D], so that an export's permute to
+    // sequence-first after it cancels.
+    Value back;
+    if (rank == 4) {
+      back = PermuteOp::create(rewriter, loc, pv.getType(), attention.getOutput(),
+                               rewriter.getDenseI64ArrayAttr({0, 2, 1, 3}))
+                 .getOutput();
+    } else {
+      Value seqFirst = reshape(attention.getOutput(), {qts[1], qts[2], vs.back()}, "tokens");
+      back = PermuteOp::create(rewriter, loc, pv.getType(), seqFirst, rewriter.getDenseI64ArrayAttr({1, 0, 2}))
+                 .getOutput();
+    }
+    rewriter.replaceOp(pv, back);
+    for (Operation *link : chain)
+      if (link->use_empty())
+        rewriter.eraseOp(link);
+    return success();
+  }
+};
+
 } // namespace
 
 namespace tpuc::top {
+
+void populateAttentionFusionPatterns(RewritePatternSet &patterns) {
+  patterns.add<FuseAttention>(patterns.getContext());
+}
 
 void populateNormFusionPatterns(RewritePatternSet &patterns) {
   patterns.add<FuseDecomposedNorm, FoldNormAffine, FuseReshapedInstanceNorm>(patterns.getContext());

@@ -1,6 +1,7 @@
 //===- TopFusions.h - Pattern sets of TopFusions.cpp -----------------------===//
-// Registered by the ops they are rooted at (Div, Mul, Add, MulConst, DivConst): spelled-out LayerNorm /
-// RMSNorm (with their affine weights), GELU (erf and tanh forms), Mish and HardSwish become one Top op.
+// Registered by the ops they are rooted at (Div, Mul, Add, MulConst, DivConst, MatMul): spelled-out LayerNorm /
+// RMSNorm (with their affine weights), GroupNorm, GELU (erf and tanh forms), Mish, HardSwish and
+// scaled-dot-product attention become one Top op.
 //===----------------------------------------------------------------------===//
 #ifndef TPUC_LIB_DIALECT_TOP_TOPFUSIONS_H
 #define TPUC_LIB_DIALECT_TOP_TOPFUSIONS_H
@@ -17,6 +18,8 @@ void populateGeluFusionPatterns(mlir::RewritePatternSet &patterns);
 void populateMishFusionPatterns(mlir::RewritePatternSet &patterns);
 /// x * relu6(x + 3) / 6 (or * 1/6), x * hard_sigmoid(x) (alpha 1/6, beta 1/2) -> hard_swish.
 void populateHardSwishFusionPatterns(mlir::RewritePatternSet &patterns);
+/// softmax(q k^T * scale + mask) v on [B, H, L, D] tensors (rooted at the second MatMul) -> attention.
+void populateAttentionFusionPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace tpuc::top
 

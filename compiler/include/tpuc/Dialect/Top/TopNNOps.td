@@ -67,6 +67,7 @@ def Top_MatMulOp : Top_Op<"matmul"> {
                    DefaultValuedAttr<BoolAttr, "false">:$do_relu,
                    DefaultValuedAttr<F64Attr, "-1.0">:$relu_limit);
   let results = (outs Top_Tensor:$output);
+  let hasCanonicalizer = 1;
 }
 
 def Top_A16MatMulOp : Top_Op<"a16matmul"> {
