@@ -496,8 +496,12 @@ bool MainWindow::save() {
 }
 
 bool MainWindow::saveAs() {
-  QString start = m_context->filePath().isEmpty() ? settings::lastDirectory() + QStringLiteral("/untitled.tpuproj")
-                                                  : m_context->filePath();
+  // An untitled project is offered a name after its model, beside it.
+  const QFileInfo model(QString::fromStdString(m_context->project().model.path));
+  QString start = !m_context->filePath().isEmpty() ? m_context->filePath()
+                  : model.fileName().isEmpty()
+                      ? settings::lastDirectory() + QStringLiteral("/untitled.tpuproj")
+                      : model.absolutePath() + QLatin1Char('/') + model.completeBaseName() + QStringLiteral(".tpuproj");
   QString path = QFileDialog::getSaveFileName(this, tr("Save Project As"), start, projectFilter());
   if (path.isEmpty())
     return false;
@@ -527,6 +531,19 @@ bool MainWindow::maybeSave() {
   if (answer == QMessageBox::Save)
     return save();
   return answer == QMessageBox::Discard;
+}
+
+bool MainWindow::ensureSaved(const QString &title) {
+  if (!m_context->filePath().isEmpty())
+    return true;
+  const QString why = tr("The project has no file yet: its artifacts go to the cache folder beside it.");
+  if (!m_interactive) {
+    showError(title, why);
+    return false;
+  }
+  auto answer = QMessageBox::question(this, tr("Save Project"), why + QLatin1Char('\n') + tr("Save it now?"),
+                                      QMessageBox::Save | QMessageBox::Cancel, QMessageBox::Save);
+  return answer == QMessageBox::Save && saveAs();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {

@@ -151,6 +151,9 @@ private:
   void keepJobLog(const JobInfo &job);
   void recordRun(const JobInfo &job);
   bool maybeSave();
+  /// A job's artifacts go to the cache folder beside the project file: an untitled project is saved first
+  /// (the user is asked and picks the file; without a user, `title` reports why the job cannot start).
+  bool ensureSaved(const QString &title);
   bool save();
   bool saveAs();
   void open();

@@ -192,10 +192,8 @@ int MainWindow::runTransform() {
     showError(tr("Cannot Transform"), tr("The project has no model yet: use File ▸ Import Model first."));
     return -1;
   }
-  if (m_context->filePath().isEmpty()) {
-    showError(tr("Cannot Transform"), tr("Save the project first: its artifacts go to the cache folder beside it."));
+  if (!ensureSaved(tr("Cannot Transform")))
     return -1;
-  }
   if (!QFileInfo(tpucPath()).isExecutable()) {
     showError(tr("Cannot Transform"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
     return -1;
@@ -253,10 +251,8 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
     showError(tr("Cannot Calibrate"), tr("The project has no ONNX model yet: use File ▸ Import Model first."));
     return -1;
   }
-  if (m_context->filePath().isEmpty()) {
-    showError(tr("Cannot Calibrate"), tr("Save the project first: its artifacts go to the cache folder beside it."));
+  if (!ensureSaved(tr("Cannot Calibrate")))
     return -1;
-  }
   if (!QFileInfo(tpucPath()).isExecutable()) {
     showError(tr("Cannot Calibrate"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
     return -1;
@@ -399,10 +395,8 @@ int MainWindow::runDeploy(qint64 configId) {
     showError(tr("Cannot Deploy"), tr("The project has no ONNX model yet: use File ▸ Import Model first."));
     return -1;
   }
-  if (m_context->filePath().isEmpty()) {
-    showError(tr("Cannot Deploy"), tr("Save the project first: its artifacts go to the cache folder beside it."));
+  if (!ensureSaved(tr("Cannot Deploy")))
     return -1;
-  }
   if (!QFileInfo(tpucPath()).isExecutable()) {
     showError(tr("Cannot Deploy"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
     return -1;

@@ -39,6 +39,7 @@
 #include <QTest>
 #include <QTimer>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 using namespace tpuc;
@@ -572,6 +573,20 @@ void TestMainWindow::transformJobCarriesImportSettings() {
   window.setInteractive(false);
   window.startup(QString());
   QCOMPARE(window.runTransform(), -1); // no model yet
+  // An untitled project with a model: a user is asked to save it first (declining starts nothing), and the
+  // project's properties show the file once it has one.
+  context.setModel({dir.filePath("m.onnx").toStdString(), "sha256:0", 0, "onnx", {}});
+  window.setInteractive(true);
+  QString question;
+  answerNextMessageBox(&question, QMessageBox::Cancel);
+  QCOMPARE(window.runTransform(), -1);
+  QVERIFY2(question.contains("The project has no file yet") && question.contains("Save it now?"), qPrintable(question));
+  window.setInteractive(false);
+  QString error;
+  QVERIFY2(context.saveAs(dir.filePath("untitled-first.tpuproj"), &error), qPrintable(error));
+  auto *properties = window.findChild<QTreeWidget *>("propertiesTree");
+  QVERIFY(properties);
+  QCOMPARE(properties->topLevelItem(1)->text(1), dir.filePath("untitled-first.tpuproj"));
   window.startup(saveExample(dir));
   qputenv("TPUC", "/nonexistent/tpuc");
   QCOMPARE(window.runTransform(), -1); // no engine

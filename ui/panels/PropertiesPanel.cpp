@@ -79,6 +79,7 @@ PropertiesPanel::PropertiesPanel(StudioContext *context, QWidget *parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_stack);
 
+  m_properties->setObjectName(QStringLiteral("propertiesTree"));
   m_properties->setColumnCount(2);
   m_properties->setHeaderLabels({tr("Property"), tr("Value")});
   m_properties->setRootIsDecorated(false);
@@ -99,6 +100,11 @@ PropertiesPanel::PropertiesPanel(StudioContext *context, QWidget *parent)
     m_stack->setCurrentIndex(PropertiesPage);
   });
   connect(context, &StudioContext::projectLoaded, this, &PropertiesPanel::showSelection);
+  // Saved under a (new) name: the project's own rows show it.
+  connect(context, &StudioContext::filePathChanged, this, [this] {
+    if (m_context->selection().section == Section::None)
+      fillProperties(m_context->selection());
+  });
   connect(context, &StudioContext::projectChanged, this, [this](Section section) {
     if (section == Section::ImportSettings)
       fillImportEditor();
