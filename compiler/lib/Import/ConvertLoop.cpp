@@ -42,7 +42,8 @@ Value valueOf(GraphImporter &g, const TensorInfo &t, const std::string &name) {
   return t.value ? t.value : g.materialize(name, *t.constant);
 }
 
-/// Stacks one value per step along a new axis `axis` (in step order, or reversed): the scan outputs.
+/// Stacks one value per step along a new axis `axis` (negative: counted from the end of the stacked rank),
+/// in step order or reversed: the scan outputs.
 Value stack(GraphImporter &g, const std::vector<TensorInfo> &steps, int64_t axis, bool reverse,
             const std::string &name) {
   std::vector<Value> parts;
@@ -52,9 +53,11 @@ Value stack(GraphImporter &g, const std::vector<TensorInfo> &steps, int64_t axis
     if (!v)
       return {};
     std::vector<int64_t> shape(getShape(v).begin(), getShape(v).end());
-    if (axis > static_cast<int64_t>(shape.size())) {
-      (void)g.fail("scan output axis " + std::to_string(axis) + " is beyond the rank of its step values");
-      return {};
+    if (k == 0) {
+      auto normalized = g.normalizeAxis(axis, static_cast<int64_t>(shape.size()) + 1, "scan_output_axes");
+      if (failed(normalized))
+        return {};
+      axis = *normalized;
     }
     shape.insert(shape.begin() + axis, 1);
     parts.push_back(g.reshape(v, shape, name + "_step" + std::to_string(k)));
@@ -64,6 +67,18 @@ Value stack(GraphImporter &g, const std::vector<TensorInfo> &steps, int64_t axis
   if (parts.size() == 1)
     return parts[0];
   return g.build<ConcatOp>("", parts, {g.i64("axis", axis)}, GraphImporter::elementTypeOf(parts[0]));
+}
+
+/// The node's inputs [first, first + count): the initial loop-carried values. Fails (reported) on an input
+/// that has neither data nor a value.
+LogicalResult readStates(GraphImporter &g, size_t first, size_t count, std::vector<TensorInfo> &state) {
+  state.resize(count);
+  for (size_t k = 0; k < count; ++k) {
+    state[k] = g.inputInfo(first + k);
+    if (!state[k].value && !state[k].constant)
+      return failure();
+  }
+  return success();
 }
 
 /// One step's body outputs from `first` on: the carried values replace `state`, each scan output's value
@@ -113,12 +128,9 @@ LogicalResult convertLoop(GraphImporter &g) {
     return g.fail("the body has " + std::to_string(body->output_size()) + " outputs for " +
                   std::to_string(carried) + " loop-carried values and the condition");
   size_t scans = body->output_size() - 1 - carried;
-  std::vector<TensorInfo> state(carried);
-  for (size_t k = 0; k < carried; ++k) {
-    state[k] = g.inputInfo(k + 2);
-    if (!state[k].value && !state[k].constant)
-      return failure();
-  }
+  std::vector<TensorInfo> state;
+  if (failed(readStates(g, 2, carried, state)))
+    return failure();
   std::vector<std::vector<TensorInfo>> scanned(scans);
   int64_t step = 0;
   for (; cond && (!trips || step < *trips); ++step) {
@@ -180,12 +192,9 @@ LogicalResult convertScan(GraphImporter &g) {
   if (inAxes.size() != static_cast<size_t>(numScanInputs) || inDirs.size() != inAxes.size() ||
       outAxes.size() != scanOuts || outDirs.size() != scanOuts)
     return g.fail("the scan axis and direction attributes do not match the scan inputs and outputs");
-  std::vector<TensorInfo> state(states);
-  for (size_t k = 0; k < states; ++k) {
-    state[k] = g.inputInfo(k);
-    if (!state[k].value && !state[k].constant)
-      return failure();
-  }
+  std::vector<TensorInfo> state;
+  if (failed(readStates(g, 0, states, state)))
+    return failure();
   std::vector<Value> sequences;
   int64_t length = -1;
   for (int64_t i = 0; i < numScanInputs; ++i) {
@@ -232,13 +241,7 @@ LogicalResult convertScan(GraphImporter &g) {
   for (size_t j = 0; j < scanOuts; ++j) {
     if (!g.outputUsed(states + j))
       continue;
-    Value first = valueOf(g, scanned[j][0], g.node().output(static_cast<int>(states + j)) + "@0");
-    if (!first)
-      return failure();
-    auto axis = g.normalizeAxis(outAxes[j], static_cast<int64_t>(getShape(first).size()) + 1, "scan_output_axes");
-    if (failed(axis))
-      return failure();
-    Value y = stack(g, scanned[j], *axis, outDirs[j] != 0, g.node().output(static_cast<int>(states + j)));
+    Value y = stack(g, scanned[j], outAxes[j], outDirs[j] != 0, g.node().output(static_cast<int>(states + j)));
     if (!y)
       return failure();
     g.setOutput(states + j, y);

@@ -100,7 +100,6 @@ LogicalResult run(top::DynamicSliceOp op, Inputs in, Outputs out) {
   return success();
 }
 
-
 LogicalResult run(top::ConcatOp op, Inputs in, Outputs out) {
   auto shape = shapeOf(op.getOutput());
   int64_t axis = normAxis(op.getAxis(), shape.size());

@@ -4,6 +4,7 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -159,6 +160,26 @@ LogicalResult lowerTopK(Lowering &L, top::TopKOp op) {
   return success();
 }
 
+/// `op` in float precision `precision`: integer operands unchanged, the operands in `keepF32` (values that
+/// place samples or are compared with values computed in f32) in f32, the others in the precision's type;
+/// integer results (index lists) keep their type.
+LogicalResult lowerFloatKeepingF32(Lowering &L, Operation *op, StringRef tpuName, top::Precision precision,
+                                   ArrayRef<unsigned> keepF32) {
+  Type element = L.floatType(precision), f32 = Float32Type::get(op->getContext());
+  SmallVector<Value> operands;
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    auto converted = L.operandAs(v, llvm::is_contained(keepF32, static_cast<unsigned>(i)) ? f32 : element);
+    if (failed(converted))
+      return failure();
+    operands.push_back(*converted);
+  }
+  SmallVector<Type> results;
+  for (Value r : op->getResults())
+    results.push_back(isa<IntegerType>(getElementTypeOrSelf(r.getType())) ? r.getType() : L.resultType(r, element));
+  L.build(op, tpuName, operands, results, L.attrsOf(op, precision));
+  return success();
+}
+
 /// Resizes: INT8 for nearest only. A `scales` operand stays f32 whatever the precision (it places every
 /// output sample), so with it the op lowers in the float precision its input has (F32 from INT8).
 LogicalResult lowerInterp(Lowering &L, top::InterpOp op) {
@@ -173,34 +194,16 @@ LogicalResult lowerInterp(Lowering &L, top::InterpOp op) {
     Type current = cast<ShapedType>(L.lookup(op.getInput()).getType()).getElementType();
     precision = isa<FloatType>(current) ? precisionOfFloat(current) : top::Precision::F32;
   }
-  precision = L.floatPrecision(precision);
-  Type element = L.floatType(precision);
-  auto input = L.operandAs(op.getInput(), element);
-  auto scales = L.operandAs(op.getScales(), Float32Type::get(op.getContext()));
-  if (failed(input) || failed(scales))
-    return failure();
-  L.build(op, "tpu.interp", {*input, *scales}, {L.resultType(op.getOutput(), element)}, L.attrsOf(op, precision));
-  return success();
+  return lowerFloatKeepingF32(L, op, "tpu.interp", L.floatPrecision(precision), {1});
 }
 
-/// Ops whose result is an i64 index list (nonzero, non_max_suppression): the data operands in the float
-/// precision, integer operands unchanged, and the operands in `keepF32` (thresholds compared with values
-/// computed in f32) in f32.
+/// Ops whose result is an i64 index list (nonzero, non_max_suppression), in the float precision with the
+/// operands in `keepF32` in f32.
 LogicalResult lowerIndexList(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<unsigned> keepF32 = {}) {
   auto target = floatTarget(L, op);
   if (failed(target))
     return failure();
-  auto [precision, element] = *target;
-  SmallVector<Value> operands;
-  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
-    bool f32 = llvm::is_contained(keepF32, static_cast<unsigned>(i));
-    auto converted = L.operandAs(v, f32 ? Float32Type::get(op->getContext()) : element);
-    if (failed(converted))
-      return failure();
-    operands.push_back(*converted);
-  }
-  L.build(op, tpuName, operands, {op->getResult(0).getType()}, L.attrsOf(op, precision));
-  return success();
+  return lowerFloatKeepingF32(L, op, tpuName, target->first, keepF32);
 }
 
 /// A range too long to fold into the IR at import becomes a weight: its values are known at compile time.
@@ -219,12 +222,10 @@ LogicalResult lowerArange(Lowering &L, top::ArangeOp op) {
     std::vector<int64_t> values(n);
     for (int64_t i = 0; i < n; ++i)
       values[i] = static_cast<int64_t>(start + static_cast<double>(i) * delta);
-    Tensor data = Tensor::fromValues<int64_t>(shape, values);
-    if (type.getElementType().isInteger(32)) {
-      std::vector<int32_t> narrow(values.begin(), values.end());
-      data = Tensor::fromValues<int32_t>(shape, narrow);
-    }
-    weight = L.createWeight(opName(op), "values", type, std::move(data));
+    weight = L.createWeight(opName(op), "values", type,
+                            type.getElementType().isInteger(32)
+                                ? Tensor::fromValues<int32_t>(shape, std::vector<int32_t>(values.begin(), values.end()))
+                                : Tensor::fromValues<int64_t>(shape, values));
   } else {
     return L.failOp(op, "a range of this element type has no Tpu lowering");
   }

@@ -204,8 +204,8 @@ bool isAffineFor(Value w, ArrayRef<int64_t> normalized) {
   return strip(getShape(w)) == strip(normalized);
 }
 
-/// layernorm(x) * w + b (w, b weights of the normalized shape) becomes layernorm(x, w, b); rmsnorm(x) * g
-/// becomes rmsnorm(x, g).
+/// layernorm(x) * w + b (w, b weights of the normalized shape) becomes layernorm(x, w, b), groupnorm(x) * w + b
+/// (per-channel weights) groupnorm(x, w, b); rmsnorm(x) * g becomes rmsnorm(x, g).
 struct FoldNormAffine : RewritePattern {
   explicit FoldNormAffine(MLIRContext *context) : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
 
@@ -217,34 +217,27 @@ struct FoldNormAffine : RewritePattern {
     for (auto [n, w] : {std::pair{op->getOperand(0), op->getOperand(1)}, std::pair{op->getOperand(1), op->getOperand(0)}}) {
       if (!n.hasOneUse() || n.getType() != type)
         continue;
-      if (auto ln = n.getDefiningOp<LayerNormOp>()) {
+      // layernorm and groupnorm take the weight as operand 1 and the bias as operand 2, rmsnorm its gamma as
+      // operand 1: the fused op is the norm with `w` in that place.
+      Operation *norm = n.getDefiningOp();
+      bool fits = false;
+      if (auto ln = dyn_cast_or_null<LayerNormOp>(norm)) {
         auto in = getShape(ln.getInput());
         int64_t axis = ln.getAxis() < 0 ? ln.getAxis() + static_cast<int64_t>(in.size()) : ln.getAxis();
-        if (!isAffineFor(w, in.drop_front(axis)) || !isNone(ln.getBias()) || (isMul && !isNone(ln.getWeight())))
-          continue;
-        Value weight = isMul ? w : ln.getWeight(), bias = isMul ? ln.getBias() : w;
-        auto fused = LayerNormOp::create(rewriter, rewriter.getFusedLoc({ln.getLoc(), op->getLoc()}), type,
-                                         ln.getInput(), weight, bias, ln.getAxisAttr(), ln.getEpsAttr());
-        rewriter.replaceOp(op, fused.getOutput());
-        return success();
+        fits = isAffineFor(w, in.drop_front(axis)) && isNone(ln.getBias()) && (!isMul || isNone(ln.getWeight()));
+      } else if (auto gn = dyn_cast_or_null<GroupNormOp>(norm)) {
+        fits = isPerChannelFor(w, getShape(gn.getInput())) && isNone(gn.getBias()) &&
+               (!isMul || isNone(gn.getWeight()));
+      } else if (auto rms = dyn_cast_or_null<RMSNormOp>(norm)) {
+        fits = isMul && isNone(rms.getGamma()) && isAffineFor(w, getShape(rms.getInput()).take_back(1));
       }
-      if (auto gn = n.getDefiningOp<GroupNormOp>()) {
-        if (!isPerChannelFor(w, getShape(gn.getInput())) || !isNone(gn.getBias()) ||
-            (isMul && !isNone(gn.getWeight())))
-          continue;
-        Value weight = isMul ? w : gn.getWeight(), bias = isMul ? gn.getBias() : w;
-        auto fused = GroupNormOp::create(rewriter, rewriter.getFusedLoc({gn.getLoc(), op->getLoc()}), type,
-                                         gn.getInput(), weight, bias, gn.getNumGroupsAttr(), gn.getEpsAttr());
-        rewriter.replaceOp(op, fused.getOutput());
-        return success();
-      }
-      if (auto rms = n.getDefiningOp<RMSNormOp>(); rms && isMul && isNone(rms.getGamma()) &&
-                                                    isAffineFor(w, getShape(rms.getInput()).take_back(1))) {
-        auto fused = RMSNormOp::create(rewriter, rewriter.getFusedLoc({rms.getLoc(), op->getLoc()}), type,
-                                       rms.getInput(), w, rms.getEpsAttr());
-        rewriter.replaceOp(op, fused.getOutput());
-        return success();
-      }
+      if (!fits)
+        continue;
+      Operation *fused = rewriter.clone(*norm);
+      fused->setOperand(isMul ? 1 : 2, w);
+      fused->setLoc(rewriter.getFusedLoc({norm->getLoc(), op->getLoc()}));
+      rewriter.replaceOp(op, fused->getResults());
+      return success();
     }
     return failure();
   }
