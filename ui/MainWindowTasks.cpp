@@ -430,11 +430,14 @@ int MainWindow::runDeploy(qint64 configId) {
   if (precision == QLatin1String("INT8")) {
     const project::CaliTable *table = deployCaliTable(p, settings);
     if (!table) {
-      showError(tr("Cannot Deploy"), settings.caliTableName.isEmpty()
-                                          ? tr("INT8 needs a calibration table: run Run ▸ Calibrate first.")
-                                          : tr("Configuration '%1' names calibration table '%2' v%3, which the project no longer has.")
-                                                .arg(QString::fromStdString(config.name), settings.caliTableName)
-                                                .arg(settings.caliTableVersion));
+      showError(
+          tr("Cannot Deploy"),
+          settings.caliTableName.isEmpty()
+              ? tr("INT8 needs a calibration table: run Run ▸ Calibrate first.")
+              : tr("Configuration '%1' names calibration table '%2' v%3, which the project does not have: "
+                   "calibrate on that dataset first (Run ▸ Calibrate).")
+                    .arg(QString::fromStdString(config.name), settings.caliTableName)
+                    .arg(settings.caliTableVersion));
       return -1;
     }
     paths.calibrationTable = writeTable(QStringLiteral("deploy-cali-table%1-v%2.txt").arg(table->id).arg(table->version),
@@ -445,9 +448,10 @@ int MainWindow::runDeploy(qint64 configId) {
   if (!settings.quantTableName.isEmpty()) {
     const project::QuantTable *table = deployQuantTable(p, settings);
     if (!table) {
-      showError(tr("Cannot Deploy"), tr("Configuration '%1' names quantize table '%2' v%3, which the project no longer has.")
-                                         .arg(QString::fromStdString(config.name), settings.quantTableName)
-                                         .arg(settings.quantTableVersion));
+      showError(tr("Cannot Deploy"),
+                tr("Configuration '%1' names quantize table '%2' v%3, which the project does not have.")
+                    .arg(QString::fromStdString(config.name), settings.quantTableName)
+                    .arg(settings.quantTableVersion));
       return -1;
     }
     paths.quantizeTable = writeTable(QStringLiteral("deploy-qtable%1-v%2.txt").arg(table->id).arg(table->version),

@@ -149,10 +149,23 @@ void TestAccuracy::filtersAndSorts() {
   view.setReport(deployReport(), "known");
   view.filter()->setMode(AccuracyFilter::NotSimilar);
   QCOMPARE(visibleNames(view), QStringList({"conv2", "conv3", "out"}));
-  // Where error is born: lowest isolated cosine first (conv3 0.85, then conv2 0.998).
+  // Where error is born: least headroom to the tolerance first (conv3 fails, then conv2 with 0.4 left).
   view.filter()->setBornCount(2);
   view.setFilterMode(AccuracyFilter::ErrorBorn);
   QCOMPARE(visibleNames(view), QStringList({"conv3", "conv2"}));
+  // The ranking is by headroom to the tolerance (0.99, 0.90), not by cosine alone: an isolated euclidean of
+  // 0.91 leaves conv1 a tenth of its room although its cosine (0.9995) beats conv2's (0.998, room 0.4).
+  AccuracyReport scaleLost = deployReport();
+  scaleLost.layers[1].isolated.cosine = 0.9995;
+  scaleLost.layers[1].isolated.euclidean = 0.91;
+  QVERIFY(std::abs(toleranceHeadroom(scaleLost.layers[1].isolated, 0.99, 0.9) - 0.1) < 1e-9);
+  QVERIFY(std::abs(toleranceHeadroom(scaleLost.layers[3].isolated, 0.99, 0.9) + 14) < 1e-9);
+  QCOMPARE(toleranceHeadroom(scaleLost.layers[1].isolated, 0, 0), 0.9995); // no tolerance known: the cosine
+  view.setReport(scaleLost, "scale lost");
+  view.filter()->setBornCount(3);
+  view.setFilterMode(AccuracyFilter::ErrorBorn);
+  QCOMPARE(visibleNames(view), QStringList({"conv3", "conv1", "conv2"}));
+  view.setReport(deployReport(), "known");
   view.filter()->setMode(AccuracyFilter::All);
   view.filter()->setNameFilter("CONV");
   view.table()->sortByColumn(AccuracyModel::Order, Qt::AscendingOrder);

@@ -1,11 +1,15 @@
 // The bundled example project as a newcomer meets it (issue 17): calibrate on its first dataset (text lines
 // in both orientations) with the studio's job, then deploy its INT8 configurations with the real engine;
-// every layer of every deploy stays within its tolerance. A screenshot of the studio afterwards.
+// every layer of every deploy stays within its tolerance. Then the accuracy-debugging road its notes
+// describe: calibrated on two lines, the INT8 deploy misses; the accuracy view's "where error is born" names
+// the two layers to keep in float; with them in the quantize table the redeploy passes. Screenshots of the
+// studio at both ends.
 #include "app/project/ProjectStore.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
 #include "ui/jobs/DeployJob.h"
 #include "ui/views/AccuracyReport.h"
+#include "ui/views/AccuracyView.h"
 
 #include <QDir>
 #include <QFile>
@@ -20,10 +24,10 @@ using namespace tpuc::ui;
 class TestExample : public QObject {
   Q_OBJECT
 private Q_SLOTS:
-  void deploysCleanly();
+  void deploysCleanlyThenShowsTheDebuggingRoad();
 };
 
-void TestExample::deploysCleanly() {
+void TestExample::deploysCleanlyThenShowsTheDebuggingRoad() {
 #ifndef TPUC_ENGINE
   QSKIP("this build has no tpuc");
 #else
@@ -85,8 +89,57 @@ void TestExample::deploysCleanly() {
                                                         report.firstFailing));
     QCOMPARE(QString::fromStdString(run->status), QString("ok"));
   }
-  qunsetenv("TPUC");
   QVERIFY(window.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR) + "/example-int8-deployed.png"));
+
+  // The road: calibrate on 'two lines', deploy the configuration that uses that table.
+  qint64 twoLines = -1;
+  for (const project::Dataset &d : context.project().datasets)
+    if (d.name == "two lines")
+      twoLines = d.id;
+  QVERIFY(twoLines > 0);
+  tableAdded.clear();
+  QVERIFY(window.runCalibrate(twoLines, "kl") > 0);
+  QVERIFY(tableAdded.wait(240000));
+  QVERIFY(tableAdded.front().front().toLongLong() > 0);
+  const project::RunRecord *missed = deploy("bm1684x-int8-two-lines");
+  QVERIFY(missed);
+  const AccuracyReport missedReport = accuracyOfRun(*missed);
+  QVERIFY2(!missedReport.firstFailing.isEmpty(), missed->layerMetricsJson.c_str());
+  QVERIFY(missed->status != "ok");
+  qInfo("two lines: first failing layer %s", qPrintable(missedReport.firstFailing));
+
+  // Where error is born names the squeeze-excite pair first; keep both in float.
+  AccuracyView view(&context, missed->id);
+  view.setReport(missedReport, QString::fromStdString(missed->configName));
+  view.setFilterMode(AccuracyFilter::ErrorBorn);
+  QStringList born;
+  for (int row = 0; row < view.filter()->rowCount(); ++row)
+    born << view.filter()->index(row, AccuracyModel::Name).data().toString();
+  qInfo("where error is born: %s", qPrintable(born.join(", ")));
+  QVERIFY2(born.size() >= 2 && born.mid(0, 2) == QStringList({"relu_7.tmp_0", "conv2d_64.tmp_0"}),
+           qPrintable(born.join(", ")));
+  for (const QString &op : born.mid(0, 2))
+    QVERIFY(view.keepLayerInFloat(op, "F16") > 0);
+  const project::QuantTable &kept = context.project().quantTables.back();
+  QCOMPARE(kept.entries.size(), std::size_t(2));
+
+  // Deploy again with that quantize table, as Run > Deploy with Configuration does.
+  for (const project::CompileConfig &c : context.project().compileConfigs)
+    if (c.name == "bm1684x-int8-two-lines") {
+      DeploySettings settings = deploySettingsOf(c);
+      settings.quantTableName = QString::fromStdString(kept.name);
+      settings.quantTableVersion = kept.version;
+      QVERIFY(context.setCompileConfig(withDeploySettings(c, settings)));
+    }
+  const project::RunRecord *fixed = deploy("bm1684x-int8-two-lines");
+  QVERIFY(fixed);
+  const AccuracyReport fixedReport = accuracyOfRun(*fixed);
+  QVERIFY2(fixedReport.firstFailing.isEmpty(), qPrintable("first failing layer " + fixedReport.firstFailing));
+  QCOMPARE(QString::fromStdString(fixed->status), QString("ok"));
+  qunsetenv("TPUC");
+  view.resize(1400, 900);
+  QVERIFY(view.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR) + "/example-error-born.png"));
+  QVERIFY(window.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR) + "/example-two-lines-fixed.png"));
 
 #endif
 }

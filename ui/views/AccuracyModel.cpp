@@ -187,6 +187,7 @@ QVariant AccuracyModel::headerData(int section, Qt::Orientation orientation, int
 AccuracyFilter::AccuracyFilter(QObject *parent) : QSortFilterProxyModel(parent) {
   setSortRole(AccuracyModel::SortRole);
   connect(this, &QAbstractProxyModel::sourceModelChanged, this, [this] {
+    // Connected after the proxy's own reset handling began: the ranking is ready when the proxy re-sorts.
     connect(sourceModel(), &QAbstractItemModel::modelReset, this, [this] {
       updateBorn();
       invalidateFilter();
@@ -195,16 +196,17 @@ AccuracyFilter::AccuracyFilter(QObject *parent) : QSortFilterProxyModel(parent) 
   });
 }
 
+// invalidate(), not invalidateFilter(): the order of the rows depends on the mode and the ranking too.
 void AccuracyFilter::setMode(Mode mode) {
   m_mode = mode;
   updateBorn();
-  invalidateFilter();
+  invalidate();
 }
 
 void AccuracyFilter::setBornCount(int count) {
   m_bornCount = count;
   updateBorn();
-  invalidateFilter();
+  invalidate();
 }
 
 void AccuracyFilter::setNameFilter(const QString &text) {
@@ -212,9 +214,10 @@ void AccuracyFilter::setNameFilter(const QString &text) {
   invalidateFilter();
 }
 
-// Where error is born: with isolated metrics, the layers whose isolated cosine is lowest (the op itself
-// loses accuracy even on exact inputs); without them, the layers where the accumulated cosine drops most
-// from the layer before in graph order.
+// Where error is born: with isolated metrics, the layers with the least isolated tolerance headroom (the op
+// itself loses accuracy even on exact inputs, measured against the tolerance the run was checked with, so a
+// scale lost to a clipped threshold counts as much as a bent direction); without them, the layers where the
+// accumulated cosine drops most from the layer before in graph order.
 void AccuracyFilter::updateBorn() {
   m_born.clear();
   auto *model = qobject_cast<AccuracyModel *>(sourceModel());
@@ -222,14 +225,16 @@ void AccuracyFilter::updateBorn() {
     return;
   const AccuracyReport &report = model->report();
   const bool isolated = report.hasIsolated();
-  std::vector<std::pair<double, int>> loss; // (cosine lost, row)
+  std::vector<std::pair<double, int>> loss; // (accuracy lost, row)
   double before = 1.0;
   for (std::size_t i = 0; i < report.layers.size(); ++i) {
     const LayerAccuracy &l = report.layers[i];
     double lost = kNaN;
-    if (isolated && l.isolated.present)
-      lost = 1.0 - l.isolated.cosine;
-    else if (!isolated && l.accumulated.present) {
+    if (isolated && l.isolated.present) {
+      // An exact layer (EQUAL) is never where error is born, whatever its headroom rounds to.
+      if (l.isolated.cosine < 1.0 - 1e-9 || l.isolated.euclidean < 1.0 - 1e-9)
+        lost = 1.0 - toleranceHeadroom(l.isolated, report.toleranceCosine, report.toleranceEuclidean);
+    } else if (!isolated && l.accumulated.present) {
       lost = before - l.accumulated.cosine;
       before = l.accumulated.cosine;
     }
@@ -238,7 +243,7 @@ void AccuracyFilter::updateBorn() {
   }
   std::stable_sort(loss.begin(), loss.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
   for (std::size_t i = 0; i < loss.size() && static_cast<int>(i) < m_bornCount; ++i)
-    m_born.insert(loss[i].second);
+    m_born.insert(loss[i].second, static_cast<int>(i));
 }
 
 bool AccuracyFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const {
@@ -258,6 +263,10 @@ bool AccuracyFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const 
 }
 
 bool AccuracyFilter::lessThan(const QModelIndex &left, const QModelIndex &right) const {
+  // Where error is born is a ranking: on the Order column its rows come in rank order, worst first.
+  if (m_mode == ErrorBorn && left.column() == AccuracyModel::Order && m_born.contains(left.row()) &&
+      m_born.contains(right.row()))
+    return m_born.value(left.row()) < m_born.value(right.row());
   const QVariant a = left.data(sortRole()), b = right.data(sortRole());
   if (a.typeId() == QMetaType::QString || b.typeId() == QMetaType::QString)
     return a.toString().compare(b.toString(), Qt::CaseInsensitive) < 0;

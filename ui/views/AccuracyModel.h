@@ -57,7 +57,8 @@ public:
   enum Mode {
     All,
     NotSimilar, ///< layers whose accumulated or isolated comparison is NOT_SIMILAR or MISMATCH
-    ErrorBorn   ///< the bornCount() layers whose isolated cosine is lowest (error born there, not inherited)
+    ErrorBorn   ///< the bornCount() layers with the least isolated tolerance headroom (error born there, not
+                ///< inherited); sorted on the Order column they come worst first
   };
   explicit AccuracyFilter(QObject *parent = nullptr);
   void setMode(Mode mode);
@@ -76,7 +77,7 @@ private:
   Mode m_mode = All;
   int m_bornCount = 10;
   QString m_name;
-  QSet<int> m_born; ///< source rows kept by ErrorBorn
+  QHash<int, int> m_born; ///< source rows kept by ErrorBorn -> their rank (0 = worst)
 };
 
 } // namespace tpuc::ui

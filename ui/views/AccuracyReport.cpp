@@ -74,6 +74,18 @@ bool AccuracyReport::hasIsolated() const {
   return false;
 }
 
+double toleranceHeadroom(const LayerMetrics &metrics, double toleranceCosine, double toleranceEuclidean) {
+  if (!metrics.present)
+    return kNaN;
+  auto room = [](double value, double tolerance) {
+    return tolerance > 0 && tolerance < 1 ? (value - tolerance) / (1 - tolerance) : value;
+  };
+  if (toleranceCosine <= 0 && toleranceEuclidean <= 0)
+    return metrics.cosine;
+  // A NaN metric (not computed) does not decide; std::fmin keeps the other.
+  return std::fmin(room(metrics.cosine, toleranceCosine), room(metrics.euclidean, toleranceEuclidean));
+}
+
 int AccuracyReport::indexOf(const QString &name) const {
   for (std::size_t i = 0; i < layers.size(); ++i)
     if (layers[i].name == name)

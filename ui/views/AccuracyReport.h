@@ -41,6 +41,13 @@ struct AccuracyReport {
   int indexOf(const QString &name) const;
 };
 
+/// How far a comparison stays from failing the tolerance: per metric the share of the room between the
+/// tolerance and a perfect 1 that is left ((value - tolerance) / (1 - tolerance): 1 exact, 0 at the
+/// tolerance, below 0 failing), the smaller of cosine and euclidean. Without a known tolerance, the cosine.
+/// This is what ranks "where error is born": a layer whose euclidean similarity is near its tolerance while
+/// its cosine looks fine (a scale lost to a clipped threshold) ranks before one with a lower but safe cosine.
+double toleranceHeadroom(const LayerMetrics &metrics, double toleranceCosine, double toleranceEuclidean);
+
 /// Reads `tpuc deploy`'s `<stem>_compare.json` ({"layers": [{"name", "accumulated": {...}, "isolated":
 /// {...}}]}) or `tpuc compare --format json` ({"results": [...]}, accumulated only). nullopt with a
 /// one-line `error` for anything else.

@@ -67,8 +67,9 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
   m_mode->addItem(tr("All layers"), AccuracyFilter::All);
   m_mode->addItem(tr("Only NOT_SIMILAR"), AccuracyFilter::NotSimilar);
   m_mode->addItem(tr("Where error is born"), AccuracyFilter::ErrorBorn);
-  m_mode->setToolTip(tr("Where error is born: the layers whose isolated cosine (the op fed exact inputs) is "
-                        "lowest — quantizing these ops loses accuracy by itself"));
+  m_mode->setToolTip(
+      tr("Where error is born: the layers whose isolated comparison (the op fed exact inputs) comes "
+         "closest to the tolerance, worst first — quantizing these ops loses accuracy by itself"));
   m_search->setPlaceholderText(tr("Filter layers by name"));
   m_search->setClearButtonEnabled(true);
   m_keep->setText(tr("Keep in float"));
@@ -105,12 +106,8 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
   connect(m_mode, &QComboBox::currentIndexChanged, this, [this] {
     const auto mode = static_cast<AccuracyFilter::Mode>(m_mode->currentData().toInt());
     m_filter->setMode(mode);
-    // Error born is a ranking: show it worst first.
-    if (mode == AccuracyFilter::ErrorBorn)
-      m_table->sortByColumn(m_model->report().hasIsolated() ? AccuracyModel::IsoCosine : AccuracyModel::AccCosine,
-                            Qt::AscendingOrder);
-    else
-      m_table->sortByColumn(AccuracyModel::Order, Qt::AscendingOrder);
+    // On the Order column error born comes in its rank, worst first; the other modes in graph order.
+    m_table->sortByColumn(AccuracyModel::Order, Qt::AscendingOrder);
   });
   connect(m_search, &QLineEdit::textChanged, m_filter, &AccuracyFilter::setNameFilter);
   connect(m_compare, &QComboBox::activated, this, [this] { compareWithRun(m_compare->currentData().toLongLong()); });
