@@ -185,7 +185,9 @@ QString DeployDialog::problem() const {
     return tr("INT8 needs a calibration table: run Run ▸ Calibrate first.");
   for (QComboBox *combo : {m_caliTable, m_quantTable})
     if (combo->isEnabled() && combo->currentText().endsWith(tr("(missing)")))
-      return tr("The table '%1' is no longer in the project.").arg(combo->currentText());
+      return tr("The table '%1' is not in the project: make it first (Run ▸ Calibrate on its dataset) or "
+                "pick another.")
+          .arg(combo->currentText());
   static const QRegularExpression tolerance(QStringLiteral("^\\s*-?[0-9.]+\\s*,\\s*-?[0-9.]+\\s*$"));
   if (!s.tolerance.isEmpty() && !tolerance.match(s.tolerance).hasMatch())
     return tr("Tolerance is two numbers, cosine and euclidean: e.g. 0.99,0.90.");

@@ -15,6 +15,19 @@ DeployDialog *MainWindow::openDeployDialog(qint64 configId) {
   const project::Project &p = m_context->project();
   if (configId < 0 && m_context->selection().section == Section::CompileConfigs)
     configId = m_context->selection().id;
+  // From a run (the accuracy tab in front, or a run selected in the tree): the configuration it deployed,
+  // which is what "keep in float, deploy again" edits. A run's title ends in "(<configuration>)".
+  if (configId < 0) {
+    qint64 runId = -1;
+    if (auto *view = qobject_cast<AccuracyView *>(m_tabs->currentWidget()))
+      runId = view->runId();
+    else if (m_context->selection().section == Section::Runs)
+      runId = m_context->selection().id;
+    if (const project::RunRecord *run = p.findRun(runId))
+      for (const project::CompileConfig &c : p.compileConfigs)
+        if (run->configName.ends_with("(" + c.name + ")"))
+          configId = c.id;
+  }
   project::CompileConfig config{-1, "deploy", "bm1684x", p.caliTables.empty() ? "F16" : "INT8", "{}"};
   for (const project::CompileConfig &c : p.compileConfigs)
     if (c.id == configId || (configId < 0 && &c == &p.compileConfigs.front()))

@@ -56,7 +56,9 @@ void TestExample::deploysCleanlyThenShowsTheDebuggingRoad() {
   QVERIFY(tableAdded.wait(240000));
   QVERIFY(tableAdded.front().front().toLongLong() > 0);
 
-  auto deploy = [&](const std::string &name) -> const project::RunRecord * {
+  // viaDialog: Run > Deploy with Configuration from the tab in front (non-interactive: deploys what it would
+  // show), which must pick the configuration itself.
+  auto deploy = [&](const std::string &name, bool viaDialog = false) -> const project::RunRecord * {
     qint64 config = -1;
     for (const project::CompileConfig &c : context.project().compileConfigs)
       if (c.name == name)
@@ -66,7 +68,9 @@ void TestExample::deploysCleanlyThenShowsTheDebuggingRoad() {
       return nullptr;
     }
     const std::size_t runsBefore = context.project().runs.size();
-    if (window.runDeploy(config) <= 0) {
+    if (viaDialog)
+      window.openDeployDialog();
+    else if (window.runDeploy(config) <= 0) {
       qWarning("the deploy of '%s' did not start", name.c_str());
       return nullptr;
     }
@@ -109,8 +113,7 @@ void TestExample::deploysCleanlyThenShowsTheDebuggingRoad() {
   qInfo("two lines: first failing layer %s", qPrintable(missedReport.firstFailing));
 
   // Where error is born names the squeeze-excite pair first; keep both in float.
-  AccuracyView view(&context, missed->id);
-  view.setReport(missedReport, QString::fromStdString(missed->configName));
+  AccuracyView &view = *window.openAccuracy(missed->id);
   view.setFilterMode(AccuracyFilter::ErrorBorn);
   QStringList born;
   for (int row = 0; row < view.filter()->rowCount(); ++row)
@@ -131,14 +134,14 @@ void TestExample::deploysCleanlyThenShowsTheDebuggingRoad() {
       settings.quantTableVersion = kept.version;
       QVERIFY(context.setCompileConfig(withDeploySettings(c, settings)));
     }
-  const project::RunRecord *fixed = deploy("bm1684x-int8-two-lines");
+  QVERIFY(window.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR) + "/example-error-born.png"));
+  // Deploy with Configuration from the accuracy tab of the failed run deploys that run's configuration.
+  const project::RunRecord *fixed = deploy("bm1684x-int8-two-lines", true);
   QVERIFY(fixed);
   const AccuracyReport fixedReport = accuracyOfRun(*fixed);
   QVERIFY2(fixedReport.firstFailing.isEmpty(), qPrintable("first failing layer " + fixedReport.firstFailing));
   QCOMPARE(QString::fromStdString(fixed->status), QString("ok"));
   qunsetenv("TPUC");
-  view.resize(1400, 900);
-  QVERIFY(view.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR) + "/example-error-born.png"));
   QVERIFY(window.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR) + "/example-two-lines-fixed.png"));
 
 #endif
