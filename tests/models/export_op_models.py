@@ -7,6 +7,10 @@ for op_models_equal.py:
   (ScatterND), their indices fed at run time, and torch.pow of two tensors (Pow).
 - sampling (PyTorch): F.grid_sample on a grid the network computes, a bicubic 2x resize and a bilinear
   resize by 1.3 (a scale that gives no whole size: Resize keeps its scales).
+- volumes (PyTorch): 3-D windows as video and volumetric models use them, which import as 2-D ops over the
+  depth folded into batch or channels: Conv3d (padded; depthwise strided; depth-dilated and strided without
+  bias), MaxPool3d, AvgPool3d in ceil mode without the pads counted, ConvTranspose3d as an upsampling (kernel
+  = stride, plain and grouped) and with overlapping taps, pads and output padding.
 - lists (ONNX written directly, with its output shapes declared): Range too long to fold, a Slice whose
   bounds are graph inputs, NonZero of a comparison and NonMaxSuppression of boxes the model computes.
 
@@ -69,6 +73,25 @@ class Sampling(nn.Module):
         s = F.grid_sample(f, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
         up = F.interpolate(s, scale_factor=2, mode="bicubic", align_corners=False)
         return F.interpolate(up, scale_factor=1.3, mode="bilinear", align_corners=False)
+
+
+class Volumes(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv3d(2, 8, 3, padding=1)
+        self.dw = nn.Conv3d(8, 8, 3, stride=(1, 2, 2), padding=1, groups=8)
+        self.c2 = nn.Conv3d(8, 8, (2, 3, 3), stride=(2, 1, 1), padding=1, dilation=(2, 1, 1), bias=False)
+        self.mp = nn.MaxPool3d(2)
+        self.ap = nn.AvgPool3d((2, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1), ceil_mode=True,
+                               count_include_pad=False)
+        self.up = nn.ConvTranspose3d(8, 4, 2, stride=2)
+        self.up2 = nn.ConvTranspose3d(4, 4, 2, stride=2, groups=2)
+        self.de = nn.ConvTranspose3d(4, 3, 3, stride=2, padding=1, output_padding=1)
+
+    def forward(self, x):  # [1, 2, 8, 16, 16]
+        y = torch.relu(self.dw(torch.relu(self.c1(x))))
+        y = self.ap(self.mp(self.c2(y)))
+        return self.de(self.up2(torch.relu(self.up(y))))
 
 
 def export_torch(model, name, inputs, out):
@@ -180,6 +203,7 @@ def main():
                                           "gather_ids": rng.integers(0, 10, (2, 6, 4)),
                                           "scatter_ids": scatter_ids, "rows": np.array([1, 0])}, a.out)
     export_torch(Sampling(), "sampling", {"input": rng.standard_normal((1, 4, 12, 12)).astype(np.float32)}, a.out)
+    export_torch(Volumes(), "volumes", {"input": rng.standard_normal((1, 2, 8, 16, 16)).astype(np.float32)}, a.out)
     export_lists(a.out)
 
 

@@ -2,6 +2,7 @@
 // Converters of the compute-heavy ONNX ops to top.conv / deconv / matmul / pools / norms / softmax, and the
 // integer and quantized-linear conv and matmul, computed exactly in float on centered operands.
 //===----------------------------------------------------------------------===//
+#include "ConvertVolume.h"
 #include "GraphImporter.h"
 
 #include <cmath>
@@ -83,9 +84,9 @@ FailureOr<std::vector<int64_t>> windowPads(GraphImporter &g, ArrayRef<int64_t> i
 
 /// Input rank check shared by conv and pooling: Top handles NCW and NCHW.
 LogicalResult checkSpatialRank(GraphImporter &g, const std::vector<int64_t> &in, StringRef what) {
-  if (in.size() == 3 || in.size() == 4)
+  if (in.size() >= 3 && in.size() <= 5)
     return success();
-  return g.fail("only 1-D and 2-D " + what + " is supported (input shape " + shapeText(in) + ")");
+  return g.fail("only 1-D, 2-D and 3-D " + what + " is supported (input shape " + shapeText(in) + ")");
 }
 
 //===--- 1-D windows as 2-D ones over a height of 1 ----------------------------===//
@@ -158,6 +159,9 @@ Value buildConv(GraphImporter &g, Value x, Value w, Value b, StringRef suffix, T
   auto pads = windowPads(g, ArrayRef<int64_t>(in).drop_front(2), kernel, *strides, *dilations);
   if (failed(pads) || !x || !w || !b)
     return {};
+  if (spatial == 3)
+    return buildConv3D(g, x, w, b, filterInput, {kernel, *strides, *pads, *dilations}, g.attrInt("group", 1),
+                       elem);
   std::vector<NamedAttribute> attrs{g.i64s("kernel_shape", kernel), g.i64s("strides", *strides),
                                     g.i64s("pads", *pads), g.i64s("dilations", *dilations)};
   if (spatial == 1) {
@@ -364,7 +368,10 @@ LogicalResult convertConvTranspose(GraphImporter &g) {
     return g.fail("auto_pad '" + autoPad + "' is not supported");
   }
   Value y;
-  if (spatial == 1) {
+  if (spatial == 3) {
+    y = buildDeconv3D(g, g.input(0), g.input(1), g.optionalInput(2), 1, {kernel, *strides, pads, *dilations},
+                      *outPadding, g.attrInt("group", 1), g.outputElemType(0));
+  } else if (spatial == 1) {
     Value x = asUnitHeight(g, g.input(0), ""), w = filterAsUnitHeight(g, g.input(1), 1, "");
     std::vector<NamedAttribute> attrs = unitHeightWindow(g, kernel, *strides, pads, *dilations);
     attrs.push_back(g.i64s("output_padding", {0, (*outPadding)[0]}));
@@ -461,6 +468,15 @@ template <typename PoolOp> LogicalResult convertPool(GraphImporter &g) {
   auto p = poolAttrs(g);
   if (failed(p))
     return failure();
+  if (p->kernel.size() == 3) {
+    Value y =
+        buildPool3D(g, g.input(0), std::is_same_v<PoolOp, MaxPoolOp>, {p->kernel, p->strides, p->pads, {}},
+                    g.attrInt("ceil_mode", 0), g.attrInt("count_include_pad", 0), g.outputElemType(0));
+    if (!y)
+      return failure();
+    g.setOutput(0, y);
+    return success();
+  }
   bool oneD = p->kernel.size() == 1;
   std::vector<NamedAttribute> attrs =
       oneD ? unitHeightWindow(g, p->kernel, p->strides, p->pads, {})

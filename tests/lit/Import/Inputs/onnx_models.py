@@ -255,9 +255,24 @@ def det():
     return model(nodes, [vi("x", [2, 3, 3])], [vi("y", [2])])
 
 
-def conv3d():
-    nodes = [h.make_node("Conv", ["x", "w"], ["y"], name="conv3d")]
-    return model(nodes, [vi("x", [1, 1, 4, 4, 4])], [vi("y", [1, 2, 2, 2, 2])], [rand("w", 2, 1, 3, 3, 3)])
+def conv4d():
+    nodes = [h.make_node("Conv", ["x", "w"], ["y"], name="conv4d")]
+    return model(nodes, [vi("x", [1, 1, 3, 3, 3, 3])], [vi("y", [1, 2, 2, 2, 2, 2])], [rand("w", 2, 1, 2, 2, 2, 2)])
+
+
+def volumes():
+    """3-D windows: a padded Conv (bias), a depthwise one strided in H and W, a ConvTranspose upsampling by 2
+    and an overlapping one, a MaxPool and an AveragePool."""
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv_a", pads=[1] * 6),
+             h.make_node("Conv", ["c1", "w2"], ["c2"], name="conv_dw", group=4, pads=[1] * 6, strides=[1, 2, 2]),
+             h.make_node("ConvTranspose", ["c2", "w3", "b3"], ["u1"], name="up", strides=[2, 2, 2]),
+             h.make_node("ConvTranspose", ["u1", "w4"], ["u2"], name="deconv", strides=[2, 1, 1], pads=[1] * 6,
+                         output_padding=[1, 0, 0]),
+             h.make_node("MaxPool", ["u2"], ["p1"], name="maxpool", kernel_shape=[2, 2, 2], strides=[2, 2, 2]),
+             h.make_node("AveragePool", ["p1"], ["p2"], name="avgpool", kernel_shape=[3, 3, 3], pads=[1] * 6)]
+    inits = [rand("w1", 4, 2, 3, 3, 3), rand("b1", 4), rand("w2", 4, 1, 3, 3, 3), rand("w3", 4, 3, 2, 2, 2),
+             rand("b3", 3), rand("w4", 3, 2, 3, 3, 3)]
+    return model(nodes, [vi("x", [1, 2, 4, 8, 8])], [vi("p2", [1, 2, 8, 4, 4])], inits)
 
 
 def opset18():
@@ -485,7 +500,7 @@ def loops_runtime_trips():
 
 
 MODELS = {f.__name__: f for f in [loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
-                                  fold, two_inputs, dead_branch, unknown_op, det, conv3d, opset18, opset6, opset6_relu,
+                                  fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset18, opset6, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
                                   runtime_params, runtime_if_ok, runtime_if_mismatch]}
 
