@@ -132,7 +132,8 @@ def nms_reference(boxes, scores, iou_threshold, score_threshold, max_per_class):
 
 
 def export_lists(out):
-    """Range, Slice with a run-time start, NonZero and NonMaxSuppression, each output declared."""
+    """Range, Slice with a run-time start, NonZero, NonMaxSuppression and Unique (of the flattened levels,
+    sorted, and of their columns repeated twice, in order of first occurrence), each output declared."""
     rng = np.random.default_rng(5)
     n, length = 24, 400
     x = rng.standard_normal((1, length)).astype(np.float32)
@@ -141,6 +142,7 @@ def export_lists(out):
     sizes = rng.uniform(0.05, 0.4, (1, n, 2)).astype(np.float32)
     logits = rng.standard_normal((1, 2, n)).astype(np.float32)
     iou, score_th, max_per_class = 0.45, 0.3, 6
+    levels = rng.integers(-4, 5, (8, 8)).astype(np.float32)
 
     # numpy reference of the whole graph
     positions = np.arange(0, length, 1, dtype=np.float32)
@@ -150,6 +152,17 @@ def export_lists(out):
     boxes = np.concatenate([corners, corners + sizes], axis=2)
     scores = 1 / (1 + np.exp(-logits))
     kept = nms_reference(boxes, scores, iou, score_th, max_per_class)
+    u_values, u_first, u_inverse, u_counts = np.unique(levels, return_index=True, return_inverse=True,
+                                                       return_counts=True)
+    twice = np.concatenate([levels, levels], axis=1)
+    columns = [tuple(twice[:, j]) for j in range(twice.shape[1])]
+    c_first = np.array([j for j in range(len(columns)) if columns.index(columns[j]) == j], np.int64)
+    c_values = twice[:, c_first]
+    c_inverse = np.array([list(c_first).index(columns.index(col)) for col in columns], np.int64)
+    c_counts = np.array([columns.count(columns[j]) for j in c_first], np.int64)
+    uniques = dict(u_values=u_values, u_first=u_first.astype(np.int64), u_inverse=u_inverse.astype(np.int64),
+                   u_counts=u_counts.astype(np.int64), c_values=c_values, c_first=c_first, c_inverse=c_inverse,
+                   c_counts=c_counts)
 
     f32, i64 = TensorProto.FLOAT, TensorProto.INT64
     init = [numpy_helper.from_array(np.array(0, np.float32), "r_start"),
@@ -170,23 +183,31 @@ def export_lists(out):
              helper.make_node("Add", ["corners", "sizes"], ["far"]),
              helper.make_node("Concat", ["corners", "far"], ["boxes"], axis=2),
              helper.make_node("Sigmoid", ["logits"], ["scores"]),
-             helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_boxes", "iou", "score_th"], ["kept"])]
+             helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_boxes", "iou", "score_th"], ["kept"]),
+             helper.make_node("Unique", ["levels"], ["u_values", "u_first", "u_inverse", "u_counts"], sorted=1),
+             helper.make_node("Concat", ["levels", "levels"], ["twice"], axis=1),
+             helper.make_node("Unique", ["twice"], ["c_values", "c_first", "c_inverse", "c_counts"], axis=1,
+                              sorted=0)]
     graph = helper.make_graph(
         nodes, "lists",
         [helper.make_tensor_value_info("x", f32, [1, length]), helper.make_tensor_value_info("start", i64, [1]),
          helper.make_tensor_value_info("end", i64, [1]),
          helper.make_tensor_value_info("corners", f32, [1, n, 2]),
          helper.make_tensor_value_info("sizes", f32, [1, n, 2]),
-         helper.make_tensor_value_info("logits", f32, [1, 2, n])],
+         helper.make_tensor_value_info("logits", f32, [1, 2, n]),
+         helper.make_tensor_value_info("levels", f32, [8, 8])],
         [helper.make_tensor_value_info("ramp", f32, [1, 64]),
          helper.make_tensor_value_info("coords", i64, list(coords.shape)),
-         helper.make_tensor_value_info("kept", i64, list(kept.shape))],
+         helper.make_tensor_value_info("kept", i64, list(kept.shape))] +
+        [helper.make_tensor_value_info(k, f32 if v.dtype == np.float32 else i64, list(v.shape))
+         for k, v in uniques.items()],
         init)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(out, "lists.onnx"))
-    np.savez(os.path.join(out, "lists_in.npz"), x=x, start=start, end=end, corners=corners, sizes=sizes, logits=logits)
-    np.savez(os.path.join(out, "lists_ref.npz"), ramp=ramp, coords=coords, kept=kept)
+    np.savez(os.path.join(out, "lists_in.npz"), x=x, start=start, end=end, corners=corners, sizes=sizes, logits=logits,
+             levels=levels)
+    np.savez(os.path.join(out, "lists_ref.npz"), ramp=ramp, coords=coords, kept=kept, **uniques)
 
 
 def main():

@@ -1,7 +1,7 @@
 """The ops that reach the chip as global float ops (issue 18, item 5): GroupNorm (PyTorch's export, fused),
 InstanceNorm, GatherElements, ScatterElements and ScatterND with indices fed at run time, Pow of two tensors,
-GridSample, bicubic resize, resize by a scale that gives no whole size, Slice with run-time bounds, NonZero
-and NonMaxSuppression, and 3-D conv, transposed conv and pooling (imported as 2-D ops), in five small models (export_op_models.py). Each goes through transform, where its Top
+GridSample, bicubic resize, resize by a scale that gives no whole size, Slice with run-time bounds, NonZero,
+NonMaxSuppression and Unique, and 3-D conv, transposed conv and pooling (imported as 2-D ops), in five small models (export_op_models.py). Each goes through transform, where its Top
 outputs must match the independent reference (PyTorch, or numpy for the ONNX-written model), calibrate, and
 deploy to a model file in INT8, F16 and F32 on every chip: each model file runs on the command-level
 simulator with every tensor EQUAL to the Tpu simulation, float precisions within their tolerance of the Top
@@ -25,7 +25,7 @@ EXPECTED = {
     "norms": ["tpu.groupnorm", "tpu.instancenorm"],
     "indexing": ["tpu.gather_elements", "tpu.scatter_elements", "tpu.scatter_nd", "tpu.power"],
     "sampling": ["tpu.grid_sample", "tpu.interp"],
-    "lists": ["tpu.dynamic_slice", "tpu.nonzero", "tpu.non_max_suppression"],
+    "lists": ["tpu.dynamic_slice", "tpu.nonzero", "tpu.non_max_suppression", "tpu.unique"],
     "volumes": ["tpu.conv2d", "tpu.deconv2d", "tpu.pool2d"],
 }
 

@@ -592,6 +592,40 @@ LogicalResult convertNonZero(GraphImporter &g) {
   return g.finish(op ? op->getResult(0) : Value());
 }
 
+/// Unique: the number of distinct values is the data's, so the results take the shapes the model declares
+/// for them (the distinct values' is enough: the index lists follow from it).
+LogicalResult convertUnique(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  std::vector<NamedAttribute> attrs{g.boolean("sorted", g.attrInt("sorted", 1) != 0)};
+  std::optional<int64_t> axis;
+  if (g.hasAttr("axis")) {
+    auto normalized = g.normalizeAxis(g.attrInt("axis", 0), in.size(), "axis");
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+    attrs.push_back(g.i64("axis", *axis));
+  }
+  auto y = impliedShape(g, 0, "the number of distinct values");
+  if (failed(y))
+    return failure();
+  int64_t total = 1;
+  for (int64_t d : in)
+    total *= d;
+  if (y->size() != (axis ? in.size() : 1))
+    return g.fail("the declared output shape " + listText(*y) + " does not fit an input of rank " +
+                  std::to_string(in.size()) + (axis ? " with an axis" : " without an axis (1-D)"));
+  int64_t n = (*y)[axis.value_or(0)], all = axis ? in[*axis] : total;
+  Type i64 = g.builder().getI64Type();
+  SmallVector<Type> types{RankedTensorType::get(*y, g.outputElemType(0)), RankedTensorType::get({n}, i64),
+                          RankedTensorType::get({all}, i64), RankedTensorType::get({n}, i64)};
+  Operation *op = g.createTyped(UniqueOp::getOperationName(), "", {g.input(0)}, attrs, types);
+  if (!op)
+    return failure();
+  for (unsigned i = 0; i < 4; ++i)
+    g.setOutput(i, op->getResult(i));
+  return success();
+}
+
 LogicalResult convertGatherElements(GraphImporter &g) {
   auto axis = g.normalizeAxis(g.attrInt("axis", 0), g.inputShape(0).size(), "axis");
   if (failed(axis))
@@ -972,6 +1006,7 @@ void addShapeConverters(OpTable &table) {
   table["Hardmax"].convert = convertHardmax;
   table["GatherElements"].convert = convertGatherElements;
   table["NonZero"].convert = convertNonZero;
+  table["Unique"].convert = convertUnique;
   table["CumSum"].convert = convertCumSum;
   table["Trilu"].convert = convertTrilu;
   table["Reshape"].convert = convertReshape;

@@ -1,6 +1,7 @@
 //===- IndexKernels.cpp - Scatters, NonZero, grid sampling and NMS -------------===//
 // Ops whose indices or coordinates are data: ONNX ScatterElements / ScatterND with their reductions,
-// NonZero and NonMaxSuppression (whose result extent the model declares and the run checks), GridSample.
+// NonZero, Unique and NonMaxSuppression (whose result extent the model declares and the run checks),
+// GridSample.
 // Written after the ONNX reference implementation (onnx/reference/ops) and ONNX Runtime's CPU kernels.
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
@@ -9,6 +10,7 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <numeric>
 
 using namespace mlir;
@@ -85,6 +87,60 @@ LogicalResult run(top::NonZeroOp op, Inputs in, Outputs out) {
       rest %= stride[d];
     }
     ++col;
+  }
+  return success();
+}
+
+/// ONNX Unique (np.unique): slices along the axis (or single elements) compared as the row-major sequence of
+/// their elements, ascending when sorted, else in the order they first occur.
+LogicalResult run(top::UniqueOp op, Inputs in, Outputs out) {
+  auto shape = shapeOf(op.getInput());
+  int64_t total = numel(op.getInput());
+  std::optional<int64_t> axis;
+  if (auto a = op.getAxis())
+    axis = *a < 0 ? *a + static_cast<int64_t>(shape.size()) : *a;
+  int64_t along = axis ? shape[*axis] : total, inner = 1;
+  if (axis)
+    for (size_t d = *axis + 1; d < shape.size(); ++d)
+      inner *= shape[d];
+  int64_t outer = total / along / inner, width = outer * inner;
+  auto slice = [&](int64_t a) {
+    std::vector<float> v(width);
+    for (int64_t o = 0; o < outer; ++o)
+      std::copy_n(in[0] + (o * along + a) * inner, inner, v.begin() + o * inner);
+    return v;
+  };
+  std::map<std::vector<float>, int64_t> seen; // slice -> its first position
+  std::vector<int64_t> firstOrder;            // first positions in the order they occur
+  std::vector<std::vector<float>> slices(along);
+  for (int64_t a = 0; a < along; ++a) {
+    slices[a] = slice(a);
+    if (seen.emplace(slices[a], a).second)
+      firstOrder.push_back(a);
+  }
+  int64_t n = static_cast<int64_t>(firstOrder.size()), want = numel(op.getCounts());
+  if (n != want)
+    return op.emitOpError() << "the input has " << n << " distinct " << (axis ? "slices" : "values")
+                            << " but the result types hold " << want;
+  if (op.getSorted()) {
+    firstOrder.clear();
+    for (const auto &entry : seen) // std::map orders the slices lexicographically
+      firstOrder.push_back(entry.second);
+  }
+  std::map<int64_t, int64_t> rank; // first position -> index among the distinct slices
+  for (int64_t u = 0; u < n; ++u)
+    rank[firstOrder[u]] = u;
+  std::fill_n(out[3], n, 0.0f);
+  for (int64_t a = 0; a < along; ++a) {
+    int64_t u = rank[seen[slices[a]]];
+    out[2][a] = static_cast<float>(u);
+    out[3][u] += 1.0f;
+  }
+  for (int64_t u = 0; u < n; ++u) {
+    out[1][u] = static_cast<float>(firstOrder[u]);
+    const std::vector<float> &v = slices[firstOrder[u]];
+    for (int64_t o = 0; o < outer; ++o)
+      std::copy_n(v.begin() + o * inner, inner, out[0] + (o * n + u) * inner);
   }
   return success();
 }

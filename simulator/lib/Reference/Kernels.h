@@ -36,7 +36,7 @@ using Outputs = llvm::ArrayRef<float *>;
   X(ReshapeOp) X(SqueezeOp) X(UnsqueezeOp) X(PermuteOp) X(ConcatOp) X(SliceOp) X(SplitOp)          \
   X(GatherOp) X(PadOp) X(ReduceOp) X(InterpOp) X(Depth2SpaceOp) X(CastOp) X(CompareOp) X(WhereOp)  \
   X(TopKOp) X(ArangeOp) X(GatherElementsOp) X(CumSumOp)                                            \
-  X(ScatterElementsOp) X(ScatterNDOp) X(NonZeroOp) X(GridSampleOp) X(NonMaxSuppressionOp)          \
+  X(ScatterElementsOp) X(ScatterNDOp) X(NonZeroOp) X(UniqueOp) X(GridSampleOp) X(NonMaxSuppressionOp)          \
   X(RepetitionPenaltyOp) X(DynamicSliceOp)
 // clang-format on
 

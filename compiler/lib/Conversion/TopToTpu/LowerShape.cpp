@@ -206,6 +206,13 @@ LogicalResult lowerIndexList(Lowering &L, Operation *op, StringRef tpuName, Arra
   return lowerFloatKeepingF32(L, op, tpuName, target->first, keepF32);
 }
 
+/// Distinct values in the float precision (compared after rounding to it), index lists i64.
+LogicalResult lowerUnique(Lowering &L, top::UniqueOp op) {
+  if (!isa<FloatType>(getElementTypeOrSelf(op.getInput().getType())))
+    return L.failOp(op, "unique of an integer tensor has no Tpu lowering (the chip compares floats)");
+  return lowerIndexList(L, op, "tpu.unique");
+}
+
 /// A range too long to fold into the IR at import becomes a weight: its values are known at compile time.
 LogicalResult lowerArange(Lowering &L, top::ArangeOp op) {
   auto type = cast<RankedTensorType>(op.getType());
@@ -254,7 +261,10 @@ LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
       .Case([&](top::ScatterElementsOp o) { return lowerFloatOnly(L, o, "tpu.scatter_elements"); })
       .Case([&](top::ScatterNDOp o) { return lowerFloatOnly(L, o, "tpu.scatter_nd"); })
       .Case([&](top::NonZeroOp o) { return lowerIndexList(L, o, "tpu.nonzero"); })
-      .Case([&](top::NonMaxSuppressionOp o) { return lowerIndexList(L, o, "tpu.non_max_suppression", {3, 4}); })
+      .Case([&](top::UniqueOp o) { return lowerUnique(L, o); })
+      .Case([&](top::NonMaxSuppressionOp o) {
+        return lowerIndexList(L, o, "tpu.non_max_suppression", {3, 4});
+      })
       .Case([&](top::ArangeOp o) { return lowerArange(L, o); })
       .Case([&](top::InterpOp o) { return lowerInterp(L, o); })
       .Case([&](top::ConcatOp o) { return lowerConcat(L, o); })

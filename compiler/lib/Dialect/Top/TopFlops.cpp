@@ -129,6 +129,7 @@ int64_t GatherElementsOp::getFLOPs() { return 0; }
 int64_t ScatterElementsOp::getFLOPs() { return getReduction() == ScatterReduce::none ? 0 : elems(getUpdates()); }
 int64_t ScatterNDOp::getFLOPs() { return getReduction() == ScatterReduce::none ? 0 : elems(getUpdates()); }
 int64_t NonZeroOp::getFLOPs() { return elems(getInput()); }
+int64_t UniqueOp::getFLOPs() { return elems(getInput()); }
 int64_t DynamicSliceOp::getFLOPs() { return 0; }
 // Interpolation: about 8 operations per output element and tap (4 taps linear, 16 cubic, 1 nearest).
 int64_t GridSampleOp::getFLOPs() {

@@ -681,6 +681,42 @@ LogicalResult NonZeroOp::computeOutputShapes(Shapes &shapes) {
   return declaredResult(*this, shapes, {(int64_t)getShape(getInput()).size(), std::nullopt});
 }
 
+/// The distinct values keep the input's shape but along the axis (1-D without one), n declared by the model;
+/// first indices and counts are [n], inverse indices one per input element (slice).
+LogicalResult UniqueOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput());
+  std::optional<int64_t> axis;
+  if (getAxis()) {
+    auto normalized = normalizeAxis(*this, *getAxis(), in.size(), "axis");
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+  }
+  int64_t total = 1;
+  for (int64_t d : in)
+    total *= d;
+  SmallVector<std::optional<int64_t>> want;
+  if (axis)
+    for (size_t d = 0; d < in.size(); ++d)
+      want.push_back(static_cast<int64_t>(d) == *axis ? std::nullopt : std::optional<int64_t>(in[d]));
+  else
+    want.push_back(std::nullopt);
+  if (failed(declaredResult(*this, shapes, want)))
+    return failure();
+  int64_t n = shapes.back()[axis.value_or(0)];
+  int64_t all = axis ? in[*axis] : total;
+  if (n < 1 || n > all)
+    return emitOpError() << "declares " << n << " distinct values of " << all;
+  for (auto [result, extent] :
+       {std::pair<Value, int64_t>{getIndices(), n}, {getInverseIndices(), all}, {getCounts(), n}}) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type || type.getRank() != 1 || type.getDimSize(0) != extent)
+      return emitOpError() << "index results must be 1-D: [" << n << "], [" << all << "], [" << n << "]";
+    shapes.push_back({extent});
+  }
+  return success();
+}
+
 LogicalResult CumSumOp::computeOutputShapes(Shapes &shapes) {
   auto in = getShape(getInput());
   if (failed(normalizeAxis(*this, getAxis(), in.size(), "axis")))

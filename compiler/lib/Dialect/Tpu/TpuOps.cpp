@@ -378,6 +378,19 @@ static LogicalResult verifyIndexResult(Operation *op, top::Precision precision, 
   return success();
 }
 LogicalResult NonZeroOp::verify() { return verifyIndexResult(*this, getPrecision(), {getInput()}); }
+/// Values in the precision's float type, the three index lists i64.
+LogicalResult UniqueOp::verify() {
+  if (getPrecision() == top::Precision::INT8 || isWeightOnly(getPrecision()))
+    return emitOpError() << "is float only; lower it in F32, F16 or BF16";
+  if (!elementMatches(elementOf(getInput()), getPrecision()) ||
+      !elementMatches(elementOf(getOutput()), getPrecision()))
+    return emitOpError() << "input and output must have the element type of precision "
+                         << top::stringifyPrecision(getPrecision());
+  for (Value v : {getIndices(), getInverseIndices(), getCounts()})
+    if (!elementOf(v).isInteger(64))
+      return emitOpError() << "index results must be i64, got " << elementOf(v);
+  return success();
+}
 LogicalResult NonMaxSuppressionOp::verify() {
   return verifyIndexResult(*this, getPrecision(), {getBoxes(), getScores()});
 }

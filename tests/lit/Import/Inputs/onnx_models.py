@@ -465,6 +465,14 @@ def runtime_if_mismatch():
     return runtime_if()[1]
 
 
+def unique():
+    """Unique of a run-time tensor along axis 0, in order of first occurrence; the outputs declared for 3
+    distinct rows."""
+    nodes = [h.make_node("Unique", ["x"], ["y", "first", "inverse", "counts"], name="uniq", axis=0, sorted=0)]
+    return model(nodes, [vi("x", [5, 2])], [vi("y", [3, 2]), vi("first", [3], T.INT64), vi("inverse", [5], T.INT64),
+                                             vi("counts", [3], T.INT64)])
+
+
 def loops():
     """A Loop with a constant trip count (a tanh recurrence on outer-scope x and W, a scan output per step) and a
     Scan over a sequence input (a running sum, its outputs stacked in reverse)."""
@@ -499,7 +507,7 @@ def loops_runtime_trips():
     return m
 
 
-MODELS = {f.__name__: f for f in [loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
+MODELS = {f.__name__: f for f in [unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset18, opset6, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
                                   runtime_params, runtime_if_ok, runtime_if_mismatch]}

@@ -210,6 +210,27 @@ def Top_NonZeroOp : Top_Op<"nonzero"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def Top_UniqueOp : Top_Op<"unique"> {
+  let summary = "The distinct elements or slices of a tensor (category: shape)";
+  let description = [{
+    ONNX Unique: the distinct elements of `input` (flattened) or, with `axis`, its distinct slices along
+    that axis; `sorted` orders them ascending (slices lexicographically), else by first occurrence. Results:
+    the distinct values, the index of each one's first occurrence, for every input element (slice) the index
+    of its value among them, and how often each occurs. Their number n depends on the data, so it is the
+    result types' (the model declares them; shapes are static): a run whose input has another number of
+    distinct values fails naming both.
+
+    ```mlir
+    %y, %first, %inverse, %counts = top.unique %x {sorted = true} : (tensor<6xf32>)
+        -> (tensor<4xf32>, tensor<4xi64>, tensor<6xi64>, tensor<4xi64>)
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, OptionalAttr<I64Attr>:$axis,
+                   DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Top_Tensor:$output, Top_Tensor:$indices, Top_Tensor:$inverse_indices,
+                 Top_Tensor:$counts);
+}
+
 def Top_CumSumOp : Top_Op<"cumsum"> {
   let summary = "Cumulative sum along an axis (category: shape)";
   let description = [{

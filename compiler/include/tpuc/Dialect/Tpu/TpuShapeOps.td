@@ -212,6 +212,24 @@ def Tpu_NonZeroOp : Tpu_ShapeOp<"nonzero", "Coordinates of the non-zero elements
   let arguments = !con((ins Tpu_Tensor:$input), Tpu_CommonAttrs);
 }
 
+def Tpu_UniqueOp : Tpu_Op<"unique"> {
+  let summary = "The distinct elements or slices of a tensor, float only (category: shape)";
+  let description = [{
+    Lowered `top.unique`: the distinct values in the op's float type (compared after rounding to it), the
+    i64 first-occurrence indices, inverse indices and counts; their number n is declared by the model and a
+    run with another fails naming both.
+
+    ```mlir
+    %y, %first, %inverse, %counts = tpu.unique %x {precision = #top.precision<F16>, sorted = true}
+        : (tensor<6xf16>) -> (tensor<4xf16>, tensor<4xi64>, tensor<6xi64>, tensor<4xi64>)
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, OptionalAttr<I64Attr>:$axis,
+                            DefaultValuedAttr<BoolAttr, "true">:$sorted), Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output, Tpu_Tensor:$indices, Tpu_Tensor:$inverse_indices,
+                 Tpu_Tensor:$counts);
+}
+
 def Tpu_DynamicSliceOp : Tpu_ShapeOp<"dynamic_slice", "Window whose bounds are fed at run time"> {
   let description = [{
     Lowered `top.dynamic_slice` (ONNX Slice with `starts`, `ends`, `axes` or `steps` fed at run time, all
