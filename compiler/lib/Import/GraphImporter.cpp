@@ -564,6 +564,19 @@ Type GraphImporter::outputElemType(size_t i) {
     return builder_.getI64Type();
   if (kBoolOps.contains(op) || (op == "Dropout" && i == 1))
     return builder_.getI1Type();
+  // Integer arithmetic accumulates in int32; (de)quantization changes the type (the output's is the zero
+  // point's, uint8 without one).
+  if (op == "ConvInteger" || op == "MatMulInteger")
+    return builder_.getI32Type();
+  if (op == "DequantizeLinear")
+    return builder_.getF32Type();
+  auto u8 = [&] { return IntegerType::get(builder_.getContext(), 8, IntegerType::Unsigned); };
+  if (op == "QuantizeLinear")
+    return hasInput(2) ? inputElemType(2) : u8();
+  if (op == "DynamicQuantizeLinear")
+    return i == 1 ? Type(builder_.getF32Type()) : Type(u8());
+  if ((op == "QLinearConv" || op == "QLinearMatMul") && hasInput(7))
+    return inputElemType(7);
   if (op == "Cast")
     return topElemType((int32_t)attrInt("to", onnx::TensorProto::FLOAT));
   if (op == "CastLike")
