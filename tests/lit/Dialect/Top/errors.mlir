@@ -706,3 +706,15 @@ func.func @nms_shapes(%b: tensor<1x6x4xf32>, %s: tensor<1x1x5xf32>) {
   %0 = top.non_max_suppression %b, %s, %n, %n, %n : (tensor<1x6x4xf32>, tensor<1x1x5xf32>, none, none, none) -> tensor<3x3xi64>
   return
 }
+// -----
+func.func @unique_count(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{declares 5 distinct values of 4}}
+  %y, %f, %i, %c = top.unique %a {axis = 0 : i64} : (tensor<4x3xf32>) -> (tensor<5x3xf32>, tensor<5xi64>, tensor<4xi64>, tensor<5xi64>)
+  return
+}
+// -----
+func.func @unique_inverse(%a: tensor<6xf32>) {
+  // expected-error @+1 {{index results must be 1-D: [4], [6], [4]}}
+  %y, %f, %i, %c = top.unique %a : (tensor<6xf32>) -> (tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>)
+  return
+}

@@ -266,3 +266,15 @@ func.func @nonzero_int8(%x: tensor<2x3xf32>) {
   %0 = tpu.nonzero %x {precision = #top.precision<INT8>} : (tensor<2x3xf32>) -> tensor<2x4xi64>
   return
 }
+// -----
+func.func @unique_output_type(%x: tensor<6xf32>) {
+  // expected-error @+1 {{input and output must have the element type of precision F16}}
+  %y, %f, %i, %c = tpu.unique %x {precision = #top.precision<F16>} : (tensor<6xf32>) -> (tensor<4xf32>, tensor<4xi64>, tensor<6xi64>, tensor<4xi64>)
+  return
+}
+// -----
+func.func @unique_index_type(%x: tensor<6xf32>) {
+  // expected-error @+1 {{index results must be i64, got 'i32'}}
+  %y, %f, %i, %c = tpu.unique %x {precision = #top.precision<F32>} : (tensor<6xf32>) -> (tensor<4xf32>, tensor<4xi32>, tensor<6xi64>, tensor<4xi64>)
+  return
+}
