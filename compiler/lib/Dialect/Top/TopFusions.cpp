@@ -470,7 +470,8 @@ struct FuseAttention : OpRewritePattern<MatMulOp> {
     double scale = scoreScale * queryScale;
     Value kT = qk.getRight();
     auto qs = getShape(q), kts = getShape(kT), vs = getShape(v);
-    // The same heads for q, k and v (no grouped KV here), keys and values of one length.
+    // The same heads for q, k and v as the scores see them (grouped KV arrives repeated; undone below), keys
+    // and values of one length.
     if (static_cast<int64_t>(qs.size()) != rank || static_cast<int64_t>(kts.size()) != rank ||
         qs.drop_back(2) != kts.drop_back(2) || qs.drop_back(2) != vs.drop_back(2) || qs.back() != kts[rank - 2] ||
         kts.back() != vs[rank - 2] || !std::isfinite(scale))
@@ -514,6 +515,28 @@ struct FuseAttention : OpRewritePattern<MatMulOp> {
       return permute(reshape(x, {1, shape[0], shape[1], shape[2]}, (part + "_heads").str()), {0, 2, 1, 3}, part);
     };
     Value k = permute(kT, rank == 4 ? ArrayRef<int64_t>{0, 1, 3, 2} : ArrayRef<int64_t>{0, 2, 1}, "kT");
+    // Grouped KV heads as exports spell them (HuggingFace's repeat_kv: x[:, :, None].expand(B, Hkv, n, L,
+    // D).reshape(B, Hkv * n, L, D), imported as n copies concatenated on the new axis): top.attention shares
+    // each KV head among n query heads itself, so it takes the Hkv heads and the copies go.
+    auto repeated = [&](Value x) -> std::pair<Value, int64_t> {
+      auto merge = x.getDefiningOp<ReshapeOp>();
+      auto copies = merge ? merge.getInput().getDefiningOp<ConcatOp>() : ConcatOp();
+      if (rank != 4 || !copies || copies.getAxis() != 2 || copies.getDoRelu() ||
+          copies.getInputs().size() < 2 || !llvm::all_equal(copies.getInputs()))
+        return {Value(), 0};
+      Value one = copies.getInputs().front();
+      auto os = getShape(one);
+      int64_t n = static_cast<int64_t>(copies.getInputs().size());
+      if (os.size() != 5 || os[2] != 1 || getShape(x)[1] != os[1] * n)
+        return {Value(), 0};
+      return {one, n};
+    };
+    if (auto [kOne, kN] = repeated(k); kOne)
+      if (auto [vOne, vN] = repeated(v); vOne && vN == kN && getShape(kOne) == getShape(vOne)) {
+        auto os = getShape(kOne);
+        k = reshape(kOne, {os[0], os[1], os[3], os[4]}, "k_heads");
+        v = reshape(vOne, {os[0], os[1], os[3], os[4]}, "v_heads");
+      }
     Value qt = toTokens(q, "q"), kt = toTokens(k, "k"), vt = toTokens(v, "v");
     if (!mask)
       mask = NoneOp::create(rewriter, loc, rewriter.getNoneType());
