@@ -28,18 +28,7 @@ struct Ops {
   }
   /// `count` elements along `axis` from `begin`, every `step`-th.
   Value slice(Value v, int64_t axis, int64_t begin, int64_t step, int64_t count, StringRef suffix) {
-    if (!v)
-      return {};
-    ArrayRef<int64_t> shape = getShape(v);
-    if (begin == 0 && count == shape[axis])
-      return v;
-    std::vector<int64_t> offset(shape.size(), 0), steps(shape.size(), 1), ends(shape.begin(), shape.end());
-    offset[axis] = begin;
-    steps[axis] = step;
-    ends[axis] = begin + (count - 1) * step + 1;
-    return g.build<SliceOp>(suffix, {v},
-                            {g.i64s("offset", offset), g.i64s("steps", steps), g.i64s("ends", ends)},
-                            GraphImporter::elementTypeOf(v));
+    return g.sliceAxis(v, axis, begin, begin + (count - 1) * step + 1, suffix, step);
   }
   Value add(Value a, Value b, StringRef suffix, Type elem) {
     return a && b ? g.build<AddOp>(suffix, {a, b}, {}, elem) : Value();

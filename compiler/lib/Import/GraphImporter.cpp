@@ -624,15 +624,17 @@ Operation *GraphImporter::createTyped(StringRef name, StringRef suffix, ValueRan
   return op;
 }
 
-Value GraphImporter::sliceAxis(Value value, int64_t axis, int64_t begin, int64_t end, StringRef suffix) {
+Value GraphImporter::sliceAxis(Value value, int64_t axis, int64_t begin, int64_t end, StringRef suffix,
+                               int64_t step) {
   if (!value)
     return {};
   ArrayRef<int64_t> shape = getShape(value);
-  if (begin == 0 && end == shape[axis])
+  if (begin == 0 && end == shape[axis] && step == 1)
     return value;
   std::vector<int64_t> offset(shape.size(), 0), steps(shape.size(), 1), ends(shape.begin(), shape.end());
   offset[axis] = begin;
   ends[axis] = end;
+  steps[axis] = step;
   return build<SliceOp>(suffix, {value}, {i64s("offset", offset), i64s("steps", steps), i64s("ends", ends)},
                         elementTypeOf(value));
 }

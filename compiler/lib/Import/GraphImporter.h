@@ -171,8 +171,10 @@ public:
                                llvm::ArrayRef<mlir::NamedAttribute> attrs, llvm::ArrayRef<mlir::Type> types);
   /// top.reshape of `value` to `shape` (a no-op when the shape already matches).
   mlir::Value reshape(mlir::Value value, llvm::ArrayRef<int64_t> shape, llvm::StringRef suffix);
-  /// top.slice of `value` keeping [begin, end) along `axis` (a no-op when that is the whole axis).
-  mlir::Value sliceAxis(mlir::Value value, int64_t axis, int64_t begin, int64_t end, llvm::StringRef suffix);
+  /// top.slice of `value` keeping every `step`-th element of [begin, end) along `axis` (a no-op when that is
+  /// the whole axis).
+  mlir::Value sliceAxis(mlir::Value value, int64_t axis, int64_t begin, int64_t end, llvm::StringRef suffix,
+                        int64_t step = 1);
   /// An inline constant (integers or bools) or a weight in the file, named `name`.
   mlir::Value materialize(const std::string &name, const HostTensor &tensor);
   static mlir::Type elementTypeOf(mlir::Value value);
