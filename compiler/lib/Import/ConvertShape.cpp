@@ -508,8 +508,8 @@ template <bool Largest> LogicalResult convertArgExtreme(GraphImporter &g) {
 Value repeatAlong(GraphImporter &g, Value x, int64_t axis, int64_t times, StringRef suffix) {
   if (times == 1 || !x)
     return x;
-  if (times > 4096) {
-    (void)g.fail("repeating an axis " + std::to_string(times) + " times is not supported");
+  if (times < 1 || times > 4096) {
+    (void)g.fail("repeating an axis " + std::to_string(times) + " times is not supported (1 to 4096)");
     return {};
   }
   SmallVector<Value> copies(times, x);

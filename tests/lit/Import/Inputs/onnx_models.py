@@ -465,6 +465,12 @@ def runtime_if_mismatch():
     return runtime_if()[1]
 
 
+def expand_negative():
+    """An Expand whose target shape is fed at run time and whose declared output has a negative extent."""
+    nodes = [h.make_node("Expand", ["x", "shape"], ["y"], name="expand")]
+    return model(nodes, [vi("x", [2, 1]), vi("shape", [2], T.INT64)], [vi("y", [2, -3])])
+
+
 def unique():
     """Unique of a run-time tensor along axis 0, in order of first occurrence; the outputs declared for 3
     distinct rows."""
@@ -507,7 +513,7 @@ def loops_runtime_trips():
     return m
 
 
-MODELS = {f.__name__: f for f in [unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
+MODELS = {f.__name__: f for f in [expand_negative, unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset18, opset6, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
                                   runtime_params, runtime_if_ok, runtime_if_mismatch]}
