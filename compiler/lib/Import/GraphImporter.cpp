@@ -50,7 +50,9 @@ std::optional<std::vector<int64_t>> onnxStaticShape(const onnx::TypeProto *type)
     return std::nullopt;
   std::vector<int64_t> shape;
   for (const auto &dim : type->tensor_type().shape().dim()) {
-    if (!dim.has_dim_value())
+    // A symbolic extent is not static; neither is a negative one (invalid ONNX). Zero stays: a declared
+    // empty result (a slice starting past the end) is a shape the importer can take.
+    if (!dim.has_dim_value() || dim.dim_value() < 0)
       return std::nullopt;
     shape.push_back(dim.dim_value());
   }
