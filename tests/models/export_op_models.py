@@ -10,7 +10,7 @@ for op_models_equal.py:
 - volumes (PyTorch): 3-D windows as video and volumetric models use them, which import as 2-D ops over the
   depth folded into batch or channels: Conv3d (padded; depthwise strided; depth-dilated and strided without
   bias), MaxPool3d, AvgPool3d in ceil mode without the pads counted, ConvTranspose3d as an upsampling (kernel
-  = stride, plain and grouped) and with overlapping taps, pads and output padding.
+  = stride, plain and grouped), with overlapping taps, pads and output padding, and dilated along D.
 - lists (ONNX written directly, with its output shapes declared): Range too long to fold, a Slice whose
   bounds are graph inputs, NonZero of a comparison and NonMaxSuppression of boxes the model computes.
 
@@ -87,11 +87,13 @@ class Volumes(nn.Module):
         self.up = nn.ConvTranspose3d(8, 4, 2, stride=2)
         self.up2 = nn.ConvTranspose3d(4, 4, 2, stride=2, groups=2)
         self.de = nn.ConvTranspose3d(4, 3, 3, stride=2, padding=1, output_padding=1)
+        # kernel = stride along D but dilated: the taps overlap, so it is no upsampling
+        self.dil = nn.ConvTranspose3d(3, 2, (2, 1, 1), stride=(2, 1, 1), dilation=(2, 1, 1))
 
     def forward(self, x):  # [1, 2, 8, 16, 16]
         y = torch.relu(self.dw(torch.relu(self.c1(x))))
         y = self.ap(self.mp(self.c2(y)))
-        return self.de(self.up2(torch.relu(self.up(y))))
+        return self.dil(self.de(self.up2(torch.relu(self.up(y)))))
 
 
 def export_torch(model, name, inputs, out):

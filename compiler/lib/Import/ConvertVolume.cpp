@@ -166,9 +166,10 @@ Value buildDeconv3D(GraphImporter &g, Value x, Value w, Value b, size_t filterIn
                                     g.i64s("dilations", {win.dilations[1], win.dilations[2]}),
                                     g.i64s("output_padding", {outputPadding[1], outputPadding[2]}),
                                     g.i64("group", group)};
-  // Upsampling along D (kernel = stride, no pads, no output padding): every output depth takes one tap, so a
-  // constant bias goes into the 2-D transposed conv, repeated for each tap's channels.
-  const bool upsampling = kd == sd && win.pads[0] == 0 && win.pads[3] == 0 && outputPadding[0] == 0;
+  // Upsampling along D (kernel = stride, no dilation, pads or output padding): every output depth takes one
+  // tap, so a constant bias goes into the 2-D transposed conv, repeated for each tap's channels.
+  const bool upsampling =
+      kd == sd && dd == 1 && win.pads[0] == 0 && win.pads[3] == 0 && outputPadding[0] == 0;
   Value bias2 = g.none();
   const HostTensor *constBias = b && g.hasInput(2) && b == g.input(2) ? g.constInput(2) : nullptr;
   if (upsampling && constBias && constBias->isFloat()) {
