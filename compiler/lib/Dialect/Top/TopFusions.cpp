@@ -527,7 +527,9 @@ struct FuseAttention : OpRewritePattern<MatMulOp> {
       Value one = copies.getInputs().front();
       auto os = getShape(one);
       int64_t n = static_cast<int64_t>(copies.getInputs().size());
-      if (os.size() != 5 || os[2] != 1 || getShape(x)[1] != os[1] * n)
+      auto xs = getShape(x); // the reshape must merge the KV heads with their copies, nothing else
+      if (os.size() != 5 || os[2] != 1 || xs[0] != os[0] || xs[1] != os[1] * n || xs[2] != os[3] ||
+          xs[3] != os[4])
         return {Value(), 0};
       return {one, n};
     };
