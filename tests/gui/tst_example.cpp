@@ -113,7 +113,8 @@ void TestExample::deploysCleanlyThenShowsTheDebuggingRoad() {
   qInfo("two lines: first failing layer %s", qPrintable(missedReport.firstFailing));
 
   // Where error is born names the squeeze-excite pair first; keep both in float.
-  AccuracyView &view = *window.openAccuracy(missed->id);
+  const qint64 missedId = missed->id;
+  AccuracyView &view = *window.openAccuracy(missedId);
   view.setFilterMode(AccuracyFilter::ErrorBorn);
   QStringList born;
   for (int row = 0; row < view.filter()->rowCount(); ++row)
@@ -141,6 +142,10 @@ void TestExample::deploysCleanlyThenShowsTheDebuggingRoad() {
   const AccuracyReport fixedReport = accuracyOfRun(*fixed);
   QVERIFY2(fixedReport.firstFailing.isEmpty(), qPrintable("first failing layer " + fixedReport.firstFailing));
   QCOMPARE(QString::fromStdString(fixed->status), QString("ok"));
+  // The fixed run's accuracy beside the failed one, as the screenshot shows it.
+  AccuracyView *after = window.openAccuracy(fixed->id);
+  QVERIFY(after);
+  after->compareWithRun(missedId);
   qunsetenv("TPUC");
   QVERIFY(window.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR) + "/example-two-lines-fixed.png"));
 
