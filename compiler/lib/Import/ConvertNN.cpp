@@ -468,15 +468,10 @@ template <typename PoolOp> LogicalResult convertPool(GraphImporter &g) {
   auto p = poolAttrs(g);
   if (failed(p))
     return failure();
-  if (p->kernel.size() == 3) {
-    Value y =
-        buildPool3D(g, g.input(0), std::is_same_v<PoolOp, MaxPoolOp>, {p->kernel, p->strides, p->pads, {}},
-                    g.attrInt("ceil_mode", 0), g.attrInt("count_include_pad", 0), g.outputElemType(0));
-    if (!y)
-      return failure();
-    g.setOutput(0, y);
-    return success();
-  }
+  if (p->kernel.size() == 3)
+    return g.finish(buildPool3D(g, g.input(0), std::is_same_v<PoolOp, MaxPoolOp>,
+                                {p->kernel, p->strides, p->pads, {}}, g.attrInt("ceil_mode", 0),
+                                g.attrInt("count_include_pad", 0), g.outputElemType(0)));
   bool oneD = p->kernel.size() == 1;
   std::vector<NamedAttribute> attrs =
       oneD ? unitHeightWindow(g, p->kernel, p->strides, p->pads, {})

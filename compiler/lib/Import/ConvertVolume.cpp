@@ -6,6 +6,8 @@
 
 #include "HostTensor.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace tpuc::top;
 
@@ -59,22 +61,22 @@ Value reorderedFilter(GraphImporter &g, Value w, size_t input, ArrayRef<int64_t>
   return g.reshape(ops.permute(w, perm, (suffix + "_order").str()), shape, suffix);
 }
 
-/// Depth tap `k` of the filter [O, I, kD, kH, kW] as [O, I, kH, kW].
-Value filterTap(GraphImporter &g, Value w, size_t input, int64_t k, StringRef suffix) {
+/// Depth tap `k` of the filter [O, I, kD, kH, kW] as [O, I, kH, kW]: a block of `tapsMajor` (the constant
+/// filter transposed once to [kD, O, I, kH, kW]) as a new weight, or, for a computed filter, slice ops.
+Value filterTap(GraphImporter &g, Value w, const HostTensor *tapsMajor, int64_t k, StringRef suffix) {
   if (!w)
     return {};
   ArrayRef<int64_t> ws = getShape(w);
   std::vector<int64_t> tapShape{ws[0], ws[1], ws[3], ws[4]};
-  if (const HostTensor *c = w == g.input(input) ? g.constInput(input) : nullptr) {
-    HostTensor all = transposeHost(*c, {2, 0, 1, 3, 4}); // [kD, O, I, kH, kW]: tap k is one block
+  if (tapsMajor) {
     HostTensor f;
-    f.dtype = all.dtype;
+    f.dtype = tapsMajor->dtype;
     f.shape = tapShape;
     int64_t n = ws[0] * ws[1] * ws[3] * ws[4];
-    if (all.isFloat())
-      f.f.assign(all.f.begin() + k * n, all.f.begin() + (k + 1) * n);
+    if (tapsMajor->isFloat())
+      f.f.assign(tapsMajor->f.begin() + k * n, tapsMajor->f.begin() + (k + 1) * n);
     else
-      f.i.assign(all.i.begin() + k * n, all.i.begin() + (k + 1) * n);
+      f.i.assign(tapsMajor->i.begin() + k * n, tapsMajor->i.begin() + (k + 1) * n);
     return g.materialize(g.nodeName() + "_" + suffix.str(), f);
   }
   Ops ops{g};
@@ -123,10 +125,13 @@ Value buildConv3D(GraphImporter &g, Value x, Value w, Value b, size_t filterInpu
     y = x2 && w2 ? g.build<ConvOp>("2d", {x2, w2, b ? b : g.none()}, attrs, mid) : Value();
   } else {
     // Grouped (depthwise) taps cannot share one conv's channels: one grouped 2-D conv per tap, summed.
+    std::optional<HostTensor> tapsMajor;
+    if (const HostTensor *c = w == g.input(filterInput) ? g.constInput(filterInput) : nullptr)
+      tapsMajor = transposeHost(*c, {2, 0, 1, 3, 4});
     for (int64_t k = 0; k < kd && (k == 0 || y); ++k) {
       Value tap = g.reshape(ops.slice(xt, 1, k * dd, sd, dOut, tapSuffix("tap", k)), {n * dOut, c, h, wd},
                             tapSuffix("input_2d", k));
-      Value wk = filterTap(g, w, filterInput, k, tapSuffix("filter_2d", k));
+      Value wk = filterTap(g, w, tapsMajor ? &*tapsMajor : nullptr, k, tapSuffix("filter_2d", k));
       Value yk = tap && wk
                      ? g.build<ConvOp>(tapSuffix("2d", k), {tap, wk, k == 0 && b ? b : g.none()}, attrs, mid)
                      : Value();

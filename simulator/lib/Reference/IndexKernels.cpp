@@ -112,10 +112,11 @@ LogicalResult run(top::UniqueOp op, Inputs in, Outputs out) {
   };
   std::map<std::vector<float>, int64_t> seen; // slice -> its first position
   std::vector<int64_t> firstOrder;            // first positions in the order they occur
-  std::vector<std::vector<float>> slices(along);
+  std::vector<int64_t> firstOf(along);        // each position's first position, from the one lookup
   for (int64_t a = 0; a < along; ++a) {
-    slices[a] = slice(a);
-    if (seen.emplace(slices[a], a).second)
+    auto [it, inserted] = seen.emplace(slice(a), a);
+    firstOf[a] = it->second;
+    if (inserted)
       firstOrder.push_back(a);
   }
   int64_t n = static_cast<int64_t>(firstOrder.size()), want = numel(op.getCounts());
@@ -127,20 +128,19 @@ LogicalResult run(top::UniqueOp op, Inputs in, Outputs out) {
     for (const auto &entry : seen) // std::map orders the slices lexicographically
       firstOrder.push_back(entry.second);
   }
-  std::map<int64_t, int64_t> rank; // first position -> index among the distinct slices
+  std::vector<int64_t> rank(along); // first position -> index among the distinct slices
   for (int64_t u = 0; u < n; ++u)
     rank[firstOrder[u]] = u;
   std::fill_n(out[3], n, 0.0f);
   for (int64_t a = 0; a < along; ++a) {
-    int64_t u = rank[seen[slices[a]]];
+    int64_t u = rank[firstOf[a]];
     out[2][a] = static_cast<float>(u);
     out[3][u] += 1.0f;
   }
   for (int64_t u = 0; u < n; ++u) {
     out[1][u] = static_cast<float>(firstOrder[u]);
-    const std::vector<float> &v = slices[firstOrder[u]];
     for (int64_t o = 0; o < outer; ++o)
-      std::copy_n(v.begin() + o * inner, inner, out[0] + (o * n + u) * inner);
+      std::copy_n(in[0] + (o * along + firstOrder[u]) * inner, inner, out[0] + (o * n + u) * inner);
   }
   return success();
 }
