@@ -11,7 +11,11 @@ Models: resnet18 from the asset cache (tests fetch it), resnet50 exported here f
 weights (latency depends on shapes only). INT8 is calibrated on 4 random inputs (thresholds do not change
 the command stream's cost).
 
-usage: bench/cost_table.py TPUC [--work DIR] [--chips ...] [--modes ...] [--models ...] [--json OUT]"""
+With --fit_table OUT it also writes the table `bench-cost-fit --table OUT` fits the profiles to (the lowered
+module of every row, and the LLM decode row).
+
+usage: bench/cost_table.py TPUC [--work DIR] [--chips ...] [--modes ...] [--models ...] [--json OUT]
+                                [--fit_table OUT]"""
 import argparse
 import json
 import math
@@ -64,6 +68,8 @@ def main():
     ap.add_argument("--modes", default="INT8,F16,F32")
     ap.add_argument("--models", default="resnet18,resnet50")
     ap.add_argument("--json", default=None, help="also write the rows here")
+    ap.add_argument("--fit_table", default=None,
+                    help="write the table bench-cost-fit reads: every row's lowered module, plus LLM decode")
     a = ap.parse_args()
     tpuc = os.path.abspath(a.tpuc)
     work = a.work or tempfile.mkdtemp(prefix="cost-table-")
@@ -86,14 +92,14 @@ def main():
         for chip, mode in wanted:
             stem = f"{model}_{mode}_{chip}"
             run(tpuc, work, "deploy", "--mlir", f"{model}.mlir", "--quantize", mode, "--chip", chip,
-                "--calibration_table", f"{model}_cali", "--model", f"{stem}.tpum")
-            # The engine trace deploy writes: the command-level simulation of the model file, the figure
-            # `tpuc run` and `deploy --test_input` print as "simulated X ms".
-            with open(os.path.join(work, f"{stem}_trace.json")) as f:
+                "--calibration_table", f"{model}_cali", "--model", f"{stem}.tpum", "--tpu_mlir", f"{stem}_tpu.mlir")
+            # The engine trace deploy writes (named after --tpu_mlir): the command-level simulation of the
+            # model file, the figure `tpuc run` and `deploy --test_input` print as "simulated X ms".
+            with open(os.path.join(work, f"{stem}_tpu_trace.json")) as f:
                 header = json.loads(f.read().split('"traceEvents"')[0].rstrip().rstrip(",") + "}")
             sim, pub = header["latency_us"] / 1000, PUBLISHED[(model, chip, mode)]
             rows.append({"model": model, "chip": chip, "precision": mode, "simulated_ms": sim, "published_ms": pub,
-                         "ratio": sim / pub})
+                         "ratio": sim / pub, "tpu_mlir": os.path.join(work, f"{stem}_tpu.mlir")})
             print(f"{model:<10}{chip:<9}{mode:<6}{sim:>10.3f}{pub:>10.3f}{sim / pub:>8.2f}"
                   f"  {'ok' if 0.75 <= sim / pub <= 1.25 else 'OFF'}", flush=True)
     if not rows:
@@ -101,6 +107,18 @@ def main():
     geo = math.exp(sum(abs(math.log(r["ratio"])) for r in rows) / len(rows))
     within = sum(0.75 <= r["ratio"] <= 1.25 for r in rows)
     print(f"\n{len(rows)} rows, {within} within ±25 %, geometric-mean error x{geo:.3f} (goal: all within, <= x1.15)")
+    if a.fit_table:
+        table = [{"name": r["model"], "chip": r["chip"], "precision": r["precision"], "tpu_mlir": r["tpu_mlir"],
+                  "published_ms": r["published_ms"]} for r in rows]
+        if "bm1684x" in a.chips.split(","):
+            # LLM-TPU's Qwen-7B decode on BM1684X (docs/LLM.md), predicted by the dry run of Qwen2-7B's config.
+            source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            table.append({"name": "qwen2-7b decode", "chip": "bm1684x", "precision": "W4BF16",
+                          "llm_config": os.path.join(source, "tests/unit/llm/Inputs/DryRun/qwen2-7b"),
+                          "quantize": "w4bf16", "q_group_size": 64, "seq_length": 512,
+                          "published_tokens_per_s": 12.4})
+        with open(a.fit_table, "w") as f:
+            json.dump({"rows": table}, f, indent=1)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"rows": rows, "within_25": within, "geomean_error": geo}, f, indent=1)

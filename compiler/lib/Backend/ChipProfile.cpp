@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -85,6 +86,33 @@ public:
     return v.get<double>();
   }
 
+  double nonNegativeNumber(const std::string &path) const {
+    const json &v = get(path);
+    if (!v.is_number() || v.get<double>() < 0)
+      fail(path, "expected a non-negative number, got " + v.dump());
+    return v.get<double>();
+  }
+
+  /// A fraction in (0, 1].
+  double fraction(const std::string &path) const {
+    const json &v = get(path);
+    if (!v.is_number() || v.get<double>() <= 0 || v.get<double>() > 1)
+      fail(path, "expected a fraction in (0, 1], got " + v.dump());
+    return v.get<double>();
+  }
+
+  bool has(const std::string &path) const {
+    const json *cur = &root;
+    std::stringstream ss(path);
+    std::string part;
+    while (std::getline(ss, part, '.')) {
+      if (!cur->is_object() || !cur->contains(part))
+        return false;
+      cur = &(*cur)[part];
+    }
+    return true;
+  }
+
   int64_t nonNegativeInt(const std::string &path) const {
     const json &v = get(path);
     if (!v.is_number_integer() || v.get<int64_t>() < 0)
@@ -159,10 +187,36 @@ ChipProfile parseChipProfile(const std::string &text, const std::string &file) {
     if (it.key() != "INT8" && it.key() != "F16" && it.key() != "BF16" && it.key() != "F32")
       r.fail("tiu.macs_per_lane_per_cycle." + it.key(), "unknown precision (expected INT8, F16, BF16, F32)");
   p.tiuCommandCycles = r.nonNegativeInt("tiu.command_cycles");
+  if (r.has("tiu.pass_cycles"))
+    p.tiuPassCycles = r.nonNegativeNumber("tiu.pass_cycles");
+  for (auto [field, into] : {std::pair{"tiu.conv_efficiency", &p.convEfficiency},
+                             std::pair{"tiu.matmul_efficiency", &p.matmulEfficiency}}) {
+    if (!r.has(field))
+      continue;
+    const json &eff = r.get(field);
+    if (!eff.is_object())
+      r.fail(field, "expected an object");
+    for (auto it = eff.begin(); it != eff.end(); ++it) {
+      std::optional<Precision> prec;
+      for (Precision q : {Precision::INT8, Precision::F16, Precision::BF16, Precision::F32})
+        if (it.key() == precisionName(q))
+          prec = q;
+      std::string path = std::string(field) + "." + it.key();
+      if (!prec)
+        r.fail(path, "unknown precision (expected INT8, F16, BF16, F32)");
+      (*into)[*prec] = r.fraction(path);
+    }
+  }
 
   p.gdmaBytesPerSecond = r.positiveNumber("gdma.bandwidth_gbps") * 1e9;
   p.gdmaLatencyCycles = r.nonNegativeInt("gdma.latency_cycles");
   p.gdmaBurstBytes = r.positiveInt("gdma.burst_bytes", true);
+  if (r.has("gdma.efficiency"))
+    p.gdmaEfficiency = r.fraction("gdma.efficiency");
+  if (r.has("gdma.run_cycles"))
+    p.gdmaRunCycles = r.nonNegativeNumber("gdma.run_cycles");
+  if (root.contains("calibration"))
+    p.calibration = r.str("calibration");
 
   p.ddrBytes = r.positiveInt("ddr.size_bytes");
   p.gmemAlignment = r.positiveInt("ddr.alignment", true);

@@ -22,55 +22,67 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
   // Element-wise passes over the padded planes of one lane.
   const double euPasses = static_cast<double>(n * perLane * hwPadded) / static_cast<double>(euElems);
   double cycles = 0;
+  int64_t passes = 0; // TIU passes, each paying the profile's pass startup
   switch (op.kind) {
   case OpKind::Conv: {
     const Value &in = g.values[op.inputs[0]];
     int64_t icPerGroup = in.dim(1) / op.groups;
     int64_t kernel = op.window.kh * op.window.kw;
     c.macs = n * ch * hw * icPerGroup * kernel;
-    if (icPerGroup == 1) // Depthwise: a multiply-add per EU element.
+    if (icPerGroup == 1) { // Depthwise: a multiply-add per EU element, one pass per tap.
       cycles = euPasses * static_cast<double>(kernel);
-    else {
+      passes = n * perLane * kernel;
+    } else {
       // The cube takes eu output pixels x (macs / eu) input channels per
-      // cycle, so input channels are padded to that many (alignment waste).
+      // cycle, so input channels are padded to that many (alignment waste);
+      // a pass is one output channel of a lane, one tap, one input step.
       double macsPerLane = chip.macsPerLanePerCycle.at(prec);
       int64_t icStep = std::max<int64_t>(1, static_cast<int64_t>(macsPerLane) / euElems);
-      cycles =
-          static_cast<double>(n * perLane * hwPadded * alignUp(icPerGroup, icStep) * kernel) / macsPerLane;
+      cycles = static_cast<double>(n * perLane * hwPadded * alignUp(icPerGroup, icStep) * kernel) /
+               macsPerLane / chip.convEfficiencyAt(prec);
+      passes = n * perLane * kernel * ceilDiv(icPerGroup, icStep);
     }
     break;
   }
   case OpKind::Pool:
     c.macs = n * ch * hw * op.window.kh * op.window.kw;
     cycles = euPasses * static_cast<double>(op.window.kh * op.window.kw);
+    passes = n * perLane * op.window.kh * op.window.kw;
     break;
   case OpKind::Eltwise:
     c.macs = n * ch * hw * std::max<int64_t>(1, op.inputs.size() - 1);
     cycles = euPasses * static_cast<double>(std::max<int64_t>(1, op.inputs.size() - 1));
+    passes = n * perLane * std::max<int64_t>(1, op.inputs.size() - 1);
     break;
   case OpKind::Unary:
     c.macs = n * ch * hw;
     cycles = euPasses;
+    passes = n * perLane;
     break;
   case OpKind::GlobalPool: {
     const Value &in = g.values[op.inputs[0]];
     int64_t inHw = in.dim(2) * in.dim(3);
     c.macs = n * ch * inHw;
     cycles = static_cast<double>(n * perLane * alignUp(inHw, euElems)) / static_cast<double>(euElems);
+    passes = n * perLane;
     break;
   }
   case OpKind::MatMul: {
-    // Output features spread over lanes; rows stream through the cube.
+    // Output features spread over lanes; rows stream through the cube, a
+    // pass per output feature of a lane and step of K.
     const Value &in = g.values[op.inputs[0]];
     int64_t k = in.shape.back();
     int64_t features = g.values[op.outputs[0]].shape.back();
     // The rows of the result box (all of them for the whole op: the input's rows).
     int64_t rows = out.elements() / std::max<int64_t>(1, features);
     int64_t fPerLane = channelsPerLane(chip, features);
+    double macsPerLane = chip.macsPerLanePerCycle.at(prec);
+    int64_t kStep = std::max<int64_t>(1, static_cast<int64_t>(macsPerLane) / euElems);
     c.macs = rows * k * features;
     c.laneUtilization = static_cast<double>(features) / static_cast<double>(fPerLane * chip.lanes);
     c.euUtilization = 1;
-    cycles = static_cast<double>(fPerLane * rows * k) / chip.macsPerLanePerCycle.at(prec);
+    cycles = static_cast<double>(fPerLane * rows * k) / macsPerLane / chip.matmulEfficiencyAt(prec);
+    passes = fPerLane * ceilDiv(k, kStep);
     break;
   }
   case OpKind::Reshape:
@@ -84,22 +96,24 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
     break;
   }
   }
-  c.cycles = static_cast<int64_t>(std::ceil(cycles)) + chip.tiuCommandCycles;
+  c.cycles = static_cast<int64_t>(std::ceil(cycles + static_cast<double>(passes) * chip.tiuPassCycles)) +
+             chip.tiuCommandCycles;
   return c;
 }
 
 int64_t dmaCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes) {
+  return bytes <= 0 ? 0 : chip.gdmaLatencyCycles + dmaTransferCycles(chip, bytes, runBytes);
+}
+
+int64_t dmaTransferCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes) {
   if (bytes <= 0)
     return 0;
   runBytes = std::clamp<int64_t>(runBytes, 1, bytes);
   int64_t runs = ceilDiv(bytes, runBytes);
   int64_t moved = runs * alignUp(runBytes, chip.gdmaBurstBytes);
-  return chip.gdmaLatencyCycles +
-         static_cast<int64_t>(std::ceil(static_cast<double>(moved) / chip.gdmaBytesPerCycle()));
-}
-
-int64_t dmaTransferCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes) {
-  return bytes <= 0 ? 0 : dmaCycles(chip, bytes, runBytes) - chip.gdmaLatencyCycles;
+  double cycles = static_cast<double>(moved) / (chip.gdmaBytesPerCycle() * chip.gdmaEfficiency) +
+                  static_cast<double>(runs - 1) * chip.gdmaRunCycles;
+  return static_cast<int64_t>(std::ceil(cycles));
 }
 
 int64_t ddrRunBytes(const Value &v, const Box &b) {

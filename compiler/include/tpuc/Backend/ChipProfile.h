@@ -38,6 +38,7 @@ struct ChipProfile {
   std::string name;        ///< Lower-case chip name, equal to the file stem.
   std::string description; ///< Free text.
   std::string sourceFile;  ///< Where the profile was read from ("" if built).
+  std::string calibration; ///< Free text: the data the cost parameters were fitted to ("" if none).
   /// Cores of the chip: each has its own LMEM, TIU and GDMA; DDR and its bandwidth are shared.
   int64_t cores = 1;
   /// Cycles a barrier across cores takes once the last engine has arrived (every engine of every core
@@ -56,11 +57,24 @@ struct ChipProfile {
   /// Multiply-accumulates per lane per cycle of conv/matmul, by precision.
   std::map<Precision, double> macsPerLanePerCycle;
   int64_t tiuCommandCycles = 0; ///< Fixed cost of issuing one TIU command.
+  /// Startup cycles of one TIU pass (one output channel of a lane, one kernel tap, one step of input
+  /// channels: docs/BACKEND.md "The cycle model"); what makes small planes and large kernels slow.
+  double tiuPassCycles = 0;
+  /// Sustained fraction of the peak MAC rate that dense conv reaches, by precision (window fetch of
+  /// the taps, partial sums, pipeline bubbles); 1 when the profile says nothing.
+  std::map<Precision, double> convEfficiency;
+  /// The same for matmul (its operands stream without windows); 1 when the profile says nothing.
+  std::map<Precision, double> matmulEfficiency;
 
   // GDMA.
   double gdmaBytesPerSecond = 0; ///< Sustained DDR<->LMEM bandwidth.
   int64_t gdmaLatencyCycles = 0; ///< Fixed cost of one GDMA command.
   int64_t gdmaBurstBytes = 0;    ///< Contiguous runs are rounded up to this.
+  /// Sustained fraction of the nominal bandwidth on long contiguous runs (refresh, page misses).
+  double gdmaEfficiency = 1;
+  /// DDR cycles each contiguous run after the first costs (a new row and descriptor): what makes
+  /// strided boxes slower than the same bytes in one piece.
+  double gdmaRunCycles = 0;
 
   // DDR.
   int64_t ddrBytes = 0;
@@ -71,6 +85,16 @@ struct ChipProfile {
   int64_t bankBytes() const { return lmemBytesPerLane / lmemBanks; }
   /// GDMA bytes per TIU cycle.
   double gdmaBytesPerCycle() const { return gdmaBytesPerSecond / (frequencyMhz * 1e6); }
+  /// The sustained fraction of peak conv throughput at `p` (1 when the profile has none).
+  double convEfficiencyAt(Precision p) const {
+    auto it = convEfficiency.find(p);
+    return it == convEfficiency.end() ? 1.0 : it->second;
+  }
+  /// The sustained fraction of peak matmul throughput at `p` (1 when the profile has none).
+  double matmulEfficiencyAt(Precision p) const {
+    auto it = matmulEfficiency.find(p);
+    return it == matmulEfficiency.end() ? 1.0 : it->second;
+  }
   /// Peak MACs per cycle of the whole core at `p`.
   double peakMacsPerCycle(Precision p) const {
     return macsPerLanePerCycle.at(p) * static_cast<double>(lanes);

@@ -1,12 +1,13 @@
 //===- CostModel.h - Cycle estimates of TIU and GDMA commands -------------===//
 //
-// Cycles per command from the chip profile. TIU: work per lane (output
-// channels spread over lanes, so ceil(C / lanes) of them per lane: lane
-// utilization), with the H x W plane padded to the EU width (alignment
-// waste), divided by the precision's throughput, plus a fixed issue cost.
-// GDMA: bytes moved in contiguous runs each rounded up to the burst size, at
-// the profile's bandwidth, plus a fixed latency. Layer grouping uses it to
-// choose boundaries; the command-level simulator reuses it per command.
+// Cycles per command from the chip profile (formulas in docs/BACKEND.md, "Cost model"). TIU: work per
+// lane (output channels spread over lanes, so ceil(C / lanes) of them per lane: lane utilization), with
+// the H x W plane padded to the EU width and input channels to the cube's step (alignment waste),
+// divided by the precision's throughput and the profile's sustained efficiency, plus a startup per
+// pass (one output channel of a lane, one tap, one input step) and a fixed issue cost. GDMA: bytes
+// moved in contiguous runs each rounded up to the burst size, at the profile's bandwidth times its
+// efficiency, plus a cost per run switch and a fixed latency. Layer grouping uses it to choose
+// boundaries; codegen stamps it on every command the command-level simulator schedules.
 //
 //===----------------------------------------------------------------------===//
 

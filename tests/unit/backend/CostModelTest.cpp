@@ -1,0 +1,176 @@
+//===- CostModelTest.cpp - Each cost mechanism against its formula --------===//
+//
+// One test per mechanism of the cycle model (docs/BACKEND.md, "The cycle model"): the figure tiuCost or
+// dmaCycles gives for a command of a known shape, next to the formula worked out here by hand from the
+// profile's parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tpuc/Backend/CostModel.h"
+#include "tpuc/Backend/LocalMemory.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace tpuc::backend;
+
+namespace {
+
+/// A bm1684x-like profile: 64 lanes, 64-byte EU, 1000 MHz and 64 GB/s (64 bytes per cycle) so the
+/// formulas stay readable; `edit` changes fields before parsing.
+ChipProfile profile(const std::function<void(nlohmann::json &)> &edit = {}) {
+  nlohmann::json j = {
+      {"schema", "tpuc-chip-profile"},
+      {"version", 1},
+      {"name", "testchip"},
+      {"cores", 1},
+      {"frequency_mhz", 1000},
+      {"npu",
+       {{"lanes", 64},
+        {"eu_bytes", 64},
+        {"lmem_bytes_per_lane", 262144},
+        {"lmem_banks", 16},
+        {"lmem_alignment", 64}}},
+      {"tiu",
+       {{"macs_per_lane_per_cycle", {{"INT8", 256}, {"F16", 128}, {"BF16", 128}, {"F32", 16}}},
+        {"command_cycles", 64}}},
+      {"gdma", {{"bandwidth_gbps", 64}, {"latency_cycles", 300}, {"burst_bytes", 64}}},
+      {"ddr", {{"size_bytes", 1 << 30}, {"alignment", 64}, {"coeff_alignment", 64}}}};
+  if (edit)
+    edit(j);
+  return parseChipProfile(j.dump(), "testchip.json");
+}
+
+TiuCost wholeOp(const ChipProfile &c, const Graph &g, int op) {
+  return tiuCost(c, g, g.ops[op], fullBox(g.values[g.ops[op].outputs[0]]));
+}
+
+TEST(CostModel, DmaOfAKnownShapeRoundsRunsToBursts) {
+  ChipProfile c = profile();
+  // 4000 bytes in runs of 100: 40 runs, each 128 bytes on the bus = 5120 bytes at 64 per cycle.
+  EXPECT_EQ(dmaCycles(c, 4000, 100), 300 + 5120 / 64);
+  EXPECT_EQ(dmaTransferCycles(c, 4000, 100), 5120 / 64);
+  // One contiguous run of the same bytes: 4032 on the bus.
+  EXPECT_EQ(dmaCycles(c, 4000, 4000), 300 + 63);
+  EXPECT_EQ(dmaCycles(c, 0, 64), 0);
+}
+
+TEST(CostModel, DmaEfficiencyAndRunCyclesStretchTheTransfer) {
+  ChipProfile c = profile([](nlohmann::json &j) {
+    j["gdma"]["efficiency"] = 0.8;
+    j["gdma"]["run_cycles"] = 12.5;
+  });
+  // 40 runs of 128 bus bytes at 64 x 0.8 bytes per cycle, and 39 run switches of 12.5 cycles.
+  double transfer = 5120 / (64 * 0.8) + 39 * 12.5;
+  EXPECT_EQ(dmaTransferCycles(c, 4000, 100), static_cast<int64_t>(std::ceil(transfer)));
+  EXPECT_EQ(dmaCycles(c, 4000, 100), 300 + static_cast<int64_t>(std::ceil(transfer)));
+  // One run: no switch.
+  EXPECT_EQ(dmaTransferCycles(c, 4096, 4096), static_cast<int64_t>(std::ceil(4096 / (64 * 0.8))));
+}
+
+TEST(CostModel, ConvWithMisalignedChannelsPaysLanesAndInputSteps) {
+  ChipProfile c = profile();
+  GraphBuilder b(DType::INT8);
+  int x = b.input("x", {1, 5, 8, 8});
+  b.output(b.conv("conv", x, 65, 1));
+  Graph g = b.take();
+  TiuCost t = wholeOp(c, g, 0);
+  // 65 output channels on 64 lanes: 2 per lane. 64 pixels fill one EU (64 INT8). The cube takes
+  // 256 / 64 = 4 input channels per cycle, so 5 are padded to 8.
+  int64_t expected = 1 * 2 * 64 * 8 * 1 / 256 + 64;
+  EXPECT_EQ(t.cycles, expected);
+  EXPECT_EQ(t.macs, 65 * 64 * 5);
+  EXPECT_DOUBLE_EQ(t.laneUtilization, 65.0 / 128.0);
+  EXPECT_DOUBLE_EQ(t.euUtilization, 1.0);
+}
+
+TEST(CostModel, PassStartupMakesSmallPlanesAndLargeKernelsSlow) {
+  ChipProfile c = profile([](nlohmann::json &j) { j["tiu"]["pass_cycles"] = 3; });
+  GraphBuilder b(DType::INT8);
+  int x = b.input("x", {1, 64, 7, 7});
+  b.output(b.conv("conv", x, 128, 3, 1, 1));
+  Graph g = b.take();
+  // 2 output channels per lane, 49 pixels padded to 64 (one EU pass), 64 input channels in 16 steps
+  // of 4, 9 taps: 2 x 9 x 16 = 288 passes of 1 cycle, each paying 3 cycles of startup.
+  int64_t cube = 2 * 64 * 64 * 9 / 256;
+  int64_t passes = 2 * 9 * 16;
+  EXPECT_EQ(wholeOp(c, g, 0).cycles, cube + passes * 3 + 64);
+  EXPECT_EQ(wholeOp(profile(), g, 0).cycles, cube + 64);
+}
+
+TEST(CostModel, DepthwisePassesAreOnePerTap) {
+  ChipProfile c = profile([](nlohmann::json &j) { j["tiu"]["pass_cycles"] = 5; });
+  GraphBuilder b(DType::INT8);
+  int x = b.input("x", {1, 32, 16, 16});
+  b.output(b.conv("dw", x, 32, 3, 1, 1, /*groups=*/32));
+  Graph g = b.take();
+  // One channel per lane, 256 pixels = 4 EU passes per tap, 9 taps; a pass startup per tap.
+  EXPECT_EQ(wholeOp(c, g, 0).cycles, 4 * 9 + 9 * 5 + 64);
+}
+
+TEST(CostModel, ConvEfficiencyDividesTheCubeByPrecision) {
+  ChipProfile c = profile([](nlohmann::json &j) { j["tiu"]["conv_efficiency"] = {{"F16", 0.5}}; });
+  for (DType dt : {DType::INT8, DType::F16}) {
+    GraphBuilder b(dt);
+    int x = b.input("x", {1, 64, 16, 16});
+    b.output(b.conv("conv", x, 64, 1));
+    Graph g = b.take();
+    // One channel per lane, 256 pixels, 64 input channels, at 256 (INT8) or 128 (F16) MACs per cycle;
+    // F16 reaches half of that.
+    int64_t cube = dt == DType::INT8 ? 256 * 64 / 256 : static_cast<int64_t>(256 * 64 / 128 / 0.5);
+    EXPECT_EQ(wholeOp(c, g, 0).cycles, cube + 64) << dtypeName(dt);
+  }
+  EXPECT_DOUBLE_EQ(c.convEfficiencyAt(Precision::INT8), 1.0);
+  EXPECT_DOUBLE_EQ(c.convEfficiencyAt(Precision::F16), 0.5);
+  EXPECT_DOUBLE_EQ(c.matmulEfficiencyAt(Precision::F16), 1.0); // conv's derate is not matmul's
+}
+
+TEST(CostModel, MatMulPassesAreOnePerFeatureAndKStep) {
+  ChipProfile c = profile([](nlohmann::json &j) {
+    j["tiu"]["pass_cycles"] = 2;
+    j["tiu"]["matmul_efficiency"] = {{"INT8", 0.5}};
+    j["tiu"]["conv_efficiency"] = {{"INT8", 0.25}}; // not for matmul
+  });
+  GraphBuilder b(DType::INT8);
+  int x = b.input("x", {4, 512});
+  b.output(b.matmul("fc", x, 1000));
+  Graph g = b.take();
+  // 1000 features on 64 lanes: 16 per lane; 4 rows x 512 K at 256 MACs per cycle, half reached;
+  // K in steps of 256 / 64 = 4: 16 x 128 passes.
+  double cube = 16.0 * 4 * 512 / 256 / 0.5;
+  EXPECT_EQ(wholeOp(c, g, 0).cycles, static_cast<int64_t>(cube) + 16 * 128 * 2 + 64);
+}
+
+TEST(CostModel, ProfileRejectsBadCostParameters) {
+  auto message = [](const std::function<void(nlohmann::json &)> &edit) -> std::string {
+    try {
+      profile(edit);
+    } catch (const ProfileError &e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message([](nlohmann::json &j) {
+              j["tiu"]["conv_efficiency"] = {{"INT8", 1.5}};
+            }),
+            "testchip.json: tiu.conv_efficiency.INT8: expected a fraction in (0, 1], got 1.5");
+  EXPECT_EQ(message([](nlohmann::json &j) {
+              j["tiu"]["matmul_efficiency"] = {{"INT4", 0.5}};
+            }),
+            "testchip.json: tiu.matmul_efficiency.INT4: unknown precision (expected INT8, F16, BF16, F32)");
+  EXPECT_EQ(message([](nlohmann::json &j) { j["tiu"]["conv_efficiency"] = 0.5; }),
+            "testchip.json: tiu.conv_efficiency: expected an object");
+  EXPECT_EQ(message([](nlohmann::json &j) { j["gdma"]["efficiency"] = 0; }),
+            "testchip.json: gdma.efficiency: expected a fraction in (0, 1], got 0");
+  EXPECT_EQ(message([](nlohmann::json &j) { j["tiu"]["pass_cycles"] = -1; }),
+            "testchip.json: tiu.pass_cycles: expected a non-negative number, got -1");
+  EXPECT_EQ(message([](nlohmann::json &j) { j["gdma"]["run_cycles"] = "x"; }),
+            "testchip.json: gdma.run_cycles: expected a non-negative number, got \"x\"");
+  EXPECT_EQ(message([](nlohmann::json &j) { j["calibration"] = 3; }),
+            "testchip.json: calibration: expected a string");
+}
+
+} // namespace
