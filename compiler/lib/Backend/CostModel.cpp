@@ -89,6 +89,26 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
   case OpKind::Concat:
     break; // Data movement only.
   case OpKind::Other: {
+    if (op.attention) {
+      // Per head: scores = q k^T (Lk features over lanes, rows Lq, K = D), then p v (D features over
+      // lanes, K = Lk), as matmul; the softmax over the scores in a few EU passes (max, exp, sum, scale).
+      const std::vector<int64_t> &q = g.values[op.inputs[0]].shape, &k = g.values[op.inputs[1]].shape;
+      int64_t b = q[0], lq = q[1], heads = q[2], d = q[3], lk = k[1];
+      double macsPerLane = chip.macsPerLanePerCycle.at(prec);
+      int64_t kStep = std::max<int64_t>(1, static_cast<int64_t>(macsPerLane) / euElems);
+      int64_t perHead = channelsPerLane(chip, lk) * lq * d + channelsPerLane(chip, d) * lq * lk;
+      c.macs = 2 * b * heads * lq * lk * d;
+      c.laneUtilization =
+          static_cast<double>(c.macs) / (2.0 * static_cast<double>(b * heads * perHead * chip.lanes));
+      c.euUtilization = 1;
+      int64_t scores = b * heads * lq * lk;
+      cycles = static_cast<double>(b * heads * perHead) / macsPerLane / chip.matmulEfficiencyAt(prec) +
+               4.0 * static_cast<double>(ceilDiv(scores, chip.lanes)) / static_cast<double>(euElems);
+      passes =
+          b * heads *
+          (channelsPerLane(chip, lk) * ceilDiv(d, kStep) + channelsPerLane(chip, d) * ceilDiv(lk, kStep));
+      break;
+    }
     int64_t elems = g.values[op.outputs[0]].elements();
     c.macs = elems;
     // Assume a few EU passes over the result spread on all lanes.
@@ -133,6 +153,13 @@ int64_t dmaBoxCycles(const ChipProfile &chip, const Value &v, const Box &b) {
   return dmaCycles(chip, b.elements() * esize, run);
 }
 
+namespace {
+/// The data operand of a gather: its first weight (an embedding table), else its first input.
+int gatherData(const Op &op) {
+  return !op.weights.empty() ? op.weights[0] : op.inputs.empty() ? -1 : op.inputs[0];
+}
+} // namespace
+
 GlobalCost globalOpCost(const ChipProfile &chip, const Graph &g, const Op &op, bool inPlace) {
   if (inPlace)
     return {}; // Shares its operand's buffer: no command at all.
@@ -164,6 +191,14 @@ GlobalCost globalPartCost(const ChipProfile &chip, const Graph &g, const Op &op,
         continue;
       const Value &val = g.values[v];
       int64_t bytes = b.elements() * dtypeBytes(val.dtype), run = ddrRunBytes(val, b);
+      if (op.gathers && v == gatherData(op)) {
+        // Only the slices the lookup returns, each a contiguous run of the dimensions after the axis.
+        int64_t slice = dtypeBytes(val.dtype);
+        for (size_t d = static_cast<size_t>(std::max<int64_t>(0, op.axis)) + 1; d < val.shape.size(); ++d)
+          slice *= val.shape[d];
+        bytes = std::min(bytes, boxes[0].elements() * dtypeBytes(val.dtype));
+        run = std::min(slice, bytes);
+      }
       c.dma += dmaCycles(chip, bytes, run);
       c.transfer += dmaTransferCycles(chip, bytes, run);
     }

@@ -235,6 +235,12 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
                 kindName == "flatten") &&
                bop.inputs.size() == 1 && !fusesRelu(op)) {
       bop.kind = OpKind::Reshape;
+    } else if (kindName == "attention" && bop.inputs.size() >= 3 && out0.size() == 4) {
+      bop.attention = true;
+    } else if (kindName == "gather") {
+      bop.gathers = true;
+      if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
+        bop.axis = axis.getInt();
     } else if (kindName == "concat" && !fusesRelu(op)) {
       // A concat with a fused Relu computes: it is never in place (the producers' bytes change).
       bop.kind = OpKind::Concat;

@@ -98,6 +98,22 @@ public:
       weights.push_back(weight(name + ".bias", {out}, act));
     return op(name, OpKind::MatMul, {x}, weights, shape);
   }
+  /// A stage input as the converter declares it (F32 at the net boundary) cast to `to` inside, as the
+  /// lowering inserts it (`hidden_states_bf16`).
+  int castInput(const std::string &name, std::vector<int64_t> shape, std::optional<DType> to = std::nullopt) {
+    std::vector<int64_t> cast = shape;
+    int x = input(name, std::move(shape), DType::F32);
+    DType t = to.value_or(act);
+    return t == DType::F32 ? x : op(name + "_cast", OpKind::Other, {x}, {}, cast, t);
+  }
+  /// A stage output cast back to F32 at the net boundary (`hidden_out_f32`).
+  void castOutput(int v) {
+    if (g.values[v].dtype == DType::F32) {
+      g.markOutput(v);
+      return;
+    }
+    g.markOutput(op(g.values[v].name + "_f32", OpKind::Other, {v}, {}, g.values[v].shape, DType::F32));
+  }
   int rmsNorm(const std::string &name, int x, int64_t width) {
     return op(name, OpKind::Other, {x}, {weight(name + ".weight", {width}, act)}, g.values[x].shape);
   }
@@ -114,13 +130,13 @@ backend::Graph blockGraph(const ModelConfig &c, const ConvertPlan &plan, int64_t
   const int64_t h = c.hiddenSize, heads = c.numAttentionHeads, kvHeads = c.numKeyValueHeads, d = c.headDim;
   bool qkvBias = c.attentionBias || c.family == ModelFamily::Qwen2;
   bool oBias = c.attentionBias && c.family != ModelFamily::Qwen2;
-  int x = s.input("hidden_states", {1, length, h});
+  int x = s.castInput("hidden_states", {1, length, h});
   int pos = s.input("position_ids", {1, length}, DType::INT32);
-  int mask = s.input("attention_mask", {1, 1, length, history + length});
+  int mask = s.castInput("attention_mask", {1, 1, length, history + length});
   int hk = -1, hv = -1;
   if (history) {
-    hk = s.input("history_k", {1, history, kvHeads, d});
-    hv = s.input("history_v", {1, history, kvHeads, d});
+    hk = s.castInput("history_k", {1, history, kvHeads, d});
+    hv = s.castInput("history_v", {1, history, kvHeads, d});
   }
   int cos = s.op("rope.cos", OpKind::Other, {pos}, {}, {1, length, d});
   int sin = s.op("rope.sin", OpKind::Other, {pos}, {}, {1, length, d});
@@ -142,10 +158,10 @@ backend::Graph blockGraph(const ModelConfig &c, const ConvertPlan &plan, int64_t
     keys = s.op("keys", OpKind::Concat, {hk, k}, {}, {1, history + length, kvHeads, d}, std::nullopt, 1);
     values = s.op("values", OpKind::Concat, {hv, v}, {}, {1, history + length, kvHeads, d}, std::nullopt, 1);
   }
-  // Attention as its two products (scores over the whole KV length, then the weighted values).
-  int scores = s.op("attention.scores", OpKind::MatMul, {q, keys}, {}, {1, heads, length, history + length});
-  int probs = s.op("attention.softmax", OpKind::Other, {scores, mask}, {}, {1, heads, length, history + length});
-  int att = s.op("attention.values", OpKind::MatMul, {probs, values}, {}, {1, heads, length, d});
+  // Attention as the converter lowers it: one tpu.attention (both products and the softmax, the scores
+  // in LMEM), costed by the backend's attention rule.
+  int att = s.op("attention", OpKind::Other, {q, keys, values, mask}, {}, {1, length, heads, d});
+  s.g.ops[s.g.values[att].producer].attention = true;
   att = s.op("merge_heads", OpKind::Reshape, {att}, {}, {1, length, heads * d});
   int o = s.linear("o_proj", att, h, heads * d, oBias);
   x = s.op("attn_residual", OpKind::Eltwise, {x, o}, {}, {1, length, h});
@@ -156,9 +172,9 @@ backend::Graph blockGraph(const ModelConfig &c, const ConvertPlan &plan, int64_t
   int inner = s.op("gated", OpKind::Eltwise, {gate, up}, {}, {1, length, c.intermediateSize});
   int down = s.linear("down_proj", inner, h, c.intermediateSize, c.mlpBias);
   x = s.op("hidden_out", OpKind::Eltwise, {x, down}, {}, {1, length, h});
-  s.g.markOutput(x);
-  s.g.markOutput(k);
-  s.g.markOutput(v);
+  s.castOutput(x);
+  s.castOutput(k);
+  s.castOutput(v);
   return std::move(s.g);
 }
 
@@ -168,34 +184,47 @@ backend::Graph embeddingGraph(const ModelConfig &c, const ConvertPlan &plan, int
   CostGraph s(c, plan);
   int ids = s.input("input_ids", {1, length}, DType::INT32);
   int rows = s.input("table_rows", {length, c.hiddenSize});
-  s.g.markOutput(s.op("gather", OpKind::Other, {ids, rows}, {}, {1, length, c.hiddenSize}));
+  s.castOutput(s.op("gather", OpKind::Other, {ids, rows}, {}, {1, length, c.hiddenSize}));
   return std::move(s.g);
 }
 
 backend::Graph lmHeadGraph(const ModelConfig &c, const ConvertPlan &plan) {
   CostGraph s(c, plan);
-  int x = s.input("hidden_states", {1, c.hiddenSize});
+  int x = s.castInput("hidden_states", {1, c.hiddenSize});
   x = s.rmsNorm("model.norm", x, c.hiddenSize);
-  s.g.markOutput(s.linear("lm_head", x, c.vocabSize, c.hiddenSize, false, /*quantized=*/false));
+  s.castOutput(s.linear("lm_head", x, c.vocabSize, c.hiddenSize, false, /*quantized=*/false));
   return std::move(s.g);
 }
 
 backend::Graph greedyHeadGraph(const ModelConfig &c, const ConvertPlan &plan) {
   CostGraph s(c, plan);
-  int logits = s.input("logits", {1, c.vocabSize});
+  int logits = s.castInput("logits", {1, c.vocabSize});
   s.g.markOutput(s.op("token", OpKind::Other, {logits}, {}, {1, 1}, DType::INT32));
   return std::move(s.g);
 }
 
+/// LlmStages.cpp's sample head: repetition penalty, top-k, temperature, softmax, top-p mask, softmax.
 backend::Graph sampleHeadGraph(const ModelConfig &c, const ConvertPlan &plan) {
   CostGraph s(c, plan);
-  int64_t k = std::max<int64_t>(1, plan.sampleTopK);
-  int logits = s.input("logits", {1, c.vocabSize});
+  int64_t k = std::min<int64_t>(std::max<int64_t>(1, plan.sampleTopK), c.vocabSize);
+  int logits = s.castInput("logits", {1, c.vocabSize});
   int ids = s.input("input_ids", {1, plan.seqLength}, DType::INT32);
-  int penalized = s.op("penalized", OpKind::Other, {logits, ids}, {}, {1, c.vocabSize});
+  int topP = s.castInput("top_p", {1});
+  int temperature = s.castInput("temperature", {1});
+  int penalty = s.castInput("penalty", {1});
+  int penalized = s.op("penalized", OpKind::Other, {logits, ids, penalty}, {}, {1, c.vocabSize});
   int top = s.op("tokens", OpKind::Other, {penalized}, {}, {1, k});
-  int probs = s.op("candidate_probs", OpKind::Other, {top}, {}, {1, k});
-  s.g.markOutput(s.op("probs", OpKind::Other, {probs}, {}, {1, k}));
+  int scaled = s.op("scaled", OpKind::Other, {top, temperature}, {}, {1, k});
+  int probs = s.op("candidate_probs", OpKind::Other, {scaled}, {}, {1, k});
+  int cumulative = s.op("cumulative", OpKind::Other, {probs}, {}, {1, k});
+  int keep = s.op("below_top_p", OpKind::Other, {cumulative, topP}, {}, {1, k});
+  if (k > 1) {
+    int shifted = s.op("below_top_p_shifted", OpKind::Other, {keep}, {}, {1, k - 1});
+    keep = s.op("keep", OpKind::Concat, {shifted}, {s.weight("keep_first", {1, 1}, s.act)}, {1, k});
+  }
+  int masked = s.op("masked", OpKind::Other, {keep, scaled}, {s.weight("dropped_logit", {1}, s.act)}, {1, k});
+  s.castOutput(s.op("probs", OpKind::Other, {masked}, {}, {1, k}));
+  s.g.markOutput(top);
   return std::move(s.g);
 }
 

@@ -144,6 +144,52 @@ TEST(CostModel, MatMulPassesAreOnePerFeatureAndKStep) {
   EXPECT_EQ(wholeOp(c, g, 0).cycles, static_cast<int64_t>(cube) + 16 * 128 * 2 + 64);
 }
 
+TEST(CostModel, AttentionCostsBothProductsAndTheSoftmax) {
+  ChipProfile c = profile([](nlohmann::json &j) { j["tiu"]["pass_cycles"] = 2; });
+  Graph g;
+  int q = g.addInput("q", {1, 16, 4, 64}, DType::F16);
+  int k = g.addInput("k", {1, 32, 2, 64}, DType::F16);
+  int v = g.addInput("v", {1, 32, 2, 64}, DType::F16);
+  Op op;
+  op.name = "attention";
+  op.inputs = {q, k, v};
+  op.attention = true;
+  Value out;
+  out.name = "attention";
+  out.shape = {1, 16, 4, 64};
+  out.dtype = DType::F16;
+  g.addOp(op, {out});
+  // Per head (4): scores 32 features on 1 lane chunk x 16 rows x K 64, values 64 features x 16 rows x
+  // K 32 = 1536 MAC cycles-lanes at 128 per cycle; the softmax 4 EU passes over 4 x 16 x 32 scores on
+  // 64 lanes, 32 F16 per EU; passes with K in steps of 4: 4 x (16 + 8), 2 cycles each.
+  TiuCost t = wholeOp(c, g, 0);
+  EXPECT_EQ(t.cycles, 4 * 1536 / 128 + 4 * 32 / 32 + 4 * 24 * 2 + 64);
+  EXPECT_EQ(t.macs, 2 * 4 * 16 * 32 * 64);
+}
+
+TEST(CostModel, GatherReadsOnlyTheRowsItReturns) {
+  ChipProfile c = profile();
+  Graph g;
+  int table = g.addWeight("table", {1000, 64}, DType::F16);
+  int ids = g.addInput("ids", {1, 16}, DType::INT32);
+  Op op;
+  op.name = "rows";
+  op.inputs = {ids};
+  op.weights = {table};
+  op.axis = 0;
+  Value out;
+  out.name = "rows";
+  out.shape = {1, 16, 64};
+  out.dtype = DType::F16;
+  g.addOp(op, {out});
+  GlobalCost whole = globalOpCost(c, g, g.ops[0], false);
+  g.ops[0].gathers = true;
+  GlobalCost gathered = globalOpCost(c, g, g.ops[0], false);
+  // Result 2048 bytes in one run, ids 64 bytes; the table: all 128000 bytes, or 16 rows of 128.
+  EXPECT_EQ(whole.dma, (300 + 2048 / 64) + (300 + 1) + (300 + 128000 / 64));
+  EXPECT_EQ(gathered.dma, (300 + 2048 / 64) + (300 + 1) + (300 + 16 * 128 / 64));
+}
+
 TEST(CostModel, ProfileRejectsBadCostParameters) {
   auto message = [](const std::function<void(nlohmann::json &)> &edit) -> std::string {
     try {

@@ -84,7 +84,13 @@ struct Op {
   std::vector<int> outputs;
   Window window;      ///< Conv / Pool.
   int64_t groups = 1; ///< Conv.
-  int64_t axis = 1;   ///< Concat.
+  int64_t axis = 1;   ///< Concat; Gather (of its data operand).
+  /// A gather (an index lookup): it reads from its data operand (first weight, else first input) only
+  /// the slices it returns, not the whole tensor (an embedding table of 150k rows for one token).
+  bool gathers = false;
+  /// Scaled dot-product attention (inputs query [B, Lq, Hq, D], key and value [B, Lk, Hkv, D], an
+  /// optional mask): both products on the cube and the softmax on the EU, the scores kept in LMEM.
+  bool attention = false;
   std::string loc;    ///< Source location, for debug info.
 };
 
