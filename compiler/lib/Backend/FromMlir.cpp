@@ -235,7 +235,8 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
                 kindName == "flatten") &&
                bop.inputs.size() == 1 && !fusesRelu(op)) {
       bop.kind = OpKind::Reshape;
-    } else if (kindName == "attention" && bop.inputs.size() >= 3 && out0.size() == 4) {
+    } else if (kindName == "attention" && bop.inputs.size() >= 3 && out0.size() == 4 &&
+               std::all_of(bop.inputs.begin(), bop.inputs.begin() + 3, rank4)) {
       bop.attention = true;
     } else if (kindName == "gather") {
       bop.gathers = true;
