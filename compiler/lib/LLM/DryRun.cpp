@@ -98,13 +98,11 @@ public:
       weights.push_back(weight(name + ".bias", {out}, act));
     return op(name, OpKind::MatMul, {x}, weights, shape);
   }
-  /// A stage input as the converter declares it (F32 at the net boundary) cast to `to` inside, as the
-  /// lowering inserts it (`hidden_states_bf16`).
-  int castInput(const std::string &name, std::vector<int64_t> shape, std::optional<DType> to = std::nullopt) {
-    std::vector<int64_t> cast = shape;
-    int x = input(name, std::move(shape), DType::F32);
-    DType t = to.value_or(act);
-    return t == DType::F32 ? x : op(name + "_cast", OpKind::Other, {x}, {}, cast, t);
+  /// A stage input as the converter declares it (F32 at the net boundary) cast to the activation type
+  /// inside, as the lowering inserts it (`hidden_states_bf16`).
+  int castInput(const std::string &name, const std::vector<int64_t> &shape) {
+    int x = input(name, shape, DType::F32);
+    return act == DType::F32 ? x : op(name + "_cast", OpKind::Other, {x}, {}, shape, act);
   }
   /// A stage output cast back to F32 at the net boundary (`hidden_out_f32`).
   void castOutput(int v) {
