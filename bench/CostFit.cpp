@@ -166,7 +166,7 @@ public:
   }
 
   /// Simulated / published per row (the row `skip` is not evaluated: 0). A row is simulated again only
-  /// when a parameter of its chip changed; rows run on two threads.
+  /// when a parameter of its chip changed; the rows to simulate run in parallel, a thread each.
   std::vector<double> ratios(const std::vector<Param> &params, int skip = -1) {
     ++evaluations;
     std::map<std::string, std::string> keys;
