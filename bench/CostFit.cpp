@@ -39,6 +39,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <map>
@@ -335,9 +336,14 @@ int main(int argc, char **argv) {
       shareList = splitList(next());
     else if (a == "--write")
       write = next();
-    else if (a == "--evals")
-      maxEvals = std::stoi(next());
-    else if (a == "--json")
+    else if (a == "--evals") {
+      std::string v = next();
+      char *end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 1 || n > 1000000)
+        die("--evals: expected a positive number of evaluations, got '" + v + "'");
+      maxEvals = static_cast<int>(n);
+    } else if (a == "--json")
       jsonOut = next();
     else if (a == "--loo")
       loo = true;
