@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <set>
 #include <sstream>
 
@@ -44,21 +43,17 @@ public:
     throw ProfileError(file + ": " + field + ": " + msg);
   }
 
-  const json &get(const std::string &path) const {
-    const json *cur = &root;
-    std::string prefix;
-    std::stringstream ss(path);
-    std::string part;
-    while (std::getline(ss, part, '.')) {
-      if (!cur->is_object())
-        fail(prefix, "expected an object");
-      prefix += prefix.empty() ? part : "." + part;
-      auto it = cur->find(part);
-      if (it == cur->end())
-        fail(prefix, "missing");
-      cur = &*it;
-    }
-    return *cur;
+  const json &get(const std::string &path) const { return *walk(path, /*required=*/true); }
+
+  /// Whether the field is there (an optional one).
+  bool has(const std::string &path) const { return walk(path, /*required=*/false) != nullptr; }
+
+  /// The precision a key of a per-precision object names; fails naming `field.key` otherwise.
+  Precision precisionKey(const std::string &field, const std::string &key) const {
+    for (Precision q : {Precision::INT8, Precision::F16, Precision::BF16, Precision::F32})
+      if (key == precisionName(q))
+        return q;
+    fail(field + "." + key, "unknown precision (expected INT8, F16, BF16, F32)");
   }
 
   std::string str(const std::string &path) const {
@@ -101,18 +96,6 @@ public:
     return v.get<double>();
   }
 
-  bool has(const std::string &path) const {
-    const json *cur = &root;
-    std::stringstream ss(path);
-    std::string part;
-    while (std::getline(ss, part, '.')) {
-      if (!cur->is_object() || !cur->contains(part))
-        return false;
-      cur = &(*cur)[part];
-    }
-    return true;
-  }
-
   int64_t nonNegativeInt(const std::string &path) const {
     const json &v = get(path);
     if (!v.is_number_integer() || v.get<int64_t>() < 0)
@@ -121,6 +104,31 @@ public:
   }
 
 private:
+  /// The field at the dotted `path`; when it (or an object on the way) is missing, nullptr or, if
+  /// `required`, a failure naming the first part that is.
+  const json *walk(const std::string &path, bool required) const {
+    const json *cur = &root;
+    std::string prefix;
+    std::stringstream ss(path);
+    std::string part;
+    while (std::getline(ss, part, '.')) {
+      if (!cur->is_object()) {
+        if (!required)
+          return nullptr;
+        fail(prefix, "expected an object");
+      }
+      prefix += prefix.empty() ? part : "." + part;
+      auto it = cur->find(part);
+      if (it == cur->end()) {
+        if (!required)
+          return nullptr;
+        fail(prefix, "missing");
+      }
+      cur = &*it;
+    }
+    return cur;
+  }
+
   const std::string &file;
   const json &root;
 };
@@ -184,8 +192,7 @@ ChipProfile parseChipProfile(const std::string &text, const std::string &file) {
     p.macsPerLanePerCycle[prec] =
         r.positiveNumber(std::string("tiu.macs_per_lane_per_cycle.") + precisionName(prec));
   for (auto it = macs.begin(); it != macs.end(); ++it)
-    if (it.key() != "INT8" && it.key() != "F16" && it.key() != "BF16" && it.key() != "F32")
-      r.fail("tiu.macs_per_lane_per_cycle." + it.key(), "unknown precision (expected INT8, F16, BF16, F32)");
+    r.precisionKey("tiu.macs_per_lane_per_cycle", it.key());
   p.tiuCommandCycles = r.nonNegativeInt("tiu.command_cycles");
   if (r.has("tiu.pass_cycles"))
     p.tiuPassCycles = r.nonNegativeNumber("tiu.pass_cycles");
@@ -196,16 +203,8 @@ ChipProfile parseChipProfile(const std::string &text, const std::string &file) {
     const json &eff = r.get(field);
     if (!eff.is_object())
       r.fail(field, "expected an object");
-    for (auto it = eff.begin(); it != eff.end(); ++it) {
-      std::optional<Precision> prec;
-      for (Precision q : {Precision::INT8, Precision::F16, Precision::BF16, Precision::F32})
-        if (it.key() == precisionName(q))
-          prec = q;
-      std::string path = std::string(field) + "." + it.key();
-      if (!prec)
-        r.fail(path, "unknown precision (expected INT8, F16, BF16, F32)");
-      (*into)[*prec] = r.fraction(path);
-    }
+    for (auto it = eff.begin(); it != eff.end(); ++it)
+      (*into)[r.precisionKey(field, it.key())] = r.fraction(std::string(field) + "." + it.key());
   }
 
   p.gdmaBytesPerSecond = r.positiveNumber("gdma.bandwidth_gbps") * 1e9;
