@@ -21,8 +21,18 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
   c.euUtilization = hw ? static_cast<double>(hw) / hwPadded : 1;
   // Element-wise passes over the padded planes of one lane.
   const double euPasses = static_cast<double>(n * perLane * hwPadded) / static_cast<double>(euElems);
+  // The cube takes eu output elements x `step` reduction elements (input channels, K) per cycle.
+  const double macsPerLane = chip.macsPerLanePerCycle.at(prec);
+  const int64_t step = std::max<int64_t>(1, static_cast<int64_t>(macsPerLane) / euElems);
   double cycles = 0;
   int64_t passes = 0; // TIU passes, each paying the profile's pass startup
+  // One matrix product on the cube: `features` spread over lanes, `rows` streaming through, reduced over
+  // `k` (a pass per feature of a lane and step of k); its cycles at the matmul rate.
+  auto product = [&](int64_t features, int64_t rows, int64_t k) {
+    int64_t fPerLane = channelsPerLane(chip, features);
+    passes += fPerLane * ceilDiv(k, step);
+    return static_cast<double>(fPerLane * rows * k) / macsPerLane / chip.matmulEfficiencyAt(prec);
+  };
   switch (op.kind) {
   case OpKind::Conv: {
     const Value &in = g.values[op.inputs[0]];
@@ -33,14 +43,11 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
       cycles = euPasses * static_cast<double>(kernel);
       passes = n * perLane * kernel;
     } else {
-      // The cube takes eu output pixels x (macs / eu) input channels per
-      // cycle, so input channels are padded to that many (alignment waste);
-      // a pass is one output channel of a lane, one tap, one input step.
-      double macsPerLane = chip.macsPerLanePerCycle.at(prec);
-      int64_t icStep = std::max<int64_t>(1, static_cast<int64_t>(macsPerLane) / euElems);
-      cycles = static_cast<double>(n * perLane * hwPadded * alignUp(icPerGroup, icStep) * kernel) /
+      // Input channels are padded to the cube's step (alignment waste); a
+      // pass is one output channel of a lane, one tap, one input step.
+      cycles = static_cast<double>(n * perLane * hwPadded * alignUp(icPerGroup, step) * kernel) /
                macsPerLane / chip.convEfficiencyAt(prec);
-      passes = n * perLane * kernel * ceilDiv(icPerGroup, icStep);
+      passes = n * perLane * kernel * ceilDiv(icPerGroup, step);
     }
     break;
   }
@@ -68,21 +75,16 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
     break;
   }
   case OpKind::MatMul: {
-    // Output features spread over lanes; rows stream through the cube, a
-    // pass per output feature of a lane and step of K.
     const Value &in = g.values[op.inputs[0]];
     int64_t k = in.shape.back();
     int64_t features = g.values[op.outputs[0]].shape.back();
     // The rows of the result box (all of them for the whole op: the input's rows).
     int64_t rows = out.elements() / std::max<int64_t>(1, features);
-    int64_t fPerLane = channelsPerLane(chip, features);
-    double macsPerLane = chip.macsPerLanePerCycle.at(prec);
-    int64_t kStep = std::max<int64_t>(1, static_cast<int64_t>(macsPerLane) / euElems);
     c.macs = rows * k * features;
-    c.laneUtilization = static_cast<double>(features) / static_cast<double>(fPerLane * chip.lanes);
+    c.laneUtilization =
+        static_cast<double>(features) / static_cast<double>(channelsPerLane(chip, features) * chip.lanes);
     c.euUtilization = 1;
-    cycles = static_cast<double>(fPerLane * rows * k) / macsPerLane / chip.matmulEfficiencyAt(prec);
-    passes = fPerLane * ceilDiv(k, kStep);
+    cycles = product(features, rows, k);
     break;
   }
   case OpKind::Reshape:
@@ -94,19 +96,15 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
       // lanes, K = Lk), as matmul; the softmax over the scores in a few EU passes (max, exp, sum, scale).
       const std::vector<int64_t> &q = g.values[op.inputs[0]].shape, &k = g.values[op.inputs[1]].shape;
       int64_t b = q[0], lq = q[1], heads = q[2], d = q[3], lk = k[1];
-      double macsPerLane = chip.macsPerLanePerCycle.at(prec);
-      int64_t kStep = std::max<int64_t>(1, static_cast<int64_t>(macsPerLane) / euElems);
       int64_t perHead = channelsPerLane(chip, lk) * lq * d + channelsPerLane(chip, d) * lq * lk;
       c.macs = 2 * b * heads * lq * lk * d;
       c.laneUtilization =
           static_cast<double>(c.macs) / (2.0 * static_cast<double>(b * heads * perHead * chip.lanes));
       c.euUtilization = 1;
       int64_t scores = b * heads * lq * lk;
-      cycles = static_cast<double>(b * heads * perHead) / macsPerLane / chip.matmulEfficiencyAt(prec) +
+      cycles = static_cast<double>(b * heads) * (product(lk, lq, d) + product(d, lq, lk)) +
                4.0 * static_cast<double>(ceilDiv(scores, chip.lanes)) / static_cast<double>(euElems);
-      passes =
-          b * heads *
-          (channelsPerLane(chip, lk) * ceilDiv(d, kStep) + channelsPerLane(chip, d) * ceilDiv(lk, kStep));
+      passes *= b * heads; // the two products' passes, once per head
       break;
     }
     int64_t elems = g.values[op.outputs[0]].elements();
