@@ -36,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -86,41 +87,28 @@ std::vector<std::string> splitList(const std::string &s) {
   return out;
 }
 
-json *at(json &root, const std::string &path, bool create) {
-  json *cur = &root;
-  for (const std::string &part : [&] {
-         std::vector<std::string> parts;
-         std::stringstream ss(path);
-         std::string p;
-         while (std::getline(ss, p, '.'))
-           parts.push_back(p);
-         return parts;
-       }()) {
-    if (create && cur->is_null())
-      *cur = json::object();
-    if (!cur->is_object() || (!create && !cur->contains(part)))
-      return nullptr;
-    cur = &(*cur)[part];
-  }
-  return cur;
+/// The JSON pointer of a dotted profile path ("tiu.pass_cycles" -> "/tiu/pass_cycles").
+json::json_pointer pointer(std::string path) {
+  std::replace(path.begin(), path.end(), '.', '/');
+  return json::json_pointer("/" + path);
 }
 
 /// Sets a profile field; an F16 efficiency is BF16's too (the same 16-bit cube).
 void set(json &profile, const std::string &path, const json &value) {
-  *at(profile, path, true) = value;
+  profile[pointer(path)] = value; // creates the objects on the way
   const std::string f16 = ".F16";
   if (path.find("efficiency") != std::string::npos && path.size() > f16.size() &&
       path.compare(path.size() - f16.size(), f16.size(), f16) == 0)
-    *at(profile, path.substr(0, path.size() - f16.size()) + ".BF16", true) = value;
+    profile[pointer(path.substr(0, path.size() - f16.size()) + ".BF16")] = value;
 }
 
 bool isFraction(const std::string &path) { return path.find("efficiency") != std::string::npos; }
 
 /// The value a parameter has in a profile JSON (its default when absent: 1 for a fraction, 0 otherwise).
-double valueIn(json &profile, const std::string &path) {
-  json *v = at(profile, path, false);
-  if (v && v->is_number())
-    return v->get<double>();
+double valueIn(const json &profile, const std::string &path) {
+  json::json_pointer p = pointer(path);
+  if (profile.contains(p) && profile.at(p).is_number())
+    return profile.at(p).get<double>();
   return isFraction(path) ? 1.0 : 0.0;
 }
 
