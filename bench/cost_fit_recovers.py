@@ -19,6 +19,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from cost_table import trace_latency_ms  # bench/, next to this script
+
 
 def make_model(path, size):
     rng = np.random.default_rng(0)
@@ -59,12 +61,6 @@ def run(argv, env=None, cwd=None):
     return done.stdout
 
 
-def latency_ms(trace):
-    with open(trace) as f:
-        header = json.loads(f.read().split('"traceEvents"')[0].rstrip().rstrip(",") + "}")
-    return header["latency_us"] / 1000
-
-
 def main():
     tpuc, fit, chips, work = sys.argv[1:5]
     shutil.rmtree(work, ignore_errors=True)
@@ -98,7 +94,7 @@ def main():
                  f"{stem}.tpum", "--tpu_mlir", f"{stem}_tpu.mlir"], cwd=work)
             rows.append({"name": f"costfit {size}", "chip": "bm1684x", "precision": mode, "size": size,
                          "tpu_mlir": os.path.join(work, f"{stem}_tpu.mlir"),
-                         "published_ms": latency_ms(os.path.join(work, f"hidden_{stem}_trace.json"))})
+                         "published_ms": trace_latency_ms(os.path.join(work, f"hidden_{stem}_trace.json"))})
     with open(os.path.join(work, "table.json"), "w") as f:
         json.dump({"rows": [{k: v for k, v in r.items() if k != "size"} for r in rows]}, f)
 
@@ -126,7 +122,7 @@ def main():
         stem = f"m{r['size']}_{r['precision']}"
         run([tpuc, "deploy", "--mlir", f"m{r['size']}.mlir", "--quantize", r["precision"], "--chip", "bm1684x",
              "--model", f"fitted_{stem}.tpum"], env=dict(os.environ, TPUC_CHIP_DIR=fitted), cwd=work)
-        sim = latency_ms(os.path.join(work, f"fitted_{stem}_trace.json"))
+        sim = trace_latency_ms(os.path.join(work, f"fitted_{stem}_trace.json"))
         print(f"{stem}: hidden {r['published_ms']:.4f} ms, deploy with the fitted profile {sim:.4f} ms")
         if abs(sim / r["published_ms"] - 1) > 0.02:
             failures.append(f"{stem}: deploy with the written profile {sim:.4f} ms, hidden {r['published_ms']:.4f}")

@@ -53,6 +53,13 @@ def model_file(name, work):
     return path
 
 
+def trace_latency_ms(trace):
+    """The simulated latency in an engine trace's header (tpuc-cmd-trace: the keys before traceEvents)."""
+    with open(trace) as f:
+        header = json.loads(f.read().split('"traceEvents"')[0].rstrip().rstrip(",") + "}")
+    return header["latency_us"] / 1000
+
+
 def run(tpuc, work, *args):
     done = subprocess.run([tpuc, *args], cwd=work, capture_output=True, text=True)
     if done.returncode != 0:
@@ -95,9 +102,8 @@ def main():
                 "--calibration_table", f"{model}_cali", "--model", f"{stem}.tpum", "--tpu_mlir", f"{stem}_tpu.mlir")
             # The engine trace deploy writes (named after --tpu_mlir): the command-level simulation of the
             # model file, the figure `tpuc run` and `deploy --test_input` print as "simulated X ms".
-            with open(os.path.join(work, f"{stem}_tpu_trace.json")) as f:
-                header = json.loads(f.read().split('"traceEvents"')[0].rstrip().rstrip(",") + "}")
-            sim, pub = header["latency_us"] / 1000, PUBLISHED[(model, chip, mode)]
+            sim = trace_latency_ms(os.path.join(work, f"{stem}_tpu_trace.json"))
+            pub = PUBLISHED[(model, chip, mode)]
             rows.append({"model": model, "chip": chip, "precision": mode, "simulated_ms": sim, "published_ms": pub,
                          "ratio": sim / pub, "tpu_mlir": os.path.join(work, f"{stem}_tpu.mlir")})
             print(f"{model:<10}{chip:<9}{mode:<6}{sim:>10.3f}{pub:>10.3f}{sim / pub:>8.2f}"
