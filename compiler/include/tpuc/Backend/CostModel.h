@@ -37,8 +37,8 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
 /// GDMA cycles of moving `bytes` in contiguous runs of `runBytes`.
 int64_t dmaCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes);
 
-/// The part of dmaCycles spent moving bytes (without the fixed latency): what
-/// shares the DDR bandwidth with other cores' transfers.
+/// The part of dmaCycles spent in DDR (the bytes and the run switches, without
+/// the fixed latency): what shares the DDR bandwidth with other cores' transfers.
 int64_t dmaTransferCycles(const ChipProfile &chip, int64_t bytes, int64_t runBytes);
 
 /// Bytes of the longest contiguous run of box `b` of value `v` in DDR (dense
