@@ -20,6 +20,7 @@
 #include "TestInputs.h"
 
 #include "tpuc/Dialect/Top/TensorNames.h"
+#include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Simulator/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -54,7 +55,7 @@ std::vector<std::string> scoredTensors(mlir::ModuleOp top, const std::vector<std
   auto ret = main.getBody().back().getTerminator();
   for (unsigned i = 0; i < ret->getNumOperands() && i < scored.size(); ++i) {
     mlir::Operation *def = ret->getOperand(i).getDefiningOp();
-    if (!def || def->getName().getStringRef() != "top.sigmoid" || def->getNumOperands() != 1)
+    if (!def || !mlir::isa<top::SigmoidOp>(def) || def->getNumOperands() != 1)
       continue;
     mlir::Operation *logits = def->getOperand(0).getDefiningOp();
     std::string name = logits ? top::locationName(logits->getLoc()) : std::string();

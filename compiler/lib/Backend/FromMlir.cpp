@@ -2,6 +2,8 @@
 
 #include "tpuc/Backend/FromMlir.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
+#include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Tpu/TpuOps.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -9,7 +11,7 @@
 #include "mlir/IR/Location.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -18,23 +20,36 @@ namespace tpuc::backend {
 
 namespace {
 
-/// Op names (without the dialect prefix) computed element by element on
-/// one activation operand.
-const llvm::StringSet<> &unaryNames() {
-  static const llvm::StringSet<> names = {
-      "relu",       "leaky_relu", "clip",       "hard_sigmoid", "gelu",        "pow",        "sigmoid",
-      "tanh",       "silu",       "hard_swish", "exp",          "log",         "sqrt",       "rsqrt",
-      "abs",        "erf",        "reciprocal", "floor",        "ceil",        "round",      "sign",
-      "sin",        "cos",        "tan",        "asin",         "acos",        "atan",       "sinh",
-      "cosh",       "asinh",      "acosh",      "atanh",        "add_const",   "sub_const",  "mul_const",
-      "div_const",  "max_const",  "min_const",  "cast",         "requant_int", "requant_fp", "dequant_int",
-      "batch_norm", "active",     "scale",      "lut",          "prelu"};
-  return names;
+using tpu::BackendRole;
+
+/// The role of a Top op: Top IR is planned too (the model zoo, tests), by the rules of the op its Tpu
+/// lowering becomes. Tpu ops state theirs (tpu::BackendInterface).
+BackendRole topRole(Operation *op) {
+  return llvm::TypeSwitch<Operation *, BackendRole>(op)
+      .Case<top::ConvOp>([](auto) { return BackendRole::Conv; })
+      .Case<top::MaxPoolOp, top::AvgPoolOp>([](auto) { return BackendRole::Pool; })
+      .Case<top::AddOp, top::SubOp, top::MulOp, top::DivOp, top::MaxOp, top::MinOp>(
+          [](auto) { return BackendRole::Eltwise; })
+      .Case<top::ReluOp, top::LeakyReluOp, top::ClipOp, top::HardSigmoidOp, top::GELUOp, top::PowOp,
+            top::SigmoidOp, top::TanhOp, top::SiLUOp, top::HardSwishOp, top::ExpOp, top::LogOp, top::SqrtOp,
+            top::RsqrtOp, top::AbsOp, top::ErfOp, top::ReciprocalOp, top::FloorOp, top::CeilOp, top::RoundOp,
+            top::SignOp, top::SinOp, top::CosOp, top::TanOp, top::AsinOp, top::AcosOp, top::AtanOp,
+            top::SinhOp, top::CoshOp, top::AsinhOp, top::AcoshOp, top::AtanhOp, top::AddConstOp,
+            top::SubConstOp, top::MulConstOp, top::DivConstOp, top::MaxConstOp, top::MinConstOp, top::CastOp>(
+          [](auto) { return BackendRole::Unary; })
+      .Case<top::ReshapeOp, top::SqueezeOp, top::UnsqueezeOp>([](auto) { return BackendRole::Reshape; })
+      .Case<top::AttentionOp>([](auto) { return BackendRole::Attention; })
+      .Case<top::GatherOp>([](auto) { return BackendRole::Gather; })
+      .Case<top::ConcatOp>([](auto) { return BackendRole::Concat; })
+      .Case<top::MatMulOp>([](auto) { return BackendRole::MatMul; })
+      .Case<top::AdaptiveAvgPoolOp, top::ReduceOp>([](auto) { return BackendRole::GlobalPool; })
+      .Default([](Operation *) { return BackendRole::Other; });
 }
 
-const llvm::StringSet<> &eltwiseNames() {
-  static const llvm::StringSet<> names = {"add", "sub", "mul", "div", "max", "min"};
-  return names;
+BackendRole roleOf(Operation *op) {
+  if (auto backend = dyn_cast<tpu::BackendInterface>(op))
+    return backend.getBackendRole();
+  return topRole(op);
 }
 
 std::optional<DType> dtypeOf(Type t) {
@@ -157,23 +172,20 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
   func.walk([&](Operation *op) {
     if (failed || op == func.getOperation() || isa<func::ReturnOp>(op))
       return;
-    StringRef full = op->getName().getStringRef();
-    StringRef kindName = full.contains('.') ? full.split('.').second : full;
     std::string name = nameOf(op->getLoc(), "op" + std::to_string(counter++));
-    if (kindName == "none")
+    if (isa<top::NoneOp>(op))
       return;
-    if (kindName == "weight" && op->getNumResults() == 1) {
+    if (auto weight = dyn_cast<top::WeightOp>(op)) {
       std::vector<int64_t> shape;
-      auto dt = typeOf(op, op->getResult(0), true, shape);
+      auto dt = typeOf(op, weight.getResult(), true, shape);
       if (!dt) {
         failed = true;
         return;
       }
-      auto wn = op->getAttrOfType<StringAttr>("name");
-      ids[op->getResult(0)] = g.addWeight(wn ? wn.str() : name, shape, *dt);
+      ids[weight.getResult()] = g.addWeight(weight.getName().str(), shape, *dt);
       return;
     }
-    if (kindName == "input" && op->getNumOperands() == 1 && ids.count(op->getOperand(0))) {
+    if (isa<top::InputOp>(op) && op->getNumOperands() == 1 && ids.count(op->getOperand(0))) {
       // The input op names the graph input; reuse the argument's value.
       int v = ids[op->getOperand(0)];
       g.values[v].name = name;
@@ -214,44 +226,61 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
     bool all4 =
         out0.size() == 4 && !bop.inputs.empty() && std::all_of(bop.inputs.begin(), bop.inputs.end(), rank4);
     bop.kind = OpKind::Other;
-    if ((kindName == "conv" || kindName == "conv2d") && all4 && bop.inputs.size() == 1 &&
-        readWindow(op, bop.window)) {
-      bop.kind = OpKind::Conv;
-      if (auto gattr = op->getAttrOfType<IntegerAttr>("group"))
-        bop.groups = gattr.getInt();
-    } else if ((kindName == "maxpool" || kindName == "avgpool" || kindName == "pool2d") && all4 &&
-               bop.inputs.size() == 1 && readWindow(op, bop.window)) {
-      bop.kind = OpKind::Pool;
-      const auto &in = g.values[bop.inputs[0]].shape;
-      matchExtent(in[2], out0[2], bop.window.kh, bop.window.sh, 1, bop.window.padTop, bop.window.padBottom);
-      matchExtent(in[3], out0[3], bop.window.kw, bop.window.sw, 1, bop.window.padLeft, bop.window.padRight);
-    } else if (eltwiseNames().contains(kindName) && all4 && bop.inputs.size() >= 1 &&
-               bop.inputs.size() + bop.weights.size() >= 2) {
-      bop.kind = bop.inputs.size() >= 2 ? OpKind::Eltwise : OpKind::Unary;
-    } else if (unaryNames().contains(kindName) && all4 && bop.inputs.size() == 1 &&
-               g.values[bop.inputs[0]].shape == out0) {
-      bop.kind = OpKind::Unary;
-    } else if ((kindName == "reshape" || kindName == "squeeze" || kindName == "unsqueeze" ||
-                kindName == "flatten") &&
-               bop.inputs.size() == 1 && !fusesRelu(op)) {
-      bop.kind = OpKind::Reshape;
-    } else if (kindName == "attention" && bop.inputs.size() >= 3 && out0.size() == 4 &&
-               std::all_of(bop.inputs.begin(), bop.inputs.begin() + 3, rank4)) {
-      bop.attention = true;
-    } else if (kindName == "gather") {
+    switch (roleOf(op)) {
+    case BackendRole::Conv:
+      if (all4 && bop.inputs.size() == 1 && readWindow(op, bop.window)) {
+        bop.kind = OpKind::Conv;
+        if (auto gattr = op->getAttrOfType<IntegerAttr>("group"))
+          bop.groups = gattr.getInt();
+      }
+      break;
+    case BackendRole::Pool:
+      if (all4 && bop.inputs.size() == 1 && readWindow(op, bop.window)) {
+        bop.kind = OpKind::Pool;
+        const auto &in = g.values[bop.inputs[0]].shape;
+        matchExtent(in[2], out0[2], bop.window.kh, bop.window.sh, 1, bop.window.padTop, bop.window.padBottom);
+        matchExtent(in[3], out0[3], bop.window.kw, bop.window.sw, 1, bop.window.padLeft, bop.window.padRight);
+      }
+      break;
+    case BackendRole::Eltwise:
+      if (all4 && bop.inputs.size() >= 1 && bop.inputs.size() + bop.weights.size() >= 2)
+        bop.kind = bop.inputs.size() >= 2 ? OpKind::Eltwise : OpKind::Unary;
+      break;
+    case BackendRole::Unary:
+      if (all4 && bop.inputs.size() == 1 && g.values[bop.inputs[0]].shape == out0)
+        bop.kind = OpKind::Unary;
+      break;
+    case BackendRole::Reshape:
+      if (bop.inputs.size() == 1 && !fusesRelu(op))
+        bop.kind = OpKind::Reshape;
+      break;
+    case BackendRole::Attention:
+      bop.attention = bop.inputs.size() >= 3 && out0.size() == 4 &&
+                      std::all_of(bop.inputs.begin(), bop.inputs.begin() + 3, rank4);
+      break;
+    case BackendRole::Gather:
       bop.gathers = true;
       if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
         bop.axis = axis.getInt();
-    } else if (kindName == "concat" && !fusesRelu(op)) {
+      break;
+    case BackendRole::Concat:
       // A concat with a fused Relu computes: it is never in place (the producers' bytes change).
-      bop.kind = OpKind::Concat;
-      if (auto a = op->getAttrOfType<IntegerAttr>("axis"))
-        bop.axis = a.getInt() < 0 ? a.getInt() + static_cast<int64_t>(out0.size()) : a.getInt();
-    } else if ((kindName == "matmul" || kindName == "a16matmul") && bop.inputs.size() == 1) {
-      bop.kind = OpKind::MatMul;
-    } else if ((kindName == "adaptive_avgpool" || kindName == "reduce") && all4 && out0[2] == 1 &&
-               out0[3] == 1) {
-      bop.kind = OpKind::GlobalPool;
+      if (!fusesRelu(op)) {
+        bop.kind = OpKind::Concat;
+        if (auto a = op->getAttrOfType<IntegerAttr>("axis"))
+          bop.axis = a.getInt() < 0 ? a.getInt() + static_cast<int64_t>(out0.size()) : a.getInt();
+      }
+      break;
+    case BackendRole::MatMul:
+      if (bop.inputs.size() == 1)
+        bop.kind = OpKind::MatMul;
+      break;
+    case BackendRole::GlobalPool:
+      if (all4 && out0[2] == 1 && out0[3] == 1)
+        bop.kind = OpKind::GlobalPool;
+      break;
+    case BackendRole::Other:
+      break;
     }
     int index = g.addOp(std::move(bop), outs);
     for (auto [i, r] : llvm::enumerate(results))

@@ -4,6 +4,7 @@
 
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Tpu/TpuOps.h"
 #include "tpuc/Transforms/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -121,8 +122,7 @@ std::string compact(StringRef name, mlir::Attribute attr) {
 }
 
 bool isConstantOp(Operation *op) {
-  StringRef name = op->getName().getStringRef();
-  return name == "top.weight" || name == "top.none" || op->hasTrait<OpTrait::ConstantLike>();
+  return isa<top::WeightOp, top::NoneOp>(op) || op->hasTrait<OpTrait::ConstantLike>();
 }
 
 void extractFunction(func::FuncOp func, Graph &graph, llvm::DenseMap<Operation *, NodeId> &ids) {
@@ -179,10 +179,8 @@ void extractFunction(func::FuncOp func, Graph &graph, llvm::DenseMap<Operation *
       }
       if ((an == "group_id" || an == "layer_group") && isa<IntegerAttr>(attr.getValue()))
         n.layerGroup = cast<IntegerAttr>(attr.getValue()).getInt();
-      if (an == "tpu.group") // the backend's {id, kind, slices, unit, lmem_only}
-        if (auto dict = dyn_cast<DictionaryAttr>(attr.getValue()))
-          if (auto id = dict.getAs<IntegerAttr>("id"))
-            n.layerGroup = id.getInt();
+      if (auto group = dyn_cast<tpu::GroupAttr>(attr.getValue())) // the backend's tpu.group
+        n.layerGroup = group.getId();
       if (an == "address" || an == "name")
         continue;
       if (std::string k = compact(an, attr.getValue()); !k.empty())
@@ -206,10 +204,9 @@ void extractFunction(func::FuncOp func, Graph &graph, llvm::DenseMap<Operation *
           const Node &producer = graph.nodes[it->second];
           o.constant = producer.constant;
           o.name = producer.name;
-          if (producer.op == "top.weight")
-            if (auto attr = result.getOwner()->getAttrOfType<StringAttr>("name"))
-              o.name = attr.getValue().str();
-          if (producer.op == "top.none")
+          if (auto weight = dyn_cast<top::WeightOp>(result.getOwner()))
+            o.name = weight.getName().str();
+          if (isa<top::NoneOp>(result.getOwner()))
             o.name = "none";
         }
       } else {

@@ -63,8 +63,7 @@ LogicalResult writePlan(ModuleOp module, const std::string &path, const ModulePl
   return success();
 }
 
-Attribute groupAttr(MLIRContext *ctx, const ModulePlan &plan, int op) {
-  Builder b(ctx);
+tpu::GroupAttr groupAttr(MLIRContext *ctx, const ModulePlan &plan, int op) {
   int gi = plan.groups.groupOfOp[op];
   const be::LayerGroup &grp = plan.groups.groups[gi];
   int64_t unit = 0;
@@ -75,17 +74,10 @@ Attribute groupAttr(MLIRContext *ctx, const ModulePlan &plan, int op) {
   for (int v : plan.graph.ops[op].outputs)
     lmemOnly |= std::find(grp.values.intermediates.begin(), grp.values.intermediates.end(), v) !=
                 grp.values.intermediates.end();
-  SmallVector<NamedAttribute> fields = {
-      b.getNamedAttr("id", b.getI64IntegerAttr(gi)),
-      b.getNamedAttr("kind", b.getStringAttr(grp.global ? "global" : "group")),
-  };
-  if (!grp.global) {
-    fields.push_back(
-        b.getNamedAttr("slices", b.getDenseI64ArrayAttr({grp.spec.n, grp.spec.c, grp.spec.h, grp.spec.w})));
-    fields.push_back(b.getNamedAttr("unit", b.getI64IntegerAttr(unit)));
-    fields.push_back(b.getNamedAttr("lmem_only", b.getBoolAttr(lmemOnly)));
-  }
-  return b.getDictionaryAttr(fields);
+  if (grp.global)
+    return tpu::GroupAttr::get(ctx, gi, tpu::GroupKind::global, nullptr, 0, false);
+  auto slices = DenseI64ArrayAttr::get(ctx, {grp.spec.n, grp.spec.c, grp.spec.h, grp.spec.w});
+  return tpu::GroupAttr::get(ctx, gi, tpu::GroupKind::group, slices, unit, lmemOnly);
 }
 
 struct TpuLayerGroupPass : tpuc::impl::TpuLayerGroupBase<TpuLayerGroupPass> {
@@ -256,14 +248,13 @@ FailureOr<ModulePlan> planModule(ModuleOp module, StringRef chipName, int opt, i
 LogicalResult checkGroupAttrs(const ModulePlan &plan) {
   for (size_t i = 0; i < plan.opOf.size(); ++i) {
     Operation *op = plan.opOf[i];
-    auto dict = op->getAttrOfType<DictionaryAttr>(backend_attr::kGroup);
-    auto id = dict ? dict.getAs<IntegerAttr>("id") : IntegerAttr();
-    if (!id) {
+    auto group = op->getAttrOfType<tpu::GroupAttr>(backend_attr::kGroup);
+    if (!group) {
       op->emitOpError() << "has no '" << backend_attr::kGroup << "' attribute; run tpu-layer-group first";
       return failure();
     }
-    if (id.getInt() != plan.groups.groupOfOp[i]) {
-      op->emitOpError() << "is in group " << id.getInt() << " but a fresh plan puts it in group "
+    if (group.getId() != plan.groups.groupOfOp[i]) {
+      op->emitOpError() << "is in group " << group.getId() << " but a fresh plan puts it in group "
                         << plan.groups.groupOfOp[i] << "; re-run tpu-layer-group after editing the IR";
       return failure();
     }

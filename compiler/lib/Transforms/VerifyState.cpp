@@ -4,6 +4,7 @@
 #include "tpuc/Dialect/Top/ModuleState.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Tpu/TpuOps.h"
+#include "tpuc/Transforms/BackendPlan.h"
 #include "tpuc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -70,13 +71,13 @@ struct TopVerifyStatePass : tpuc::impl::TopVerifyStateBase<TopVerifyStatePass> {
           }
         }
       }
-      auto group = op->getAttrOfType<DictionaryAttr>("tpu.group");
+      auto group = op->getAttrOfType<tpuc::tpu::GroupAttr>(tpuc::backend_attr::kGroup);
       if (*expected == ModuleState::TPU_GROUPED && isa<tpuc::tpu::TpuDialect>(op->getDialect()) && !group) {
         op->emitOpError() << "has no 'tpu.group' in state " << stringifyModuleState(*expected);
         return WalkResult::interrupt();
       }
       // Results that stay in a layer group's local memory have no DDR address.
-      bool lmemOnly = group && group.get("lmem_only") == BoolAttr::get(op->getContext(), true);
+      bool lmemOnly = group && group.getLmemOnly();
       if (*expected == ModuleState::TPU_ADDRESSED && isa<tpuc::tpu::TpuDialect>(op->getDialect()) &&
           !op->hasAttr("address") && !lmemOnly) {
         op->emitOpError() << "has no 'address' in state TPU_ADDRESSED";

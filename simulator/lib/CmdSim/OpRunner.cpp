@@ -7,6 +7,7 @@
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Tpu/TpuOps.h"
 #include "tpuc/Simulator/ReferenceKernels.h"
+#include "tpuc/Simulator/TpuSim.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -101,6 +102,7 @@ struct OpRunner::Impl {
     ctx.appendDialectRegistry(registry);
     ctx.loadAllAvailableDialects();
     registerTopReferenceKernels(ctx);
+    registerTpuKernels(ctx);
     scratch = ModuleOp::create(UnknownLoc::get(&ctx));
   }
 
@@ -110,14 +112,16 @@ struct OpRunner::Impl {
 
   /// The shadow Top op of `op` when it needs one.
   llvm::Expected<Operation *> shadowOf(const Entry &e, Operation *op) {
-    if (!tpusim::needsShadow(op))
+    auto kernel = dyn_cast<::tpuc::tpu::KernelInterface>(op);
+    if (!kernel)
+      return fail(e, "has no Tpu kernel");
+    if (!kernel.needsFloatTwin())
       return nullptr;
-    std::string error;
     bool int8 = !e.resultEnc.empty() && e.resultEnc[0].isQuant();
-    Operation *shadow = tpusim::buildShadow(op, *scratch->getBody(), int8, error);
+    auto shadow = kernel.buildFloatTwin(*scratch->getBody(), int8);
     if (!shadow)
-      return fail(e, error);
-    return shadow;
+      return fail(e, llvm::toString(shadow.takeError()));
+    return *shadow;
   }
 
   /// The op re-typed to the slice: arguments and results of the given shapes, the slice's padding,
@@ -215,7 +219,7 @@ llvm::Expected<size_t> OpRunner::add(const std::string &name, const std::string 
       w.padTop = p[0], w.padLeft = p[1], w.padBottom = p[2], w.padRight = p[3];
     if (auto g = e.op->getAttrOfType<IntegerAttr>("group"))
       w.group = g.getInt();
-    w.pooling = e.op->getName().getStringRef().contains("pool");
+    w.pooling = isa<::tpuc::tpu::Pool2DOp>(e.op);
     e.window = w;
   }
   m.ops.push_back(std::move(e));

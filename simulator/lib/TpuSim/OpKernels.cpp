@@ -1,13 +1,14 @@
-//===- OpKernels.cpp - Binding the Tpu ops to the exact kernels ------------===//
-// Reads each op's attributes generically (by name, so the binding follows TpuOps*.td without including
-// generated classes), picks the INT8 integer kernel, the cast/requant conversions, or the float twin
-// with f16/bf16 rounding of the result.
+//===- OpKernels.cpp - The exact kernels behind the Tpu ops -----------------===//
+// What tpu::KernelInterface's models (KernelModels.cpp) call: the INT8 integer kernel of each form, the
+// cast/requant conversions, or the float twin with f16/bf16 rounding of the result. Attributes are read
+// by name, so one kernel serves every op of its form.
 //===----------------------------------------------------------------------===//
 #include "SimOps.h"
 
 #include "../Reference/Kernels.h"
 
 #include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Tpu/TpuOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -103,6 +104,8 @@ llvm::Error runShadow(OpContext &c, ArrayRef<const float *> ins) {
     return makeError("the float kernel failed");
   return llvm::Error::success();
 }
+
+} // namespace
 
 llvm::Error runCast(OpContext &c) {
   const Encoding &from = c.inEnc[0], &to = c.outEnc[0];
@@ -210,6 +213,8 @@ llvm::Error runScale(OpContext &c) {
 
 //===--- INT8 ---------------------------------------------------------------===//
 
+namespace {
+
 llvm::Error conv2dInt8(OpContext &c) {
   auto rq = requantOf(c.op, c.outEnc[0]);
   if (!rq)
@@ -285,10 +290,7 @@ llvm::Error matmulInt8(OpContext &c) {
 
 llvm::Error pool2dInt8(OpContext &c) {
   tpu::ConvShape g = convShape(c.op, c.op->getOperand(0), c.op->getResult(0));
-  std::string mode;
-  llvm::raw_string_ostream os(mode);
-  c.op->getAttr("pool_mode").print(os);
-  if (StringRef(mode).contains("max")) {
+  if (cast<::tpuc::tpu::Pool2DOp>(c.op).getPoolMode() == ::tpuc::tpu::PoolMode::max) {
     if (c.inEnc[0].q != c.outEnc[0].q)
       return makeError("INT8 max pooling must keep the input's scale and zero point");
     tpu::maxPoolInt8(g, c.in[0], c.out[0]);
@@ -306,8 +308,9 @@ llvm::Error pool2dInt8(OpContext &c) {
   return llvm::Error::success();
 }
 
-llvm::Error binaryInt8(OpContext &c, StringRef mnemonic) {
+llvm::Error binaryInt8(OpContext &c, Int8Form form) {
   Operation *op = c.op;
+  StringRef mnemonic = op->getName().stripDialect(); // for messages
   tpu::BroadcastInput a{c.in[0], shapeOf(op->getOperand(0)), c.inEnc[0].q.zeroPoint};
   tpu::BroadcastInput b{c.in[1], shapeOf(op->getOperand(1)), c.inEnc[1].q.zeroPoint};
   if (!c.inEnc[0].isQuant() || !c.inEnc[1].isQuant())
@@ -317,7 +320,7 @@ llvm::Error binaryInt8(OpContext &c, StringRef mnemonic) {
   const Encoding &out = c.outEnc[0];
   bool relu = boolAttr(op, "do_relu");
   int64_t hi = reluMaxCode(op, out);
-  if (mnemonic == "mul") {
+  if (form == Int8Form::Mul) {
     if (m.size() != 1 || r.size() != 1)
       return makeError("INT8 mul needs one multiplier and one rshift");
     tpu::mulInt8(a, b, {m[0], r[0]}, outShape, out.q.zeroPoint, out.storage, quant::RoundingMode::HalfUp, relu,
@@ -326,7 +329,7 @@ llvm::Error binaryInt8(OpContext &c, StringRef mnemonic) {
   }
   if (m.size() != 2 || r.size() != 1)
     return makeError("INT8 " + mnemonic + " needs two multipliers and one rshift");
-  tpu::addInt8(a, b, m[0], m[1], r[0], mnemonic == "sub", outShape, out.q.zeroPoint, out.storage,
+  tpu::addInt8(a, b, m[0], m[1], r[0], form == Int8Form::Sub, outShape, out.q.zeroPoint, out.storage,
                quant::RoundingMode::HalfUp, relu, hi, c.out[0]);
   return llvm::Error::success();
 }
@@ -350,11 +353,12 @@ llvm::Error clampInt8(OpContext &c, int64_t lo, int64_t hi) {
   return llvm::Error::success();
 }
 
-llvm::Error dataMovementInt8(OpContext &c, StringRef mnemonic) {
+llvm::Error dataMovementInt8(OpContext &c) {
+  StringRef mnemonic = c.op->getName().stripDialect(); // for messages
   for (auto [i, e] : llvm::enumerate(c.inEnc))
     if (e.isQuant() && !(e.q == c.outEnc[0].q && e.storage == c.outEnc[0].storage))
       return makeError("INT8 " + mnemonic + " input #" + llvm::Twine(i) + " must have the result's type");
-  if (mnemonic == "interp") {
+  if (isa<::tpuc::tpu::InterpOp>(c.op)) {
     std::string mode;
     llvm::raw_string_ostream os(mode);
     if (auto a = c.op->getAttr("mode"))
@@ -364,7 +368,7 @@ llvm::Error dataMovementInt8(OpContext &c, StringRef mnemonic) {
   }
   if (auto err = runShadow(c, c.in))
     return err;
-  if (mnemonic == "concat" && boolAttr(c.op, "do_relu")) {
+  if (isa<::tpuc::tpu::ConcatOp>(c.op) && boolAttr(c.op, "do_relu")) {
     int64_t zp = c.outEnc[0].q.zeroPoint, hi = reluMaxCode(c.op, c.outEnc[0]);
     for (int64_t i = 0, e = numel(c.op->getResult(0)); i < e; ++i)
       c.out[0][i] = std::min<float>(std::max<float>(c.out[0][i], zp), hi);
@@ -372,50 +376,41 @@ llvm::Error dataMovementInt8(OpContext &c, StringRef mnemonic) {
   return llvm::Error::success();
 }
 
-llvm::Error executeInt8(OpContext &c) {
-  StringRef mnemonic = c.op->getName().stripDialect();
-  if (mnemonic == "conv2d")
-    return conv2dInt8(c);
-  if (mnemonic == "deconv2d")
-    return deconv2dInt8(c);
-  if (mnemonic == "matmul")
-    return matmulInt8(c);
-  if (mnemonic == "pool2d")
-    return pool2dInt8(c);
-  if (mnemonic == "add" || mnemonic == "sub" || mnemonic == "mul")
-    return binaryInt8(c, mnemonic);
-  if (mnemonic == "active" || mnemonic.ends_with("_const"))
-    return tableInt8(c);
+llvm::Error executeInt8(OpContext &c, Int8Form form) {
   const Encoding &out = c.outEnc[0];
-  if (mnemonic == "relu")
+  switch (form) {
+  case Int8Form::Conv:
+    return conv2dInt8(c);
+  case Int8Form::Deconv:
+    return deconv2dInt8(c);
+  case Int8Form::MatMul:
+    return matmulInt8(c);
+  case Int8Form::Pool:
+    return pool2dInt8(c);
+  case Int8Form::Add:
+  case Int8Form::Sub:
+  case Int8Form::Mul:
+    return binaryInt8(c, form);
+  case Int8Form::Table:
+    return tableInt8(c);
+  case Int8Form::Relu:
     return clampInt8(c, out.q.zeroPoint, reluMaxCode(c.op, out));
-  if (mnemonic == "clip")
+  case Int8Form::Clip:
     return clampInt8(c, quant::quantize(f64Attr(c.op, "min", 0), out.q, out.storage),
                      quant::quantize(f64Attr(c.op, "max", 0), out.q, out.storage));
-  if (isDataMovement(c.op->getName().getStringRef()))
-    return dataMovementInt8(c, mnemonic);
+  case Int8Form::DataMovement:
+    return dataMovementInt8(c);
+  case Int8Form::None:
+    break;
+  }
   return makeError("has no INT8 form in the simulator (float only)");
 }
 
 } // namespace
 
-llvm::Error execute(OpContext &c) {
-  StringRef name = c.op->getName().getStringRef();
-  if (name.starts_with("top.")) {
-    if (failed(cast<top::InferenceInterface>(c.op).inference(c.in, c.out)))
-      return makeError("the kernel failed");
-    return llvm::Error::success();
-  }
-  if (name == "tpu.cast")
-    return runCast(c);
-  if (name == "tpu.requant_int")
-    return runRequantInt(c);
-  if (name == "tpu.a16matmul")
-    return runA16(c);
-  if (name == "tpu.scale")
-    return runScale(c);
+llvm::Error executeWithTwin(OpContext &c, Int8Form form) {
   if (!c.outEnc.empty() && c.outEnc[0].isQuant())
-    return executeInt8(c);
+    return executeInt8(c, form);
   if (!c.shadow)
     return makeError("no float kernel");
   if (auto err = runShadow(c, c.in))
@@ -424,6 +419,17 @@ llvm::Error execute(OpContext &c) {
     if (c.out[i])
       tpu::roundHalf(c.out[i], numel(result), c.outEnc[i].half());
   return llvm::Error::success();
+}
+
+llvm::Error execute(OpContext &c) {
+  if (auto reference = dyn_cast<top::InferenceInterface>(c.op)) {
+    if (failed(reference.inference(c.in, c.out)))
+      return makeError("the kernel failed");
+    return llvm::Error::success();
+  }
+  if (auto kernel = dyn_cast<::tpuc::tpu::KernelInterface>(c.op))
+    return kernel.execute(c);
+  return makeError("has no kernel (neither a Top nor a Tpu op)");
 }
 
 } // namespace tpuc::sim::tpusim

@@ -6,6 +6,7 @@
 #include "SimOps.h"
 
 #include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Tpu/TpuOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -13,6 +14,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -44,15 +47,6 @@ Type shadowType(Type type) {
   return type;
 }
 
-/// The Top op name for a unary tpu.active mode, with its coefficient attributes.
-StringRef activeTopName(StringRef mode) {
-  static const llvm::StringMap<StringRef> renamed = {{"gelu_tanh", "gelu"},
-                                                     {"hardsigmoid", "hard_sigmoid"},
-                                                     {"hardswish", "hard_swish"}};
-  auto it = renamed.find(mode);
-  return it == renamed.end() ? mode : it->second;
-}
-
 } // namespace
 
 Encoding encodingOf(Type type) {
@@ -74,92 +68,13 @@ Encoding encodingOf(Type type) {
   return e;
 }
 
-bool isDataMovement(StringRef name) {
-  static const llvm::StringSet<> ops = {"tpu.reshape", "tpu.permute",     "tpu.slice",  "tpu.split",
-                                        "tpu.gather",  "tpu.depth2space", "tpu.interp", "tpu.pad",
-                                        "tpu.concat",  "tpu.squeeze",     "tpu.unsqueeze", "tpu.upsample",
-                                        "tpu.dynamic_slice", "tpu.gather_elements"};
-  return ops.contains(name);
-}
-
-bool needsShadow(Operation *op) {
-  StringRef name = op->getName().getStringRef();
-  if (name == "tpu.cast" || name == "tpu.requant_int" || name == "tpu.a16matmul" || name == "tpu.scale")
-    return false;
-  if (isDataMovement(name))
-    return true;
-  // INT8 deconv accumulates exactly through the float kernel on shifted codes.
-  if (name == "tpu.deconv2d")
-    return true;
-  for (Value v : op->getResults())
-    if (encodingOf(v.getType()).isQuant())
-      return false;
-  return true;
-}
-
-Operation *buildShadow(Operation *op, Block &block, bool forInt8, std::string &error) {
+llvm::Expected<Operation *> buildTwin(Operation *op, Block &block, bool forInt8, const TwinSpec &spec) {
   MLIRContext *ctx = op->getContext();
-  StringRef mnemonic = op->getName().stripDialect();
-  std::string topName = ("top." + mnemonic).str();
-  unsigned numOperands = op->getNumOperands();
-  SmallVector<NamedAttribute> extra;
-  if (mnemonic == "conv2d")
-    topName = "top.conv";
-  else if (mnemonic == "deconv2d")
-    topName = "top.deconv";
-  else if (mnemonic == "pool2d") {
-    auto mode = op->getAttr("pool_mode");
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (mode)
-      mode.print(os);
-    topName = StringRef(text).contains("avg") ? "top.avgpool" : "top.maxpool";
-    // A global average (the lowering of top.adaptive_avgpool to one 1x1 output cell) runs the reference's
-    // adaptive-pool kernel, whose summation order is the one the Top reference used: F32 stays bit-exact.
-    auto in = cast<ShapedType>(op->getOperand(0).getType()).getShape();
-    auto out = cast<ShapedType>(op->getResult(0).getType()).getShape();
-    auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape");
-    auto pads = op->getAttrOfType<DenseI64ArrayAttr>("pads");
-    auto relu = op->getAttrOfType<BoolAttr>("do_relu");
-    if (topName == "top.avgpool" && in.size() == 4 && out[2] == 1 && out[3] == 1 && kernel &&
-        kernel.asArrayRef() == ArrayRef<int64_t>{in[2], in[3]} && pads &&
-        llvm::all_of(pads.asArrayRef(), [](int64_t p) { return p == 0; }) && !(relu && relu.getValue())) {
-      topName = "top.adaptive_avgpool";
-      extra.push_back(Builder(ctx).getNamedAttr("output_size", DenseI64ArrayAttr::get(ctx, {1, 1})));
-    }
-  } else if (mnemonic.ends_with("_const")) {
-    numOperands = 1; // the INT8 table is not an operand of the Top op
-  } else if (mnemonic == "active") {
-    numOperands = 1;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (auto mode = op->getAttr("active_mode"))
-      mode.print(os);
-    // #tpu.active_mode<sigmoid> -> sigmoid
-    StringRef m = StringRef(text).rsplit('<').second.rtrim('>');
-    topName = ("top." + activeTopName(m)).str();
-    double alpha = 0, beta = 0;
-    if (auto a = op->getAttrOfType<FloatAttr>("alpha"))
-      alpha = a.getValueAsDouble();
-    if (auto b = op->getAttrOfType<FloatAttr>("beta"))
-      beta = b.getValueAsDouble();
-    Builder b(ctx);
-    if (m == "gelu_tanh")
-      extra.push_back(b.getNamedAttr("gelu_approx", top::GeluApproxAttr::get(ctx, top::GeluApprox::tanh)));
-    else if (m == "pow")
-      extra.push_back(b.getNamedAttr("exponent", b.getF64FloatAttr(alpha)));
-    else if (m == "leaky_relu")
-      extra.push_back(b.getNamedAttr("alpha", b.getF64FloatAttr(alpha)));
-    else if (m == "hardsigmoid") {
-      extra.push_back(b.getNamedAttr("alpha", b.getF64FloatAttr(alpha)));
-      extra.push_back(b.getNamedAttr("beta", b.getF64FloatAttr(beta)));
-    }
-  }
+  StringRef topName = spec.topName;
+  unsigned numOperands = std::min(spec.numOperands, op->getNumOperands());
   auto registered = RegisteredOperationName::lookup(topName, ctx);
-  if (!registered) {
-    error = "no float kernel: '" + topName + "' does not exist";
-    return nullptr;
-  }
+  if (!registered)
+    return makeError("no float kernel: '" + topName + "' is not registered");
   llvm::StringSet<> allowed;
   for (StringAttr attr : registered->getAttributeNames())
     allowed.insert(attr.getValue());
@@ -179,7 +94,7 @@ Operation *buildShadow(Operation *op, Block &block, bool forInt8, std::string &e
   unsigned arg = 0;
   for (unsigned i = 0; i < numOperands; ++i) {
     if (isa<NoneType>(op->getOperand(i).getType())) {
-      OperationState none(loc, "top.none");
+      OperationState none(loc, top::NoneOp::getOperationName());
       none.addTypes(NoneType::get(ctx));
       operands.push_back(builder.create(none)->getResult(0));
     } else {
@@ -198,9 +113,9 @@ Operation *buildShadow(Operation *op, Block &block, bool forInt8, std::string &e
     if (allowed.contains(attrName))
       state.addAttribute(attr.getName(), attr.getValue());
   }
-  for (NamedAttribute attr : extra)
+  for (NamedAttribute attr : spec.extra)
     state.addAttribute(attr.getName(), attr.getValue());
-  if (forInt8 && mnemonic == "pad") { // pad fills the quantized value
+  if (forInt8 && isa<::tpuc::tpu::PadOp>(op)) { // pad fills the quantized value
     Encoding out = encodingOf(op->getResult(0).getType());
     double val = 0;
     if (auto v = op->getAttrOfType<FloatAttr>("val"))
@@ -216,15 +131,11 @@ Operation *buildShadow(Operation *op, Block &block, bool forInt8, std::string &e
         diagnostics = diag.str();
       return success();
     });
-    if (failed(mlir::verify(shadow, /*verifyRecursively=*/false))) {
-      error = "no float kernel: its twin '" + topName + "' is invalid: " + diagnostics;
-      return nullptr;
-    }
+    if (failed(mlir::verify(shadow, /*verifyRecursively=*/false)))
+      return makeError("no float kernel: its twin '" + topName + "' is invalid: " + diagnostics);
   }
-  if (!isa<top::InferenceInterface>(shadow)) {
-    error = "no float kernel: '" + topName + "' has no reference kernel";
-    return nullptr;
-  }
+  if (!isa<top::InferenceInterface>(shadow))
+    return makeError("no float kernel: '" + topName + "' has no reference kernel");
   return shadow;
 }
 

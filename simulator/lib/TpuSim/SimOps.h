@@ -42,18 +42,32 @@ struct OpContext {
   mlir::Operation *shadow;
 };
 
-/// Builds, inside `block` (of a scratch module), the Top op that computes `op`'s float math on
-/// f32-typed arguments; null (with `error` set) when the op has no float form here. `forInt8` adapts
-/// attributes for INT8 data movement (pad values quantized).
-mlir::Operation *buildShadow(mlir::Operation *op, mlir::Block &block, bool forInt8, std::string &error);
+/// The INT8 integer kernel an op runs (its "form"); float precisions run the op's Top twin instead.
+enum class Int8Form { None, Conv, Deconv, MatMul, Pool, Add, Sub, Mul, Table, Relu, Clip, DataMovement };
 
-/// Whether an INT8 op of this name moves codes without arithmetic (its shadow runs on the codes).
-bool isDataMovement(llvm::StringRef name);
+/// INT8 results: the kernel of `form`; float results: the twin (`ctx.shadow`) rounded to f16/bf16.
+llvm::Error executeWithTwin(OpContext &ctx, Int8Form form);
+/// The ops that compute without a twin.
+llvm::Error runCast(OpContext &ctx);
+llvm::Error runRequantInt(OpContext &ctx);
+llvm::Error runA16(OpContext &ctx);
+llvm::Error runScale(OpContext &ctx);
 
-/// Whether the op needs a shadow Top op (float precision, or INT8 data movement).
-bool needsShadow(mlir::Operation *op);
+/// The Top twin of an op: its Top op and how many leading operands it takes (the INT8 table of
+/// `*_const` and `active` is not one), plus attributes the Tpu op spells differently.
+struct TwinSpec {
+  llvm::StringRef topName; ///< A Top op class's getOperationName().
+  unsigned numOperands = 0;
+  llvm::SmallVector<mlir::NamedAttribute> extra;
+};
 
-/// Executes one op. Errors are the message only; the framework adds the op's name.
+/// Builds the twin described by `spec` at the end of `block` (of a scratch module): `op`'s attributes that
+/// the Top op has, on f32-typed arguments; verified. `forInt8` adapts attributes for INT8 data movement.
+llvm::Expected<mlir::Operation *> buildTwin(mlir::Operation *op, mlir::Block &block, bool forInt8,
+                                            const TwinSpec &spec);
+
+/// Executes one op: a Top op on its reference kernel, a Tpu op through tpu::KernelInterface. Errors are
+/// the message only; the framework adds the op's name.
 llvm::Error execute(OpContext &ctx);
 
 /// One-line error.

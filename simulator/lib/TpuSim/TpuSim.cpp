@@ -10,6 +10,7 @@
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
+#include "tpuc/Dialect/Tpu/TpuOps.h"
 #include "tpuc/Simulator/ReferenceKernels.h"
 #include "tpuc/Simulator/ThreadPool.h"
 #include "tpuc/Support/FloatConvert.h"
@@ -76,10 +77,7 @@ struct Weight {
   bool loaded = false;
 };
 
-bool isCastLike(Operation *op) {
-  StringRef name = op->getName().getStringRef();
-  return name == "tpu.cast" || name == "tpu.requant_int";
-}
+bool isCastLike(Operation *op) { return isa<::tpuc::tpu::CastOp, ::tpuc::tpu::RequantIntOp>(op); }
 
 } // namespace
 
@@ -137,6 +135,7 @@ void TpuSimulator::Impl::prepare(StringRef function) {
   }
   MLIRContext *ctx = module.getContext();
   registerTopReferenceKernels(*ctx);
+  registerTpuKernels(*ctx);
   ctx->getOrLoadDialect<top::TopDialect>();
   ctx->getOrLoadDialect<func::FuncDialect>();
   scratch = ModuleOp::create(UnknownLoc::get(ctx));
@@ -183,8 +182,8 @@ void TpuSimulator::Impl::prepare(StringRef function) {
   weights.resize(steps.size());
 
   for (Step &step : steps) {
-    StringRef name = step.op->getName().getStringRef();
-    if (name.starts_with("top.")) {
+    StringRef name = step.op->getName().getStringRef(); // for messages
+    if (isa<top::TopDialect>(step.op->getDialect())) {
       if (!isa<top::InferenceInterface>(step.op)) {
         setupError = ("'" + names[step.results.empty() ? 0 : step.results[0]] + "' (" + name +
                       "): no kernel for this op")
@@ -193,7 +192,8 @@ void TpuSimulator::Impl::prepare(StringRef function) {
       }
       continue;
     }
-    if (!name.starts_with("tpu.")) {
+    auto kernel = dyn_cast<::tpuc::tpu::KernelInterface>(step.op);
+    if (!kernel) {
       setupError = ("op '" + name + "' is neither a Tpu nor a Top op").str();
       return;
     }
@@ -202,14 +202,15 @@ void TpuSimulator::Impl::prepare(StringRef function) {
         setupError = ("'" + names[id] + "' (" + name + "): result has no static tensor shape").str();
         return;
       }
-    if (tpusim::needsShadow(step.op)) {
-      std::string error;
+    if (kernel.needsFloatTwin()) {
       bool int8 = !step.results.empty() && encodings[step.results[0]].isQuant();
-      step.shadow = tpusim::buildShadow(step.op, *scratch->getBody(), int8, error);
-      if (!step.shadow) {
-        setupError = ("'" + names[step.results[0]] + "' (" + name + "): " + error).str();
+      auto twin = kernel.buildFloatTwin(*scratch->getBody(), int8);
+      if (!twin) {
+        setupError =
+            ("'" + names[step.results[0]] + "' (" + name + "): " + llvm::toString(twin.takeError())).str();
         return;
       }
+      step.shadow = *twin;
     }
   }
 

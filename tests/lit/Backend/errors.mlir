@@ -4,7 +4,7 @@
 // RUN: not tpuc-opt %S/Inputs/small.mlir --tpu-layer-group=opt=3 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: env TPUC_CHIP_DIR=%S/Inputs not tpuc-opt %S/Inputs/small.mlir --tpu-layer-group=chip=tinyddr \
 // RUN:   --tpu-address-assign=chip=tinyddr 2>&1 | FileCheck %s --check-prefix=DDR
-// RUN: tpuc-opt %S/Inputs/small.mlir --tpu-layer-group | sed 's/id = 2 : i64, kind = "global"/id = 1 : i64, kind = "global"/' \
+// RUN: tpuc-opt %S/Inputs/small.mlir --tpu-layer-group | sed 's/id = 2, kind = global/id = 1, kind = global/' \
 // RUN:   | not tpuc-opt --tpu-address-assign 2>&1 | FileCheck %s --check-prefix=EDITED
 
 // STATE: error: tpu-address-assign: expects the module in state TPU_GROUPED, found TPU_LOWERED

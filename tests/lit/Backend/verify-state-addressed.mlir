@@ -3,8 +3,8 @@
 
 module attributes {top.state = #top.state<TPU_ADDRESSED>, top.chip = "bm1684x"} {
   func.func @lmem_only(%a: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
-    %0 = tpu.relu %a {precision = #top.precision<F32>, tpu.group = {id = 0 : i64, kind = "group", lmem_only = true, slices = array<i64: 1, 1, 1, 1>, unit = 0 : i64}} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
-    %1 = tpu.relu %0 {precision = #top.precision<F32>, address = 4096 : i64, tpu.group = {id = 0 : i64, kind = "group", lmem_only = false, slices = array<i64: 1, 1, 1, 1>, unit = 1 : i64}} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+    %0 = tpu.relu %a {precision = #top.precision<F32>, tpu.group = #tpu.group<id = 0, kind = group, slices = [1, 1, 1, 1], lmem_only = true>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+    %1 = tpu.relu %0 {precision = #top.precision<F32>, address = 4096 : i64, tpu.group = #tpu.group<id = 0, kind = group, slices = [1, 1, 1, 1], unit = 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
     return %1 : tensor<1x4x8x8xf32>
   }
 }
@@ -14,7 +14,7 @@ module attributes {top.state = #top.state<TPU_ADDRESSED>, top.chip = "bm1684x"} 
 module attributes {top.state = #top.state<TPU_ADDRESSED>, top.chip = "bm1684x"} {
   func.func @stored(%a: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
     // expected-error @+1 {{'tpu.relu' op has no 'address' in state TPU_ADDRESSED}}
-    %0 = tpu.relu %a {precision = #top.precision<F32>, tpu.group = {id = 0 : i64, kind = "group", lmem_only = false, slices = array<i64: 1, 1, 1, 1>, unit = 0 : i64}} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+    %0 = tpu.relu %a {precision = #top.precision<F32>, tpu.group = #tpu.group<id = 0, kind = group, slices = [1, 1, 1, 1]>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
     return %0 : tensor<1x4x8x8xf32>
   }
 }

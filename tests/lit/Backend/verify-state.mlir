@@ -4,7 +4,7 @@
 
 module attributes {top.state = #top.state<TPU_GROUPED>, top.chip = "bm1684x"} {
   func.func @grouped(%a: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
-    %0 = tpu.relu %a {precision = #top.precision<F32>, tpu.group = {id = 0 : i64, kind = "group", lmem_only = false, slices = array<i64: 1, 1, 1, 1>, unit = 0 : i64}} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+    %0 = tpu.relu %a {precision = #top.precision<F32>, tpu.group = #tpu.group<id = 0, kind = group, slices = [1, 1, 1, 1]>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
     return %0 : tensor<1x4x8x8xf32>
   }
 }

@@ -9,6 +9,7 @@
 #include "tpuc/Backend/GlobalMemory.h"
 #include "tpuc/Backend/ModelZoo.h"
 #include "tpuc/Dialect/Top/TopDialect.h"
+#include "tpuc/Dialect/Tpu/TpuDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -38,7 +39,8 @@ struct Parsed {
 Parsed parse(llvm::StringRef text, bool isFile = false) {
   Parsed p;
   mlir::DialectRegistry registry;
-  registry.insert<tpuc::top::TopDialect, mlir::func::FuncDialect, mlir::quant::QuantDialect>();
+  registry.insert<tpuc::top::TopDialect, tpuc::tpu::TpuDialect, mlir::func::FuncDialect,
+                  mlir::quant::QuantDialect>();
   p.context = std::make_unique<mlir::MLIRContext>(registry);
   // Tpu ops are read by name and attributes: generic syntax of an
   // unregistered "tpu" dialect keeps this test independent of its ODS.
@@ -124,38 +126,45 @@ TEST(FromMlir, SmallTopGraph) {
   EXPECT_EQ(q->values[q->ops[0].weights[1]].dtype, DType::INT32);
 }
 
-TEST(FromMlir, TpuOpsByNameWithQuantizedTypes) {
+TEST(FromMlir, TpuOpsByBackendRoleWithQuantizedTypes) {
   Parsed p = parse(R"mlir(
 !qi8 = !quant.uniform<i8:f32, 0.02>
 module {
-  func.func @main(%arg0: tensor<1x16x32x32x!qi8>) -> tensor<1x16x16x16x!qi8> {
+  func.func @main(%arg0: tensor<1x16x32x32x!qi8>) -> tensor<1x16x16x16xf32> {
     %w = top.weight "w" : tensor<16x1x3x3xi8>
     %b = top.weight "b" : tensor<16xi32>
-    %c = "tpu.conv2d"(%arg0, %w, %b) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
-                                      pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 16 : i64}
+    %c = tpu.conv2d %arg0, %w, %b {precision = #top.precision<INT8>, kernel_shape = array<i64: 3, 3>,
+                                   strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>,
+                                   dilations = array<i64: 1, 1>, group = 16 : i64,
+                                   multiplier = array<i64: 1>, rshift = array<i64: 1>}
         : (tensor<1x16x32x32x!qi8>, tensor<16x1x3x3xi8>, tensor<16xi32>) -> tensor<1x16x16x16x!qi8> loc("dw")
-    %r = "tpu.requant_int"(%c) : (tensor<1x16x16x16x!qi8>) -> tensor<1x16x16x16x!qi8> loc("rq")
-    %s = "tpu.add"(%r, %c) : (tensor<1x16x16x16x!qi8>, tensor<1x16x16x16x!qi8>) -> tensor<1x16x16x16x!qi8> loc("sum")
-    %m = "tpu.softmax"(%s) {axis = 1 : i64} : (tensor<1x16x16x16x!qi8>) -> tensor<1x16x16x16x!qi8> loc("sm")
-    return %m : tensor<1x16x16x16x!qi8>
+    %r = tpu.requant_int %c {precision = #top.precision<INT8>, multiplier = array<i64: 1>, rshift = array<i64: 0>}
+        : (tensor<1x16x16x16x!qi8>) -> tensor<1x16x16x16x!qi8> loc("rq")
+    %s = tpu.add %r, %c {precision = #top.precision<INT8>, multiplier = array<i64: 1, 1>, rshift = array<i64: 0>}
+        : (tensor<1x16x16x16x!qi8>, tensor<1x16x16x16x!qi8>) -> tensor<1x16x16x16x!qi8> loc("sum")
+    %f = tpu.cast %s {precision = #top.precision<F32>} : (tensor<1x16x16x16x!qi8>) -> tensor<1x16x16x16xf32> loc("sum_f32")
+    %m = tpu.softmax %f {precision = #top.precision<F32>, axis = 1 : i64}
+        : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> loc("sm")
+    return %m : tensor<1x16x16x16xf32>
   }
 }
 )mlir");
   ASSERT_TRUE(p.module);
   auto g = graphFromFunc(p.func());
   ASSERT_TRUE(succeeded(g));
-  ASSERT_EQ(g->ops.size(), 4u);
+  ASSERT_EQ(g->ops.size(), 5u);
   EXPECT_EQ(g->ops[0].kind, OpKind::Conv);
   EXPECT_EQ(g->ops[0].groups, 16);
   EXPECT_EQ(g->ops[0].window.sh, 2);
   EXPECT_EQ(g->ops[1].kind, OpKind::Unary);
   EXPECT_EQ(g->ops[2].kind, OpKind::Eltwise);
-  EXPECT_EQ(g->ops[3].kind, OpKind::Other); // softmax is not sliceable by rule
+  EXPECT_EQ(g->ops[3].kind, OpKind::Unary);
+  EXPECT_EQ(g->ops[4].kind, OpKind::Other); // softmax is not sliceable by rule
   EXPECT_EQ(g->values[g->ops[0].outputs[0]].dtype, DType::INT8);
   EXPECT_EQ(g->values[g->ops[0].weights[1]].dtype, DType::INT32);
   EXPECT_EQ(g->values[g->inputs[0]].name, "arg0");
   EXPECT_TRUE(g->isGroupable(0) && g->isGroupable(1) && g->isGroupable(2));
-  EXPECT_FALSE(g->isGroupable(3));
+  EXPECT_FALSE(g->isGroupable(4));
 }
 
 TEST(FromMlir, DynamicShapesAreAnError) {

@@ -39,7 +39,7 @@ const char *kTinyTpu = R"mlir(
 !qy = !quant.uniform<i8:f32, 0.05:-3>
 module @q {
   func.func @main(%x: tensor<1x3x8x8x!qx>, %w: tensor<2x3x3x3xi8>, %b: tensor<2xi32>) -> tensor<1x2x8x8x!qy> {
-    %0 = tpu.conv2d %x, %w, %b {precision = #top.precision<INT8>, kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, multiplier = array<i64: 19005, 17002>, rshift = array<i64: 20, 20>, tpu.group = {id = 3 : i64, kind = "group"}} : (tensor<1x3x8x8x!qx>, tensor<2x3x3x3xi8>, tensor<2xi32>) -> tensor<1x2x8x8x!qy> loc("conv")
+    %0 = tpu.conv2d %x, %w, %b {precision = #top.precision<INT8>, kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, multiplier = array<i64: 19005, 17002>, rshift = array<i64: 20, 20>, tpu.group = #tpu.group<id = 3, kind = group>} : (tensor<1x3x8x8x!qx>, tensor<2x3x3x3xi8>, tensor<2xi32>) -> tensor<1x2x8x8x!qy> loc("conv")
     return %0 : tensor<1x2x8x8x!qy>
   }
 }
@@ -143,7 +143,8 @@ TEST(GraphExtract, TpuPrecisionAndQuantization) {
   EXPECT_NE(conv.quant.find("output scale=0.05 zp=-3"), std::string::npos) << conv.quant;
   EXPECT_EQ(conv.results[0].dtype, "i8");
   EXPECT_EQ(conv.operands[0].name, "%arg0");
-  // The backend's tpu-layer-group records the group as `tpu.group = {id, ...}`: the layer-group overlay.
+  // The backend's tpu-layer-group records the group as `tpu.group = #tpu.group<id = 3, ...>`: the layer-group
+  // overlay.
   EXPECT_EQ(conv.layerGroup, 3);
 }
 

@@ -26,7 +26,7 @@ namespace tpuc {
 
 /// Attribute names written by the backend passes.
 namespace backend_attr {
-inline constexpr llvm::StringLiteral kGroup = "tpu.group"; ///< Per op: {id, kind, slices, unit, lmem_only}.
+inline constexpr llvm::StringLiteral kGroup = "tpu.group"; ///< Per op: a tpu::GroupAttr.
 inline constexpr llvm::StringLiteral kAddress = "address"; ///< Per Tpu op: DDR address of result 0.
 inline constexpr llvm::StringLiteral kAddresses = "tpu.addresses"; ///< Multi-result ops: one per result.
 inline constexpr llvm::StringLiteral kTopAddress = "tpu.address";  ///< top.weight / top.input.

@@ -75,8 +75,9 @@ FailureOr<Value> buildTable(Lowering &L, Operation *op, UniformQuantizedType in,
                         Tensor::fromValues<int8_t>({256}, table));
 }
 
-/// Unary op through `tpuName` (tpu.active or a *_const op): float, or INT8 with a table of `f`.
-LogicalResult lowerTableOp(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<NamedAttribute> extra,
+/// Unary op through `TpuOp` (tpu.active or a *_const op): float, or INT8 with a table of `f`.
+template <typename TpuOp>
+LogicalResult lowerTableOp(Lowering &L, Operation *op, ArrayRef<NamedAttribute> extra,
                            ArrayRef<StringRef> drop, const std::function<double(double)> &f) {
   auto p = L.requestedPrecision(op);
   if (failed(p))
@@ -90,7 +91,7 @@ LogicalResult lowerTableOp(Lowering &L, Operation *op, StringRef tpuName, ArrayR
       return failure();
     auto attrs = L.attrsOf(op, fp, drop);
     attrs.append(extra.begin(), extra.end());
-    L.build(op, tpuName, {*x, L.none()}, {L.resultType(op->getResult(0), element)}, attrs);
+    L.build<TpuOp>(op, {*x, L.none()}, {L.resultType(op->getResult(0), element)}, attrs);
     return success();
   }
   auto x = L.operandInt8(input);
@@ -102,7 +103,7 @@ LogicalResult lowerTableOp(Lowering &L, Operation *op, StringRef tpuName, ArrayR
     return failure();
   auto attrs = L.attrsOf(op, top::Precision::INT8, drop);
   attrs.append(extra.begin(), extra.end());
-  L.build(op, tpuName, {*x, *table}, {L.resultType(op->getResult(0), *out)}, attrs);
+  L.build<TpuOp>(op, {*x, *table}, {L.resultType(op->getResult(0), *out)}, attrs);
   return success();
 }
 
@@ -114,16 +115,16 @@ LogicalResult lowerActive(Lowering &L, Operation *op, tpu::ActiveMode mode, doub
     extra.push_back(L.builder.getNamedAttr("alpha", L.builder.getF64FloatAttr(alpha)));
   if (beta != 0)
     extra.push_back(L.builder.getNamedAttr("beta", L.builder.getF64FloatAttr(beta)));
-  return lowerTableOp(L, op, "tpu.active", extra, drop,
-                      [=](double x) { return activeValue(mode, alpha, beta, x); });
+  return lowerTableOp<tpu::ActiveOp>(L, op, extra, drop,
+                                     [=](double x) { return activeValue(mode, alpha, beta, x); });
 }
 
 /// A `*_const` op: f(x) = x op c (or c op x with is_reverse), then the fused Relu.
-template <typename ConstOp>
-LogicalResult lowerConst(Lowering &L, ConstOp op, StringRef tpuName, double (*fn)(double, double)) {
+template <typename TpuOp, typename ConstOp>
+LogicalResult lowerConst(Lowering &L, ConstOp op, double (*fn)(double, double)) {
   double c = op.getConstVal().convertToDouble(), limit = op.getReluLimit().convertToDouble();
   bool reverse = op.getIsReverse(), relu = op.getDoRelu();
-  return lowerTableOp(L, op, tpuName, {}, {}, [=](double x) {
+  return lowerTableOp<TpuOp>(L, op, {}, {}, [=](double x) {
     double y = reverse ? fn(c, x) : fn(x, c);
     if (relu) {
       y = std::max(y, 0.0);
@@ -135,11 +136,11 @@ LogicalResult lowerConst(Lowering &L, ConstOp op, StringRef tpuName, double (*fn
 }
 
 /// add, sub, mul: INT8 with requantization; div, max, min: float only.
-LogicalResult lowerBinary(Lowering &L, Operation *op, StringRef tpuName) {
+template <typename TpuOp> LogicalResult lowerBinary(Lowering &L, Operation *op) {
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
-  bool hasInt8 = tpuName == "tpu.add" || tpuName == "tpu.sub" || tpuName == "tpu.mul";
+  bool hasInt8 = llvm::is_one_of<TpuOp, tpu::AddOp, tpu::SubOp, tpu::MulOp>::value;
   // A weight operand with infinities (an attention mask) has no int8 scale: the op stays in F32.
   for (Value v : op->getOperands()) {
     if (!Lowering::isWeight(v) || *p != top::Precision::INT8)
@@ -151,7 +152,7 @@ LogicalResult lowerBinary(Lowering &L, Operation *op, StringRef tpuName) {
       hasInt8 = false;
   }
   if (*p != top::Precision::INT8 || !hasInt8)
-    return L.lowerFloat(op, tpuName, *p);
+    return L.lowerFloat<TpuOp>(op, *p);
   auto a = L.operandInt8(op->getOperand(0));
   auto b = L.operandInt8(op->getOperand(1));
   auto out = L.calibratedType(opName(op));
@@ -159,7 +160,7 @@ LogicalResult lowerBinary(Lowering &L, Operation *op, StringRef tpuName) {
     return failure();
   double sa = quantTypeOf(*a).getScale(), sb = quantTypeOf(*b).getScale(), so = out->getScale();
   auto attrs = L.attrsOf(op, top::Precision::INT8);
-  if (tpuName == "tpu.mul") {
+  if constexpr (std::is_same_v<TpuOp, tpu::MulOp>) {
     auto ms = quant::chooseMultiplierShift(sa * sb / so);
     if (!ms)
       return L.failOp(op, "requant factor has no multiplier/shift");
@@ -173,22 +174,22 @@ LogicalResult lowerBinary(Lowering &L, Operation *op, StringRef tpuName) {
     attrs.push_back(L.namedI64Array("multiplier", shared->multipliers));
     attrs.push_back(L.namedI64Array("rshift", {shared->rshift}));
   }
-  L.build(op, tpuName, {*a, *b}, {L.resultType(op->getResult(0), *out)}, attrs);
+  L.build<TpuOp>(op, {*a, *b}, {L.resultType(op->getResult(0), *out)}, attrs);
   return success();
 }
 
 /// relu and clip: INT8 keeps the input's type.
-LogicalResult lowerKeepType(Lowering &L, Operation *op, StringRef tpuName) {
+template <typename TpuOp> LogicalResult lowerKeepType(Lowering &L, Operation *op) {
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
   if (*p != top::Precision::INT8)
-    return L.lowerFloat(op, tpuName, *p);
+    return L.lowerFloat<TpuOp>(op, *p);
   auto x = L.operandInt8(op->getOperand(0));
   if (failed(x))
     return failure();
-  L.build(op, tpuName, {*x}, {L.resultType(op->getResult(0), quantTypeOf(*x))},
-          L.attrsOf(op, top::Precision::INT8));
+  L.build<TpuOp>(op, {*x}, {L.resultType(op->getResult(0), quantTypeOf(*x))},
+                 L.attrsOf(op, top::Precision::INT8));
   return success();
 }
 
@@ -213,21 +214,21 @@ LogicalResult lowerElementwiseOp(Lowering &L, Operation *op, bool &handled) {
     return L.failOp(op, "integer arithmetic has no Tpu lowering (the chip computes element-wise in float); "
                         "fix the integer inputs it comes from with --const_inputs at transform");
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](top::AddOp o) { return lowerBinary(L, o, "tpu.add"); })
-      .Case([&](top::SubOp o) { return lowerBinary(L, o, "tpu.sub"); })
-      .Case([&](top::MulOp o) { return lowerBinary(L, o, "tpu.mul"); })
-      .Case([&](top::DivOp o) { return lowerBinary(L, o, "tpu.div"); })
-      .Case([&](top::MaxOp o) { return lowerBinary(L, o, "tpu.max"); })
-      .Case([&](top::MinOp o) { return lowerBinary(L, o, "tpu.min"); })
-      .Case([&](top::PowerOp o) { return lowerBinary(L, o, "tpu.power"); })
-      .Case([&](top::AddConstOp o) { return lowerConst(L, o, "tpu.add_const", addFn); })
-      .Case([&](top::SubConstOp o) { return lowerConst(L, o, "tpu.sub_const", subFn); })
-      .Case([&](top::MulConstOp o) { return lowerConst(L, o, "tpu.mul_const", mulFn); })
-      .Case([&](top::DivConstOp o) { return lowerConst(L, o, "tpu.div_const", divFn); })
-      .Case([&](top::MaxConstOp o) { return lowerConst(L, o, "tpu.max_const", maxFn); })
-      .Case([&](top::MinConstOp o) { return lowerConst(L, o, "tpu.min_const", minFn); })
-      .Case([&](top::ReluOp o) { return lowerKeepType(L, o, "tpu.relu"); })
-      .Case([&](top::ClipOp o) { return lowerKeepType(L, o, "tpu.clip"); })
+      .Case([&](top::AddOp o) { return lowerBinary<tpu::AddOp>(L, o); })
+      .Case([&](top::SubOp o) { return lowerBinary<tpu::SubOp>(L, o); })
+      .Case([&](top::MulOp o) { return lowerBinary<tpu::MulOp>(L, o); })
+      .Case([&](top::DivOp o) { return lowerBinary<tpu::DivOp>(L, o); })
+      .Case([&](top::MaxOp o) { return lowerBinary<tpu::MaxOp>(L, o); })
+      .Case([&](top::MinOp o) { return lowerBinary<tpu::MinOp>(L, o); })
+      .Case([&](top::PowerOp o) { return lowerBinary<tpu::PowerOp>(L, o); })
+      .Case([&](top::AddConstOp o) { return lowerConst<tpu::AddConstOp>(L, o, addFn); })
+      .Case([&](top::SubConstOp o) { return lowerConst<tpu::SubConstOp>(L, o, subFn); })
+      .Case([&](top::MulConstOp o) { return lowerConst<tpu::MulConstOp>(L, o, mulFn); })
+      .Case([&](top::DivConstOp o) { return lowerConst<tpu::DivConstOp>(L, o, divFn); })
+      .Case([&](top::MaxConstOp o) { return lowerConst<tpu::MaxConstOp>(L, o, maxFn); })
+      .Case([&](top::MinConstOp o) { return lowerConst<tpu::MinConstOp>(L, o, minFn); })
+      .Case([&](top::ReluOp o) { return lowerKeepType<tpu::ReluOp>(L, o); })
+      .Case([&](top::ClipOp o) { return lowerKeepType<tpu::ClipOp>(L, o); })
       .Case([&](top::LeakyReluOp o) {
         return lowerActive(L, o, M::leaky_relu, o.getAlpha().convertToDouble(), 0, {"alpha"});
       })

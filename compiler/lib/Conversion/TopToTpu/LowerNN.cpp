@@ -48,7 +48,7 @@ FailureOr<Value> int32Bias(Lowering &L, Value topBias, double sIn, ArrayRef<floa
 }
 
 /// INT8 conv/deconv: per-output-channel (conv) or per-tensor (deconv) int8 filter.
-LogicalResult lowerConvInt8(Lowering &L, Operation *op, StringRef tpuName, bool perChannel) {
+template <typename TpuOp> LogicalResult lowerConvInt8(Lowering &L, Operation *op, bool perChannel) {
   Value input = op->getOperand(0), filter = op->getOperand(1), bias = op->getOperand(2);
   if (!Lowering::isWeight(filter))
     return L.failOp(op, "INT8 needs a weight filter");
@@ -73,19 +73,19 @@ LogicalResult lowerConvInt8(Lowering &L, Operation *op, StringRef tpuName, bool 
   auto attrs = L.attrsOf(op, top::Precision::INT8);
   attrs.push_back(L.namedI64Array("multiplier", multipliers));
   attrs.push_back(L.namedI64Array("rshift", shifts));
-  L.build(op, tpuName, {*x, *qFilter, *qBias}, {L.resultType(op->getResult(0), *out)}, attrs);
+  L.build<TpuOp>(op, {*x, *qFilter, *qBias}, {L.resultType(op->getResult(0), *out)}, attrs);
   return success();
 }
 
-LogicalResult lowerConv(Lowering &L, Operation *op, StringRef tpuName, bool perChannel) {
+template <typename TpuOp> LogicalResult lowerConv(Lowering &L, Operation *op, bool perChannel) {
   if (top::getShape(op->getOperand(0)).size() != 4)
     return L.failOp(op, "only 2-D (NCHW) convolutions lower to the Tpu dialect");
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
   if (*p == top::Precision::INT8)
-    return lowerConvInt8(L, op, tpuName, perChannel);
-  return L.lowerFloat(op, tpuName, *p);
+    return lowerConvInt8<TpuOp>(L, op, perChannel);
+  return L.lowerFloat<TpuOp>(op, *p);
 }
 
 /// [K, N] (or [N, K] when transposed) weight as row-major [N, K].
@@ -148,7 +148,7 @@ LogicalResult lowerMatMulInt8(Lowering &L, top::MatMulOp op) {
   attrs.push_back(L.builder.getNamedAttr("right_transpose", L.builder.getBoolAttr(transposed)));
   attrs.push_back(L.namedI64Array("multiplier", multipliers));
   attrs.push_back(L.namedI64Array("rshift", shifts));
-  L.build(op, "tpu.matmul", {*x, right, *bias}, {L.resultType(op.getOutput(), *out)}, attrs);
+  L.build<tpu::MatMulOp>(op, {*x, right, *bias}, {L.resultType(op.getOutput(), *out)}, attrs);
   return success();
 }
 
@@ -204,7 +204,8 @@ LogicalResult lowerMatMulWeightOnly(Lowering &L, top::MatMulOp op, top::Precisio
       L.builder.getNamedAttr("weight_bits", L.builder.getI64IntegerAttr(bits)),
       L.builder.getNamedAttr("q_group_size", L.builder.getI64IntegerAttr(group == 0 ? k : group)),
       L.builder.getNamedAttr("sym", L.builder.getBoolAttr(q.symmetric))};
-  L.build(op, "tpu.a16matmul", {*x, *qWeight, *qScale, zp, *bias}, {L.resultType(op.getOutput(), element)}, attrs);
+  L.build<tpu::A16MatMulOp>(op, {*x, *qWeight, *qScale, zp, *bias}, {L.resultType(op.getOutput(), element)},
+                            attrs);
   return success();
 }
 
@@ -218,7 +219,7 @@ LogicalResult lowerMatMul(Lowering &L, top::MatMulOp op) {
     return lowerMatMulWeightOnly(L, op, *p);
   if (*p == top::Precision::INT8)
     return lowerMatMulInt8(L, op);
-  return L.lowerFloat(op, "tpu.matmul", *p);
+  return L.lowerFloat<tpu::MatMulOp>(op, *p);
 }
 
 /// top.a16matmul (already quantized, LLM path): weights kept, activations in f16 or bf16.
@@ -235,8 +236,8 @@ LogicalResult lowerA16MatMul(Lowering &L, top::A16MatMulOp op) {
   auto bias = L.operandAs(op.getBias(), element);
   if (failed(x) || failed(bias))
     return failure();
-  L.build(op, "tpu.a16matmul", {*x, op.getWeight(), op.getScale(), op.getZp(), *bias},
-          {L.resultType(op.getOutput(), element)}, L.attrsOf(op, precision));
+  L.build<tpu::A16MatMulOp>(op, {*x, op.getWeight(), op.getScale(), op.getZp(), *bias},
+                            {L.resultType(op.getOutput(), element)}, L.attrsOf(op, precision));
   return success();
 }
 
@@ -269,7 +270,7 @@ LogicalResult lowerPool(Lowering &L, Operation *op, tpu::PoolMode mode, ArrayRef
   bool int8 = *p == top::Precision::INT8 &&
               (mode == tpu::PoolMode::max || countPad || llvm::all_of(pads, [](int64_t v) { return v == 0; }));
   if (!int8)
-    return L.lowerFloat(op, "tpu.pool2d", *p, drop, attrs);
+    return L.lowerFloat<tpu::Pool2DOp>(op, *p, drop, attrs);
   auto x = L.operandInt8(op->getOperand(0));
   if (failed(x))
     return failure();
@@ -277,7 +278,7 @@ LogicalResult lowerPool(Lowering &L, Operation *op, tpu::PoolMode mode, ArrayRef
   auto all = L.attrsOf(op, top::Precision::INT8, drop);
   all.append(attrs.begin(), attrs.end());
   if (mode == tpu::PoolMode::max) {
-    L.build(op, "tpu.pool2d", {*x}, {L.resultType(op->getResult(0), xType)}, all);
+    L.build<tpu::Pool2DOp>(op, {*x}, {L.resultType(op->getResult(0), xType)}, all);
     return success();
   }
   auto out = L.calibratedType(opName(op));
@@ -288,7 +289,7 @@ LogicalResult lowerPool(Lowering &L, Operation *op, tpu::PoolMode mode, ArrayRef
     return L.failOp(op, "average factor has no multiplier/shift");
   all.push_back(L.namedI64Array("multiplier", {ms->multiplier}));
   all.push_back(L.namedI64Array("rshift", {ms->rshift}));
-  L.build(op, "tpu.pool2d", {*x}, {L.resultType(op->getResult(0), *out)}, all);
+  L.build<tpu::Pool2DOp>(op, {*x}, {L.resultType(op->getResult(0), *out)}, all);
   return success();
 }
 
@@ -345,16 +346,16 @@ LogicalResult lowerBatchNorm(Lowering &L, top::BatchNormOp op) {
   auto b = L.createFloatWeight(opName(op), "bias", {c}, bias, element);
   if (failed(x) || failed(s) || failed(b))
     return failure();
-  L.build(op, "tpu.scale", {*x, *s, *b}, {L.resultType(op.getOutput(), element)},
-          L.attrsOf(op, fp, {"epsilon"}));
+  L.build<tpu::ScaleOp>(op, {*x, *s, *b}, {L.resultType(op.getOutput(), element)},
+                        L.attrsOf(op, fp, {"epsilon"}));
   return success();
 }
 
-LogicalResult lowerFloatOnly(Lowering &L, Operation *op, StringRef tpuName) {
+template <typename TpuOp> LogicalResult lowerFloatOnly(Lowering &L, Operation *op) {
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
-  return L.lowerFloat(op, tpuName, *p);
+  return L.lowerFloat<TpuOp>(op, *p);
 }
 
 } // namespace
@@ -362,26 +363,22 @@ LogicalResult lowerFloatOnly(Lowering &L, Operation *op, StringRef tpuName) {
 LogicalResult lowerNNOp(Lowering &L, Operation *op, bool &handled) {
   handled = true;
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](top::ConvOp conv) { return lowerConv(L, conv, "tpu.conv2d", /*perChannel=*/true); })
-      .Case([&](top::DeconvOp deconv) { return lowerConv(L, deconv, "tpu.deconv2d", /*perChannel=*/false); })
+      .Case([&](top::ConvOp conv) { return lowerConv<tpu::Conv2DOp>(L, conv, /*perChannel=*/true); })
+      .Case([&](top::DeconvOp deconv) { return lowerConv<tpu::Deconv2DOp>(L, deconv, /*perChannel=*/false); })
       .Case([&](top::MatMulOp matmul) { return lowerMatMul(L, matmul); })
       .Case([&](top::A16MatMulOp matmul) { return lowerA16MatMul(L, matmul); })
-      .Case([&](top::MaxPoolOp pool) {
-        return lowerPool(L, pool, tpu::PoolMode::max, {}, {});
-      })
-      .Case([&](top::AvgPoolOp pool) {
-        return lowerPool(L, pool, tpu::PoolMode::avg, {}, {});
-      })
+      .Case([&](top::MaxPoolOp pool) { return lowerPool(L, pool, tpu::PoolMode::max, {}, {}); })
+      .Case([&](top::AvgPoolOp pool) { return lowerPool(L, pool, tpu::PoolMode::avg, {}, {}); })
       .Case([&](top::AdaptiveAvgPoolOp pool) { return lowerAdaptiveAvgPool(L, pool); })
       .Case([&](top::BatchNormOp bn) { return lowerBatchNorm(L, bn); })
-      .Case([&](top::LayerNormOp ln) { return lowerFloatOnly(L, ln, "tpu.layernorm"); })
-      .Case([&](top::SoftmaxOp sm) { return lowerFloatOnly(L, sm, "tpu.softmax"); })
-      .Case([&](top::RMSNormOp n) { return lowerFloatOnly(L, n, "tpu.rmsnorm"); })
-      .Case([&](top::RopeOp r) { return lowerFloatOnly(L, r, "tpu.rope"); })
-      .Case([&](top::AttentionOp a) { return lowerFloatOnly(L, a, "tpu.attention"); })
-      .Case([&](top::GroupNormOp n) { return lowerFloatOnly(L, n, "tpu.groupnorm"); })
-      .Case([&](top::InstanceNormOp n) { return lowerFloatOnly(L, n, "tpu.instancenorm"); })
-      .Case([&](top::GridSampleOp g) { return lowerFloatOnly(L, g, "tpu.grid_sample"); })
+      .Case([&](top::LayerNormOp ln) { return lowerFloatOnly<tpu::LayerNormOp>(L, ln); })
+      .Case([&](top::SoftmaxOp sm) { return lowerFloatOnly<tpu::SoftmaxOp>(L, sm); })
+      .Case([&](top::RMSNormOp n) { return lowerFloatOnly<tpu::RMSNormOp>(L, n); })
+      .Case([&](top::RopeOp r) { return lowerFloatOnly<tpu::RopeOp>(L, r); })
+      .Case([&](top::AttentionOp a) { return lowerFloatOnly<tpu::AttentionOp>(L, a); })
+      .Case([&](top::GroupNormOp n) { return lowerFloatOnly<tpu::GroupNormOp>(L, n); })
+      .Case([&](top::InstanceNormOp n) { return lowerFloatOnly<tpu::InstanceNormOp>(L, n); })
+      .Case([&](top::GridSampleOp g) { return lowerFloatOnly<tpu::GridSampleOp>(L, g); })
       .Default([&](Operation *) {
         handled = false;
         return failure();

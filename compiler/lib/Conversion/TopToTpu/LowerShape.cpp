@@ -23,40 +23,41 @@ top::Precision precisionOfFloat(Type element) {
 
 /// Data movement of an integer tensor (indices fed at run time): the integers move unchanged; the op states
 /// F32, the precision of the float values it would otherwise carry.
-LogicalResult lowerKeepingIntegers(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<StringRef> drop) {
+template <typename TpuOp>
+LogicalResult lowerKeepingIntegers(Lowering &L, Operation *op, ArrayRef<StringRef> drop) {
   SmallVector<Value> operands;
   for (Value v : op->getOperands())
     operands.push_back(L.lookup(v));
   SmallVector<Type> results;
   for (Value r : op->getResults())
     results.push_back(r.getType());
-  L.build(op, tpuName, operands, results, L.attrsOf(op, top::Precision::F32, drop));
+  L.build<TpuOp>(op, operands, results, L.attrsOf(op, top::Precision::F32, drop));
   return success();
 }
 
 /// Data movement on operand 0 (other operands, e.g. gather indices, pass unchanged).
-LogicalResult lowerMove(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<StringRef> drop = {},
-                        bool int8Allowed = true) {
+template <typename TpuOp>
+LogicalResult lowerMove(Lowering &L, Operation *op, ArrayRef<StringRef> drop = {}, bool int8Allowed = true) {
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
   Value input = op->getOperand(0);
   Type current = cast<ShapedType>(L.lookup(input).getType()).getElementType();
   if (isa<IntegerType>(current) && !Lowering::isWeight(input))
-    return lowerKeepingIntegers(L, op, tpuName, drop);
+    return lowerKeepingIntegers<TpuOp>(L, op, drop);
   if (*p != top::Precision::INT8)
-    return L.lowerFloat(op, tpuName, *p, drop);
+    return L.lowerFloat<TpuOp>(op, *p, drop);
   if (!int8Allowed || Lowering::isWeight(input))
-    return L.lowerFloat(op, tpuName, top::Precision::F32, drop);
+    return L.lowerFloat<TpuOp>(op, top::Precision::F32, drop);
   if (!isa<mlir::quant::UniformQuantizedType>(current))
-    return L.lowerFloat(op, tpuName, precisionOfFloat(current), drop);
+    return L.lowerFloat<TpuOp>(op, precisionOfFloat(current), drop);
   SmallVector<Value> operands = {L.lookup(input)};
   for (Value v : op->getOperands().drop_front())
     operands.push_back(L.lookup(v));
   SmallVector<Type> results;
   for (Value r : op->getResults())
     results.push_back(L.resultType(r, current));
-  L.build(op, tpuName, operands, results, L.attrsOf(op, top::Precision::INT8, drop));
+  L.build<TpuOp>(op, operands, results, L.attrsOf(op, top::Precision::INT8, drop));
   return success();
 }
 
@@ -65,7 +66,7 @@ LogicalResult lowerConcat(Lowering &L, top::ConcatOp op) {
   if (failed(p))
     return failure();
   if (*p != top::Precision::INT8)
-    return L.lowerFloat(op, "tpu.concat", *p);
+    return L.lowerFloat<tpu::ConcatOp>(op, *p);
   auto out = L.calibratedType(opName(op));
   if (failed(out))
     return failure();
@@ -76,15 +77,16 @@ LogicalResult lowerConcat(Lowering &L, top::ConcatOp op) {
       return failure();
     operands.push_back(*converted);
   }
-  L.build(op, "tpu.concat", operands, {L.resultType(op.getOutput(), *out)}, L.attrsOf(op, top::Precision::INT8));
+  L.build<tpu::ConcatOp>(op, operands, {L.resultType(op.getOutput(), *out)},
+                         L.attrsOf(op, top::Precision::INT8));
   return success();
 }
 
-LogicalResult lowerFloatOnly(Lowering &L, Operation *op, StringRef tpuName) {
+template <typename TpuOp> LogicalResult lowerFloatOnly(Lowering &L, Operation *op) {
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
-  return L.lowerFloat(op, tpuName, *p);
+  return L.lowerFloat<TpuOp>(op, *p);
 }
 
 /// An integer to float conversion (e.g. position ids for RoPE): a tpu.cast to f32 whatever the mode, so the
@@ -103,8 +105,8 @@ LogicalResult lowerCast(Lowering &L, top::CastOp op) {
     return L.failOp(op, "has no Tpu lowering from " + llvm::Twine(from.isF32() ? "f32" : "this type") +
                             " to this element type (only integer to float)");
   Type f32 = Float32Type::get(op.getContext());
-  L.build(op, "tpu.cast", {L.lookup(op.getInput())}, {L.resultType(op.getOutput(), f32)},
-          L.attrsOf(op, top::Precision::F32));
+  L.build<tpu::CastOp>(op, {L.lookup(op.getInput())}, {L.resultType(op.getOutput(), f32)},
+                       L.attrsOf(op, top::Precision::F32));
   return success();
 }
 
@@ -126,11 +128,10 @@ LogicalResult lowerWhere(Lowering &L, top::WhereOp op) {
   auto [precision, element] = *target;
   Value cond = L.lookup(op.getCond());
   if (isa<IntegerType>(cast<ShapedType>(cond.getType()).getElementType())) {
-    OperationState state(L.uniqueLoc(tensorName(op.getCond()), "mask"), "tpu.cast");
-    state.addOperands(cond);
-    state.addTypes(L.resultType(op.getCond(), element));
-    state.addAttribute("precision", top::PrecisionAttr::get(op.getContext(), precision));
-    cond = L.builder.create(state)->getResult(0);
+    cond = tpu::CastOp::create(L.builder, L.uniqueLoc(tensorName(op.getCond()), "mask"),
+                               L.resultType(op.getCond(), element), cond,
+                               top::PrecisionAttr::get(op.getContext(), precision), /*address=*/nullptr)
+               .getOutput();
   } else {
     auto converted = L.operandAs(op.getCond(), element);
     if (failed(converted))
@@ -140,7 +141,8 @@ LogicalResult lowerWhere(Lowering &L, top::WhereOp op) {
   auto x = L.operandAs(op.getX(), element), y = L.operandAs(op.getY(), element);
   if (failed(x) || failed(y))
     return failure();
-  L.build(op, "tpu.where", {cond, *x, *y}, {L.resultType(op.getOutput(), element)}, L.attrsOf(op, precision));
+  L.build<tpu::WhereOp>(op, {cond, *x, *y}, {L.resultType(op.getOutput(), element)},
+                        L.attrsOf(op, precision));
   return success();
 }
 
@@ -153,17 +155,18 @@ LogicalResult lowerTopK(Lowering &L, top::TopKOp op) {
   auto input = L.operandAs(op.getInput(), element);
   if (failed(input))
     return failure();
-  L.build(op, "tpu.topk", {*input},
-          {L.resultType(op.getValues(), element),
-           L.resultType(op.getIndices(), IntegerType::get(op.getContext(), 32))},
-          L.attrsOf(op, precision));
+  L.build<tpu::TopKOp>(op, {*input},
+                       {L.resultType(op.getValues(), element),
+                        L.resultType(op.getIndices(), IntegerType::get(op.getContext(), 32))},
+                       L.attrsOf(op, precision));
   return success();
 }
 
 /// `op` in float precision `precision`: integer operands unchanged, the operands in `keepF32` (values that
 /// place samples or are compared with values computed in f32) in f32, the others in the precision's type;
 /// integer results (index lists) keep their type.
-LogicalResult lowerFloatKeepingF32(Lowering &L, Operation *op, StringRef tpuName, top::Precision precision,
+template <typename TpuOp>
+LogicalResult lowerFloatKeepingF32(Lowering &L, Operation *op, top::Precision precision,
                                    ArrayRef<unsigned> keepF32) {
   Type element = L.floatType(precision), f32 = Float32Type::get(op->getContext());
   SmallVector<Value> operands;
@@ -176,7 +179,7 @@ LogicalResult lowerFloatKeepingF32(Lowering &L, Operation *op, StringRef tpuName
   SmallVector<Type> results;
   for (Value r : op->getResults())
     results.push_back(isa<IntegerType>(getElementTypeOrSelf(r.getType())) ? r.getType() : L.resultType(r, element));
-  L.build(op, tpuName, operands, results, L.attrsOf(op, precision));
+  L.build<TpuOp>(op, operands, results, L.attrsOf(op, precision));
   return success();
 }
 
@@ -185,7 +188,7 @@ LogicalResult lowerFloatKeepingF32(Lowering &L, Operation *op, StringRef tpuName
 LogicalResult lowerInterp(Lowering &L, top::InterpOp op) {
   bool nearest = op.getMode() == top::InterpMode::nearest;
   if (!op.getScales())
-    return lowerMove(L, op, "tpu.interp", {}, nearest);
+    return lowerMove<tpu::InterpOp>(L, op, {}, nearest);
   auto p = L.requestedPrecision(op);
   if (failed(p))
     return failure();
@@ -194,23 +197,24 @@ LogicalResult lowerInterp(Lowering &L, top::InterpOp op) {
     Type current = cast<ShapedType>(L.lookup(op.getInput()).getType()).getElementType();
     precision = isa<FloatType>(current) ? precisionOfFloat(current) : top::Precision::F32;
   }
-  return lowerFloatKeepingF32(L, op, "tpu.interp", L.floatPrecision(precision), {1});
+  return lowerFloatKeepingF32<tpu::InterpOp>(L, op, L.floatPrecision(precision), {1});
 }
 
 /// Ops whose result is an i64 index list (nonzero, non_max_suppression), in the float precision with the
 /// operands in `keepF32` in f32.
-LogicalResult lowerIndexList(Lowering &L, Operation *op, StringRef tpuName, ArrayRef<unsigned> keepF32 = {}) {
+template <typename TpuOp>
+LogicalResult lowerIndexList(Lowering &L, Operation *op, ArrayRef<unsigned> keepF32 = {}) {
   auto target = floatTarget(L, op);
   if (failed(target))
     return failure();
-  return lowerFloatKeepingF32(L, op, tpuName, target->first, keepF32);
+  return lowerFloatKeepingF32<TpuOp>(L, op, target->first, keepF32);
 }
 
 /// Distinct values in the float precision (compared after rounding to it), index lists i64.
 LogicalResult lowerUnique(Lowering &L, top::UniqueOp op) {
   if (!isa<FloatType>(getElementTypeOrSelf(op.getInput().getType())))
     return L.failOp(op, "unique of an integer tensor has no Tpu lowering (the chip compares floats)");
-  return lowerIndexList(L, op, "tpu.unique");
+  return lowerIndexList<tpu::UniqueOp>(L, op);
 }
 
 /// A range too long to fold into the IR at import becomes a weight: its values are known at compile time.
@@ -247,33 +251,33 @@ LogicalResult lowerArange(Lowering &L, top::ArangeOp op) {
 LogicalResult lowerShapeOp(Lowering &L, Operation *op, bool &handled) {
   handled = true;
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](top::ReshapeOp o) { return lowerMove(L, o, "tpu.reshape"); })
-      .Case([&](top::SqueezeOp o) { return lowerMove(L, o, "tpu.reshape", {"axes"}); })
-      .Case([&](top::UnsqueezeOp o) { return lowerMove(L, o, "tpu.reshape", {"axes"}); })
-      .Case([&](top::PermuteOp o) { return lowerMove(L, o, "tpu.permute"); })
-      .Case([&](top::SliceOp o) { return lowerMove(L, o, "tpu.slice"); })
-      .Case([&](top::SplitOp o) { return lowerMove(L, o, "tpu.split"); })
-      .Case([&](top::PadOp o) { return lowerMove(L, o, "tpu.pad"); })
-      .Case([&](top::GatherOp o) { return lowerMove(L, o, "tpu.gather"); })
-      .Case([&](top::Depth2SpaceOp o) { return lowerMove(L, o, "tpu.depth2space"); })
-      .Case([&](top::DynamicSliceOp o) { return lowerMove(L, o, "tpu.dynamic_slice"); })
-      .Case([&](top::GatherElementsOp o) { return lowerMove(L, o, "tpu.gather_elements"); })
-      .Case([&](top::ScatterElementsOp o) { return lowerFloatOnly(L, o, "tpu.scatter_elements"); })
-      .Case([&](top::ScatterNDOp o) { return lowerFloatOnly(L, o, "tpu.scatter_nd"); })
-      .Case([&](top::NonZeroOp o) { return lowerIndexList(L, o, "tpu.nonzero"); })
+      .Case([&](top::ReshapeOp o) { return lowerMove<tpu::ReshapeOp>(L, o); })
+      .Case([&](top::SqueezeOp o) { return lowerMove<tpu::ReshapeOp>(L, o, {"axes"}); })
+      .Case([&](top::UnsqueezeOp o) { return lowerMove<tpu::ReshapeOp>(L, o, {"axes"}); })
+      .Case([&](top::PermuteOp o) { return lowerMove<tpu::PermuteOp>(L, o); })
+      .Case([&](top::SliceOp o) { return lowerMove<tpu::SliceOp>(L, o); })
+      .Case([&](top::SplitOp o) { return lowerMove<tpu::SplitOp>(L, o); })
+      .Case([&](top::PadOp o) { return lowerMove<tpu::PadOp>(L, o); })
+      .Case([&](top::GatherOp o) { return lowerMove<tpu::GatherOp>(L, o); })
+      .Case([&](top::Depth2SpaceOp o) { return lowerMove<tpu::Depth2SpaceOp>(L, o); })
+      .Case([&](top::DynamicSliceOp o) { return lowerMove<tpu::DynamicSliceOp>(L, o); })
+      .Case([&](top::GatherElementsOp o) { return lowerMove<tpu::GatherElementsOp>(L, o); })
+      .Case([&](top::ScatterElementsOp o) { return lowerFloatOnly<tpu::ScatterElementsOp>(L, o); })
+      .Case([&](top::ScatterNDOp o) { return lowerFloatOnly<tpu::ScatterNDOp>(L, o); })
+      .Case([&](top::NonZeroOp o) { return lowerIndexList<tpu::NonZeroOp>(L, o); })
       .Case([&](top::UniqueOp o) { return lowerUnique(L, o); })
       .Case([&](top::NonMaxSuppressionOp o) {
-        return lowerIndexList(L, o, "tpu.non_max_suppression", {3, 4});
+        return lowerIndexList<tpu::NonMaxSuppressionOp>(L, o, {3, 4});
       })
       .Case([&](top::ArangeOp o) { return lowerArange(L, o); })
       .Case([&](top::InterpOp o) { return lowerInterp(L, o); })
       .Case([&](top::ConcatOp o) { return lowerConcat(L, o); })
-      .Case([&](top::ReduceOp o) { return lowerFloatOnly(L, o, "tpu.reduce"); })
+      .Case([&](top::ReduceOp o) { return lowerFloatOnly<tpu::ReduceOp>(L, o); })
       .Case([&](top::CastOp o) { return lowerCast(L, o); })
-      .Case([&](top::CumSumOp o) { return lowerFloatOnly(L, o, "tpu.cumsum"); })
-      .Case([&](top::CompareOp o) { return lowerFloatOnly(L, o, "tpu.compare"); })
+      .Case([&](top::CumSumOp o) { return lowerFloatOnly<tpu::CumSumOp>(L, o); })
+      .Case([&](top::CompareOp o) { return lowerFloatOnly<tpu::CompareOp>(L, o); })
       .Case([&](top::WhereOp o) { return lowerWhere(L, o); })
-      .Case([&](top::RepetitionPenaltyOp o) { return lowerFloatOnly(L, o, "tpu.repetition_penalty"); })
+      .Case([&](top::RepetitionPenaltyOp o) { return lowerFloatOnly<tpu::RepetitionPenaltyOp>(L, o); })
       .Case([&](top::TopKOp o) { return lowerTopK(L, o); })
       .Default([&](Operation *) {
         handled = false;

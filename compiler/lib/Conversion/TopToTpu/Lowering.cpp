@@ -7,6 +7,8 @@
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Support/FloatConvert.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -291,35 +293,36 @@ NamedAttribute Lowering::namedI64Array(StringRef name, ArrayRef<int64_t> values)
   return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
 }
 
-Operation *Lowering::build(Operation *op, StringRef tpuName, ValueRange operands, TypeRange results,
-                           ArrayRef<NamedAttribute> attrs) {
-  OperationState state(op->getLoc(), tpuName);
-  state.addOperands(operands);
-  state.addTypes(results);
-  state.addAttributes(attrs);
-  Operation *created = builder.create(state);
+void Lowering::finishBuild(Operation *op, Operation *created) {
   for (auto [from, to] : llvm::zip(op->getResults(), created->getResults()))
     map(from, to);
-  return created;
+  // The op's own verifier (precision against element types, attribute sizes) at the op that made it.
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+    if (diagnostic.empty())
+      diagnostic = diag.str();
+    return success();
+  });
+  if (failed(mlir::verify(created, /*verifyRecursively=*/false))) {
+    invalidBuild = true;
+    (void)failOp(op, "lowers to an invalid '" + created->getName().getStringRef() + "': " + diagnostic);
+  }
 }
 
-LogicalResult Lowering::lowerFloat(Operation *op, StringRef tpuName, top::Precision precision,
-                                   ArrayRef<StringRef> drop, ArrayRef<NamedAttribute> extra) {
+LogicalResult Lowering::floatForm(Operation *op, top::Precision precision, ArrayRef<StringRef> drop,
+                                  ArrayRef<NamedAttribute> extra, FloatForm &form) {
   top::Precision p = floatPrecision(precision);
   Type element = floatType(p);
-  SmallVector<Value> operands;
   for (Value v : op->getOperands()) {
     auto converted = operandAs(v, element);
     if (failed(converted))
       return failure();
-    operands.push_back(*converted);
+    form.operands.push_back(*converted);
   }
-  SmallVector<Type> results;
   for (Value r : op->getResults())
-    results.push_back(resultType(r, element));
-  auto attrs = attrsOf(op, p, drop);
-  attrs.append(extra.begin(), extra.end());
-  build(op, tpuName, operands, results, attrs);
+    form.results.push_back(resultType(r, element));
+  form.attrs = attrsOf(op, p, drop);
+  form.attrs.append(extra.begin(), extra.end());
   return success();
 }
 

@@ -89,15 +89,27 @@ public:
                                                   llvm::ArrayRef<llvm::StringRef> drop = {});
   mlir::NamedAttribute namedI64Array(llvm::StringRef name, llvm::ArrayRef<int64_t> values);
 
-  /// Creates the Tpu op `tpuName` at the insertion point with `op`'s location and maps `op`'s results to
-  /// its results.
-  mlir::Operation *build(mlir::Operation *op, llvm::StringRef tpuName, mlir::ValueRange operands,
-                         mlir::TypeRange results, llvm::ArrayRef<mlir::NamedAttribute> attrs);
-  /// Lowers `op` to `tpuName` in float precision `precision` (F32 for INT8): every tensor operand,
+  /// Creates the Tpu op `TpuOp` at the insertion point with `op`'s location, verifies it at once (a
+  /// failure names the Top op and becomes `error`) and maps `op`'s results to its results.
+  template <typename TpuOp>
+  TpuOp build(mlir::Operation *op, mlir::ValueRange operands, mlir::TypeRange results,
+              llvm::ArrayRef<mlir::NamedAttribute> attrs) {
+    auto created = TpuOp::create(builder, op->getLoc(), results, operands, attrs);
+    finishBuild(op, created);
+    return created;
+  }
+  /// Lowers `op` to `TpuOp` in float precision `precision` (F32 for INT8): every tensor operand,
   /// weights included, converted to the float type; Top attributes kept except `drop`, plus `extra`.
-  mlir::LogicalResult lowerFloat(mlir::Operation *op, llvm::StringRef tpuName, top::Precision precision,
+  template <typename TpuOp>
+  mlir::LogicalResult lowerFloat(mlir::Operation *op, top::Precision precision,
                                  llvm::ArrayRef<llvm::StringRef> drop = {},
-                                 llvm::ArrayRef<mlir::NamedAttribute> extra = {});
+                                 llvm::ArrayRef<mlir::NamedAttribute> extra = {}) {
+    FloatForm form;
+    if (mlir::failed(floatForm(op, precision, drop, extra, form)))
+      return mlir::failure();
+    build<TpuOp>(op, form.operands, form.results, form.attrs);
+    return mlir::success();
+  }
   /// A `none` value for absent operands (one top.none per function).
   mlir::Value none();
   /// Starts a new function: its none value is the first top.none of `entry`, if any.
@@ -112,6 +124,22 @@ public:
   }
   /// The Tpu INT8 type with `params`.
   mlir::quant::UniformQuantizedType int8Type(quant::QuantParams params);
+
+private:
+  /// What lowerFloat builds: converted operands, float result types, attributes.
+  struct FloatForm {
+    llvm::SmallVector<mlir::Value> operands;
+    llvm::SmallVector<mlir::Type> results;
+    llvm::SmallVector<mlir::NamedAttribute> attrs;
+  };
+  mlir::LogicalResult floatForm(mlir::Operation *op, top::Precision precision,
+                                llvm::ArrayRef<llvm::StringRef> drop,
+                                llvm::ArrayRef<mlir::NamedAttribute> extra, FloatForm &form);
+  void finishBuild(mlir::Operation *op, mlir::Operation *created);
+
+public:
+  /// Set when a built op failed its verifier (the lowering of that op then fails).
+  bool invalidBuild = false;
 
 private:
   mlir::FailureOr<mlir::Value> castValue(mlir::Value lowered, llvm::StringRef base, mlir::Type element);

@@ -34,7 +34,7 @@ LogicalResult lowerOp(Lowering &L, Operation *op) {
   for (auto category : {lowerNNOp, lowerElementwiseOp, lowerShapeOp}) {
     LogicalResult result = category(L, op, handled);
     if (handled)
-      return result;
+      return std::exchange(L.invalidBuild, false) ? failure() : result;
   }
   return L.failOp(op, "has no Tpu lowering");
 }

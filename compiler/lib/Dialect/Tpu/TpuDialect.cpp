@@ -10,6 +10,7 @@ using namespace tpuc::tpu;
 
 #include "tpuc/Dialect/Tpu/TpuDialect.cpp.inc"
 #include "tpuc/Dialect/Tpu/TpuEnums.cpp.inc"
+#include "tpuc/Dialect/Tpu/TpuInterfaces.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "tpuc/Dialect/Tpu/TpuAttrs.cpp.inc"
 

@@ -15,7 +15,19 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class DialectRegistry;
+class MLIRContext;
+} // namespace mlir
+
 namespace tpuc::sim {
+
+/// Registers, as a dialect extension, the exact kernel of every Tpu op: once the Tpu dialect is loaded in
+/// a context built from `registry`, each op implements `tpu::KernelInterface` (TpuInterfaces.td). The Tpu
+/// simulator and the command-level runner register them themselves.
+void registerTpuKernels(mlir::DialectRegistry &registry);
+/// Same, applied directly to `context`.
+void registerTpuKernels(mlir::MLIRContext &context);
 
 /// How one `TpuSimulator::run` behaves.
 struct TpuRunOptions {

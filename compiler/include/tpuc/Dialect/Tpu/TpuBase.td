@@ -10,6 +10,7 @@ include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "tpuc/Dialect/Top/TopBase.td"
 include "tpuc/Dialect/Tpu/TpuEnums.td"
+include "tpuc/Dialect/Tpu/TpuInterfaces.td"
 
 def Tpu_Dialect : Dialect {
   let name = "tpu";
@@ -37,13 +38,35 @@ def Tpu_ActiveModeAttr : EnumAttr<Tpu_Dialect, Tpu_ActiveMode, "active_mode"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+/// The layer group of one op, set by tpu-layer-group on every Tpu op as `tpu.group` and checked against a
+/// fresh plan by the passes after it.
+def Tpu_GroupAttr : AttrDef<Tpu_Dialect, "Group"> {
+  let mnemonic = "group";
+  let summary = "The layer group of an op (its id, kind and place in the group)";
+  let description = [{
+    `id`: the group's index in execution order. `kind`: `group` (sliced through local memory) or `global`
+    (one op from DDR). For a local group: `slices` (N, C, H, W slice counts), `unit` (the op's position in
+    the group) and `lmem_only` (its results never reach DDR, so they have no address).
+
+    ```mlir
+    tpu.group = #tpu.group<id = 0, kind = group, slices = [1, 1, 2, 1], unit = 1, lmem_only = true>
+    ```
+  }];
+  let parameters = (ins "int64_t":$id, EnumParameter<Tpu_GroupKind>:$kind,
+                        OptionalParameter<"::mlir::DenseI64ArrayAttr">:$slices,
+                        DefaultValuedParameter<"int64_t", "0">:$unit,
+                        DefaultValuedParameter<"bool", "false">:$lmem_only);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 def Tpu_Tensor : StaticShapeTensorOf<[AnyType]>;
 def Tpu_TensorOrNone : AnyTypeOf<[Tpu_Tensor, NoneType], "static-shape tensor or none">;
 
 /// Every Tpu op states its precision; after address assignment every result gets an address in global
-/// memory. `verifyPrecision` checks that the element types agree with the precision.
+/// memory. `verifyPrecision` checks that the element types agree with the precision. Every op has the
+/// backend interface (its role from a `Tpu_Role` trait); the simulator attaches the kernel interface.
 class Tpu_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tpu_Dialect, mnemonic, !listconcat([Pure], traits)> {
+    : Op<Tpu_Dialect, mnemonic, !listconcat([Pure, Tpu_BackendInterface], traits)> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -56,7 +79,8 @@ defvar Tpu_RequantAttrs = (ins OptionalAttr<DenseI64ArrayAttr>:$multiplier,
                               OptionalAttr<DenseI64ArrayAttr>:$rshift);
 
 /// Element-wise binary ops with NumPy broadcasting and an optional fused Relu.
-class Tpu_BinaryOp<string mnemonic, string opSummary, string int8Doc> : Tpu_Op<mnemonic> {
+class Tpu_BinaryOp<string mnemonic, string opSummary, string int8Doc, list<Trait> traits = []>
+    : Tpu_Op<mnemonic, traits> {
   let summary = opSummary # " with broadcasting (category: elementwise)";
   let description = [{
     Lowered `top.}] # mnemonic # [{`; the inputs broadcast as in NumPy. }] # int8Doc # [{
@@ -74,7 +98,7 @@ class Tpu_BinaryOp<string mnemonic, string opSummary, string int8Doc> : Tpu_Op<m
 }
 
 /// Element-wise op of a tensor and a scalar. INT8 computes through a 256-entry table.
-class Tpu_ConstBinaryOp<string mnemonic, string expr> : Tpu_Op<mnemonic> {
+class Tpu_ConstBinaryOp<string mnemonic, string expr> : Tpu_Op<mnemonic, [Tpu_Role<"Unary">]> {
   let summary = "Computes " # expr # " with a scalar (category: elementwise)";
   let description = [{
     Lowered `top.}] # mnemonic # [{`: `}] # expr # [{` for every element x and the scalar `const_val`; with
@@ -97,7 +121,7 @@ class Tpu_ConstBinaryOp<string mnemonic, string expr> : Tpu_Op<mnemonic> {
 }
 
 /// Data-movement ops: the same values in a new arrangement. In INT8 the result has the input's type.
-class Tpu_ShapeOp<string mnemonic, string opSummary> : Tpu_Op<mnemonic> {
+class Tpu_ShapeOp<string mnemonic, string opSummary, list<Trait> traits = []> : Tpu_Op<mnemonic, traits> {
   let summary = opSummary # " (category: shape)";
   let results = (outs Tpu_Tensor:$output);
 }

@@ -9,18 +9,19 @@
 def Tpu_AddOp : Tpu_BinaryOp<"add", "Element-wise sum", [{In INT8 each input is rescaled to the
     output scale by its own multiplier (`multiplier` holds two values) with one common `rshift`:
     `y = saturate(round_half_up(((x0 - zp0) * m0 + (x1 - zp1) * m1) / 2^rshift) + zp_out)`, then the
-    fused Relu.}]>;
+    fused Relu.}], [Tpu_Role<"Eltwise">]>;
 
 def Tpu_SubOp : Tpu_BinaryOp<"sub", "Element-wise difference", [{In INT8 as `tpu.add` with the
-    second product subtracted: `((x0 - zp0) * m0 - (x1 - zp1) * m1) / 2^rshift`.}]>;
+    second product subtracted: `((x0 - zp0) * m0 - (x1 - zp1) * m1) / 2^rshift`.}],
+    [Tpu_Role<"Eltwise">]>;
 
 def Tpu_MulOp : Tpu_BinaryOp<"mul", "Element-wise product", [{In INT8
     `y = saturate(applyMultiplierShift((x0 - zp0) * (x1 - zp1)) + zp_out)` with one multiplier/rshift for
-    `s0 * s1 / s_out`, then the fused Relu.}]>;
+    `s0 * s1 / s_out`, then the fused Relu.}], [Tpu_Role<"Eltwise">]>;
 
-def Tpu_DivOp : Tpu_BinaryOp<"div", "Element-wise quotient", [{Float only.}]>;
-def Tpu_MaxOp : Tpu_BinaryOp<"max", "Element-wise maximum", [{Float only.}]>;
-def Tpu_MinOp : Tpu_BinaryOp<"min", "Element-wise minimum", [{Float only.}]>;
+def Tpu_DivOp : Tpu_BinaryOp<"div", "Element-wise quotient", [{Float only.}], [Tpu_Role<"Eltwise">]>;
+def Tpu_MaxOp : Tpu_BinaryOp<"max", "Element-wise maximum", [{Float only.}], [Tpu_Role<"Eltwise">]>;
+def Tpu_MinOp : Tpu_BinaryOp<"min", "Element-wise minimum", [{Float only.}], [Tpu_Role<"Eltwise">]>;
 def Tpu_PowerOp : Tpu_BinaryOp<"power", "Element-wise power lhs ^ rhs", [{Float only.}]>;
 
 //===--- With a scalar ---------------------------------------------------------------===//
@@ -34,7 +35,7 @@ def Tpu_MinConstOp : Tpu_ConstBinaryOp<"min_const", "min(x, const_val)">;
 
 //===--- Unary -----------------------------------------------------------------------===//
 
-def Tpu_ReluOp : Tpu_Op<"relu"> {
+def Tpu_ReluOp : Tpu_Op<"relu", [Tpu_Role<"Unary">]> {
   let summary = "Rectified linear unit (category: activation)";
   let description = [{
     Lowered `top.relu` that could not be fused into its producer: `max(x, 0)`, clamped to `relu_limit`
@@ -50,7 +51,7 @@ def Tpu_ReluOp : Tpu_Op<"relu"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_ClipOp : Tpu_Op<"clip"> {
+def Tpu_ClipOp : Tpu_Op<"clip", [Tpu_Role<"Unary">]> {
   let summary = "Clamps to [min, max] (category: activation)";
   let description = [{
     Lowered `top.clip`. In INT8 the result has the input's type and
@@ -65,7 +66,7 @@ def Tpu_ClipOp : Tpu_Op<"clip"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_ActiveOp : Tpu_Op<"active"> {
+def Tpu_ActiveOp : Tpu_Op<"active", [Tpu_Role<"Unary">]> {
   let summary = "Unary function by mode, a lookup table in INT8 (category: activation)";
   let description = [{
     Lowered from the unary Top ops (`top.sigmoid`, `top.silu`, `top.gelu`, `top.tanh`, `top.exp`,

@@ -49,4 +49,11 @@ def Tpu_ActiveMode : I32EnumAttr<"ActiveMode", "unary function of tpu.active", [
   let cppNamespace = "::tpuc::tpu";
 }
 
+def Tpu_GroupKind : I32EnumAttr<"GroupKind", "how the ops of a layer group run", [
+  I32EnumAttrCase<"group", 0>,   // sliced through local memory, software-pipelined
+  I32EnumAttrCase<"global", 1>]> { // one op computed by itself from DDR
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::tpuc::tpu";
+}
+
 #endif // TPUC_TPU_ENUMS

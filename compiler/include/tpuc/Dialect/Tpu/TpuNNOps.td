@@ -4,7 +4,7 @@
 #ifndef TPUC_TPU_NN_OPS
 #define TPUC_TPU_NN_OPS
 
-def Tpu_Conv2DOp : Tpu_Op<"conv2d"> {
+def Tpu_Conv2DOp : Tpu_Op<"conv2d", [Tpu_Role<"Conv">]> {
   let summary = "2-D convolution in one precision (category: conv)";
   let description = [{
     Lowered 2-D `top.conv` (grouped and depthwise included). In INT8 the
@@ -57,7 +57,7 @@ def Tpu_Deconv2DOp : Tpu_Op<"deconv2d"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_MatMulOp : Tpu_Op<"matmul"> {
+def Tpu_MatMulOp : Tpu_Op<"matmul", [Tpu_Role<"MatMul">]> {
   let summary = "Batched matrix multiplication in one precision (category: matmul)";
   let description = [{
     Lowered `top.matmul` (same broadcasting and transposes). In INT8 a weight `right` is int8 per output
@@ -79,7 +79,7 @@ def Tpu_MatMulOp : Tpu_Op<"matmul"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_A16MatMulOp : Tpu_Op<"a16matmul"> {
+def Tpu_A16MatMulOp : Tpu_Op<"a16matmul", [Tpu_Role<"MatMul">]> {
   let summary = "Weight-only int4/int8 matmul with f16/bf16 activations (category: matmul)";
   let description = [{
     Lowered `top.a16matmul`, or a `top.matmul` with a weight in W8F16, W8BF16, W4F16 or W4BF16.
@@ -101,7 +101,7 @@ def Tpu_A16MatMulOp : Tpu_Op<"a16matmul"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_Pool2DOp : Tpu_Op<"pool2d"> {
+def Tpu_Pool2DOp : Tpu_Op<"pool2d", [Tpu_Role<"Pool">]> {
   let summary = "2-D max or average pooling (category: pool)";
   let description = [{
     Lowered `top.maxpool`, `top.avgpool` and `top.adaptive_avgpool` (global, or evenly dividing). INT8 max
@@ -158,7 +158,7 @@ def Tpu_LayerNormOp : Tpu_Op<"layernorm"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_ScaleOp : Tpu_Op<"scale"> {
+def Tpu_ScaleOp : Tpu_Op<"scale", [Tpu_Role<"Unary">]> {
   let summary = "Per-channel affine transform, float only (category: norm)";
   let description = [{
     `y = x * scale[c] + bias[c]` over axis 1 (c = channel), with a fused Relu. A `top.batchnorm` that
@@ -210,7 +210,7 @@ def Tpu_RopeOp : Tpu_Op<"rope"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_AttentionOp : Tpu_Op<"attention"> {
+def Tpu_AttentionOp : Tpu_Op<"attention", [Tpu_Role<"Attention">]> {
   let summary = "Scaled dot-product attention with grouped KV heads, float only (category: attention)";
   let description = [{
     Lowered `top.attention`: `softmax(q k^T * scale + mask) v` per head, scores and softmax in f32, result

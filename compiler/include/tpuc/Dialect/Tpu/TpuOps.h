@@ -11,6 +11,11 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "tpuc/Dialect/Tpu/TpuDialect.h"
+#include "tpuc/Dialect/Tpu/TpuTraits.h"
+
+#include "llvm/Support/Error.h"
+
+#include "tpuc/Dialect/Tpu/TpuInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tpuc/Dialect/Tpu/TpuOps.h.inc"

@@ -45,7 +45,7 @@ include "tpuc/Dialect/Tpu/TpuElementwiseOps.td"
 include "tpuc/Dialect/Tpu/TpuShapeOps.td"
 include "tpuc/Dialect/Tpu/TpuLogicOps.td"
 
-def Tpu_CastOp : Tpu_Op<"cast"> {
+def Tpu_CastOp : Tpu_Op<"cast", [Tpu_Role<"Unary">]> {
   let summary = "Converts between precisions at a boundary (category: cast)";
   let description = [{
     Float to float rounds to nearest even; float to `!quant.uniform` quantizes with the result's scale and
@@ -61,7 +61,7 @@ def Tpu_CastOp : Tpu_Op<"cast"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_RequantIntOp : Tpu_Op<"requant_int"> {
+def Tpu_RequantIntOp : Tpu_Op<"requant_int", [Tpu_Role<"Unary">]> {
   let summary = "Integer rescale of a quantized tensor (category: cast)";
   let description = [{
     `y = saturate(applyMultiplierShift(x - zp_in, multiplier, rshift) + zp_out)` (half-up rounding), per

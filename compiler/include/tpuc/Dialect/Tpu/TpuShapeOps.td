@@ -4,7 +4,7 @@
 #ifndef TPUC_TPU_SHAPE_OPS
 #define TPUC_TPU_SHAPE_OPS
 
-def Tpu_ReshapeOp : Tpu_ShapeOp<"reshape", "Reinterprets the shape"> {
+def Tpu_ReshapeOp : Tpu_ShapeOp<"reshape", "Reinterprets the shape", [Tpu_Role<"Reshape">]> {
   let description = [{
     Lowered `top.reshape`, `top.squeeze`, `top.unsqueeze`: same elements in row-major order, the result
     type's shape.
@@ -57,7 +57,7 @@ def Tpu_SplitOp : Tpu_Op<"split"> {
   let results = (outs Variadic<Tpu_Tensor>:$outputs);
 }
 
-def Tpu_ConcatOp : Tpu_ShapeOp<"concat", "Joins tensors along an axis"> {
+def Tpu_ConcatOp : Tpu_ShapeOp<"concat", "Joins tensors along an axis", [Tpu_Role<"Concat">]> {
   let description = [{
     Lowered `top.concat`, with a fused Relu. In INT8 every input has the result's quantized type (the
     lowering rescales the others with `tpu.requant_int`).
@@ -88,7 +88,7 @@ def Tpu_PadOp : Tpu_ShapeOp<"pad", "Pads the borders of a tensor"> {
                        Tpu_CommonAttrs);
 }
 
-def Tpu_GatherOp : Tpu_ShapeOp<"gather", "Gathers slices by index"> {
+def Tpu_GatherOp : Tpu_ShapeOp<"gather", "Gathers slices by index", [Tpu_Role<"Gather">]> {
   let description = [{
     Lowered `top.gather` (ONNX Gather; embeddings are gathers of a weight on axis 0). `indices` are
     integers; the precision applies to `input` and the result.
@@ -139,7 +139,7 @@ def Tpu_InterpOp : Tpu_Op<"interp"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_ReduceOp : Tpu_Op<"reduce"> {
+def Tpu_ReduceOp : Tpu_Op<"reduce", [Tpu_Role<"GlobalPool">]> {
   let summary = "Reduces over axes, float only (category: reduce)";
   let description = [{
     Lowered `top.reduce` (mean, sum, max, min, prod, l1, l2), accumulated in f32 and rounded to the
