@@ -208,4 +208,12 @@ void Interpreter::releaseMemory() {
   impl->pool.clear();
 }
 
+llvm::Error TopRunner::run(const RunnerOptions &options) {
+  RunOptions run;
+  run.dumpAll = options.dumpAll;
+  run.numThreads = options.numThreads;
+  run.progress = options.progress;
+  return interp.run(run);
+}
+
 } // namespace tpuc::sim

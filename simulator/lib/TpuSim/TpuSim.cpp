@@ -366,4 +366,29 @@ void TpuSimulator::releaseMemory() {
   impl->pool.clear();
 }
 
+TpuRunner::TpuRunner(ModuleOp module, std::vector<std::string> outputNames, const NpzFile *reference)
+    : sim(module), names(std::move(outputNames)), reference(reference) {}
+
+std::vector<std::string> TpuRunner::outputNames() const {
+  std::vector<std::string> result = sim.outputNames();
+  for (size_t i = 0; i < result.size() && i < names.size(); ++i)
+    result[i] = names[i];
+  return result;
+}
+
+llvm::Error TpuRunner::run(const RunnerOptions &options) {
+  named = NpzFile();
+  TpuRunOptions tpuOptions;
+  tpuOptions.dumpAll = options.dumpAll;
+  tpuOptions.reference = reference;
+  tpuOptions.numThreads = options.numThreads;
+  tpuOptions.progress = options.progress;
+  if (auto err = sim.run(tpuOptions))
+    return err;
+  const NpzFile &outputs = sim.outputs();
+  for (size_t i = 0; i < outputs.names().size(); ++i)
+    named.set(i < names.size() ? names[i] : outputs.names()[i], outputs.get(outputs.names()[i]));
+  return llvm::Error::success();
+}
+
 } // namespace tpuc::sim

@@ -5,6 +5,7 @@
 #define TPUC_SIMULATOR_INTERPRETER_H
 
 #include "tpuc/Dialect/Top/TensorNames.h"
+#include "tpuc/Simulator/Runner.h"
 #include "tpuc/Support/Npz.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -123,6 +124,26 @@ public:
 private:
   struct Impl;
   std::unique_ptr<Impl> impl;
+};
+
+/// The reference interpreter as a Runner (Runner.h): named "reference" unless told otherwise.
+class TopRunner : public Runner {
+public:
+  explicit TopRunner(mlir::ModuleOp module, llvm::StringRef function = {}, std::string name = "reference")
+      : interp(module, function), label(std::move(name)) {}
+  std::string name() const override { return label; }
+  std::vector<std::string> inputNames() const override { return interp.inputNames(); }
+  std::vector<std::string> outputNames() const override { return interp.outputNames(); }
+  llvm::Error setInputs(const NpzFile &inputs) override { return interp.setInputs(inputs); }
+  llvm::Error run(const RunnerOptions &options) override;
+  const NpzFile &outputs() const override { return interp.outputs(); }
+  const NpzFile &tensors() const override { return interp.tensors(); }
+  RunnerStats stats() const override { return {interp.stats().seconds, interp.stats().numOps}; }
+  Interpreter &interpreter() { return interp; }
+
+private:
+  Interpreter interp;
+  std::string label;
 };
 
 } // namespace tpuc::sim

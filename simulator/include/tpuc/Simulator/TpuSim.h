@@ -98,6 +98,31 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// The Tpu simulator as a Runner (Runner.h): accumulated, or isolated when given the reference's tensors.
+/// Its outputs take `outputNames` in result order (the Top function's output names: a Tpu function may end
+/// in casts named otherwise); without them, the simulator's. Named "Tpu simulation" or "isolated
+/// simulation", as deploy's errors name them.
+class TpuRunner : public Runner {
+public:
+  explicit TpuRunner(mlir::ModuleOp module, std::vector<std::string> outputNames = {},
+                     const NpzFile *reference = nullptr);
+  std::string name() const override { return reference ? "isolated simulation" : "Tpu simulation"; }
+  std::vector<std::string> inputNames() const override { return sim.inputNames(); }
+  std::vector<std::string> outputNames() const override;
+  llvm::Error setInputs(const NpzFile &inputs) override { return sim.setInputs(inputs); }
+  llvm::Error run(const RunnerOptions &options) override;
+  const NpzFile &outputs() const override { return named; }
+  const NpzFile &tensors() const override { return sim.tensors(); }
+  RunnerStats stats() const override { return {sim.stats().seconds, sim.stats().numOps}; }
+  TpuSimulator &simulator() { return sim; }
+
+private:
+  TpuSimulator sim;
+  std::vector<std::string> names;
+  const NpzFile *reference;
+  NpzFile named;
+};
+
 } // namespace tpuc::sim
 
 #endif // TPUC_SIMULATOR_TPUSIM_H
