@@ -2,10 +2,15 @@
 #include "tpuc/Simulator/FunctionProgram.h"
 
 #include "tpuc/Dialect/Top/TensorNames.h"
+#include "tpuc/Simulator/ThreadPool.h"
+#include "tpuc/Support/FloatConvert.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstring>
 
 using namespace mlir;
 
@@ -115,6 +120,82 @@ llvm::Error FunctionProgram::opError(const ProgramStep &step, const Twine &messa
   step.op->getLoc().print(os);
   std::string name = step.results.empty() ? std::string("?") : names[step.results.front()];
   return makeError("'" + name + "' (" + step.op->getName().getStringRef() + " at " + loc + "): " + message);
+}
+
+FunctionRunner::FunctionRunner(ModuleOp module, StringRef function) : module(module) {
+  auto built = FunctionProgram::build(module, function);
+  if (!built) {
+    setupError = llvm::toString(built.takeError());
+    return;
+  }
+  program = std::move(*built);
+  inputBuffers.resize(program.numArguments);
+}
+
+FunctionRunner::~FunctionRunner() = default;
+
+std::vector<int64_t> FunctionRunner::inputShape(size_t index) const {
+  return index < inputBuffers.size() ? program.shape(index) : std::vector<int64_t>{};
+}
+
+llvm::Error FunctionRunner::setInput(size_t index, const Tensor &tensor) {
+  if (!setupError.empty())
+    return makeError(setupError);
+  if (index >= inputBuffers.size())
+    return makeError("input index " + Twine(index) + " is out of range: the function has " +
+                     Twine(inputBuffers.size()) + " inputs");
+  std::vector<int64_t> expected = inputShape(index);
+  if (tensor.shape() != expected)
+    return makeError("input '" + program.names[index] + "' has shape " + shapeToString(tensor.shape()) +
+                     " but the function expects " + shapeToString(expected));
+  Tensor f32 = tensor.dtype() == DType::F32 ? tensor : toF32Tensor(tensor);
+  int64_t n = f32.numElements();
+  inputBuffers[index].reset(new float[std::max<int64_t>(n, 1)]);
+  if (n)
+    std::memcpy(inputBuffers[index].get(), f32.data(), n * sizeof(float));
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionRunner::setInput(StringRef name, const Tensor &tensor) {
+  if (!setupError.empty())
+    return makeError(setupError);
+  llvm::ArrayRef<std::string> names = program.argumentNames();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name || ("input_" + std::to_string(i)) == name)
+      return setInput(i, tensor);
+  std::string known;
+  for (const std::string &n : names)
+    known += (known.empty() ? "" : ", ") + n;
+  return makeError("the function has no input '" + name + "' (inputs: " + known + ")");
+}
+
+llvm::Error FunctionRunner::setInputs(const NpzFile &npz) {
+  if (!setupError.empty())
+    return makeError(setupError);
+  llvm::ArrayRef<std::string> names = program.argumentNames();
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string alias = "input_" + std::to_string(i);
+    const std::string &name = npz.has(names[i]) ? names[i] : alias;
+    if (!npz.has(name))
+      return makeError("missing input '" + names[i] + "' (argument " + Twine(i) + ") in the input file");
+    if (auto err = setInput(i, npz.get(name)))
+      return err;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error FunctionRunner::beginRun(unsigned numThreads) {
+  if (!setupError.empty())
+    return makeError(setupError);
+  for (size_t i = 0; i < inputBuffers.size(); ++i)
+    if (!inputBuffers[i])
+      return makeError("missing input '" + program.names[i] + "' (argument " + Twine(i) + ")");
+  if (numThreads)
+    ThreadPool::setGlobalThreads(numThreads);
+  lastOutputs = NpzFile();
+  lastTensors = NpzFile();
+  lastStats = RunStats();
+  return llvm::Error::success();
 }
 
 } // namespace tpuc::sim

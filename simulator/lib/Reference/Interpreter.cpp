@@ -4,14 +4,11 @@
 //===----------------------------------------------------------------------===//
 #include "tpuc/Simulator/Interpreter.h"
 
-#include "FunctionInputs.h"
 #include "Kernels.h"
 #include "ProgramRun.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Simulator/ReferenceKernels.h"
-#include "tpuc/Simulator/ThreadPool.h"
-#include "tpuc/Support/FloatConvert.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -30,42 +27,19 @@ llvm::Error makeError(const llvm::Twine &message) {
 } // namespace
 
 struct Interpreter::Impl {
-  ModuleOp module;
-  FunctionProgram program; ///< Values numbered, named, with their last uses.
-  std::string setupError;
+  explicit Impl(const FunctionProgram &program) : program(program) {}
+  const FunctionProgram &program; ///< Values numbered, named, with their last uses (FunctionRunner's).
 
-  std::vector<std::unique_ptr<float[]>> inputs;
-  /// The input rules shared with the other simulator (positions, names, npz; shapes checked).
-  FunctionInputs boundInputs() { return {inputs, program.argumentNames(), program.values}; }
   std::vector<std::vector<float>> weights; ///< Per step; empty until loaded.
   /// Per step: what the kernel derives from the op's weight operands (packed filters), kept with the weights.
   std::vector<std::unique_ptr<ref::OpCache>> caches;
   BufferPool pool;
 
-  NpzFile outputs, tensors;
-  RunStats stats;
-
-  void prepare(StringRef function);
   llvm::Error checkProgram() const;
   llvm::Error runStep(size_t index, ProgramRun &run, std::vector<std::string> &messages);
 };
 
-void Interpreter::Impl::prepare(StringRef function) {
-  auto built = FunctionProgram::build(module, function);
-  if (!built) {
-    setupError = llvm::toString(built.takeError());
-    return;
-  }
-  program = std::move(*built);
-  registerTopReferenceKernels(*module.getContext());
-  inputs.resize(program.numArguments);
-  weights.resize(program.steps.size());
-  caches = makeWeightCaches(program);
-}
-
 llvm::Error Interpreter::Impl::checkProgram() const {
-  if (!setupError.empty())
-    return makeError(setupError);
   for (const ProgramStep &step : program.steps) {
     if (!isa<top::InferenceInterface>(step.op))
       return program.opError(step, "no reference kernel for this op");
@@ -92,59 +66,36 @@ llvm::Error Interpreter::Impl::runStep(size_t index, ProgramRun &run, std::vecto
   return llvm::Error::success();
 }
 
-Interpreter::Interpreter(ModuleOp module, StringRef function) : impl(std::make_unique<Impl>()) {
-  impl->module = module;
-  impl->prepare(function);
+Interpreter::Interpreter(ModuleOp module, StringRef function)
+    : FunctionRunner(module, function), impl(std::make_unique<Impl>(program)) {
+  if (!setupError.empty())
+    return;
+  registerTopReferenceKernels(*module.getContext());
+  impl->weights.resize(program.steps.size());
+  impl->caches = makeWeightCaches(program);
 }
 
 Interpreter::~Interpreter() = default;
 
-size_t Interpreter::numInputs() const { return impl->inputs.size(); }
-std::vector<std::string> Interpreter::inputNames() const { return impl->program.argumentNames().vec(); }
-std::vector<int64_t> Interpreter::inputShape(size_t index) const { return impl->boundInputs().shape(index); }
-std::vector<std::string> Interpreter::outputNames() const { return impl->program.resultNames; }
-
-llvm::Error Interpreter::setInput(size_t index, const Tensor &tensor) {
-  if (!impl->setupError.empty())
-    return makeError(impl->setupError);
-  return impl->boundInputs().set(index, tensor);
-}
-
-llvm::Error Interpreter::setInput(StringRef name, const Tensor &tensor) {
-  if (!impl->setupError.empty())
-    return makeError(impl->setupError);
-  return impl->boundInputs().set(name, tensor);
-}
-
-llvm::Error Interpreter::setInputs(const NpzFile &npz) {
-  if (!impl->setupError.empty())
-    return makeError(impl->setupError);
-  return impl->boundInputs().setAll(npz);
-}
-
 llvm::Error Interpreter::run(const RunOptions &options) {
   Impl &m = *impl;
+  if (!setupError.empty())
+    return makeError(setupError);
   if (auto err = m.checkProgram())
     return err;
-  const FunctionProgram &p = m.program;
-  for (size_t i = 0; i < m.inputs.size(); ++i)
-    if (!m.inputs[i])
-      return makeError("missing input '" + p.names[i] + "' (argument " + Twine(i) + ")");
-  if (options.numThreads)
-    ThreadPool::setGlobalThreads(options.numThreads);
+  if (auto err = beginRun(options.numThreads))
+    return err;
+  const FunctionProgram &p = program;
 
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
-  m.outputs = NpzFile();
-  m.tensors = NpzFile();
-  m.stats = RunStats();
-  ProgramRun run(p, m.pool, m.stats);
-  for (size_t i = 0; i < m.inputs.size(); ++i)
-    run.bindArgument(i, m.inputs[i].get());
+  ProgramRun run(p, m.pool, lastStats);
+  for (size_t i = 0; i < inputBuffers.size(); ++i)
+    run.bindArgument(i, inputBuffers[i].get());
   auto copy = [&](int id, const float *data) { return run.copyF32(id, data); };
 
   std::vector<std::string> messages;
-  ScopedDiagnosticHandler handler(m.module.getContext(), [&](Diagnostic &diag) {
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     messages.push_back(diag.str());
     return success();
   });
@@ -165,9 +116,9 @@ llvm::Error Interpreter::run(const RunOptions &options) {
     } else if (auto err = m.runStep(index, run, messages)) {
       return err;
     }
-    m.stats.numOps++;
+    lastStats.numOps++;
     if (!isWeight) {
-      run.produced(step, options.dumpAll ? &m.tensors : nullptr, copy);
+      run.produced(step, options.dumpAll ? &lastTensors : nullptr, copy);
       if (options.onTensor)
         for (int id : step.results)
           if (p.sizes[id] >= 0)
@@ -178,26 +129,22 @@ llvm::Error Interpreter::run(const RunOptions &options) {
     }
     run.release(step);
     if (options.profile)
-      m.stats.opSeconds.push_back({p.stepName(step).str(), step.op->getName().getStringRef().str(),
-                                   std::chrono::duration<double>(Clock::now() - opStart).count()});
+      lastStats.opSeconds.push_back({p.stepName(step).str(), step.op->getName().getStringRef().str(),
+                                     std::chrono::duration<double>(Clock::now() - opStart).count()});
     if (options.progress && !options.progress(index + 1, p.steps.size(), p.stepName(step)))
       return makeError("cancelled");
   }
   // The outputs under the graph's output names; a full dump holds them too.
-  if (auto err = run.collectOutputs(m.outputs, m.tensors, copy))
+  if (auto err = run.collectOutputs(lastOutputs, lastTensors, copy))
     return err;
   for (const std::vector<float> &w : m.weights)
-    m.stats.weightBytes += w.size() * sizeof(float);
+    lastStats.weightBytes += w.size() * sizeof(float);
   for (const std::unique_ptr<ref::OpCache> &cache : m.caches)
     if (cache)
-      m.stats.weightBytes += cache->bytes;
-  m.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      lastStats.weightBytes += cache->bytes;
+  lastStats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return llvm::Error::success();
 }
-
-const NpzFile &Interpreter::outputs() const { return impl->outputs; }
-const NpzFile &Interpreter::tensors() const { return impl->tensors; }
-const RunStats &Interpreter::stats() const { return impl->stats; }
 
 void Interpreter::releaseMemory() {
   for (std::vector<float> &w : impl->weights)

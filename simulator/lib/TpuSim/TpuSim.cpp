@@ -4,7 +4,6 @@
 //===----------------------------------------------------------------------===//
 #include "tpuc/Simulator/TpuSim.h"
 
-#include "../Reference/FunctionInputs.h"
 #include "../Reference/Kernels.h"
 #include "../Reference/ProgramRun.h"
 #include "SimOps.h"
@@ -12,7 +11,6 @@
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Simulator/ReferenceKernels.h"
-#include "tpuc/Simulator/ThreadPool.h"
 #include "tpuc/Support/FloatConvert.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,9 +45,10 @@ bool isCastLike(Operation *op) {
 } // namespace
 
 struct TpuSimulator::Impl {
+  Impl(ModuleOp module, const FunctionProgram &program) : module(module), program(program) {}
   ModuleOp module;
-  FunctionProgram program; ///< Values numbered, named, with their producers and last uses.
-  std::string setupError;
+  const FunctionProgram
+      &program;                  ///< Values numbered, named, with producers and last uses (FunctionRunner's).
   OwningOpRef<ModuleOp> scratch; ///< Holds the shadow Top ops.
 
   std::vector<Encoding> encodings; ///< Per value.
@@ -57,29 +56,19 @@ struct TpuSimulator::Impl {
   std::vector<Operation *> shadows; ///< Per step: the shadow Top op doing its float math, or null.
   /// Per step: data kernels derive from the op's weights (packed filters), kept while the weights are loaded.
   std::vector<std::unique_ptr<ref::OpCache>> caches;
-  std::vector<std::unique_ptr<float[]>> inputs;
-  /// The input rules shared with the other simulator (positions, names, npz; shapes checked).
-  FunctionInputs boundInputs() { return {inputs, program.argumentNames(), program.values}; }
   std::vector<Weight> weights; ///< Per step.
   std::map<std::string, std::unique_ptr<NpzFile>> weightFiles;
   BufferPool pool;
-  NpzFile outputs, tensors;
-  RunStats stats;
 
-  void prepare(StringRef function);
+  /// Encodings, weights and shadow ops of the program; a one-line problem, or "".
+  std::string prepare();
   llvm::Error loadWeight(size_t index, std::vector<std::string> &messages);
   /// The reference tensor for value `id` (its name, or the names up a chain of casts), or null.
   const Tensor *referenceFor(int id, const NpzFile &reference) const;
   Tensor dumpTensor(int id, const float *data) const;
 };
 
-void TpuSimulator::Impl::prepare(StringRef function) {
-  auto built = FunctionProgram::build(module, function);
-  if (!built) {
-    setupError = llvm::toString(built.takeError());
-    return;
-  }
-  program = std::move(*built);
+std::string TpuSimulator::Impl::prepare() {
   MLIRContext *ctx = module.getContext();
   registerTopReferenceKernels(*ctx);
   ctx->getOrLoadDialect<top::TopDialect>();
@@ -91,41 +80,33 @@ void TpuSimulator::Impl::prepare(StringRef function) {
     encodings.push_back(tpusim::encodingOf(v.getType()));
     isWeight.push_back(p.producer[id] >= 0 && isa<top::WeightOp>(v.getDefiningOp()));
   }
-  inputs.resize(p.numArguments);
   weights.resize(p.steps.size());
   shadows.assign(p.steps.size(), nullptr);
 
   for (auto [index, step] : llvm::enumerate(p.steps)) {
     StringRef name = step.op->getName().getStringRef();
     if (name.starts_with("top.")) {
-      if (!isa<top::InferenceInterface>(step.op)) {
-        setupError = ("'" + p.names[step.results.empty() ? 0 : step.results[0]] + "' (" + name +
-                      "): no kernel for this op")
-                         .str();
-        return;
-      }
+      if (!isa<top::InferenceInterface>(step.op))
+        return ("'" + p.names[step.results.empty() ? 0 : step.results[0]] + "' (" + name +
+                "): no kernel for this op")
+            .str();
       continue;
     }
-    if (!name.starts_with("tpu.")) {
-      setupError = ("op '" + name + "' is neither a Tpu nor a Top op").str();
-      return;
-    }
+    if (!name.starts_with("tpu."))
+      return ("op '" + name + "' is neither a Tpu nor a Top op").str();
     for (int id : step.results)
-      if (p.sizes[id] < 0) {
-        setupError = ("'" + p.names[id] + "' (" + name + "): result has no static tensor shape").str();
-        return;
-      }
+      if (p.sizes[id] < 0)
+        return ("'" + p.names[id] + "' (" + name + "): result has no static tensor shape").str();
     if (tpusim::needsShadow(step.op)) {
       std::string error;
       bool int8 = !step.results.empty() && encodings[step.results[0]].isQuant();
       shadows[index] = tpusim::buildShadow(step.op, *scratch->getBody(), int8, error);
-      if (!shadows[index]) {
-        setupError = ("'" + p.names[step.results[0]] + "' (" + name + "): " + error).str();
-        return;
-      }
+      if (!shadows[index])
+        return ("'" + p.names[step.results[0]] + "' (" + name + "): " + error).str();
     }
   }
   caches = makeWeightCaches(p);
+  return "";
 }
 
 llvm::Error TpuSimulator::Impl::loadWeight(size_t index, std::vector<std::string> &messages) {
@@ -202,65 +183,35 @@ Tensor TpuSimulator::Impl::dumpTensor(int id, const float *data) const {
   return t;
 }
 
-TpuSimulator::TpuSimulator(ModuleOp module, StringRef function) : impl(std::make_unique<Impl>()) {
-  impl->module = module;
-  impl->prepare(function);
+TpuSimulator::TpuSimulator(ModuleOp module, StringRef function)
+    : FunctionRunner(module, function), impl(std::make_unique<Impl>(module, program)) {
+  if (setupError.empty())
+    setupError = impl->prepare();
 }
 
 TpuSimulator::~TpuSimulator() = default;
 
-size_t TpuSimulator::numInputs() const { return impl->inputs.size(); }
-std::vector<std::string> TpuSimulator::inputNames() const { return impl->program.argumentNames().vec(); }
-std::vector<int64_t> TpuSimulator::inputShape(size_t index) const { return impl->boundInputs().shape(index); }
-std::vector<std::string> TpuSimulator::outputNames() const { return impl->program.resultNames; }
-
-llvm::Error TpuSimulator::setInput(size_t index, const Tensor &tensor) {
-  if (!impl->setupError.empty())
-    return makeError(impl->setupError);
-  return impl->boundInputs().set(index, tensor);
-}
-
-llvm::Error TpuSimulator::setInput(StringRef name, const Tensor &tensor) {
-  if (!impl->setupError.empty())
-    return makeError(impl->setupError);
-  return impl->boundInputs().set(name, tensor);
-}
-
-llvm::Error TpuSimulator::setInputs(const NpzFile &npz) {
-  if (!impl->setupError.empty())
-    return makeError(impl->setupError);
-  return impl->boundInputs().setAll(npz);
-}
-
 llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
   Impl &m = *impl;
-  if (!m.setupError.empty())
-    return makeError(m.setupError);
-  const FunctionProgram &p = m.program;
-  for (size_t i = 0; i < m.inputs.size(); ++i)
-    if (!m.inputs[i])
-      return makeError("missing input '" + p.names[i] + "' (argument " + Twine(i) + ")");
-  if (options.numThreads)
-    ThreadPool::setGlobalThreads(options.numThreads);
+  if (auto err = beginRun(options.numThreads))
+    return err;
+  const FunctionProgram &p = program;
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
-  m.outputs = NpzFile();
-  m.tensors = NpzFile();
-  m.stats = RunStats();
-  ProgramRun run(p, m.pool, m.stats);
+  ProgramRun run(p, m.pool, lastStats);
   auto dump = [&](int id, const float *data) { return m.dumpTensor(id, data); };
   // Inputs come as real values; an argument in INT8 (deploy --quant_input) holds its codes, one in F16/BF16
   // its rounded values, as every other tensor of that encoding does.
   std::vector<std::unique_ptr<float[]>> encodedInputs;
-  for (size_t i = 0; i < m.inputs.size(); ++i) {
-    const float *data = m.inputs[i].get();
+  for (size_t i = 0; i < inputBuffers.size(); ++i) {
+    const float *data = inputBuffers[i].get();
     const Encoding &e = m.encodings[i];
     if (e.isQuant() || e.half() != tpu::Half::None) {
       std::unique_ptr<float[]> buf(new float[std::max<int64_t>(p.sizes[i], 1)]);
       if (e.isQuant())
-        tpu::quantizeFloats(m.inputs[i].get(), p.sizes[i], e.q, e.storage, buf.get());
+        tpu::quantizeFloats(inputBuffers[i].get(), p.sizes[i], e.q, e.storage, buf.get());
       else {
-        std::memcpy(buf.get(), m.inputs[i].get(), p.sizes[i] * sizeof(float));
+        std::memcpy(buf.get(), inputBuffers[i].get(), p.sizes[i] * sizeof(float));
         tpu::roundHalf(buf.get(), p.sizes[i], e.half());
       }
       data = buf.get();
@@ -270,7 +221,7 @@ llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
   }
 
   std::vector<std::string> messages;
-  ScopedDiagnosticHandler handler(m.module.getContext(), [&](Diagnostic &diag) {
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     messages.push_back(diag.str());
     return success();
   });
@@ -281,7 +232,7 @@ llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
       if (auto err = m.loadWeight(index, messages))
         return err;
       run.borrow(step.results[0], m.weights[index].values.data());
-      m.stats.numOps++;
+      lastStats.numOps++;
       continue;
     }
     SmallVector<const float *> ins;
@@ -333,28 +284,24 @@ llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
         text += ": " + messages.front();
       return p.opError(step, text);
     }
-    m.stats.numOps++;
-    run.produced(step, options.dumpAll ? &m.tensors : nullptr, dump);
+    lastStats.numOps++;
+    run.produced(step, options.dumpAll ? &lastTensors : nullptr, dump);
     run.release(step);
     StringRef tensorName = p.stepName(step);
     if (options.profile)
-      m.stats.opSeconds.push_back({tensorName.str(), step.op->getName().getStringRef().str(),
-                                   std::chrono::duration<double>(Clock::now() - opStart).count()});
+      lastStats.opSeconds.push_back({tensorName.str(), step.op->getName().getStringRef().str(),
+                                     std::chrono::duration<double>(Clock::now() - opStart).count()});
     if (options.progress && !options.progress(index + 1, p.steps.size(), tensorName))
       return makeError("cancelled");
   }
   // The outputs under the graph's output names; a full dump holds them too.
-  if (auto err = run.collectOutputs(m.outputs, m.tensors, dump))
+  if (auto err = run.collectOutputs(lastOutputs, lastTensors, dump))
     return err;
   for (const Weight &w : m.weights)
-    m.stats.weightBytes += w.values.size() * sizeof(float);
-  m.stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    lastStats.weightBytes += w.values.size() * sizeof(float);
+  lastStats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return llvm::Error::success();
 }
-
-const NpzFile &TpuSimulator::outputs() const { return impl->outputs; }
-const NpzFile &TpuSimulator::tensors() const { return impl->tensors; }
-const RunStats &TpuSimulator::stats() const { return impl->stats; }
 
 void TpuSimulator::releaseMemory() {
   for (Weight &w : impl->weights)
