@@ -23,7 +23,6 @@
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/Runner.h"
 #include "tpuc/Simulator/TpuSim.h"
-#include "tpuc/Support/FloatConvert.h"
 #include "tpuc/Transforms/FusePreprocess.h"
 #include "tpuc/Transforms/PassRecorder.h"
 #include "tpuc/Transforms/Passes.h"

@@ -76,8 +76,8 @@ struct FunctionProgram {
 /// Measurements of the last run.
 struct RunStats {
   /// Most bytes of activation tensors (inputs and op results, not weights) alive at once, dump copies
-  /// included. Released buffers are recycled by the interpreter for later ops and runs (see
-  /// Interpreter::releaseMemory), so its footprint stays near this peak.
+  /// included. Released buffers are recycled by the runner for later ops and runs (see
+  /// releaseMemory of the Interpreter and the TpuSimulator), so its footprint stays near this peak.
   int64_t peakLiveBytes = 0;
   /// Bytes of all activation tensors the run produced (what a full dump holds).
   int64_t totalTensorBytes = 0;
