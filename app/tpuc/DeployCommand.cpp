@@ -19,13 +19,13 @@
 #include "tpuc/Backend/Artifacts.h"
 #include "tpuc/Codegen/ModelCodegen.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
-#include "tpuc/Support/FloatConvert.h"
+#include "tpuc/Simulator/CmdSim.h"
+#include "tpuc/Simulator/Interpreter.h"
+#include "tpuc/Simulator/Runner.h"
+#include "tpuc/Simulator/TpuSim.h"
 #include "tpuc/Transforms/FusePreprocess.h"
 #include "tpuc/Transforms/PassRecorder.h"
 #include "tpuc/Transforms/Passes.h"
-#include "tpuc/Simulator/CmdSim.h"
-#include "tpuc/Simulator/Interpreter.h"
-#include "tpuc/Simulator/TpuSim.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -143,36 +143,22 @@ mlir::OwningOpRef<mlir::ModuleOp> lowerCopy(mlir::ModuleOp top, const LoweringOp
 std::vector<std::string> topOutputNames(mlir::ModuleOp top) { return sim::Interpreter(top).outputNames(); }
 
 std::optional<RunResult> runReference(mlir::ModuleOp top, const NpzFile &inputs, std::string &error) {
-  sim::Interpreter interpreter(top);
-  llvm::Error err = interpreter.setInputs(inputs);
-  if (!err)
-    err = interpreter.run(sim::RunOptions{.dumpAll = true});
-  if (err) {
-    error = "reference: " + llvm::toString(std::move(err));
+  sim::TopRunner runner(top);
+  if (auto err = sim::runOn(runner, inputs, {.dumpAll = true})) {
+    error = llvm::toString(std::move(err));
     return std::nullopt;
   }
-  return RunResult{interpreter.tensors(), interpreter.outputs()};
+  return RunResult{runner.tensors(), runner.outputs()};
 }
 
 std::optional<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll, const NpzFile *reference,
                                 const std::vector<std::string> &outputNames, std::string &error) {
-  sim::TpuSimulator simulator(tpu);
-  llvm::Error err = simulator.setInputs(inputs);
-  if (!err) {
-    sim::TpuRunOptions options;
-    options.dumpAll = dumpAll;
-    options.reference = reference;
-    err = simulator.run(options);
-  }
-  if (err) {
-    error = std::string(reference ? "isolated" : "Tpu") + " simulation: " + llvm::toString(std::move(err));
+  sim::TpuRunner runner(tpu, outputNames, reference);
+  if (auto err = sim::runOn(runner, inputs, {.dumpAll = dumpAll})) {
+    error = llvm::toString(std::move(err));
     return std::nullopt;
   }
-  RunResult result{simulator.tensors(), NpzFile()};
-  const NpzFile &outputs = simulator.outputs();
-  for (size_t i = 0; i < outputs.names().size(); ++i)
-    result.outputs.set(i < outputNames.size() ? outputNames[i] : outputs.names()[i], outputs.get(outputs.names()[i]));
-  return result;
+  return RunResult{runner.tensors(), runner.outputs()};
 }
 
 double cosineOf(const Tensor &a, const Tensor &b) {
@@ -277,18 +263,24 @@ bool loadModelFile(const std::string &path, codegen::Model &model, backend::Chip
 }
 
 std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
-                                         const NpzFile &tpuTensors, const std::string &correctness,
+                                         sim::Runner &tpu, const std::string &correctness,
                                          const std::string &outputsPath, std::string &error) {
   codegen::Model model;
   backend::ChipProfile chip;
   if (!loadModelFile(modelPath, model, chip, error))
     return std::nullopt;
-  cmdsim::StageRunner runner(chip, model, 0, 0);
-  llvm::Error err = runner.setInputs(inputs);
-  if (!err)
-    err = runner.run({.dumpAll = true});
-  if (err) {
-    error = modelPath + ": " + llvm::toString(std::move(err));
+  cmdsim::ModelFileRunner runner(modelPath, chip, model);
+  sim::RunCompareOptions options;
+  options.targetInputs = &inputs;
+  options.allTensors = true;
+  options.tolerance = *CompareTolerance::parse(correctness);
+  // Elements of intermediates that no command computed are left out of both sides.
+  options.align = [&](NpzFile &target, NpzFile &reference) {
+    cmdsim::maskNotComputed(runner.stageRunner().stats().partial, target, reference);
+  };
+  auto compared = sim::runAndCompare(runner, tpu, options);
+  if (!compared) {
+    error = llvm::toString(compared.takeError());
     return std::nullopt;
   }
   try {
@@ -298,28 +290,11 @@ std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const Npz
     return std::nullopt;
   }
   ModelCheck check;
-  check.stats = runner.stats();
-  check.trace = cmdsim::traceJson(chip, runner.stage(), check.stats.timing);
-  // Elements of intermediates that no command computed (kNotComputedBits in the dump) are left out of both
-  // sides; any other NaN is a wrong result and stays.
-  NpzFile target = runner.tensors(), reference = tpuTensors;
-  for (const std::string &name : check.stats.partial) {
-    if (!reference.has(name) || reference.get(name).numElements() != target.get(name).numElements())
-      continue;
-    Tensor a = target.get(name), b = toF32Tensor(reference.get(name));
-    float *pa = reinterpret_cast<float *>(a.data()), *pb = reinterpret_cast<float *>(b.data());
-    for (int64_t i = 0; i < a.numElements(); ++i)
-      if (cmdsim::isNotComputed(pa[i]))
-        pa[i] = pb[i] = 0.0f;
-    target.set(name, std::move(a));
-    reference.set(name, std::move(b));
-  }
-  check.comparison = compareNpz(target, reference, *CompareTolerance::parse(correctness));
-  for (const TensorComparison &c : check.comparison.results)
-    if (!c.passed()) {
-      check.failing = c.name;
-      break;
-    }
+  check.stats = runner.stageRunner().stats();
+  check.trace = cmdsim::traceJson(chip, runner.stageRunner().stage(), check.stats.timing);
+  if (const TensorComparison *failing = compared->firstFailing())
+    check.failing = failing->name;
+  check.comparison = std::move(compared->comparison);
   const auto &t = check.stats.timing;
   std::ostringstream out;
   out << "model file vs Tpu simulation: " << check.comparison.count(CompareStatus::Equal) << " of "
@@ -473,32 +448,43 @@ int runDeploy(const DeployOptions &o) {
     if (!inputs)
       return fail(kExitUsage, error);
   }
-  std::optional<RunResult> reference;
+  // The reference: the Top interpreter on the same input, or the tensors of --test_reference.
   std::vector<std::string> outputNames = interpreter.outputNames();
+  std::unique_ptr<sim::Runner> reference;
   if (!o.testReference.empty()) {
     NpzFile file;
     if (!NpzFile::tryRead(o.testReference, file, error))
       return fail(kExitUsage, error);
-    reference = RunResult{file, NpzFile()};
-    for (const std::string &name : outputNames) {
-      if (!file.has(name))
-        return fail(kExitUsage, o.testReference + ": no tensor '" + name + "' (an output of the model)");
-      reference->outputs.set(name, file.get(name));
-    }
+    auto recorded = sim::RecordedRunner::create(o.testReference, std::move(file), outputNames);
+    if (!recorded)
+      return fail(kExitUsage, llvm::toString(recorded.takeError()));
+    reference = std::move(*recorded);
   } else {
-    progress.report("reference", 0.0, "running the Top IR on the test input");
-    reference = runReference(*top, *referenceInputs, error);
-    if (!reference)
-      return fail(kExitFailed, error);
+    reference = std::make_unique<sim::TopRunner>(*top);
   }
-  progress.report("simulate", 0.0, "Tpu functional simulation (accumulated)");
-  auto accumulated = runTpu(*tpu, *inputs, /*dumpAll=*/true, nullptr, outputNames, error);
-  if (!accumulated)
-    return fail(kExitFailed, error);
+  CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
+  sim::TpuRunner accumulated(*tpu, outputNames);
+  sim::RunCompareOptions outputsCheck;
+  outputsCheck.targetInputs = &*inputs;
+  outputsCheck.referenceInputs = o.testReference.empty() ? &*referenceInputs : nullptr;
+  outputsCheck.dumpAll = true;
+  outputsCheck.tolerance = tolerance;
+  outputsCheck.excepts = o.excepts;
+  outputsCheck.targetName = "tpu";
+  outputsCheck.referenceName = o.testReference.empty() ? "top" : o.testReference;
+  outputsCheck.beforeRun = [&](const sim::Runner &runner) {
+    if (&runner == &accumulated)
+      progress.report("simulate", 0.0, "Tpu functional simulation (accumulated)");
+    else
+      progress.report("reference", 0.0, "running the Top IR on the test input");
+  };
+  auto outputs = sim::runAndCompare(accumulated, *reference, outputsCheck);
+  if (!outputs)
+    return fail(kExitFailed, llvm::toString(outputs.takeError()));
   std::string stem = artifactStem(o);
   std::string outputsFile = stem + "_tpu_outputs.npz";
   try {
-    accumulated->tensors.write(outputsFile, /*compressed=*/false);
+    accumulated.tensors().write(outputsFile, /*compressed=*/false);
   } catch (const std::exception &e) {
     return fail(kExitUsage, e.what());
   }
@@ -508,7 +494,7 @@ int runDeploy(const DeployOptions &o) {
     progress.report("run", 0.0, "command-level simulation of " + o.model);
     std::string modelOutputs = stem + "_model_outputs.npz", trace = stem + "_trace.json",
                 modelInputs = stem + "_in_f32.npz";
-    auto check = checkModelFile(o.model, *inputs, accumulated->tensors, o.correctness, modelOutputs, error);
+    auto check = checkModelFile(o.model, *inputs, accumulated, o.correctness, modelOutputs, error);
     if (!check)
       return fail(kExitUsage, error);
     std::cout << check->summary << std::endl;
@@ -528,31 +514,41 @@ int runDeploy(const DeployOptions &o) {
     }
     progress.report("run", 1.0, check->summary, artifacts);
   }
-  CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
-  // With fused preprocessing, an input's name holds raw pixels on the chip and preprocessed values in the
-  // reference: the reference's tensor is compared with (and in isolated mode fed to) the preprocessed one.
-  if (!fusedInputs.empty()) {
-    NpzFile renamed;
-    for (const std::string &name : reference->tensors.names()) {
-      auto f = llvm::find_if(fusedInputs, [&](const FusedInput &f) { return f.input == name; });
-      renamed.set(f == fusedInputs.end() ? name : f->preprocessed, reference->tensors.get(name));
-    }
-    reference->tensors = std::move(renamed);
-  }
 
-  NpzComparison outputs = compareNpz(accumulated->outputs, reference->outputs, tolerance, o.excepts);
-  outputs.targetName = "tpu";
-  outputs.referenceName = o.testReference.empty() ? "top" : o.testReference;
-  std::string firstFailing;
-  const TensorComparison *failing = nullptr;
   if (o.compareAll) {
-    progress.report("simulate", 0.5, "Tpu functional simulation (isolated)");
-    auto isolated = runTpu(*tpu, *inputs, /*dumpAll=*/true, &reference->tensors, outputNames, error);
-    if (!isolated)
-      return fail(kExitFailed, error);
-    NpzComparison accAll = compareNpz(accumulated->tensors, reference->tensors, tolerance, o.excepts);
-    NpzComparison isoAll = compareNpz(isolated->tensors, reference->tensors, tolerance, o.excepts);
-    std::vector<LayerRow> rows = sideBySide(accAll, &isoAll, reference->tensors);
+    // With fused preprocessing, an input's name holds raw pixels on the chip and preprocessed values in the
+    // reference: the reference's tensor is compared with (and in isolated mode fed to) the preprocessed one.
+    auto renameFused = [&](const NpzFile &tensors) {
+      NpzFile renamed;
+      for (const std::string &name : tensors.names()) {
+        auto f = llvm::find_if(fusedInputs, [&](const FusedInput &f) { return f.input == name; });
+        renamed.set(f == fusedInputs.end() ? name : f->preprocessed, tensors.get(name));
+      }
+      return renamed;
+    };
+    std::optional<NpzFile> renamed;
+    if (!fusedInputs.empty())
+      renamed = renameFused(reference->tensors());
+    const NpzFile &referenceTensors = renamed ? *renamed : reference->tensors();
+    sim::TpuRunner isolated(*tpu, outputNames, &referenceTensors);
+    sim::RunCompareOptions layers;
+    layers.allTensors = true;
+    layers.tolerance = tolerance;
+    layers.excepts = o.excepts;
+    if (renamed)
+      layers.align = [&](NpzFile &, NpzFile &ref) { ref = renameFused(ref); };
+    layers.targetInputs = &*inputs;
+    layers.beforeRun = [&](const sim::Runner &) {
+      progress.report("simulate", 0.5, "Tpu functional simulation (isolated)");
+    };
+    auto isoAll = sim::runAndCompare(isolated, *reference, layers);
+    if (!isoAll)
+      return fail(kExitFailed, llvm::toString(isoAll.takeError()));
+    layers.targetInputs = nullptr; // the accumulated run is done
+    auto accAll = sim::runAndCompare(accumulated, *reference, layers);
+    if (!accAll)
+      return fail(kExitFailed, llvm::toString(accAll.takeError()));
+    std::vector<LayerRow> rows = sideBySide(accAll->comparison, &isoAll->comparison, referenceTensors);
     std::cout << formatSideBySideText(rows);
     std::string csv = stem + "_compare.csv", json = stem + "_compare.json";
     if (!writeText(csv, formatSideBySideCsv(rows), error) ||
@@ -562,26 +558,24 @@ int runDeploy(const DeployOptions &o) {
     artifacts.push_back(json);
     for (const LayerRow &row : rows)
       if (!row.accumulated.passed()) {
-        failing = &row.accumulated;
-        firstFailing = row.name;
         std::cout << std::endl;
-        std::cout << formatCompareText(outputs, false);
-        progress.report("compare", 1.0, "failed at " + firstFailing, artifacts);
+        std::cout << formatCompareText(outputs->comparison, false);
+        progress.report("compare", 1.0, "failed at " + row.name, artifacts);
         return fail(kExitFailed, "Tpu tensors differ from the reference beyond --tolerance " + o.tolerance +
-                                     "; first failing layer '" + firstFailing +
-                                     "' (cos " + formatMetric(failing->metrics.cosine) + ", euc " +
-                                     formatMetric(failing->metrics.euclidean) + ")");
+                                     "; first failing layer '" + row.name + "' (cos " +
+                                     formatMetric(row.accumulated.metrics.cosine) + ", euc " +
+                                     formatMetric(row.accumulated.metrics.euclidean) + ")");
       }
     std::cout << std::endl;
   }
-  std::cout << formatCompareText(outputs, false);
-  for (const TensorComparison &c : outputs.results)
-    if (!c.passed()) {
-      progress.report("compare", 1.0, "failed at " + c.name, artifacts);
-      return fail(kExitFailed, "Tpu outputs differ from the reference beyond --tolerance " + o.tolerance +
-                                   "; first failing layer '" + c.name + "' (cos " + formatMetric(c.metrics.cosine) +
-                                   ", euc " + formatMetric(c.metrics.euclidean) + ")");
-    }
+  std::cout << formatCompareText(outputs->comparison, false);
+  if (const TensorComparison *c = outputs->firstFailing()) {
+    progress.report("compare", 1.0, "failed at " + c->name, artifacts);
+    return fail(kExitFailed, "Tpu outputs differ from the reference beyond --tolerance " + o.tolerance +
+                                 "; first failing layer '" + c->name + "' (cos " +
+                                 formatMetric(c->metrics.cosine) + ", euc " +
+                                 formatMetric(c->metrics.euclidean) + ")");
+  }
   progress.report("compare", 1.0, "Tpu outputs within --tolerance " + o.tolerance, artifacts);
   return kExitOk;
 }

@@ -81,10 +81,10 @@ struct ModelCheck {
 };
 
 /// Runs `modelPath` (net 0) on `inputs` with every tensor dumped to `outputsPath` and compares them with
-/// `tpuTensors` under the "cos,euc" tolerance `correctness`. nullopt with a one-line `error` when the
-/// model cannot be read or run.
+/// the tensors of `tpu` (which has run with every tensor dumped) under the "cos,euc" tolerance
+/// `correctness` (sim::runAndCompare). nullopt with a one-line `error` when the model cannot be read or run.
 std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
-                                         const NpzFile &tpuTensors, const std::string &correctness,
+                                         sim::Runner &tpu, const std::string &correctness,
                                          const std::string &outputsPath, std::string &error);
 
 } // namespace tpuc::cli

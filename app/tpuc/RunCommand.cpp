@@ -12,7 +12,9 @@
 
 #include "tpuc/Backend/ChipProfile.h"
 #include "tpuc/Simulator/CmdExec.h"
+#include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/ThreadPool.h"
+#include "tpuc/Simulator/TpuSim.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -69,11 +71,14 @@ int runMlir(const RunOptions &o, const NpzFile &inputs, ProgressReporter &progre
   progress.report("run", 0.0, std::string(tpu ? "Tpu functional simulation" : "reference interpreter") + " of " +
                                   o.model + " on " + std::to_string(sim::ThreadPool::global().numThreads()) +
                                   " thread(s)");
-  auto result = tpu ? runTpu(*module, inputs, o.dumpAllTensors, nullptr, {}, error)
-                    : runReference(*module, inputs, error);
-  if (!result)
-    return fail(kExitFailed, error);
-  if (int rc = writeOutputs(o.dumpAllTensors ? result->tensors : result->outputs, o.output))
+  std::unique_ptr<sim::Runner> runner;
+  if (tpu)
+    runner = std::make_unique<sim::TpuRunner>(*module);
+  else
+    runner = std::make_unique<sim::TopRunner>(*module);
+  if (auto err = sim::runOn(*runner, inputs, {.dumpAll = o.dumpAllTensors}))
+    return fail(kExitFailed, llvm::toString(std::move(err)));
+  if (int rc = writeOutputs(o.dumpAllTensors ? runner->tensors() : runner->outputs(), o.output))
     return rc;
   progress.report("run", 1.0, "wrote " + o.output, {o.output});
   return kExitOk;

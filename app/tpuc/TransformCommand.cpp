@@ -11,9 +11,10 @@
 
 #include "tpuc/Import/OnnxImporter.h"
 #include "tpuc/Simulator/Compare.h"
-#include "tpuc/Support/Npz.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/OnnxRuntime.h"
+#include "tpuc/Simulator/Runner.h"
+#include "tpuc/Support/Npz.h"
 #include "tpuc/Transforms/PassRecorder.h"
 
 #include "llvm/Support/Error.h"
@@ -164,18 +165,23 @@ int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const
     std::cerr << "tpuc transform: framework check skipped: " << why << std::endl;
     return -1;
   }
-  std::map<std::string, Tensor> feeds = constants;
+  NpzFile feeds;
+  for (const auto &[name, tensor] : constants)
+    feeds.set(name, tensor);
   for (const std::string &name : inputs.names())
-    feeds[name] = inputs.get(name);
-  std::optional<NpzFile> framework;
-  try {
-    // --output_names may name intermediate tensors: ONNX Runtime then exposes every tensor and the named
-    // ones are picked out.
-    framework = sim::ort::run(o.modelDef, feeds, 0, /*allTensors=*/!o.outputNames.empty());
-  } catch (const std::exception &e) {
-    std::cerr << "tpuc transform: ONNX Runtime: " << e.what() << std::endl;
+    feeds.set(name, inputs.get(name));
+  // --output_names may name intermediate tensors: ONNX Runtime then exposes every tensor and the named
+  // ones are picked out.
+  auto session = sim::OrtRunner::open(o.modelDef, /*allTensors=*/!o.outputNames.empty());
+  if (!session) {
+    std::cerr << "tpuc transform: ONNX Runtime: " << llvm::toString(session.takeError()) << std::endl;
     return kExitFailed;
   }
+  if (auto err = sim::runOn(**session, feeds, {})) { // "ONNX Runtime: <what failed>"
+    std::cerr << "tpuc transform: " << llvm::toString(std::move(err)) << std::endl;
+    return kExitFailed;
+  }
+  const NpzFile *framework = &(*session)->outputs();
   if (o.debug) {
     std::string path = o.modelName + "_ref_outputs.npz";
     try {

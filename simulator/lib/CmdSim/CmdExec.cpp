@@ -830,4 +830,49 @@ const NpzFile &StageRunner::outputs() const { return impl->outputs; }
 const NpzFile &StageRunner::tensors() const { return impl->tensors; }
 const ExecStats &StageRunner::stats() const { return impl->stats; }
 
+void maskNotComputed(const std::vector<std::string> &partial, NpzFile &dump, NpzFile &reference) {
+  for (const std::string &name : partial) {
+    if (!dump.has(name) || !reference.has(name) ||
+        reference.get(name).numElements() != dump.get(name).numElements())
+      continue;
+    Tensor a = dump.get(name), b = toF32Tensor(reference.get(name));
+    float *pa = reinterpret_cast<float *>(a.data()), *pb = reinterpret_cast<float *>(b.data());
+    for (int64_t i = 0; i < a.numElements(); ++i)
+      if (isNotComputed(pa[i]))
+        pa[i] = pb[i] = 0.0f;
+    dump.set(name, std::move(a));
+    reference.set(name, std::move(b));
+  }
+}
+
+std::vector<std::string> ModelFileRunner::inputNames() const {
+  std::vector<std::string> names;
+  for (const TensorDesc &d : runner.stage().inputs)
+    names.push_back(d.name);
+  return names;
+}
+
+std::vector<std::string> ModelFileRunner::outputNames() const {
+  std::vector<std::string> names;
+  for (const TensorDesc &d : runner.stage().outputs)
+    names.push_back(d.name);
+  return names;
+}
+
+llvm::Error ModelFileRunner::run(const sim::RunnerOptions &options) {
+  ExecOptions exec;
+  exec.dumpAll = options.dumpAll;
+  exec.numThreads = options.numThreads;
+  if (options.progress)
+    exec.progress = [&](size_t done, size_t total) {
+      return options.progress(done, total, llvm::StringRef());
+    };
+  return runner.run(exec);
+}
+
+sim::RunnerStats ModelFileRunner::stats() const {
+  const ExecStats &s = runner.stats();
+  return {s.seconds, s.tiuCommands + s.gdmaCommands};
+}
+
 } // namespace tpuc::cmdsim

@@ -18,6 +18,7 @@
 #include "tpuc/Backend/ChipProfile.h"
 #include "tpuc/Codegen/ModelFile.h"
 #include "tpuc/Simulator/CmdSim.h"
+#include "tpuc/Simulator/Runner.h"
 #include "tpuc/Support/Npz.h"
 
 #include "llvm/Support/Error.h"
@@ -41,6 +42,11 @@ inline bool isNotComputed(float v) {
   std::memcpy(&bits, &v, sizeof(bits));
   return bits == kNotComputedBits;
 }
+
+/// Leaves the elements no command computed (kNotComputedBits in `dump`) out of a comparison of `dump`
+/// with `reference`: for each tensor of `partial` (ExecStats::partial) both sides hold 0 there, the
+/// reference as float32. Any other NaN is a wrong result and stays.
+void maskNotComputed(const std::vector<std::string> &partial, NpzFile &dump, NpzFile &reference);
 
 /// How one StageRunner::run behaves.
 struct ExecOptions {
@@ -124,6 +130,28 @@ public:
 
 private:
   std::unique_ptr<Impl> impl;
+};
+
+/// A stage of a model file on the command-level simulator as a Runner (Runner.h), named after the model
+/// file (its errors read "<model.tpum>: ..."). Its progress counts commands and names no tensor.
+class ModelFileRunner : public sim::Runner {
+public:
+  ModelFileRunner(std::string modelPath, const backend::ChipProfile &chip, const codegen::Model &model,
+                  size_t net = 0, size_t stage = 0)
+      : path(std::move(modelPath)), runner(chip, model, net, stage) {}
+  std::string name() const override { return path; }
+  std::vector<std::string> inputNames() const override;
+  std::vector<std::string> outputNames() const override;
+  llvm::Error setInputs(const NpzFile &inputs) override { return runner.setInputs(inputs); }
+  llvm::Error run(const sim::RunnerOptions &options) override;
+  const NpzFile &outputs() const override { return runner.outputs(); }
+  const NpzFile &tensors() const override { return runner.tensors(); }
+  sim::RunnerStats stats() const override;
+  StageRunner &stageRunner() { return runner; }
+
+private:
+  std::string path;
+  StageRunner runner;
 };
 
 } // namespace tpuc::cmdsim

@@ -5,6 +5,8 @@
 #define TPUC_SIMULATOR_INTERPRETER_H
 
 #include "tpuc/Dialect/Top/TensorNames.h"
+#include "tpuc/Simulator/FunctionProgram.h"
+#include "tpuc/Simulator/Runner.h"
 #include "tpuc/Support/Npz.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -41,27 +43,6 @@ struct RunOptions {
   std::function<void(llvm::StringRef name, llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<float> data)> onTensor;
 };
 
-/// Measurements of the last run.
-struct RunStats {
-  /// Most bytes of activation tensors (inputs and op results, not weights) alive at once, dump copies
-  /// included. Released buffers are recycled by the interpreter for later ops and runs (see
-  /// Interpreter::releaseMemory), so its footprint stays near this peak.
-  int64_t peakLiveBytes = 0;
-  /// Bytes of all activation tensors the run produced (what a full dump holds).
-  int64_t totalTensorBytes = 0;
-  /// Bytes of weights loaded (kept between runs), with the packed copies kernels derive from them.
-  int64_t weightBytes = 0;
-  /// Ops executed and wall time of the whole run.
-  size_t numOps = 0;
-  double seconds = 0.0;
-  /// With RunOptions::profile: (tensor name, op name such as "top.conv", seconds) per op in order.
-  struct OpTime {
-    std::string name, opName;
-    double seconds;
-  };
-  std::vector<OpTime> opSeconds;
-};
-
 /// Interprets one function of a Top module in float32 on the reference kernels:
 ///
 ///   Interpreter interp(module);                   // the public `main`, or the only function
@@ -82,40 +63,16 @@ struct RunStats {
 /// kind and location) whose kernel is missing or failed, a weight that cannot be read. The interpreter
 /// registers the reference kernels on the module's context itself; it does not modify the module, which
 /// must outlive it.
-class Interpreter {
+class Interpreter : public FunctionRunner {
 public:
   /// Prepares to run `function` of `module` (empty: the public function `main`, else the only function).
   explicit Interpreter(mlir::ModuleOp module, llvm::StringRef function = {});
   ~Interpreter();
-  Interpreter(const Interpreter &) = delete;
-  Interpreter &operator=(const Interpreter &) = delete;
 
-  /// Number of inputs (function arguments).
-  size_t numInputs() const;
-  /// The names inputs are known by: the name of the top.input op that consumes each argument.
-  std::vector<std::string> inputNames() const;
-  /// The shape argument `index` must have.
-  std::vector<int64_t> inputShape(size_t index) const;
-  /// Names of the function results, in order.
-  std::vector<std::string> outputNames() const;
-
-  /// Sets argument `index`; any dtype is converted to float32. Fails on a bad index or shape.
-  llvm::Error setInput(size_t index, const Tensor &tensor);
-  /// Sets the input called `name`: its top.input name (see inputNames), or "input_<i>" for argument i.
-  llvm::Error setInput(llvm::StringRef name, const Tensor &tensor);
-  /// Sets every input from an npz by name (see setInput(name, ...)); arrays that name no input are
-  /// ignored. Fails naming the first input the file lacks.
-  llvm::Error setInputs(const NpzFile &npz);
+  // Inputs, outputs, tensors and stats: FunctionRunner.
 
   /// Runs the function on the inputs set so far (inputs and loaded weights stay for the next run).
   llvm::Error run(const RunOptions &options = {});
-
-  /// The function results of the last run, named after the ops that produced them, in result order.
-  const NpzFile &outputs() const;
-  /// Every tensor of the last run in program order with RunOptions::dumpAll, else only the outputs.
-  const NpzFile &tensors() const;
-  /// Measurements of the last run.
-  const RunStats &stats() const;
 
   /// Drops the float copies of the weights (reloaded by the next run) and the recycled tensor buffers.
   void releaseMemory();
@@ -123,6 +80,26 @@ public:
 private:
   struct Impl;
   std::unique_ptr<Impl> impl;
+};
+
+/// The reference interpreter as a Runner (Runner.h): named "reference" unless told otherwise.
+class TopRunner : public Runner {
+public:
+  explicit TopRunner(mlir::ModuleOp module, llvm::StringRef function = {}, std::string name = "reference")
+      : interp(module, function), label(std::move(name)) {}
+  std::string name() const override { return label; }
+  std::vector<std::string> inputNames() const override { return interp.inputNames(); }
+  std::vector<std::string> outputNames() const override { return interp.outputNames(); }
+  llvm::Error setInputs(const NpzFile &inputs) override { return interp.setInputs(inputs); }
+  llvm::Error run(const RunnerOptions &options) override;
+  const NpzFile &outputs() const override { return interp.outputs(); }
+  const NpzFile &tensors() const override { return interp.tensors(); }
+  RunnerStats stats() const override { return {interp.stats().seconds, interp.stats().numOps}; }
+  Interpreter &interpreter() { return interp; }
+
+private:
+  Interpreter interp;
+  std::string label;
 };
 
 } // namespace tpuc::sim

@@ -66,40 +66,17 @@ struct TpuRunOptions {
 ///
 /// Tensor names follow the Interpreter's rule (locationName, "<mnemonic>_<k>", uniquing), so
 /// `tpuc compare top_outputs.npz tpu_outputs.npz` lines up op for op. Errors are one line naming the op.
-class TpuSimulator {
+class TpuSimulator : public FunctionRunner {
 public:
   /// Prepares `function` of `module` (empty: public `main`, else the only function). The module must
   /// outlive the simulator; it is not modified.
   explicit TpuSimulator(mlir::ModuleOp module, llvm::StringRef function = {});
   ~TpuSimulator();
-  TpuSimulator(const TpuSimulator &) = delete;
-  TpuSimulator &operator=(const TpuSimulator &) = delete;
 
-  /// Number of inputs (function arguments).
-  size_t numInputs() const;
-  /// Input names (the top.input op consuming each argument).
-  std::vector<std::string> inputNames() const;
-  /// The shape argument `index` must have.
-  std::vector<int64_t> inputShape(size_t index) const;
-  /// Names of the function results, in order.
-  std::vector<std::string> outputNames() const;
-
-  /// Sets argument `index` (converted to float32); fails on a bad index or shape.
-  llvm::Error setInput(size_t index, const Tensor &tensor);
-  /// Sets the input called `name` (or "input_<i>").
-  llvm::Error setInput(llvm::StringRef name, const Tensor &tensor);
-  /// Sets every input from an npz by name; fails naming the first missing input.
-  llvm::Error setInputs(const NpzFile &npz);
+  // Inputs, outputs (dequantized to float32), tensors and stats: FunctionRunner.
 
   /// Runs the function (accumulated, or isolated with TpuRunOptions::reference).
   llvm::Error run(const TpuRunOptions &options = {});
-
-  /// The function results of the last run (dequantized to float32), named after their ops.
-  const NpzFile &outputs() const;
-  /// Every tensor of the last run with dumpAll, else only the outputs.
-  const NpzFile &tensors() const;
-  /// Measurements of the last run.
-  const RunStats &stats() const;
 
   /// Drops the loaded weights (reloaded by the next run).
   void releaseMemory();
@@ -108,6 +85,31 @@ public:
 
 private:
   std::unique_ptr<Impl> impl;
+};
+
+/// The Tpu simulator as a Runner (Runner.h): accumulated, or isolated when given the reference's tensors.
+/// Its outputs take `outputNames` in result order (the Top function's output names: a Tpu function may end
+/// in casts named otherwise); without them, the simulator's. Named "Tpu simulation" or "isolated
+/// simulation", as deploy's errors name them.
+class TpuRunner : public Runner {
+public:
+  explicit TpuRunner(mlir::ModuleOp module, std::vector<std::string> outputNames = {},
+                     const NpzFile *reference = nullptr);
+  std::string name() const override { return reference ? "isolated simulation" : "Tpu simulation"; }
+  std::vector<std::string> inputNames() const override { return sim.inputNames(); }
+  std::vector<std::string> outputNames() const override;
+  llvm::Error setInputs(const NpzFile &inputs) override { return sim.setInputs(inputs); }
+  llvm::Error run(const RunnerOptions &options) override;
+  const NpzFile &outputs() const override { return named; }
+  const NpzFile &tensors() const override { return sim.tensors(); }
+  RunnerStats stats() const override { return {sim.stats().seconds, sim.stats().numOps}; }
+  TpuSimulator &simulator() { return sim; }
+
+private:
+  TpuSimulator sim;
+  std::vector<std::string> names;
+  const NpzFile *reference;
+  NpzFile named;
 };
 
 } // namespace tpuc::sim
