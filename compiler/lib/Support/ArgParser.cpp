@@ -255,7 +255,7 @@ std::string ArgParser::assign(Entry &entry, const std::string &raw) {
       entry.target);
 }
 
-ParseOutcome ArgParser::parse(std::span<const std::string> args) {
+ParseOutcome ArgParser::parse(std::span<const std::string> args, bool checkRequired) {
   size_t nextPositional = 0;
   bool optionsEnded = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -310,7 +310,7 @@ ParseOutcome ArgParser::parse(std::span<const std::string> args) {
     target->seen = true;
   }
   for (const Entry &entry : entries_) {
-    if (!entry.spec.required || entry.seen)
+    if (!checkRequired || !entry.spec.required || entry.seen)
       continue;
     if (entry.positional)
       return {ParseOutcome::Error,

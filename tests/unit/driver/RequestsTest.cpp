@@ -244,7 +244,7 @@ TEST(Requests, RenderedSpellings) {
   c.referenceFile = "r.npz";
   c.verbose = true;
   EXPECT_EQ(commandLine(c).args, (std::vector<std::string>{"compare", "--verbose", "t.npz", "r.npz"}));
-  // A boolean whose default is true is switched off as --flag=false.
+  // Shapes as [[..]] (a scalar's shape is []), integer lists comma-joined.
   TransformOptions t;
   t.inputShapes = {{1, 3}, {}};
   t.resizeDims = {2, 4};

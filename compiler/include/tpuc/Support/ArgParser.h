@@ -71,8 +71,9 @@ public:
   /// Positional arguments are taken in the order they are added.
   void addPositional(ArgSpec spec, std::string *out);
 
-  /// Parses arguments (without the program/subcommand words).
-  ParseOutcome parse(std::span<const std::string> args);
+  /// Parses arguments (without the program/subcommand words). `checkRequired` false: a missing required
+  /// option is no error (reading back a command line recorded in part).
+  ParseOutcome parse(std::span<const std::string> args, bool checkRequired = true);
   /// The --help text.
   std::string help() const;
   /// The bound fields that differ from their values at bind time, as arguments parse() reads back to

@@ -10,9 +10,14 @@
 #define TPUC_DRIVER_CHIPS_H
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tpuc::driver {
+
+/// The chip a request targets when it names none (calibrate's search_qtable, llm-convert, a new
+/// compile configuration). One of listChips().
+inline constexpr std::string_view kDefaultChip = "bm1684x";
 
 /// The directories searched for chip profiles, in order: `extraDirs`, $TPUC_CHIP_DIR,
 /// `<exe>/../share/tpu-studio/chips` (build and install trees) and the source tree's resources/chips.

@@ -16,6 +16,7 @@
 #ifndef TPUC_DRIVER_REQUESTS_H
 #define TPUC_DRIVER_REQUESTS_H
 
+#include "tpuc/Driver/Chips.h"
 #include "tpuc/Support/ArgParser.h"
 
 #include <cstdint>
@@ -30,10 +31,6 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNotImplemented = 3;
-
-/// The chip a request targets when it names none (calibrate's search_qtable, llm-convert, a new
-/// compile configuration). One of listChips() (Chips.h).
-inline constexpr std::string_view kDefaultChip = "bm1684x";
 
 /// Checks a "cos,euc" tolerance; returns "" or an error naming `flag` (without prefix).
 std::string checkTolerance(const std::string &flag, const std::string &value);
@@ -297,12 +294,14 @@ template <typename Request> struct Parsed {
 };
 
 /// Parses `tpuc <Request::kCommand>` arguments (without the command word) into a request: the flags and
-/// their checks, without validate*() (a stored command line is read back as it was).
-template <typename Request> Parsed<Request> parseRequest(std::span<const std::string> args) {
+/// their checks, without validate*() (a stored command line is read back as it was). `checkRequired`
+/// false: required options may be missing (a command line recorded in part).
+template <typename Request>
+Parsed<Request> parseRequest(std::span<const std::string> args, bool checkRequired = true) {
   Parsed<Request> parsed;
   ArgParser parser("tpuc " + std::string(Request::kCommand), "");
   bindOptions(parser, parsed.request);
-  ParseOutcome outcome = parser.parse(args);
+  ParseOutcome outcome = parser.parse(args, checkRequired);
   if (outcome.kind == ParseOutcome::Help)
     parsed.error = parser.program() + ": --help is not a request";
   else if (outcome.kind == ParseOutcome::Error)
