@@ -587,7 +587,10 @@ int runDeploy(const DeployOptions &o) {
   record.quantize = o.quantize;
   record.exitCode = deploy(o, record);
   record.status = resultStatus(record.exitCode);
-  // The record beside the other outputs (deployResultPath): the studio reads it rather than the text.
+  // The record beside the other outputs (deployResultPath): the studio reads it rather than the text. A
+  // deploy that writes no file (no --tpu_mlir, --model or --debug) leaves none in the working directory.
+  if (o.tpuMlir.empty() && o.model.empty() && !o.debug)
+    return record.exitCode;
   std::string path = deployResultPath(o), error;
   if (!writeText(path, toJson(record), error)) {
     std::cerr << "tpuc deploy: " << error << std::endl;

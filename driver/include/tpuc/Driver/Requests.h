@@ -316,7 +316,8 @@ std::vector<std::string> allFlagNames();
 /// The files `tpuc deploy` writes are named after this stem: --tpu_mlir without .mlir, else --model
 /// without its extension, else the Top MLIR's name with the precision.
 std::string deployArtifactStem(const DeployOptions &o);
-/// Where `tpuc deploy` writes its result record (Results.h): <stem>_result.json.
+/// Where `tpuc deploy` writes its result record (Results.h): <stem>_result.json, when it writes any file
+/// (--tpu_mlir, --model or --debug).
 std::string deployResultPath(const DeployOptions &o);
 
 } // namespace tpuc::driver

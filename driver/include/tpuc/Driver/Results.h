@@ -4,7 +4,8 @@
 // humans: {"schema": "tpuc.result", "version": 1, "job": "compare",
 // "status": "passed"|"failed"|"error", "exit_code": N, "message": "...",
 // job-specific fields}. `tpuc compare --result_json FILE` and every
-// `tpuc deploy` (<stem>_result.json, deployResultPath) write one. A reader
+// `tpuc deploy` that writes files (<stem>_result.json, deployResultPath)
+// write one. A reader
 // rejects another schema or a newer version with a one-line error. Non-finite
 // metrics are stored as "inf", "-inf" or null (NaN).
 //
