@@ -112,26 +112,33 @@ void TestEngineClient::runHistoryReadsCompareRecord() {
   QCOMPARE(compare[0].toObject().value("pass").toBool(), false);
   QCOMPARE(compare[0].toObject().value("sqnr").toString(), QString("inf"));
   QVERIFY(QString::fromStdString(run.layerMetricsJson).contains("aux out"));
+  QCOMPARE(summaryOf(run).value("resultStatus").toString(), QString("failed"));
   QVERIFY(!summaryOf(run).contains("resultError"));
 }
 
 void TestEngineClient::runHistoryReadsDeployRecord() {
   QTemporaryDir dir;
   driver::DeployResult record;
-  record.status = "passed";
   record.chip = std::string(driver::kDefaultChip);
   record.quantize = "F16";
-  record.outputs = {{"prob", "SIMILAR", true, 0.999, 0.98, 31.5, 0.01}};
+  record.status = "failed";
+  record.exitCode = 1;
+  record.firstFailing = "prob";
+  record.outputs = {{"prob", "NOT_SIMILAR", false, 0.999, 0.98, 31.5, 0.01}};
   QVERIFY(writeFile(dir.filePath("m_result.json"), driver::toJson(record)));
   JobInfo job;
   job.spec = {"Deploy", "tpuc", {"deploy", "--mlir", "m.mlir"}, dir.path(), dir.filePath("m_result.json")};
-  job.state = JobState::Succeeded;
-  job.exitCode = 0;
+  job.state = JobState::Failed;
+  job.exitCode = 1;
   job.log = kLogTable;
-  const QJsonArray compare = summaryOf(makeRunRecord(job)).value("compare").toArray();
+  const QJsonObject summary = summaryOf(makeRunRecord(job));
+  const QJsonArray compare = summary.value("compare").toArray();
   QCOMPARE(compare.size(), 1);
   QCOMPARE(compare[0].toObject().value("name").toString(), QString("prob"));
   QCOMPARE(compare[0].toObject().value("cosine").toDouble(), 0.999);
+  // The outcome as deploy saw it.
+  QCOMPARE(summary.value("resultStatus").toString(), QString("failed"));
+  QCOMPARE(summary.value("firstFailing").toString(), QString("prob"));
 }
 
 void TestEngineClient::missingRecordIsNamed() {

@@ -165,6 +165,8 @@ CompareRow rowOf(const driver::TensorResult &t) {
 /// names a record it did not write or one this build cannot read.
 struct RecordRows {
   std::vector<CompareRow> rows;
+  QString status;       ///< passed, failed or error, as the job saw its own outcome
+  QString firstFailing; ///< deploy: the first tensor out of tolerance
   QString error;
 };
 
@@ -180,10 +182,13 @@ RecordRows recordRows(const JobInfo &job) {
   if (job.spec.arguments.value(0) == QLatin1String("deploy")) {
     auto record = driver::parseDeployResult(text);
     out.error = QString::fromStdString(record.error);
+    out.status = QString::fromStdString(record.result.status);
+    out.firstFailing = QString::fromStdString(record.result.firstFailing);
     tensors = record.result.outputs;
   } else {
     auto record = driver::parseCompareResult(text);
     out.error = QString::fromStdString(record.error);
+    out.status = QString::fromStdString(record.result.status);
     tensors = record.result.tensors;
   }
   if (!out.error.isEmpty())
@@ -270,6 +275,11 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
   } else {
     RecordRows record = recordRows(job);
     rows = std::move(record.rows);
+    if (record.error.isEmpty()) {
+      summary.insert(QStringLiteral("resultStatus"), record.status);
+      if (!record.firstFailing.isEmpty())
+        summary.insert(QStringLiteral("firstFailing"), record.firstFailing); // _compare.json may refine it
+    }
     // A job that ran to its end (passed or failed) writes its record: say so when it is missing.
     if (!record.error.isEmpty() && (job.exitCode == driver::kExitOk || job.exitCode == driver::kExitFailed))
       summary.insert(QStringLiteral("resultError"), record.error);
