@@ -59,12 +59,13 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
   m_name->setText(QString::fromStdString(config.name));
   m_chip->addItems(CompileConfigEditor::chips());
   m_quantize->addItems(CompileConfigEditor::precisions());
-  for (auto [combo, value] : {std::pair{m_chip, s.chip}, std::pair{m_quantize, s.quantize}}) {
+  for (auto [combo, value] : {std::pair{m_chip, QString::fromStdString(s.options.chip)},
+                              std::pair{m_quantize, QString::fromStdString(s.options.quantize)}}) {
     if (combo->findText(value) < 0)
       combo->addItem(value);
     combo->setCurrentText(value);
   }
-  m_asymmetric->setChecked(s.asymmetric);
+  m_asymmetric->setChecked(s.options.asymmetric);
 
   m_caliTable->addItem(tr("newest table"), QString());
   for (auto it = project.caliTables.rbegin(); it != project.caliTables.rend(); ++it)
@@ -101,10 +102,13 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
   m_groupSize->setRange(0, 4096);
   m_groupSize->setSingleStep(32);
   m_groupSize->setSpecialValueText(tr("per channel"));
-  m_groupSize->setValue(static_cast<int>(s.qGroupSize));
-  m_tolerance->setText(s.tolerance);
-  m_cores->setRange(1, std::max(s.numCore, coresOf(s.chip)));
-  m_cores->setValue(s.numCore);
+  m_groupSize->setValue(static_cast<int>(s.options.qGroupSize));
+  // Empty: model_deploy's default (the placeholder says which).
+  if (s.options.tolerance != driver::DeployOptions{}.tolerance)
+    m_tolerance->setText(QString::fromStdString(s.options.tolerance));
+  const int numCore = static_cast<int>(s.options.numCore);
+  m_cores->setRange(1, std::max(numCore, coresOf(QString::fromStdString(s.options.chip))));
+  m_cores->setValue(numCore);
   m_cores->setToolTip(tr("Cores the model file spreads its work over (bm1688 has two; --num_core)"));
   m_commandLine->setWordWrap(true);
   m_commandLine->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -150,10 +154,10 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
 DeploySettings DeployDialog::settings() const {
   // Options the form does not show (quant_input, excepts, fuse_preprocess, ...) stay as configured.
   DeploySettings s = deploySettingsOf(m_config);
-  s.chip = m_chip->currentText();
-  s.quantize = m_quantize->currentText();
-  const bool int8 = s.quantize == QLatin1String("INT8");
-  s.asymmetric = int8 && m_asymmetric->isChecked();
+  s.options.chip = m_chip->currentText().toStdString();
+  s.options.quantize = m_quantize->currentText().toStdString();
+  const bool int8 = s.options.quantize == "INT8";
+  s.options.asymmetric = int8 && m_asymmetric->isChecked();
   s.caliTableName.clear();
   s.caliTableVersion = 0;
   if (int8) {
@@ -164,10 +168,12 @@ DeploySettings DeployDialog::settings() const {
   const QString quant = m_quantTable->currentData().toString();
   s.quantTableName = quant.section(QLatin1Char('\n'), 0, 0);
   s.quantTableVersion = quant.section(QLatin1Char('\n'), 1, 1).toInt();
-  s.qGroupSize = isWeightOnly(s.quantize) ? m_groupSize->value() : 0;
+  s.options.qGroupSize =
+      isWeightOnly(m_quantize->currentText()) ? m_groupSize->value() : driver::DeployOptions{}.qGroupSize;
   s.testInput = m_testInput->currentData().toString();
-  s.tolerance = m_tolerance->text().trimmed();
-  s.numCore = m_cores->value();
+  const QString tolerance = m_tolerance->text().trimmed();
+  s.options.tolerance = tolerance.isEmpty() ? driver::DeployOptions{}.tolerance : tolerance.toStdString();
+  s.options.numCore = m_cores->value();
   return s;
 }
 
@@ -181,7 +187,7 @@ QString DeployDialog::problem() const {
   const DeploySettings s = settings();
   if (m_name->text().trimmed().isEmpty())
     return tr("The configuration needs a name.");
-  if (s.quantize == QLatin1String("INT8") && !m_hasCaliTables)
+  if (s.options.quantize == "INT8" && !m_hasCaliTables)
     return tr("INT8 needs a calibration table: run Run ▸ Calibrate first.");
   for (QComboBox *combo : {m_caliTable, m_quantTable})
     if (combo->isEnabled() && combo->currentText().endsWith(tr("(missing)")))
@@ -189,7 +195,8 @@ QString DeployDialog::problem() const {
                 "pick another.")
           .arg(combo->currentText());
   static const QRegularExpression tolerance(QStringLiteral("^\\s*-?[0-9.]+\\s*,\\s*-?[0-9.]+\\s*$"));
-  if (!s.tolerance.isEmpty() && !tolerance.match(s.tolerance).hasMatch())
+  const QString typed = m_tolerance->text().trimmed();
+  if (!typed.isEmpty() && !tolerance.match(typed).hasMatch())
     return tr("Tolerance is two numbers, cosine and euclidean: e.g. 0.99,0.90.");
   return {};
 }
@@ -201,11 +208,15 @@ void DeployDialog::update() {
   m_caliTable->setEnabled(int8);
   m_groupSize->setEnabled(isWeightOnly(quantize));
   m_cores->setEnabled(m_cores->maximum() > 1);
-  m_tolerance->setPlaceholderText(tr("model_deploy's default 0.8,0.5; usual for %1: %2").arg(quantize, defaultTolerance(quantize)));
+  m_tolerance->setPlaceholderText(tr("model_deploy's default %1; usual for %2: %3")
+                                      .arg(QString::fromStdString(driver::DeployOptions{}.tolerance),
+                                           quantize, defaultTolerance(quantize)));
   const DeploySettings s = settings();
-  DeployPaths paths{QStringLiteral("<model>.top.mlir"), s.quantize == QLatin1String("INT8") ? QStringLiteral("<cali_table>") : QString(),
+  DeployPaths paths{QStringLiteral("<model>.top.mlir"),
+                    s.options.quantize == "INT8" ? QStringLiteral("<cali_table>") : QString(),
                     s.quantTableName.isEmpty() ? QString() : QStringLiteral("<qtable>"),
-                    s.testInput.isEmpty() ? QStringLiteral("<first sample>") : QFileInfo(s.testInput).fileName(),
+                    s.testInput.isEmpty() ? QStringLiteral("<first sample>")
+                                          : QFileInfo(s.testInput).fileName(),
                     QStringLiteral("<model>.tpu.mlir")};
   m_commandLine->setText(QStringLiteral("tpuc ") + deployArguments(s, paths).join(QLatin1Char(' ')));
   const QString why = problem();

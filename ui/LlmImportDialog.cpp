@@ -1,6 +1,7 @@
 // The LLM import dialog and the llm_convert rules it applies.
 #include "ui/LlmImportDialog.h"
 
+#include "tpuc/Driver/Chips.h"
 #include "tpuc/LLM/HFConfig.h"
 
 #include <QCheckBox>
@@ -90,7 +91,12 @@ QStringList llmQuantizeModes() {
           QStringLiteral("w4bf16"), QStringLiteral("w8f16"), QStringLiteral("w4f16")};
 }
 
-QStringList llmChips() { return {QStringLiteral("bm1684x"), QStringLiteral("bm1688"), QStringLiteral("cv186ah")}; }
+QStringList llmChips() {
+  QStringList chips;
+  for (const std::string &chip : driver::listChips())
+    chips << QString::fromStdString(chip);
+  return chips;
+}
 
 std::optional<project::LlmConvertSettings> normalizeLlmSettings(project::LlmConvertSettings s, qint64 maxPositions,
                                                                 QString *error) {
@@ -141,24 +147,21 @@ std::optional<project::LlmConvertSettings> normalizeLlmSettings(project::LlmConv
   return s;
 }
 
-QStringList llmConvertArguments(const project::LlmConvertSettings &s, const QString &modelFolder,
-                                const QString &outDir) {
-  QStringList args{QStringLiteral("llm-convert"),
-                   QStringLiteral("--model_path"), modelFolder,
-                   QStringLiteral("--seq_length"), QString::number(s.seqLength),
-                   QStringLiteral("--quantize"), QString::fromStdString(s.quantize),
-                   QStringLiteral("--q_group_size"), QString::number(s.qGroupSize),
-                   QStringLiteral("--chip"), QString::fromStdString(s.chip)};
-  if (s.symmetric)
-    args << QStringLiteral("--symmetric");
-  if (s.useHistoryKv)
-    args << QStringLiteral("--use_history_kv");
-  if (s.chunkLength > 0)
-    args << QStringLiteral("--chunk_length") << QString::number(s.chunkLength);
-  if (s.maxInputLength > 0)
-    args << QStringLiteral("--max_input_length") << QString::number(s.maxInputLength);
-  args << QStringLiteral("--out_dir") << outDir << QStringLiteral("--progress") << QStringLiteral("json");
-  return args;
+driver::LlmConvertOptions llmConvertRequest(const project::LlmConvertSettings &s, const QString &modelFolder,
+                                            const QString &outDir) {
+  driver::LlmConvertOptions r;
+  r.modelPath = modelFolder.toStdString();
+  r.seqLength = s.seqLength;
+  r.quantize = s.quantize;
+  r.qGroupSize = s.qGroupSize;
+  r.chip = s.chip;
+  r.symmetric = s.symmetric;
+  r.useHistoryKv = s.useHistoryKv;
+  r.chunkLength = s.chunkLength;
+  r.maxInputLength = s.maxInputLength;
+  r.outDir = outDir.toStdString();
+  r.progress = "json";
+  return r;
 }
 
 LlmImportDialog::LlmImportDialog(const QString &folder, const std::optional<project::LlmConvertSettings> &current,

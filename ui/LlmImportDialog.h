@@ -3,6 +3,7 @@
 #define TPUC_UI_LLMIMPORTDIALOG_H
 
 #include "app/project/Project.h"
+#include "tpuc/Driver/Requests.h"
 
 #include <QDialog>
 #include <QStringList>
@@ -40,7 +41,7 @@ bool isModelFolder(const QString &path);
 /// *.safetensors file. On failure returns nullopt and one line naming the folder or file and the field.
 std::optional<HfModelInfo> readHfModel(const QString &folder, QString *error);
 
-/// The llm_convert choices.
+/// The llm_convert choices (the chips: the engine's chip profiles).
 QStringList llmQuantizeModes();
 QStringList llmChips();
 
@@ -52,9 +53,9 @@ QStringList llmChips();
 std::optional<project::LlmConvertSettings> normalizeLlmSettings(project::LlmConvertSettings s, qint64 maxPositions,
                                                                 QString *error);
 
-/// `tpuc llm-convert` arguments for normalized settings (without the program).
-QStringList llmConvertArguments(const project::LlmConvertSettings &s, const QString &modelFolder,
-                                const QString &outDir);
+/// The `tpuc llm-convert` request of normalized settings, JSON progress.
+driver::LlmConvertOptions llmConvertRequest(const project::LlmConvertSettings &s, const QString &modelFolder,
+                                            const QString &outDir);
 
 /// Prefilled from the model (summary, and defaults fitting its dtype and quantization_config) and from
 /// `current` settings when given. Validates live: the OK button is enabled only for valid settings and a

@@ -1,11 +1,13 @@
 // The studio's main window.
 #include "ui/MainWindow.h"
+#include "tpuc/Driver/Chips.h"
 
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
 #include "ui/LlmImportDialog.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
+#include "ui/jobs/EngineClient.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/panels/JobsPanel.h"
 #include "ui/panels/LogPanel.h"
@@ -56,7 +58,7 @@ bool isModelFile(const QString &path) {
 } // namespace
 
 MainWindow::MainWindow(StudioContext *context, QWidget *parent)
-    : QMainWindow(parent), m_context(context), m_jobs(new JobQueue(this)),
+    : QMainWindow(parent), m_context(context), m_engine(new EngineClient(this)), m_jobs(m_engine->queue()),
       m_autosave(new AutosaveController(context, this)), m_tabs(new QTabWidget(this)) {
   setObjectName(QStringLiteral("MainWindow"));
   setAcceptDrops(true);
@@ -221,7 +223,8 @@ void MainWindow::createActions() {
   });
   newVersion->setEnabled(false);
   edit->addAction(tr("Add &Compile Configuration"), this, [this] {
-    qint64 id = m_context->addCompileConfig({0, "bm1684x-int8", "bm1684x", "INT8", "{}"});
+    qint64 id = m_context->addCompileConfig(
+        {0, std::string(driver::kDefaultChip) + "-int8", std::string(driver::kDefaultChip), "INT8", "{}"});
     m_context->select({Section::CompileConfigs, id}); // the properties panel shows its editor
   });
   connect(m_context, &StudioContext::selectionChanged, newVersion, [newVersion](const Selection &selection) {

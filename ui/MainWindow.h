@@ -25,6 +25,7 @@ class GraphViewTab;
 class ImportDialog;
 struct JobInfo;
 class LlmImportDialog;
+class EngineClient;
 class JobQueue;
 class LogPanel;
 class ProjectExplorer;
@@ -142,6 +143,11 @@ private:
   project::CompileConfig compileConfigFor(qint64 configId) const;
   /// `<cache>/<model>_<chip>_<precision>`: where a deploy of `settings` puts its artifacts.
   QString deployStem(const QString &cache, const DeploySettings &settings) const;
+  /// Queues `tpuc <request>` through the engine client; -1 after showing `errorTitle` with the reason when
+  /// the request has no command line.
+  template <typename Request>
+  int submit(const QString &errorTitle, const QString &title, const Request &request,
+             const QString &workingDirectory, const QString &resultFile = {});
   void createActions();
   void createDocks();
   void createStatusBar();
@@ -160,7 +166,8 @@ private:
   void showError(const QString &title, const QString &message);
 
   StudioContext *m_context;
-  JobQueue *m_jobs;
+  EngineClient *m_engine; ///< every engine job goes through it
+  JobQueue *m_jobs;       ///< m_engine's queue
   AutosaveController *m_autosave;
   QTabWidget *m_tabs;
   ProjectExplorer *m_explorer = nullptr;

@@ -1,5 +1,6 @@
 // The main window's accuracy debugging and chip views: the deploy dialog, the per-layer accuracy tab and the
 // layer-group / memory / engine-timeline tab of a run.
+#include "tpuc/Driver/Chips.h"
 #include "ui/MainWindow.h"
 
 #include "ui/DeployDialog.h"
@@ -28,7 +29,8 @@ DeployDialog *MainWindow::openDeployDialog(qint64 configId) {
         if (run->configName.ends_with("(" + c.name + ")"))
           configId = c.id;
   }
-  project::CompileConfig config{-1, "deploy", "bm1684x", p.caliTables.empty() ? "F16" : "INT8", "{}"};
+  project::CompileConfig config{-1, "deploy", std::string(driver::kDefaultChip),
+                                p.caliTables.empty() ? "F16" : "INT8", "{}"};
   for (const project::CompileConfig &c : p.compileConfigs)
     if (c.id == configId || (configId < 0 && &c == &p.compileConfigs.front()))
       config = c;

@@ -109,8 +109,8 @@ int MainWindow::runLlmConvert() {
           : QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
   const QString outDir = cache + QStringLiteral("/llm/") + name;
   QDir().mkpath(outDir);
-  return m_jobs->enqueue({tr("Convert LLM %1").arg(name), tpucPath(),
-                          llmConvertArguments(*p.importSettings.llm, folder, outDir), cache});
+  return submit(tr("Cannot Convert"), tr("Convert LLM %1").arg(name),
+                llmConvertRequest(*p.importSettings.llm, folder, outDir), cache);
 }
 
 void MainWindow::recordRun(const JobInfo &job) {

@@ -3,11 +3,13 @@
 
 #include "app/project/ProjectStore.h"
 #include "app/project/TableFiles.h"
+#include "tpuc/Driver/Results.h"
 #include "ui/Background.h"
 #include "ui/ImportDialog.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
 #include "ui/jobs/DeployJob.h"
+#include "ui/jobs/EngineClient.h"
 #include "ui/jobs/JobQueue.h"
 
 #include <QCoreApplication>
@@ -20,6 +22,7 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QUndoStack>
+#include <cmath>
 
 #include <memory>
 
@@ -201,48 +204,49 @@ int MainWindow::runTransform() {
   QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
   QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
   QDir().mkpath(cache);
-  auto numbers = [](const std::vector<double> &values) {
-    QStringList parts;
-    for (double v : values)
-      parts << QString::number(v);
-    return parts.join(QLatin1Char(','));
-  };
-  QStringList args{QStringLiteral("transform"), QStringLiteral("--model_name"), name, QStringLiteral("--model_def"),
-                   QString::fromStdString(p.model.path)};
-  if (!p.importSettings.inputShapes.empty())
-    args << QStringLiteral("--input_shapes") << QString::fromStdString(p.importSettings.inputShapes);
-  if (!p.importSettings.mean.empty())
-    args << QStringLiteral("--mean") << numbers(p.importSettings.mean);
-  if (!p.importSettings.scale.empty())
-    args << QStringLiteral("--scale") << numbers(p.importSettings.scale);
-  if (!p.importSettings.resizeDims.empty()) {
-    QStringList dims;
-    for (std::int64_t d : p.importSettings.resizeDims)
-      dims << QString::number(d);
-    args << QStringLiteral("--resize_dims") << dims.join(QLatin1Char(','));
+  const project::ImportSettings &settings = p.importSettings;
+  driver::TransformOptions request;
+  request.modelName = name.toStdString();
+  request.modelDef = p.model.path;
+  if (!settings.inputShapes.empty()) {
+    auto shapes = parseShapeList(settings.inputShapes);
+    if (!shapes) {
+      showError(tr("Cannot Transform"), tr("The input shapes '%1' are not shapes like [[1,3,224,224]].")
+                                            .arg(QString::fromStdString(settings.inputShapes)));
+      return -1;
+    }
+    request.inputShapes = *shapes;
   }
-  if (p.importSettings.keepAspectRatio)
-    args << QStringLiteral("--keep_aspect_ratio") << QStringLiteral("--pad_value")
-         << QString::number(p.importSettings.padValue);
-  if (!p.importSettings.outputNames.empty())
-    args << QStringLiteral("--output_names") << QString::fromStdString(p.importSettings.outputNames);
-  args << QStringLiteral("--pixel_format") << QString::fromStdString(p.importSettings.pixelFormat)
-       << QStringLiteral("--channel_format") << QString::fromStdString(p.importSettings.channelFormat)
-       << QStringLiteral("--mlir") << cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir");
+  request.mean = settings.mean;
+  request.scale = settings.scale;
+  request.resizeDims = settings.resizeDims;
+  if (settings.keepAspectRatio) {
+    request.keepAspectRatio = true;
+    if (settings.padValue != std::floor(settings.padValue)) {
+      showError(tr("Cannot Transform"), tr("The pad value %1 is not an integer.").arg(settings.padValue));
+      return -1;
+    }
+    request.padValue = static_cast<std::int64_t>(settings.padValue);
+  }
+  request.outputNames = splitList(settings.outputNames);
+  request.pixelFormat = settings.pixelFormat;
+  request.channelFormat = settings.channelFormat;
+  request.mlir = (cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir")).toStdString();
   // The first calibration sample on disk doubles as model_transform's test input: the engine then runs the
   // Top IR and compares it with the framework, and the run history keeps the per-output metrics.
   for (const project::Dataset &d : p.datasets)
     if (!d.samples.empty() && QFileInfo(QString::fromStdString(d.samples.front().path)).isFile()) {
-      args << QStringLiteral("--test_input") << QString::fromStdString(d.samples.front().path)
-           << QStringLiteral("--test_result") << cache + QLatin1Char('/') + name + QStringLiteral("_top_outputs.npz");
+      request.testInput = {d.samples.front().path};
+      request.testResult =
+          (cache + QLatin1Char('/') + name + QStringLiteral("_top_outputs.npz")).toStdString();
       break;
     }
   // The IR after every pass, for the pass inspector (opened from the run in the explorer).
-  args << QStringLiteral("--snapshots")
-       << cache + QStringLiteral("/snapshots/") + name + QLatin1Char('-') +
-              QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-  args << QStringLiteral("--progress") << QStringLiteral("json");
-  return m_jobs->enqueue({tr("Transform %1").arg(name), tpucPath(), args, cache});
+  request.snapshots = (cache + QStringLiteral("/snapshots/") + name + QLatin1Char('-') +
+                       QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")))
+                          .toStdString();
+  request.progress = "json";
+  return submit(tr("Cannot Transform"), tr("Transform %1").arg(name), request, cache);
 }
 
 int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
@@ -285,11 +289,17 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
   if (!QFileInfo::exists(mlir) && runTransform() < 0)
     return -1;
   QString table = cache + QLatin1Char('/') + name + QStringLiteral("_dataset%1_%2_cali_table").arg(dataset->id).arg(method);
-  QStringList args{QStringLiteral("calibrate"), mlir,           QStringLiteral("--data_list"), list,
-                   QStringLiteral("--cali_method"), method,     QStringLiteral("-o"),          table,
-                   QStringLiteral("--progress"), QStringLiteral("json")};
-  const int id = m_jobs->enqueue({tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name)),
-                                  tpucPath(), args, cache});
+  driver::CalibrateOptions request;
+  request.mlirFile = mlir.toStdString();
+  request.dataList = list.toStdString();
+  request.caliMethod = method.toStdString();
+  request.calibrationTable = table.toStdString();
+  request.progress = "json";
+  const int id =
+      submit(tr("Cannot Calibrate"),
+             tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name)), request, cache);
+  if (id < 0)
+    return -1;
   // When this job ends, its table joins the project it was started for (not a project opened since).
   const std::string tableName = name.toStdString() + " " + dataset->name + " " + method.toStdString();
   const std::string comment = "tpuc calibrate --cali_method " + method.toStdString() + " on " +
@@ -328,15 +338,18 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
 }
 
 QString MainWindow::deployStem(const QString &cache, const DeploySettings &settings) const {
-  return cache + QLatin1Char('/') + QFileInfo(QString::fromStdString(m_context->project().model.path)).completeBaseName() +
-         QStringLiteral("_%1_%2").arg(settings.chip.toLower(), settings.quantize.toLower());
+  return cache + QLatin1Char('/') +
+         QFileInfo(QString::fromStdString(m_context->project().model.path)).completeBaseName() +
+         QStringLiteral("_%1_%2").arg(QString::fromStdString(settings.options.chip).toLower(),
+                                      QString::fromStdString(settings.options.quantize).toLower());
 }
 
 project::CompileConfig MainWindow::compileConfigFor(qint64 configId) const {
   if (configId < 0 && m_context->selection().section == Section::CompileConfigs)
     configId = m_context->selection().id;
   const project::Project &p = m_context->project();
-  project::CompileConfig config{0, "default", "bm1684x", "F32", "{}"};
+  const driver::DeployOptions fresh = DeploySettings::newDeployOptions();
+  project::CompileConfig config{0, "default", fresh.chip, fresh.quantize, "{}"};
   for (const project::CompileConfig &c : p.compileConfigs)
     if (c.id == configId || (configId < 0 && &c == &p.compileConfigs.front()))
       config = c;
@@ -360,11 +373,12 @@ int MainWindow::runModelFile(qint64 configId) {
                                     .arg(QString::fromStdString(config.name)));
     return -1;
   }
-  const QStringList args = runModelArguments(model, input, stem + QStringLiteral(".run_outputs.npz"),
-                                             stem + QStringLiteral(".run_trace.json"));
-  return m_jobs->enqueue({tr("Run %1 on the simulator (%2)").arg(QFileInfo(model).fileName(),
-                                                                  QString::fromStdString(config.name)),
-                          tpucPath(), args, cache});
+  const driver::RunOptions request = runModelRequest(model, input, stem + QStringLiteral(".run_outputs.npz"),
+                                                     stem + QStringLiteral(".run_trace.json"));
+  return submit(tr("Cannot Run"),
+                tr("Run %1 on the simulator (%2)")
+                    .arg(QFileInfo(model).fileName(), QString::fromStdString(config.name)),
+                request, cache);
 }
 
 int MainWindow::runCompare(QString target, QString reference, const QString &tolerance) {
@@ -384,9 +398,23 @@ int MainWindow::runCompare(QString target, QString reference, const QString &tol
     showError(tr("Cannot Compare"), tr("The tpuc engine was not found at %1").arg(tpucPath()));
     return -1;
   }
-  const QStringList args{QStringLiteral("compare"), target, reference, QStringLiteral("--tolerance"), tolerance};
-  return m_jobs->enqueue({tr("Compare %1 with %2").arg(QFileInfo(target).fileName(), QFileInfo(reference).fileName()),
-                          tpucPath(), args, QFileInfo(target).path()});
+  driver::CompareOptions request;
+  request.targetFile = target.toStdString();
+  request.referenceFile = reference.toStdString();
+  request.tolerance = tolerance.toStdString();
+  // The result record the run history reads: in the project's cache, else the temporary folder.
+  const QString records =
+      m_context->filePath().isEmpty()
+          ? QDir::tempPath()
+          : QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
+  QDir().mkpath(records);
+  const QString result = records + QStringLiteral("/compare-%1-%2.result.json")
+                                       .arg(QFileInfo(target).completeBaseName())
+                                       .arg(QDateTime::currentMSecsSinceEpoch());
+  request.resultJson = result.toStdString();
+  return submit(tr("Cannot Compare"),
+                tr("Compare %1 with %2").arg(QFileInfo(target).fileName(), QFileInfo(reference).fileName()),
+                request, QFileInfo(target).path(), result);
 }
 
 int MainWindow::runDeploy(qint64 configId) {
@@ -408,8 +436,8 @@ int MainWindow::runDeploy(qint64 configId) {
   // The configuration's model_deploy settings (ui/jobs/DeployJob.h); tables are written out as the engine
   // reads them, beside the other artifacts.
   const DeploySettings settings = deploySettingsOf(config);
-  const QString precision = settings.quantize.toUpper();
-  const QString chip = settings.chip.toLower();
+  const QString precision = QString::fromStdString(settings.options.quantize).toUpper();
+  const QString chip = QString::fromStdString(settings.options.chip).toLower();
   const QString topMlir = cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir");
   auto writeTable = [this, &cache](const QString &file, const std::string &text) {
     const QString path = cache + QLatin1Char('/') + file;
@@ -474,11 +502,29 @@ int MainWindow::runDeploy(qint64 configId) {
         break;
       }
   }
-  const QStringList args = deployArguments(settings, paths);
+  const driver::DeployOptions request = deployRequest(settings, paths);
+  if (EngineArgs args = engineArguments(request); !args.error.isEmpty()) {
+    showError(tr("Cannot Deploy"), args.error);
+    return -1;
+  }
   if (!QFileInfo::exists(topMlir) && runTransform() < 0)
     return -1;
-  return m_jobs->enqueue({tr("Deploy %1 %2 %3 (%4)").arg(name, precision, chip, QString::fromStdString(config.name)),
-                          tpucPath(), args, cache});
+  // Its result record (written beside the other outputs) gives the run history the outcome.
+  return submit(tr("Cannot Deploy"),
+                tr("Deploy %1 %2 %3 (%4)").arg(name, precision, chip, QString::fromStdString(config.name)),
+                request, cache, QString::fromStdString(driver::deployResultPath(request)));
 }
+
+template <typename Request>
+int MainWindow::submit(const QString &errorTitle, const QString &title, const Request &request,
+                       const QString &workingDirectory, const QString &resultFile) {
+  const Submitted job = m_engine->submit(title, request, workingDirectory, resultFile);
+  if (job.id < 0)
+    showError(errorTitle, job.error);
+  return job.id;
+}
+
+template int MainWindow::submit(const QString &, const QString &, const driver::LlmConvertOptions &,
+                                const QString &, const QString &);
 
 } // namespace tpuc::ui

@@ -2,6 +2,8 @@
 #ifndef TPUC_APP_PROJECT_PROJECT_H
 #define TPUC_APP_PROJECT_PROJECT_H
 
+#include "tpuc/Driver/Chips.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,7 +30,7 @@ struct LlmConvertSettings {
   std::string quantize = "w4bf16";   ///< bf16, f16, f32, w8bf16, w4bf16, w8f16, w4f16
   std::int64_t qGroupSize = 64;
   bool symmetric = false;
-  std::string chip = "bm1684x";      ///< bm1684x, bm1688, cv186ah
+  std::string chip{driver::kDefaultChip}; ///< a chip profile's name (driver::listChips)
   bool useHistoryKv = false;
   std::int64_t chunkLength = 0;      ///< 0 = none (only with useHistoryKv)
   std::int64_t maxInputLength = 0;   ///< 0 = seq_length
@@ -104,7 +106,7 @@ struct QuantTable {
 struct CompileConfig {
   std::int64_t id = 0;
   std::string name;
-  std::string chip = "bm1684x";
+  std::string chip{driver::kDefaultChip}; ///< a chip profile's name (driver::listChips)
   std::string precision = "F32";     ///< F32, F16, BF16, INT8, W8F16, W4F16, ...
   std::string optionsJson = "{}";    ///< the remaining flags as a JSON object
   bool operator==(const CompileConfig &) const = default;

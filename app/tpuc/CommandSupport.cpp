@@ -20,11 +20,12 @@ ProgressReporter makeProgressReporter(const std::string &format) {
                           std::cout, std::cerr);
 }
 
-std::string checkTolerance(const std::string &flag, const std::string &value) {
-  if (CompareTolerance::parse(value))
-    return "";
-  return "'" + flag + "' expects two numbers 'cos,euc' (e.g. 0.99,0.90), got '" +
-         value + "'";
+std::vector<TensorResult> tensorResults(const NpzComparison &comparison) {
+  std::vector<TensorResult> rows;
+  for (const TensorComparison &c : comparison.results)
+    rows.push_back({c.name, std::string(compareStatusName(c.status)), c.passed(), c.metrics.cosine,
+                    c.metrics.euclidean, c.metrics.sqnr, c.metrics.maxAbsDiff});
+  return rows;
 }
 
 } // namespace tpuc::cli

@@ -10,46 +10,15 @@
 
 namespace tpuc::cli {
 
-void addCompareOptions(ArgParser &p, CompareOptions &o) {
-  p.addPositional({{"target_file"}, "", "tensors to check (.npz)", true},
-                  &o.targetFile);
-  p.addPositional({{"ref_file"}, "", "reference tensors (.npz)", true},
-                  &o.referenceFile);
-  p.addOption({{"--tolerance"}, "COS,EUC",
-               "minimum cosine and euclidean similarity", false, {},
-               "0.99,0.99"},
-              &o.tolerance);
-  p.addOption({{"--excepts"}, "NAMES",
-               "tensors left out of the comparison, comma-separated"},
-              &o.excepts);
-  p.addOption({{"--format"}, "FMT", "report format", false,
-               {"text", "csv", "json"}, "text"},
-              &o.format);
-  p.addOption({{"-o", "--output"}, "FILE",
-               "write the report here instead of stdout"},
-              &o.output);
-  p.addOption({{"--save"}, "FILE",
-               "also write a CSV report here (npz_tool's --save)"},
-              &o.save);
-  p.addFlag({{"-v", "--verbose"}, "",
-             "text report: shapes, dtypes, close order and notes per tensor"},
-            &o.verbose);
-  p.addFlag({{"--raw_u16"}, "",
-             "compare uint16 arrays as integers (default: decode as bf16, "
-             "like npz_tool)"},
-            &o.rawU16);
-}
+namespace {
 
-std::string validateCompareOptions(const CompareOptions &o) {
-  return checkTolerance("--tolerance", o.tolerance);
-}
-
-int runCompare(const CompareOptions &o) {
+int compareFiles(const CompareOptions &o, CompareResult &record) {
   NpzFile target, reference;
   std::string error;
   if (!NpzFile::tryRead(o.targetFile, target, error) ||
       !NpzFile::tryRead(o.referenceFile, reference, error)) {
     std::cerr << "tpuc compare: " << error << std::endl;
+    record.message = error;
     return kExitUsage;
   }
   CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
@@ -58,6 +27,7 @@ int runCompare(const CompareOptions &o) {
       compareNpz(target, reference, tolerance, o.excepts);
   comparison.targetName = o.targetFile;
   comparison.referenceName = o.referenceFile;
+  record.tensors = tensorResults(comparison);
 
   std::string report = o.format == "json"  ? formatCompareJson(comparison)
                        : o.format == "csv" ? formatCompareCsv(comparison)
@@ -82,6 +52,28 @@ int runCompare(const CompareOptions &o) {
               << " (report: " << o.output << ")" << std::endl;
   }
   return passed ? kExitOk : kExitFailed;
+}
+
+} // namespace
+
+int runCompare(const CompareOptions &o) {
+  CompareResult record;
+  record.target = o.targetFile;
+  record.reference = o.referenceFile;
+  if (auto tolerance = CompareTolerance::parse(o.tolerance)) {
+    record.toleranceCosine = tolerance->cosine;
+    record.toleranceEuclidean = tolerance->euclidean;
+  }
+  record.exitCode = compareFiles(o, record);
+  record.status = resultStatus(record.exitCode);
+  if (!o.resultJson.empty()) {
+    std::ofstream out(o.resultJson, std::ios::binary | std::ios::trunc);
+    if (!(out << toJson(record)) || !out.flush()) {
+      std::cerr << "tpuc compare: " << o.resultJson << ": cannot write" << std::endl;
+      return kExitUsage;
+    }
+  }
+  return record.exitCode;
 }
 
 } // namespace tpuc::cli

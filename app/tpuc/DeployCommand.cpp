@@ -56,25 +56,7 @@ std::string stripSuffix(const std::string &path, const std::string &suffix) {
   return path;
 }
 
-/// The prefix of the files deploy writes: --tpu_mlir without .mlir, else --model without its extension,
-/// else the Top MLIR's name with the precision.
-std::string artifactStem(const DeployOptions &o) {
-  if (!o.tpuMlir.empty())
-    return stripSuffix(o.tpuMlir, ".mlir");
-  if (!o.model.empty()) {
-    size_t dot = o.model.find_last_of('.');
-    size_t slash = o.model.find_last_of('/');
-    return dot != std::string::npos && (slash == std::string::npos || dot > slash) ? o.model.substr(0, dot) : o.model;
-  }
-  std::string stem = stripSuffix(o.mlir, ".mlir");
-  size_t slash = stem.find_last_of('/');
-  if (slash != std::string::npos)
-    stem = stem.substr(slash + 1);
-  std::string mode = o.quantize;
-  for (char &c : mode)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return stem + "_" + mode;
-}
+std::string artifactStem(const DeployOptions &o) { return deployArtifactStem(o); }
 
 std::string metricsJson(const TensorComparison &c) {
   auto number = [](double v) {
@@ -309,10 +291,14 @@ std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const Npz
   return check;
 }
 
-int runDeploy(const DeployOptions &o) {
+namespace {
+
+/// The deploy itself; `record` collects what the result record says beyond the exit code.
+int deploy(const DeployOptions &o, DeployResult &record) {
   ProgressReporter progress = makeProgressReporter(o.progress);
-  auto fail = [](int code, const std::string &message) {
+  auto fail = [&record](int code, const std::string &message) {
     std::cerr << "tpuc deploy: " << message << std::endl;
+    record.message = message;
     return code;
   };
   // --num_core against the chip before any work: one line naming the chip and its cores.
@@ -374,6 +360,7 @@ int runDeploy(const DeployOptions &o) {
     artifacts = {tpuMlir, weights};
   }
   progress.report("lower", 1.0, "lowered to Tpu " + o.quantize + " for " + o.chip, artifacts);
+  record.artifacts.insert(record.artifacts.end(), artifacts.begin(), artifacts.end());
   if (!o.model.empty()) {
     // The backend reads weights from the file, so a Tpu module that only holds them in memory saves
     // them first; it then works on a copy so the simulation below runs on the lowered module as is.
@@ -428,6 +415,7 @@ int runDeploy(const DeployOptions &o) {
       written.push_back(trace);
     }
     progress.report("backend", 1.0, "wrote " + o.model, written);
+    record.artifacts.insert(record.artifacts.end(), written.begin(), written.end());
   }
   if (o.testInput.empty())
     return kExitOk;
@@ -515,6 +503,8 @@ int runDeploy(const DeployOptions &o) {
     progress.report("run", 1.0, check->summary, artifacts);
   }
 
+  record.artifacts.insert(record.artifacts.end(), artifacts.begin(), artifacts.end());
+  record.outputs = tensorResults(outputs->comparison);
   if (o.compareAll) {
     // With fused preprocessing, an input's name holds raw pixels on the chip and preprocessed values in the
     // reference: the reference's tensor is compared with (and in isolated mode fed to) the preprocessed one.
@@ -556,8 +546,10 @@ int runDeploy(const DeployOptions &o) {
       return fail(kExitUsage, error);
     artifacts.push_back(csv);
     artifacts.push_back(json);
+    record.artifacts.insert(record.artifacts.end(), {csv, json});
     for (const LayerRow &row : rows)
       if (!row.accumulated.passed()) {
+        record.firstFailing = row.name;
         std::cout << std::endl;
         std::cout << formatCompareText(outputs->comparison, false);
         progress.report("compare", 1.0, "failed at " + row.name, artifacts);
@@ -570,6 +562,7 @@ int runDeploy(const DeployOptions &o) {
   }
   std::cout << formatCompareText(outputs->comparison, false);
   if (const TensorComparison *c = outputs->firstFailing()) {
+    record.firstFailing = c->name;
     progress.report("compare", 1.0, "failed at " + c->name, artifacts);
     return fail(kExitFailed, "Tpu outputs differ from the reference beyond --tolerance " + o.tolerance +
                                  "; first failing layer '" + c->name + "' (cos " +
@@ -578,6 +571,26 @@ int runDeploy(const DeployOptions &o) {
   }
   progress.report("compare", 1.0, "Tpu outputs within --tolerance " + o.tolerance, artifacts);
   return kExitOk;
+}
+
+} // namespace
+
+int runDeploy(const DeployOptions &o) {
+  DeployResult record;
+  record.chip = o.chip;
+  record.quantize = o.quantize;
+  record.exitCode = deploy(o, record);
+  record.status = resultStatus(record.exitCode);
+  // The record beside the other outputs (deployResultPath): the studio reads it rather than the text. A
+  // deploy that writes no file (no --tpu_mlir, --model or --debug) leaves none in the working directory.
+  if (o.tpuMlir.empty() && o.model.empty() && !o.debug)
+    return record.exitCode;
+  std::string path = deployResultPath(o), error;
+  if (!writeText(path, toJson(record), error)) {
+    std::cerr << "tpuc deploy: " << error << std::endl;
+    return record.exitCode == kExitOk ? kExitUsage : record.exitCode;
+  }
+  return record.exitCode;
 }
 
 } // namespace tpuc::cli

@@ -17,21 +17,6 @@
 
 namespace tpuc::cli {
 
-void addGraphOptions(ArgParser &p, GraphOptions &o) {
-  p.addPositional({{"mlir"}, "FILE", "MLIR file (text or bytecode) to draw", true}, &o.mlir);
-  p.addOption({{"--format"}, "FORMAT", "output format", false, {"svg", "png", "dot", "json"}, "svg"}, &o.format);
-  p.addOption({{"-o", "--output"}, "FILE", "output file", true}, &o.output);
-  p.addOption({{"--expand"}, "WHICH",
-               "clusters drawn open: all, none, or auto (all up to 400 ops, else none)", false,
-               {"auto", "all", "none"}, "auto"},
-              &o.expand);
-  p.addOption({{"--cluster_by"}, "KEY", "what clusters group: name scopes or layer groups", false,
-               {"scope", "layer_group"}, "scope"},
-              &o.clusterBy);
-}
-
-std::string validateGraphOptions(const GraphOptions &) { return ""; }
-
 int runGraph(const GraphOptions &o) {
   std::unique_ptr<mlir::MLIRContext> context = graph::makeGraphContext();
   std::string error;

@@ -19,6 +19,7 @@
 #include "DeployCommand.h"
 #include "TestInputs.h"
 
+#include "tpuc/Backend/ChipProfile.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Simulator/Interpreter.h"
@@ -67,11 +68,16 @@ std::vector<std::string> scoredTensors(mlir::ModuleOp top, const std::vector<std
 
 } // namespace
 
-/// The float mode that stands in for INT8 on `chip`: F16 on every current profile (bm1684x, bm1688 and
-/// cv186ah list F16 throughput); BF16 would serve a profile without F16.
+/// The float mode that stands in for INT8 on `chip`: F16 when its profile lists F16 throughput (every
+/// current profile does); BF16 would serve a profile without F16, or a chip without a profile.
 quant::QuantMode searchFloatMode(const std::string &chip) {
-  return chip == "bm1684x" || chip == "bm1688" || chip == "cv186ah" ? quant::QuantMode::F16
-                                                                     : quant::QuantMode::BF16;
+  try {
+    return backend::findChipProfile(chip).macsPerLanePerCycle.count(backend::Precision::F16)
+               ? quant::QuantMode::F16
+               : quant::QuantMode::BF16;
+  } catch (const std::exception &) {
+    return quant::QuantMode::BF16;
+  }
 }
 
 int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::CalibrationTable &table,

@@ -69,16 +69,16 @@ private Q_SLOTS:
 
 void TestDeployJob::commandLineFromConfiguration() {
   DeploySettings s;
-  s.chip = "bm1688";
-  s.quantize = "INT8";
-  s.asymmetric = true;
+  s.options.chip = "bm1688";
+  s.options.quantize = "INT8";
+  s.options.asymmetric = true;
   s.caliTableName = "photos kl";
   s.caliTableVersion = 1;
   s.quantTableName = "mixed precision";
   s.quantTableVersion = 1;
-  s.qGroupSize = 64; // not a weight-only mode: not passed
+  s.options.qGroupSize = 64; // not a weight-only mode: not passed
   s.testInput = "/data/cat.png";
-  s.tolerance = "0.99,0.9";
+  s.options.tolerance = "0.99,0.9";
   const DeployPaths paths{"/c/m.top.mlir", "/c/cali.txt", "/c/q.txt", "/data/cat.png", "/c/m_int8.tpu.mlir"};
   QCOMPARE(deployArguments(s, paths),
            QStringList({"deploy", "--mlir", "/c/m.top.mlir", "--quantize", "INT8", "--chip", "bm1688", "--asymmetric",
@@ -87,8 +87,8 @@ void TestDeployJob::commandLineFromConfiguration() {
                         "--progress", "json"}));
   // Weight-only with a group size; no test input: no comparison, tpuc's default tolerance.
   DeploySettings w4;
-  w4.quantize = "W4F16";
-  w4.qGroupSize = 128;
+  w4.options.quantize = "W4F16";
+  w4.options.qGroupSize = 128;
   QCOMPARE(deployArguments(w4, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"}),
            QStringList({"deploy", "--mlir", "/c/m.top.mlir", "--quantize", "W4F16", "--chip", "bm1684x",
                         "--q_group_size", "128", "--tpu_mlir", "/c/m.tpu.mlir", "--progress", "json"}));
@@ -106,8 +106,8 @@ void TestDeployJob::commandLineFromConfiguration() {
   QCOMPARE(deploySettingsOf(config), s);
   // model_deploy's boundary and comparison flags: stored, read back, passed on to tpuc deploy.
   DeploySettings q = s;
-  q.quantInput = q.quantOutput = true;
-  q.excepts = QStringList{"relu_0", "pool1"};
+  q.options.quantInput = q.options.quantOutput = true;
+  q.options.excepts = {"relu_0", "pool1"};
   config = withDeploySettings(config, q);
   QCOMPARE(deploySettingsOf(config), q);
   QVERIFY(checkDeployOptions(QString::fromStdString(config.optionsJson)).contains("from_an_older_studio"));
@@ -116,8 +116,8 @@ void TestDeployJob::commandLineFromConfiguration() {
   QCOMPARE(qa.at(qa.indexOf("--excepts") + 1), QString("relu_0,pool1"));
   QVERIFY(!deployArguments(s, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"}).contains("--quant_input"));
   DeploySettings fused = s;
-  fused.fusePreprocess = true;
-  fused.customizationFormat = "BGR_PACKED";
+  fused.options.fusePreprocess = true;
+  fused.options.customizationFormat = "BGR_PACKED";
   config = withDeploySettings(config, fused);
   QCOMPARE(deploySettingsOf(config), fused);
   const QStringList fa = deployArguments(fused, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"});
@@ -126,7 +126,7 @@ void TestDeployJob::commandLineFromConfiguration() {
   QVERIFY(checkDeployOptions(R"({"customization_format": "YUV_NV12"})").contains("'customization_format'"));
   // --num_core: stored only when more than one core, passed on as model_deploy's flag.
   DeploySettings two = s;
-  two.numCore = 2;
+  two.options.numCore = 2;
   config = withDeploySettings(config, two);
   QCOMPARE(deploySettingsOf(config), two);
   const QStringList ta = deployArguments(two, {"/c/m.top.mlir", {}, {}, {}, "/c/m.tpu.mlir"});
@@ -162,9 +162,9 @@ void TestDeployJob::configurationSurvivesTheProjectFile() {
   QTemporaryDir dir;
   StudioContext context;
   DeploySettings s;
-  s.chip = "cv186ah";
-  s.quantize = "W8BF16";
-  s.qGroupSize = 32;
+  s.options.chip = "cv186ah";
+  s.options.quantize = "W8BF16";
+  s.options.qGroupSize = 32;
   s.quantTableName = "mixed precision";
   s.quantTableVersion = 2;
   s.testInput = dir.filePath("x.npz");
@@ -203,7 +203,7 @@ void TestDeployJob::dialogEditsAConfiguration() {
   QCOMPARE(s.caliTableVersion, 1);
   QCOMPARE(s.quantTableName, QString("mixed precision"));
   QCOMPARE(s.testInput, QString("/data/cat.png"));
-  QVERIFY(s.asymmetric);
+  QVERIFY(s.options.asymmetric);
   QCOMPARE(dialog.config().id, qint64(3));
   QCOMPARE(dialog.config().name, std::string("int8"));
   // Cores: one on bm1684x; bm1688's two can be chosen, and going back to a one-core chip clamps to one.
@@ -214,10 +214,10 @@ void TestDeployJob::dialogEditsAConfiguration() {
   chip->setCurrentText("bm1688");
   QVERIFY(cores->isEnabled());
   cores->setValue(2);
-  QCOMPARE(dialog.settings().numCore, 2);
+  QCOMPARE(dialog.settings().options.numCore, qint64(2));
   QVERIFY(dialog.config().optionsJson.find("\"num_core\":2") != std::string::npos);
   chip->setCurrentText("bm1684x");
-  QCOMPARE(dialog.settings().numCore, 1);
+  QCOMPARE(dialog.settings().options.numCore, qint64(1));
   dialog.resize(dialog.sizeHint().expandedTo(QSize(560, 0)));
   QVERIFY(dialog.grab().save(screenshotDir() + "/deploy-dialog.png"));
   // A bad tolerance blocks OK with a reason; W4 enables the group size and drops the INT8-only fields.
@@ -229,8 +229,8 @@ void TestDeployJob::dialogEditsAConfiguration() {
   QVERIFY(groupSize->isEnabled() && !caliTable->isEnabled() && !asymmetric->isEnabled());
   groupSize->setValue(128);
   s = dialog.settings();
-  QCOMPARE(s.qGroupSize, qint64(128));
-  QVERIFY(!s.asymmetric && s.caliTableName.isEmpty());
+  QCOMPARE(s.options.qGroupSize, qint64(128));
+  QVERIFY(!s.options.asymmetric && s.caliTableName.isEmpty());
   // INT8 in a project without calibration tables cannot be accepted.
   DeployDialog bare(project::Project{}, {0, "x", "bm1684x", "INT8", "{}"});
   QVERIFY(bare.problem().contains("calibration table"));
@@ -261,7 +261,7 @@ void TestDeployJob::crashedDeployIsReported() {
   context.addCaliTable({0, "photos kl", 1, "", "", {{"conv1", 2.0, -2.0, 2.0}}});
   context.addQuantTable({0, "mixed precision", 1, "", "", {{"conv1", "F16"}}});
   DeploySettings s;
-  s.quantize = "INT8";
+  s.options.quantize = "INT8";
   s.quantTableName = "mixed precision";
   s.quantTableVersion = 1;
   const qint64 configId = context.addCompileConfig(withDeploySettings({0, "int8 mixed", "bm1684x", "F32", "{}"}, s));
@@ -362,9 +362,9 @@ void TestDeployJob::resnet18Int8EndToEnd() {
   // Two INT8 configurations with a strict tolerance, so the table has NOT_SIMILAR rows to look at.
   auto deploy = [&](const std::string &name, bool asymmetric) -> qint64 {
     DeploySettings s;
-    s.quantize = "INT8";
-    s.asymmetric = asymmetric;
-    s.tolerance = "0.9995,0.97";
+    s.options.quantize = "INT8";
+    s.options.asymmetric = asymmetric;
+    s.options.tolerance = "0.9995,0.97";
     const qint64 config = context.addCompileConfig(withDeploySettings({0, name, "bm1684x", "F32", "{}"}, s));
     const std::size_t before = context.project().runs.size();
     const int job = window.runDeploy(config);

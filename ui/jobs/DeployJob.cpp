@@ -1,5 +1,8 @@
-// Compile configurations' deploy settings and the `tpuc deploy` command line.
+// Compile configurations' deploy settings and the `tpuc deploy` request they make.
 #include "ui/jobs/DeployJob.h"
+
+#include "tpuc/Driver/Chips.h"
+#include "ui/jobs/EngineClient.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -21,28 +24,38 @@ QJsonObject tableRef(const QString &name, int version) {
 
 } // namespace
 
+driver::DeployOptions DeploySettings::newDeployOptions() {
+  driver::DeployOptions o;
+  o.chip = std::string(driver::kDefaultChip);
+  o.quantize = "F32";
+  return o;
+}
+
 DeploySettings deploySettingsOf(const project::CompileConfig &config) {
   DeploySettings s;
-  s.chip = QString::fromStdString(config.chip);
-  s.quantize = QString::fromStdString(config.precision).toUpper();
+  const driver::DeployOptions defaults;
+  driver::DeployOptions &d = s.options;
+  d.chip = config.chip;
+  d.quantize = QString::fromStdString(config.precision).toUpper().toStdString();
   const QJsonObject o = optionsOf(config);
-  s.asymmetric = o.value(QStringLiteral("asymmetric")).toBool();
+  d.asymmetric = o.value(QStringLiteral("asymmetric")).toBool(defaults.asymmetric);
   const QJsonObject cali = o.value(QStringLiteral("calibration_table")).toObject();
   s.caliTableName = cali.value(QStringLiteral("name")).toString();
   s.caliTableVersion = cali.value(QStringLiteral("version")).toInt();
   const QJsonObject quant = o.value(QStringLiteral("quantize_table")).toObject();
   s.quantTableName = quant.value(QStringLiteral("name")).toString();
   s.quantTableVersion = quant.value(QStringLiteral("version")).toInt();
-  s.qGroupSize = o.value(QStringLiteral("q_group_size")).toInteger();
+  d.qGroupSize = o.value(QStringLiteral("q_group_size")).toInteger(defaults.qGroupSize);
   s.testInput = o.value(QStringLiteral("test_input")).toString();
-  s.tolerance = o.value(QStringLiteral("tolerance")).toString();
-  s.quantInput = o.value(QStringLiteral("quant_input")).toBool();
-  s.quantOutput = o.value(QStringLiteral("quant_output")).toBool();
+  d.tolerance =
+      o.value(QStringLiteral("tolerance")).toString(QString::fromStdString(defaults.tolerance)).toStdString();
+  d.quantInput = o.value(QStringLiteral("quant_input")).toBool(defaults.quantInput);
+  d.quantOutput = o.value(QStringLiteral("quant_output")).toBool(defaults.quantOutput);
   for (const QJsonValue &v : o.value(QStringLiteral("excepts")).toArray())
-    s.excepts << v.toString();
-  s.fusePreprocess = o.value(QStringLiteral("fuse_preprocess")).toBool();
-  s.customizationFormat = o.value(QStringLiteral("customization_format")).toString();
-  s.numCore = o.value(QStringLiteral("num_core")).toInt(1);
+    d.excepts.push_back(v.toString().toStdString());
+  d.fusePreprocess = o.value(QStringLiteral("fuse_preprocess")).toBool(defaults.fusePreprocess);
+  d.customizationFormat = o.value(QStringLiteral("customization_format")).toString().toStdString();
+  d.numCore = o.value(QStringLiteral("num_core")).toInt(static_cast<int>(defaults.numCore));
   return s;
 }
 
@@ -94,8 +107,10 @@ QString checkDeployOptions(const QString &optionsJson) {
 }
 
 project::CompileConfig withDeploySettings(project::CompileConfig config, const DeploySettings &s) {
-  config.chip = s.chip.toStdString();
-  config.precision = s.quantize.toStdString();
+  const driver::DeployOptions defaults;
+  const driver::DeployOptions &d = s.options;
+  config.chip = d.chip;
+  config.precision = d.quantize;
   QJsonObject o = optionsOf(config);
   auto set = [&o](const QString &key, const QJsonValue &value, bool keep) {
     if (keep)
@@ -103,18 +118,22 @@ project::CompileConfig withDeploySettings(project::CompileConfig config, const D
     else
       o.remove(key);
   };
-  set(QStringLiteral("asymmetric"), true, s.asymmetric);
+  set(QStringLiteral("asymmetric"), d.asymmetric, d.asymmetric != defaults.asymmetric);
   set(QStringLiteral("calibration_table"), tableRef(s.caliTableName, s.caliTableVersion), !s.caliTableName.isEmpty());
   set(QStringLiteral("quantize_table"), tableRef(s.quantTableName, s.quantTableVersion), !s.quantTableName.isEmpty());
-  set(QStringLiteral("q_group_size"), s.qGroupSize, s.qGroupSize > 0);
+  set(QStringLiteral("q_group_size"), static_cast<qint64>(d.qGroupSize), d.qGroupSize != defaults.qGroupSize);
   set(QStringLiteral("test_input"), s.testInput, !s.testInput.isEmpty());
-  set(QStringLiteral("tolerance"), s.tolerance, !s.tolerance.isEmpty());
-  set(QStringLiteral("quant_input"), true, s.quantInput);
-  set(QStringLiteral("quant_output"), true, s.quantOutput);
-  set(QStringLiteral("excepts"), QJsonArray::fromStringList(s.excepts), !s.excepts.isEmpty());
-  set(QStringLiteral("fuse_preprocess"), true, s.fusePreprocess);
-  set(QStringLiteral("num_core"), s.numCore, s.numCore > 1);
-  set(QStringLiteral("customization_format"), s.customizationFormat, s.fusePreprocess && !s.customizationFormat.isEmpty());
+  set(QStringLiteral("tolerance"), QString::fromStdString(d.tolerance), d.tolerance != defaults.tolerance);
+  set(QStringLiteral("quant_input"), d.quantInput, d.quantInput != defaults.quantInput);
+  set(QStringLiteral("quant_output"), d.quantOutput, d.quantOutput != defaults.quantOutput);
+  QJsonArray excepts;
+  for (const std::string &e : d.excepts)
+    excepts.append(QString::fromStdString(e));
+  set(QStringLiteral("excepts"), excepts, d.excepts != defaults.excepts);
+  set(QStringLiteral("fuse_preprocess"), d.fusePreprocess, d.fusePreprocess != defaults.fusePreprocess);
+  set(QStringLiteral("num_core"), static_cast<qint64>(d.numCore), d.numCore != defaults.numCore);
+  set(QStringLiteral("customization_format"), QString::fromStdString(d.customizationFormat),
+      d.fusePreprocess && d.customizationFormat != defaults.customizationFormat);
   config.optionsJson = QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
   return config;
 }
@@ -133,50 +152,45 @@ QString defaultTolerance(const QString &quantize) {
   return QStringLiteral("0.90,0.80");
 }
 
-QStringList deployArguments(const DeploySettings &s, const DeployPaths &paths) {
-  QStringList args{QStringLiteral("deploy"), QStringLiteral("--mlir"), paths.topMlir, QStringLiteral("--quantize"),
-                   s.quantize.toUpper(),     QStringLiteral("--chip"), s.chip.toLower()};
-  if (s.asymmetric)
-    args << QStringLiteral("--asymmetric");
-  if (!paths.calibrationTable.isEmpty())
-    args << QStringLiteral("--calibration_table") << paths.calibrationTable;
-  if (!paths.quantizeTable.isEmpty())
-    args << QStringLiteral("--quantize_table") << paths.quantizeTable;
-  if (isWeightOnly(s.quantize) && s.qGroupSize > 0)
-    args << QStringLiteral("--q_group_size") << QString::number(s.qGroupSize);
+driver::DeployOptions deployRequest(const DeploySettings &s, const DeployPaths &paths) {
+  driver::DeployOptions r = s.options;
+  r.mlir = paths.topMlir.toStdString();
+  r.quantize = QString::fromStdString(r.quantize).toUpper().toStdString();
+  r.chip = QString::fromStdString(r.chip).toLower().toStdString();
+  r.calibrationTable = paths.calibrationTable.toStdString();
+  r.quantizeTable = paths.quantizeTable.toStdString();
+  if (!isWeightOnly(QString::fromStdString(r.quantize)))
+    r.qGroupSize = driver::DeployOptions{}.qGroupSize;
+  r.testInput.clear();
   if (!paths.testInput.isEmpty()) {
-    args << QStringLiteral("--test_input") << paths.testInput;
-    if (!s.tolerance.isEmpty()) // else model_deploy's own default (0.8,0.5)
-      args << QStringLiteral("--tolerance") << s.tolerance;
-    args << QStringLiteral("--compare_all");
+    r.testInput = {paths.testInput.toStdString()};
+    r.compareAll = true;
+  } else {
+    r.tolerance = driver::DeployOptions{}.tolerance; // nothing to compare
   }
-  if (s.quantInput)
-    args << QStringLiteral("--quant_input");
-  if (s.quantOutput)
-    args << QStringLiteral("--quant_output");
-  if (!s.excepts.isEmpty())
-    args << QStringLiteral("--excepts") << s.excepts.join(QLatin1Char(','));
-  if (s.fusePreprocess) {
-    args << QStringLiteral("--fuse_preprocess");
-    if (!s.customizationFormat.isEmpty())
-      args << QStringLiteral("--customization_format") << s.customizationFormat;
-  }
-  if (s.numCore > 1)
-    args << QStringLiteral("--num_core") << QString::number(s.numCore);
-  args << QStringLiteral("--tpu_mlir") << paths.tpuMlir;
-  if (!paths.snapshots.isEmpty())
-    args << QStringLiteral("--snapshots") << paths.snapshots;
-  if (!paths.model.isEmpty())
-    args << QStringLiteral("--model") << paths.model;
-  args << QStringLiteral("--progress") << QStringLiteral("json");
-  return args;
+  if (!r.fusePreprocess)
+    r.customizationFormat.clear();
+  r.tpuMlir = paths.tpuMlir.toStdString();
+  r.snapshots = paths.snapshots.toStdString();
+  r.model = paths.model.toStdString();
+  r.progress = "json";
+  return r;
 }
 
-QStringList runModelArguments(const QString &model, const QString &input, const QString &output,
-                              const QString &trace) {
-  return {QStringLiteral("run"),     QStringLiteral("--model"),  model,   QStringLiteral("--input"),
-          input,                     QStringLiteral("--output"), output,  QStringLiteral("--dump_all_tensors"),
-          QStringLiteral("--profile"), trace,                    QStringLiteral("--progress"), QStringLiteral("json")};
+QStringList deployArguments(const DeploySettings &s, const DeployPaths &paths) {
+  return engineArguments(deployRequest(s, paths)).args;
+}
+
+driver::RunOptions runModelRequest(const QString &model, const QString &input, const QString &output,
+                                   const QString &trace) {
+  driver::RunOptions r;
+  r.model = model.toStdString();
+  r.input = input.toStdString();
+  r.output = output.toStdString();
+  r.dumpAllTensors = true;
+  r.profile = trace.toStdString();
+  r.progress = "json";
+  return r;
 }
 
 const project::CaliTable *deployCaliTable(const project::Project &p, const DeploySettings &s) {

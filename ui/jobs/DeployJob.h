@@ -1,35 +1,32 @@
 // The deploy job: a compile configuration's model_deploy settings (stored in the project) and the
-// `tpuc deploy` command line they make.
+// `tpuc deploy` request they make.
 #ifndef TPUC_UI_JOBS_DEPLOYJOB_H
 #define TPUC_UI_JOBS_DEPLOYJOB_H
 
 #include "app/project/Project.h"
+#include "tpuc/Driver/Requests.h"
 
 #include <QString>
 #include <QStringList>
 
 namespace tpuc::ui {
 
-/// model_deploy's settings of one compile configuration. Chip and quantize are the configuration's
-/// columns; the rest lives in its options JSON ("asymmetric", "calibration_table" {name, version},
-/// "quantize_table" {name, version}, "q_group_size", "test_input", "tolerance"), so tables are referred
-/// to by name and version, which survive saving and reopening (ids do not need to).
+/// model_deploy's settings of one compile configuration: the request's own fields (chip and quantize are
+/// the configuration's columns; asymmetric, q_group_size, tolerance, quant_input/quant_output, excepts,
+/// fuse_preprocess, customization_format and num_core live in its options JSON under their flag names,
+/// stored when they differ from the request's defaults), plus what the studio resolves per job: tables by
+/// name and version, which survive saving and reopening (ids do not need to), and the test input. The
+/// request's file fields are the job's (deployRequest).
 struct DeploySettings {
-  QString chip = QStringLiteral("bm1684x");
-  QString quantize = QStringLiteral("F32");
-  bool asymmetric = false;
+  driver::DeployOptions options = newDeployOptions();
   QString caliTableName;  ///< empty: the newest calibration table (INT8 only)
   int caliTableVersion = 0;
   QString quantTableName; ///< empty: none
   int quantTableVersion = 0;
-  qint64 qGroupSize = 0;  ///< W8/W4 only; 0 = per channel
   QString testInput;      ///< a sample path; empty: the first calibration sample on disk
-  QString tolerance;      ///< "cos,euc"; empty: model_deploy's default (0.8,0.5)
-  bool quantInput = false, quantOutput = false; ///< model_deploy's --quant_input / --quant_output
-  QStringList excepts;    ///< tensors left out of the comparisons (--excepts)
-  bool fusePreprocess = false; ///< --fuse_preprocess: raw UINT8 pixels in, preprocessing on the chip
-  QString customizationFormat; ///< --customization_format (RGB_PLANAR, ...); empty: the input's own
-  int numCore = 1;             ///< --num_core: cores of the chip the model file spreads its work over
+
+  /// What a new configuration deploys: F32 on the default chip, every other field the request's default.
+  static driver::DeployOptions newDeployOptions();
   bool operator==(const DeploySettings &) const = default;
 };
 
@@ -62,15 +59,16 @@ struct DeployPaths {
   QString model;            ///< empty: stop at the Tpu level (else the .tpum model file, checked when tested)
 };
 
-/// `deploy --mlir ... --quantize ... --chip ... [--asymmetric] [--calibration_table F] [--quantize_table F]
-/// [--q_group_size N] [--test_input F [--tolerance T] --compare_all] --tpu_mlir F [--snapshots DIR]
-/// --progress json`.
+/// The `tpuc deploy` request of a configuration's settings and a job's files: the group size only for
+/// weight-only modes, the tolerance and --compare_all only with a test input, JSON progress.
+driver::DeployOptions deployRequest(const DeploySettings &settings, const DeployPaths &paths);
+/// deployRequest's command line (EngineClient.h), command word first; empty when a value has no spelling.
 QStringList deployArguments(const DeploySettings &settings, const DeployPaths &paths);
 
-/// `run --model M --input I --output O --dump_all_tensors --profile T --progress json`: a model file on the
-/// command-level simulator (model_runner), its engine trace beside the outputs.
-QStringList runModelArguments(const QString &model, const QString &input, const QString &output,
-                              const QString &trace);
+/// `tpuc run`: a model file on the command-level simulator (model_runner), every tensor dumped, its engine
+/// trace beside the outputs, JSON progress.
+driver::RunOptions runModelRequest(const QString &model, const QString &input, const QString &output,
+                                   const QString &trace);
 
 /// The calibration table a configuration uses: its named version, else the newest; null when none.
 const project::CaliTable *deployCaliTable(const project::Project &project, const DeploySettings &settings);

@@ -1,6 +1,9 @@
-// Runs engine jobs as child processes, one at a time, parsing their JSON-lines progress.
+// The engine client's queue (EngineClient.h): runs jobs as child processes, one at a time, parsing their
+// JSON-lines progress.
 #ifndef TPUC_UI_JOBS_JOBQUEUE_H
 #define TPUC_UI_JOBS_JOBQUEUE_H
+
+#include "tpuc/Driver/Requests.h"
 
 #include <QDateTime>
 #include <QList>
@@ -18,6 +21,9 @@ struct JobSpec {
   QString program;
   QStringList arguments;
   QString workingDirectory;
+  /// The versioned result record the job writes (tpuc/Driver/Results.h), read by the run history; empty
+  /// when the job writes none.
+  QString resultFile;
 };
 
 /// NotImplemented: the engine exited with kExitNotImplemented saying so; the step does not exist in this
@@ -41,8 +47,8 @@ struct JobInfo {
   QDateTime started, finished; ///< UTC; invalid until the job starts / ends
 };
 
-/// The engine's exit code for a subcommand this build does not implement yet (tpuc's kExitNotImplemented).
-inline constexpr int kExitNotImplemented = 3;
+/// The engine's exit code for a subcommand this build does not implement yet.
+using driver::kExitNotImplemented;
 
 /// A queue of out-of-process jobs. A crashing or hanging child never takes the studio down: a crash is
 /// reported with its signal and the log tail, cancel kills the child. Lives on the UI thread and is driven

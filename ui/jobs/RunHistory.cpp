@@ -1,9 +1,11 @@
-// Run history entries from finished jobs, and the compare-table reader.
+// Run history entries from finished jobs: their result records (tpuc/Driver/Results.h), artifacts, traces
+// and plans; and the compare-table reader for jobs that write no record (transform --test_input).
 #include "ui/jobs/RunHistory.h"
 
 #include "app/project/ProjectStore.h"
 #include "tpuc/ChipData/Plan.h"
 #include "tpuc/ChipData/Trace.h"
+#include "tpuc/Driver/Results.h"
 #include "ui/views/AccuracyReport.h"
 
 #include <QDir>
@@ -149,6 +151,53 @@ void addPlan(const QString &path, QJsonObject &summary, project::RunRecord &run)
   run.layerMetricsJson = QJsonDocument(layers).toJson(QJsonDocument::Compact).toStdString();
 }
 
+CompareRow rowOf(const driver::TensorResult &t) {
+  return {QString::fromStdString(t.name),
+          QString::fromStdString(t.status),
+          t.pass,
+          t.cosine,
+          t.euclidean,
+          t.sqnr,
+          t.maxAbsDiff};
+}
+
+/// The compared tensors of a job's result record: compare's tensors, deploy's outputs. `error` when the job
+/// names a record it did not write or one this build cannot read.
+struct RecordRows {
+  std::vector<CompareRow> rows;
+  QString status;       ///< passed, failed or error, as the job saw its own outcome
+  QString firstFailing; ///< deploy: the first tensor out of tolerance
+  QString error;
+};
+
+RecordRows recordRows(const JobInfo &job) {
+  RecordRows out;
+  QFile file(job.spec.resultFile);
+  if (!file.open(QIODevice::ReadOnly)) {
+    out.error = QStringLiteral("%1: %2").arg(job.spec.resultFile, file.errorString());
+    return out;
+  }
+  const std::string text = file.readAll().toStdString();
+  std::vector<driver::TensorResult> tensors;
+  if (job.spec.arguments.value(0) == QLatin1String("deploy")) {
+    auto record = driver::parseDeployResult(text);
+    out.error = QString::fromStdString(record.error);
+    out.status = QString::fromStdString(record.result.status);
+    out.firstFailing = QString::fromStdString(record.result.firstFailing);
+    tensors = record.result.outputs;
+  } else {
+    auto record = driver::parseCompareResult(text);
+    out.error = QString::fromStdString(record.error);
+    out.status = QString::fromStdString(record.result.status);
+    tensors = record.result.tensors;
+  }
+  if (!out.error.isEmpty())
+    out.error = job.spec.resultFile + QStringLiteral(": ") + out.error;
+  for (const driver::TensorResult &t : tensors)
+    out.rows.push_back(rowOf(t));
+  return out;
+}
+
 } // namespace
 
 std::vector<CompareRow> parseCompareTable(const QStringList &lines) {
@@ -219,7 +268,22 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
     summary.insert(QStringLiteral("message"), job.error.section(QLatin1Char('\n'), 0, 0));
   else if (!job.message.isEmpty())
     summary.insert(QStringLiteral("message"), job.message);
-  const std::vector<CompareRow> rows = parseCompareTable(job.log);
+  // The compared tensors: from the job's result record when it writes one, else from its printed table.
+  std::vector<CompareRow> rows;
+  if (job.spec.resultFile.isEmpty()) {
+    rows = parseCompareTable(job.log);
+  } else {
+    RecordRows record = recordRows(job);
+    rows = std::move(record.rows);
+    if (record.error.isEmpty()) {
+      summary.insert(QStringLiteral("resultStatus"), record.status);
+      if (!record.firstFailing.isEmpty())
+        summary.insert(QStringLiteral("firstFailing"), record.firstFailing); // _compare.json may refine it
+    }
+    // A job that ran to its end (passed or failed) writes its record: say so when it is missing.
+    if (!record.error.isEmpty() && (job.exitCode == driver::kExitOk || job.exitCode == driver::kExitFailed))
+      summary.insert(QStringLiteral("resultError"), record.error);
+  }
   if (!rows.empty()) {
     summary.insert(QStringLiteral("compare"), compareRowsJson(rows));
     // The per-output metrics double as the run's layer metrics (outputs are layers too).

@@ -1,5 +1,6 @@
 // Turns a finished job into an entry of the project's run history (command, exit, duration, artifacts,
-// compare summary). Plain functions over plain data, so the work can run off the UI thread.
+// compare summary from the job's result record). Plain functions over plain data, so the work can run off the
+// UI thread.
 #ifndef TPUC_UI_JOBS_RUNHISTORY_H
 #define TPUC_UI_JOBS_RUNHISTORY_H
 
@@ -11,7 +12,8 @@
 
 namespace tpuc::ui {
 
-/// One row of a `tpuc compare` text table (also printed by `tpuc transform --test_input`).
+/// One compared tensor: a tensor of a result record, or a row of a text table (`tpuc transform --test_input`
+/// writes no record).
 struct CompareRow {
   QString name;
   QString status;   ///< equal, close, similar, not_similar, mismatch (as printed)

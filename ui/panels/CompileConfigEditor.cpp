@@ -1,5 +1,6 @@
 // The properties editor of one compile configuration.
 #include "ui/panels/CompileConfigEditor.h"
+#include "tpuc/Driver/Chips.h"
 
 #include "ui/jobs/DeployJob.h"
 
@@ -15,7 +16,12 @@
 
 namespace tpuc::ui {
 
-QStringList CompileConfigEditor::chips() { return {"bm1684x", "bm1688", "cv186ah"}; }
+QStringList CompileConfigEditor::chips() {
+  QStringList chips;
+  for (const std::string &chip : driver::listChips())
+    chips << QString::fromStdString(chip);
+  return chips;
+}
 
 QStringList CompileConfigEditor::precisions() {
   return {"F32", "F16", "BF16", "INT8", "W8F16", "W4F16", "W8BF16", "W4BF16"};

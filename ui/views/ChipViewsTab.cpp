@@ -1,6 +1,8 @@
 // The chip views tab of a run.
 #include "ui/views/ChipViewsTab.h"
 
+#include "ui/jobs/EngineClient.h"
+
 #include "ui/Background.h"
 #include "visualizer/ChipCompare.h"
 #include "visualizer/ChipFigures.h"
@@ -40,14 +42,19 @@ ChipArtifacts ownArtifacts(const project::RunRecord &r) {
 }
 
 /// The value of `--flag` in a run's recorded command line.
-QString argumentOf(const project::RunRecord &r, const QString &flag) {
+/// The model file a `tpuc run` read (or a `tpuc deploy` wrote), from its recorded command line.
+QString modelOfRun(const project::RunRecord &r) {
   const QJsonArray args = QJsonDocument::fromJson(QByteArray::fromStdString(r.summaryJson))
                               .object()
                               .value(QStringLiteral("arguments"))
                               .toArray();
-  for (int i = 0; i + 1 < args.size(); ++i)
-    if (args[i].toString() == flag)
-      return args[i + 1].toString();
+  QStringList commandLine;
+  for (const QJsonValue &arg : args)
+    commandLine << arg.toString();
+  if (const auto run = requestOf<driver::RunOptions>(commandLine))
+    return QString::fromStdString(run->model);
+  if (const auto deploy = requestOf<driver::DeployOptions>(commandLine))
+    return QString::fromStdString(deploy->model);
   return {};
 }
 
@@ -73,7 +80,7 @@ ChipArtifacts chipArtifactsOf(const project::Project &project, qint64 runId) {
   if (!a.plan.isEmpty())
     return a;
   // A `tpuc run` of a model file: the plan is the deploy's that wrote that file.
-  const QString model = argumentOf(*run, QStringLiteral("--model"));
+  const QString model = modelOfRun(*run);
   if (model.isEmpty())
     return a;
   for (auto it = project.runs.rbegin(); it != project.runs.rend(); ++it) {

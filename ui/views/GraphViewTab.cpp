@@ -1,12 +1,13 @@
 // The graph tab: runs `tpuc graph --format json`, shows the result, feeds overlays from the run history.
 #include "ui/views/GraphViewTab.h"
 
+#include "ui/jobs/EngineClient.h"
+
 #include "ui/Background.h"
 #include "visualizer/GraphView.h"
 
 #include <QCheckBox>
 
-#include <algorithm>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
@@ -20,13 +21,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
-#include <QProcess>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include <cmath>
 
@@ -155,13 +156,7 @@ GraphViewTab::GraphViewTab(StudioContext *context, const QString &mlirPath, QWid
     reload();
 }
 
-GraphViewTab::~GraphViewTab() {
-  if (m_process) {
-    m_process->disconnect(this);
-    m_process->kill();
-    m_process->waitForFinished(1000);
-  }
-}
+GraphViewTab::~GraphViewTab() = default; // m_call, a child, kills and reaps the engine
 
 void GraphViewTab::failed(const QString &message) {
   m_status->setText(message);
@@ -170,48 +165,48 @@ void GraphViewTab::failed(const QString &message) {
 }
 
 void GraphViewTab::reload() {
-  if (m_process) {
-    m_process->disconnect(this);
-    m_process->kill();
-    m_process->deleteLater();
-  }
+  delete m_call; // a superseded call: its child is killed
+  m_call = nullptr;
   quint64 generation = ++m_generation;
   m_status->setText(tr("Reading %1…").arg(QFileInfo(m_path).fileName()));
   auto dir = std::make_shared<QTemporaryDir>();
   QString out = dir->filePath(QStringLiteral("graph.json"));
-  m_process = new QProcess(this);
-  m_process->setProgram(tpucPath());
-  m_process->setArguments({QStringLiteral("graph"), m_path, QStringLiteral("--format"), QStringLiteral("json"),
-                           QStringLiteral("-o"), out});
-  connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-    if (error == QProcess::FailedToStart)
-      failed(tr("The tpuc engine was not found at %1").arg(tpucPath()));
-  });
-  connect(m_process, &QProcess::finished, this, [this, dir, out, generation](int code, QProcess::ExitStatus status) {
-    QString stderrText = QString::fromLocal8Bit(m_process->readAllStandardError()).trimmed();
-    m_process->deleteLater();
-    m_process = nullptr;
-    if (generation != m_generation)
-      return;
-    if (status != QProcess::NormalExit || code != 0) {
-      failed(stderrText.isEmpty() ? tr("tpuc graph failed on %1 (exit code %2)").arg(m_path).arg(code)
-                                  : stderrText.section(QLatin1Char('\n'), -1));
-      return;
-    }
-    QString source = m_path;
-    runInBackground(
-        this, [dir, out, source] { return readGraphJson(out, source); },
-        [this, generation](const LoadResult &result) {
-          if (generation != m_generation)
-            return;
-          if (!result.graph) {
-            failed(result.error);
-            return;
-          }
-          setGraph(result.graph);
-        });
-  });
-  m_process->start();
+  driver::GraphOptions request;
+  request.mlir = m_path.toStdString();
+  request.format = "json";
+  request.output = out.toStdString();
+  EngineClient::Called called = EngineClient::call(request, this);
+  if (!called.call) {
+    failed(called.error);
+    return;
+  }
+  m_call = called.call;
+  connect(m_call, &EngineCall::failedToStart, this,
+          [this] { failed(tr("The tpuc engine was not found at %1").arg(tpucPath())); });
+  connect(m_call, &EngineCall::finished, this,
+          [this, dir, out, generation](int code, const QString &stderrText) {
+            m_call->deleteLater();
+            m_call = nullptr;
+            if (generation != m_generation)
+              return;
+            if (code != 0) {
+              failed(stderrText.isEmpty() ? tr("tpuc graph failed on %1 (exit code %2)").arg(m_path).arg(code)
+                                          : stderrText.section(QLatin1Char('\n'), -1));
+              return;
+            }
+            QString source = m_path;
+            runInBackground(
+                this, [dir, out, source] { return readGraphJson(out, source); },
+                [this, generation](const LoadResult &result) {
+                  if (generation != m_generation)
+                    return;
+                  if (!result.graph) {
+                    failed(result.error);
+                    return;
+                  }
+                  setGraph(result.graph);
+                });
+          });
 }
 
 void GraphViewTab::setGraph(std::shared_ptr<const graph::Graph> graph) {

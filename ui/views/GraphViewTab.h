@@ -14,7 +14,6 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QProcess;
 class QTreeWidget;
 
 namespace tpuc::vis {
@@ -22,6 +21,8 @@ class GraphView;
 }
 
 namespace tpuc::ui {
+
+class EngineCall;
 
 /// Toolbar (search, overlay, open/close clusters, fit, export) over a vis::GraphView. The graph is
 /// extracted out of process (`tpuc graph FILE --format json`), so a malformed file cannot take the
@@ -60,7 +61,7 @@ private:
   QComboBox *m_overlay;
   QLabel *m_status;
   QString m_lastQuery;
-  QProcess *m_process = nullptr;
+  EngineCall *m_call = nullptr; ///< the running `tpuc graph`, if any
   quint64 m_generation = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace tpuc {
 namespace {
@@ -46,6 +47,13 @@ std::optional<double> parseDouble(const std::string &text) {
   if (end != t.c_str() + t.size() || std::isnan(value))
     return std::nullopt;
   return value;
+}
+
+/// The shortest text strtod reads back to the same double.
+std::string formatDouble(double value) {
+  char buffer[64];
+  auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return ec == std::errc() ? std::string(buffer, ptr) : std::to_string(value);
 }
 
 /// The long spelling ("--model_path") if there is one.
@@ -124,7 +132,8 @@ ArgParser::ArgParser(std::string program, std::string summary)
     : program_(std::move(program)), summary_(std::move(summary)) {}
 
 void ArgParser::add(ArgSpec spec, Target target, bool positional) {
-  entries_.push_back({std::move(spec), target, positional, false});
+  Value initial = std::visit([](auto *out) -> Value { return *out; }, target);
+  entries_.push_back({std::move(spec), target, std::move(initial), positional, false});
 }
 
 void ArgParser::addFlag(ArgSpec spec, bool *out) { add(std::move(spec), out); }
@@ -246,7 +255,7 @@ std::string ArgParser::assign(Entry &entry, const std::string &raw) {
       entry.target);
 }
 
-ParseOutcome ArgParser::parse(std::span<const std::string> args) {
+ParseOutcome ArgParser::parse(std::span<const std::string> args, bool checkRequired) {
   size_t nextPositional = 0;
   bool optionsEnded = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -301,7 +310,7 @@ ParseOutcome ArgParser::parse(std::span<const std::string> args) {
     target->seen = true;
   }
   for (const Entry &entry : entries_) {
-    if (!entry.spec.required || entry.seen)
+    if (!checkRequired || !entry.spec.required || entry.seen)
       continue;
     if (entry.positional)
       return {ParseOutcome::Error,
@@ -312,6 +321,131 @@ ParseOutcome ArgParser::parse(std::span<const std::string> args) {
                   "'")};
   }
   return {ParseOutcome::Ok, ""};
+}
+
+std::vector<std::string> ArgParser::flagNames() const {
+  std::vector<std::string> names;
+  for (const Entry &entry : entries_)
+    if (!entry.positional)
+      names.push_back(displayName(entry.spec));
+  return names;
+}
+
+ArgParser::Rendered ArgParser::render() const {
+  Rendered out;
+  std::vector<std::string> positionals;
+  bool positionalGap = false;
+  // Required options first, as a usage line lists them, then the rest in binding order.
+  std::vector<const Entry *> order;
+  for (const Entry &entry : entries_)
+    if (!entry.positional && entry.spec.required)
+      order.push_back(&entry);
+  for (const Entry &entry : entries_)
+    if (entry.positional || !entry.spec.required)
+      order.push_back(&entry);
+  for (const Entry *entryPtr : order) {
+    const Entry &entry = *entryPtr;
+    const std::string name = displayName(entry.spec);
+    auto fail = [&](const std::string &why) {
+      out.error = "'" + name + "' " + why;
+      out.args.clear();
+    };
+    // "a,b" for a list; "" when an item cannot be spelled in one.
+    auto joinItems = [&](const std::vector<std::string> &items) -> std::optional<std::string> {
+      std::string text;
+      for (const std::string &item : items) {
+        if (item.empty() || item.find(',') != std::string::npos || trim(item) != item) {
+          fail("cannot pass the list item '" + item + "' (empty, holds a comma or blank ends)");
+          return std::nullopt;
+        }
+        text += (text.empty() ? "" : ",") + item;
+      }
+      return text;
+    };
+    Value current = std::visit([](auto *field) -> Value { return *field; }, entry.target);
+    if (current == entry.initial) {
+      positionalGap |= entry.positional;
+      continue;
+    }
+    std::optional<std::string> text;
+    bool isBool = false;
+    std::visit(
+        [&](const auto &value) {
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, bool>) {
+            isBool = true;
+            text = value ? "true" : "false";
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            text = value;
+          } else if constexpr (std::is_same_v<T, int64_t>) {
+            text = std::to_string(value);
+          } else if constexpr (std::is_same_v<T, double>) {
+            if (std::isnan(value))
+              return fail("cannot pass NaN");
+            text = formatDouble(value);
+          } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+            text = joinItems(value);
+          } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+            std::vector<std::string> items;
+            for (double v : value) {
+              if (std::isnan(v))
+                return fail("cannot pass NaN");
+              items.push_back(formatDouble(v));
+            }
+            text = joinItems(items);
+          } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+            std::vector<std::string> items;
+            for (int64_t v : value)
+              items.push_back(std::to_string(v));
+            text = joinItems(items);
+          } else {
+            if (value.empty())
+              return fail("cannot pass an empty list of shapes");
+            std::string shapes = "[";
+            for (const std::vector<int64_t> &shape : value) {
+              shapes += shapes.size() > 1 ? ",[" : "[";
+              for (size_t i = 0; i < shape.size(); ++i) {
+                if (shape[i] < 0)
+                  return fail("cannot pass the negative dimension " + std::to_string(shape[i]));
+                shapes += (i ? "," : "") + std::to_string(shape[i]);
+              }
+              shapes += "]";
+            }
+            text = shapes + "]";
+          }
+        },
+        current);
+    if (!out.error.empty())
+      return out;
+    if (!text)
+      return out;
+    if (!entry.spec.choices.empty() &&
+        std::find(entry.spec.choices.begin(), entry.spec.choices.end(), *text) == entry.spec.choices.end()) {
+      std::string list;
+      for (const std::string &choice : entry.spec.choices)
+        list += (list.empty() ? "" : ", ") + choice;
+      fail("cannot pass '" + *text + "' (choose from " + list + ")");
+      return out;
+    }
+    if (entry.positional) {
+      if (positionalGap) {
+        fail("is set but an earlier argument is not");
+        return out;
+      }
+      positionals.push_back(*text);
+    } else if (isBool) {
+      out.args.push_back(*text == "true" ? name : name + "=false");
+    } else {
+      out.args.push_back(name);
+      out.args.push_back(*text);
+    }
+  }
+  // A positional that looks like an option follows "--", which ends the options.
+  if (std::any_of(positionals.begin(), positionals.end(),
+                  [](const std::string &p) { return p.size() > 1 && p[0] == '-'; }))
+    out.args.push_back("--");
+  out.args.insert(out.args.end(), positionals.begin(), positionals.end());
+  return out;
 }
 
 std::string ArgParser::help() const {

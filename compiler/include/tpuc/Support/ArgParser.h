@@ -7,6 +7,12 @@
 // (`--input_shapes [[1,3,224,224],[1,10]]`) and case-insensitive enum values
 // that are normalised to their canonical spelling.
 //
+// The binding also renders a struct back to arguments (render()): each
+// option records its field's value at bind time as its default, and every
+// field that differs from it is written in a spelling parse() reads back to
+// the same value, so a caller builds a value-type request and gets the
+// command line from the CLI's own binding.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TPUC_SUPPORT_ARGPARSER_H
@@ -65,10 +71,24 @@ public:
   /// Positional arguments are taken in the order they are added.
   void addPositional(ArgSpec spec, std::string *out);
 
-  /// Parses arguments (without the program/subcommand words).
-  ParseOutcome parse(std::span<const std::string> args);
+  /// Parses arguments (without the program/subcommand words). `checkRequired` false: a missing required
+  /// option is no error (reading back a command line recorded in part).
+  ParseOutcome parse(std::span<const std::string> args, bool checkRequired = true);
   /// The --help text.
   std::string help() const;
+  /// The bound fields that differ from their values at bind time, as arguments parse() reads back to
+  /// the same values: options in binding order (long spelling; `--flag` / `--flag=false` for booleans,
+  /// lists comma-joined, shapes as [[..]]), then positionals in order. An error (one line naming the
+  /// option) for a value no argument spells: a list item holding a comma or blank ends, an empty item,
+  /// a value outside the choices or not in their canonical spelling, a NaN, a negative dimension, a
+  /// positional set after an unset one.
+  struct Rendered {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  Rendered render() const;
+  /// The long spellings of every option ("--model_path"), in binding order.
+  std::vector<std::string> flagNames() const;
   const std::string &program() const { return program_; }
 
 private:
@@ -76,9 +96,13 @@ private:
       std::variant<bool *, std::string *, int64_t *, double *,
                    std::vector<std::string> *, std::vector<double> *,
                    std::vector<int64_t> *, std::vector<std::vector<int64_t>> *>;
+  using Value = std::variant<bool, std::string, int64_t, double, std::vector<std::string>,
+                             std::vector<double>, std::vector<int64_t>, std::vector<std::vector<int64_t>>>;
   struct Entry {
     ArgSpec spec;
     Target target;
+    /// The field's value when it was bound: render() writes only what differs.
+    Value initial;
     bool positional = false;
     bool seen = false;
   };

@@ -1,19 +1,26 @@
-//===- ModelCommands.cpp - Flags of transform, calibrate, deploy, run -----===//
+//===- ModelRequests.cpp - Flags of transform, calibrate, deploy, run -----===//
 //
 // Flags, defaults and help texts of TPU-MLIR's model_transform,
 // run_calibration, model_deploy and model_runner.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Commands.h"
+#include "tpuc/Driver/Chips.h"
+#include "tpuc/Driver/Requests.h"
 
 #include <algorithm>
+#include <cctype>
 
-namespace tpuc::cli {
+namespace tpuc::driver {
 namespace {
 
 const std::vector<std::string> kProgressChoices = {"none", "json", "text"};
-const std::vector<std::string> kChips = {"bm1684x", "bm1688", "cv186ah"};
+
+std::string stripSuffix(const std::string &path, const std::string &suffix) {
+  if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return path.substr(0, path.size() - suffix.size());
+  return path;
+}
 
 bool endsWith(const std::string &text, const std::string &suffix) {
   return text.size() >= suffix.size() &&
@@ -203,8 +210,8 @@ void addCalibrateOptions(ArgParser &p, CalibrateOptions &o) {
                false, {"samples", "kernels"}, "samples"},
               &o.parallel);
   p.addOption({{"--chip", "--processor"}, "CHIP",
-               "target chip of --search search_qtable", false, kChips,
-               "bm1684x"},
+               "target chip of --search search_qtable", false, listChips(),
+               std::string(kDefaultChip)},
               &o.chip);
 }
 
@@ -252,7 +259,7 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
               &o.quantizeTable);
   // Newer TPU-MLIR releases call it --processor; both spellings work.
   p.addOption({{"--chip", "--processor"}, "CHIP", "target chip profile", true,
-               kChips},
+               listChips()},
               &o.chip);
   p.addOption({{"--q_group_size"}, "N",
                "weight-only quantization group size (0 = per channel)", false,
@@ -270,11 +277,11 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
               &o.tolerance);
   p.addFlag({{"--compare_all"}, "", "compare every tensor, not only outputs"},
             &o.compareAll);
+  p.addOption({{"--tpu_mlir"}, "FILE", "also write the Tpu dialect MLIR here"},
+              &o.tpuMlir);
   p.addOption({{"--snapshots"}, "DIR",
                "record the IR before and after lowering into DIR (index.json + one .mlir per pass)"},
               &o.snapshots);
-  p.addOption({{"--tpu_mlir"}, "FILE", "also write the Tpu dialect MLIR here"},
-              &o.tpuMlir);
   p.addOption({{"--model"}, "FILE",
                "write the model file here (.tpum: layer groups, addresses, both engines' commands; with "
                "--test_input it is run on the command-level simulator and checked against the Tpu MLIR)"},
@@ -375,4 +382,24 @@ std::string validateRunOptions(const RunOptions &o) {
   return "";
 }
 
-} // namespace tpuc::cli
+std::string deployArtifactStem(const DeployOptions &o) {
+  if (!o.tpuMlir.empty())
+    return stripSuffix(o.tpuMlir, ".mlir");
+  if (!o.model.empty()) {
+    size_t dot = o.model.find_last_of('.');
+    size_t slash = o.model.find_last_of('/');
+    return dot != std::string::npos && (slash == std::string::npos || dot > slash) ? o.model.substr(0, dot) : o.model;
+  }
+  std::string stem = stripSuffix(o.mlir, ".mlir");
+  size_t slash = stem.find_last_of('/');
+  if (slash != std::string::npos)
+    stem = stem.substr(slash + 1);
+  std::string mode = o.quantize;
+  for (char &c : mode)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return stem + "_" + mode;
+}
+
+std::string deployResultPath(const DeployOptions &o) { return deployArtifactStem(o) + "_result.json"; }
+
+} // namespace tpuc::driver

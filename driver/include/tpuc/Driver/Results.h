@@ -1,0 +1,75 @@
+//===- Results.h - Versioned result records of tpuc jobs ------------------===//
+//
+// What a job found, as JSON the studio reads instead of the text printed for
+// humans: {"schema": "tpuc.result", "version": 1, "job": "compare",
+// "status": "passed"|"failed"|"error", "exit_code": N, "message": "...",
+// job-specific fields}. `tpuc compare --result_json FILE` and every
+// `tpuc deploy` that writes files (<stem>_result.json, deployResultPath)
+// write one. A reader
+// rejects another schema or a newer version with a one-line error. Non-finite
+// metrics are stored as "inf", "-inf" or null (NaN).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TPUC_DRIVER_RESULTS_H
+#define TPUC_DRIVER_RESULTS_H
+
+#include <string>
+#include <vector>
+
+namespace tpuc::driver {
+
+inline constexpr const char *kResultSchema = "tpuc.result";
+inline constexpr int kResultVersion = 1;
+
+/// One compared tensor (a row of compare's table).
+struct TensorResult {
+  std::string name;
+  std::string status; ///< equal, close, similar, not_similar, mismatch, ...
+  bool pass = false;
+  double cosine = 0, euclidean = 0, sqnr = 0, maxAbsDiff = 0;
+  bool operator==(const TensorResult &) const = default;
+};
+
+/// `tpuc compare`: every compared tensor against the tolerance.
+struct CompareResult {
+  std::string status; ///< passed, failed (a tensor out of tolerance), error (unreadable input)
+  int exitCode = 0;
+  std::string message;
+  std::string target, reference;
+  double toleranceCosine = 0, toleranceEuclidean = 0;
+  std::vector<TensorResult> tensors;
+  bool operator==(const CompareResult &) const = default;
+};
+
+/// `tpuc deploy`: what was written and, with a test input, the outputs' comparison.
+struct DeployResult {
+  std::string status; ///< passed, failed (lowering, backend or a comparison failed), error (bad input)
+  int exitCode = 0;
+  std::string message; ///< the error line on failure
+  std::string chip, quantize;
+  std::vector<std::string> artifacts;
+  std::vector<TensorResult> outputs; ///< Tpu outputs vs the reference (empty without --test_input)
+  std::string firstFailing;          ///< the first tensor out of tolerance, "" when none
+  bool operator==(const DeployResult &) const = default;
+};
+
+/// The record as JSON text (pretty-printed, one trailing newline).
+std::string toJson(const CompareResult &result);
+std::string toJson(const DeployResult &result);
+
+/// A record read back, or why it could not be (one line).
+template <typename Result> struct ReadResult {
+  Result result;
+  std::string error;
+  explicit operator bool() const { return error.empty(); }
+};
+ReadResult<CompareResult> parseCompareResult(const std::string &json);
+ReadResult<DeployResult> parseDeployResult(const std::string &json);
+
+/// "passed" / "failed" / "error" for a tpuc exit code.
+std::string resultStatus(int exitCode);
+
+} // namespace tpuc::driver
+
+#endif // TPUC_DRIVER_RESULTS_H

@@ -1,0 +1,140 @@
+//===- Results.cpp - Result records to and from JSON ----------------------===//
+
+#include "tpuc/Driver/Results.h"
+
+#include "tpuc/Driver/Requests.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+namespace tpuc::driver {
+namespace {
+
+using nlohmann::json;
+
+json number(double v) {
+  if (std::isnan(v))
+    return nullptr;
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+double numberOf(const json &v) {
+  if (v.is_number())
+    return v.get<double>();
+  if (v.is_string() && v.get<std::string>() == "inf")
+    return std::numeric_limits<double>::infinity();
+  if (v.is_string() && v.get<std::string>() == "-inf")
+    return -std::numeric_limits<double>::infinity();
+  if (v.is_null())
+    return std::numeric_limits<double>::quiet_NaN();
+  throw json::type_error::create(302, "a metric must be a number, \"inf\", \"-inf\" or null", &v);
+}
+
+json header(const char *job, const std::string &status, int exitCode, const std::string &message) {
+  return {{"schema", kResultSchema}, {"version", kResultVersion}, {"job", job},
+          {"status", status},        {"exit_code", exitCode},     {"message", message}};
+}
+
+json tensorsJson(const std::vector<TensorResult> &tensors) {
+  json out = json::array();
+  for (const TensorResult &t : tensors)
+    out.push_back({{"name", t.name},
+                   {"status", t.status},
+                   {"pass", t.pass},
+                   {"cosine", number(t.cosine)},
+                   {"euclidean", number(t.euclidean)},
+                   {"sqnr", number(t.sqnr)},
+                   {"max_abs_diff", number(t.maxAbsDiff)}});
+  return out;
+}
+
+std::vector<TensorResult> tensorsOf(const json &array) {
+  std::vector<TensorResult> tensors;
+  for (const json &t : array.get_ref<const json::array_t &>())
+    tensors.push_back({t.at("name").get<std::string>(), t.at("status").get<std::string>(),
+                       t.at("pass").get<bool>(), numberOf(t.at("cosine")), numberOf(t.at("euclidean")),
+                       numberOf(t.at("sqnr")), numberOf(t.at("max_abs_diff"))});
+  return tensors;
+}
+
+/// Parses `text` and checks the header; throws json exceptions (caught by the callers).
+json record(const std::string &text, const char *job) {
+  json j = json::parse(text);
+  if (j.value("schema", std::string()) != kResultSchema)
+    throw std::runtime_error("not a tpuc result record (schema is not \"" + std::string(kResultSchema) +
+                             "\")");
+  int version = j.at("version").get<int>();
+  if (version < 1 || version > kResultVersion)
+    throw std::runtime_error("result record version " + std::to_string(version) +
+                             " is not supported (this build reads " + std::to_string(kResultVersion) + ")");
+  if (j.at("job").get<std::string>() != job)
+    throw std::runtime_error("result record of job '" + j.at("job").get<std::string>() + "', expected '" +
+                             job + "'");
+  return j;
+}
+
+template <typename Result, typename Fill>
+ReadResult<Result> read(const std::string &text, const char *job, Fill fill) {
+  ReadResult<Result> out;
+  try {
+    json j = record(text, job);
+    out.result.status = j.at("status").get<std::string>();
+    out.result.exitCode = j.at("exit_code").get<int>();
+    out.result.message = j.at("message").get<std::string>();
+    fill(j, out.result);
+  } catch (const std::exception &e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+} // namespace
+
+std::string resultStatus(int exitCode) {
+  return exitCode == kExitOk ? "passed" : exitCode == kExitFailed ? "failed" : "error";
+}
+
+std::string toJson(const CompareResult &r) {
+  json j = header("compare", r.status, r.exitCode, r.message);
+  j["target"] = r.target;
+  j["reference"] = r.reference;
+  j["tolerance"] = {{"cosine", r.toleranceCosine}, {"euclidean", r.toleranceEuclidean}};
+  j["tensors"] = tensorsJson(r.tensors);
+  return j.dump(2) + "\n";
+}
+
+std::string toJson(const DeployResult &r) {
+  json j = header("deploy", r.status, r.exitCode, r.message);
+  j["chip"] = r.chip;
+  j["quantize"] = r.quantize;
+  j["artifacts"] = r.artifacts;
+  j["outputs"] = tensorsJson(r.outputs);
+  j["first_failing"] = r.firstFailing;
+  return j.dump(2) + "\n";
+}
+
+ReadResult<CompareResult> parseCompareResult(const std::string &text) {
+  return read<CompareResult>(text, "compare", [](const json &j, CompareResult &r) {
+    r.target = j.at("target").get<std::string>();
+    r.reference = j.at("reference").get<std::string>();
+    r.toleranceCosine = j.at("tolerance").at("cosine").get<double>();
+    r.toleranceEuclidean = j.at("tolerance").at("euclidean").get<double>();
+    r.tensors = tensorsOf(j.at("tensors"));
+  });
+}
+
+ReadResult<DeployResult> parseDeployResult(const std::string &text) {
+  return read<DeployResult>(text, "deploy", [](const json &j, DeployResult &r) {
+    r.chip = j.at("chip").get<std::string>();
+    r.quantize = j.at("quantize").get<std::string>();
+    r.artifacts = j.at("artifacts").get<std::vector<std::string>>();
+    r.outputs = tensorsOf(j.at("outputs"));
+    r.firstFailing = j.at("first_failing").get<std::string>();
+  });
+}
+
+} // namespace tpuc::driver

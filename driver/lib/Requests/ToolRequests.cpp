@@ -1,0 +1,96 @@
+//===- ToolRequests.cpp - Flags of compare, graph and model-tool ----------===//
+//
+// Flags, defaults and help texts of TPU-MLIR's npz_tool compare and
+// model_tool, and of `tpuc graph`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tpuc/Driver/Requests.h"
+
+namespace tpuc::driver {
+
+void addCompareOptions(ArgParser &p, CompareOptions &o) {
+  p.addPositional({{"target_file"}, "", "tensors to check (.npz)", true},
+                  &o.targetFile);
+  p.addPositional({{"ref_file"}, "", "reference tensors (.npz)", true},
+                  &o.referenceFile);
+  p.addOption({{"--tolerance"}, "COS,EUC",
+               "minimum cosine and euclidean similarity", false, {},
+               "0.99,0.99"},
+              &o.tolerance);
+  p.addOption({{"--excepts"}, "NAMES",
+               "tensors left out of the comparison, comma-separated"},
+              &o.excepts);
+  p.addOption({{"--format"}, "FMT", "report format", false,
+               {"text", "csv", "json"}, "text"},
+              &o.format);
+  p.addOption({{"-o", "--output"}, "FILE",
+               "write the report here instead of stdout"},
+              &o.output);
+  p.addOption({{"--save"}, "FILE",
+               "also write a CSV report here (npz_tool's --save)"},
+              &o.save);
+  p.addFlag({{"-v", "--verbose"}, "",
+             "text report: shapes, dtypes, close order and notes per tensor"},
+            &o.verbose);
+  p.addFlag({{"--raw_u16"}, "",
+             "compare uint16 arrays as integers (default: decode as bf16, "
+             "like npz_tool)"},
+            &o.rawU16);
+  p.addOption({{"--result_json"}, "FILE", "also write the result record (schema tpuc.result, version 1) as JSON"},
+              &o.resultJson);
+}
+
+std::string validateCompareOptions(const CompareOptions &o) {
+  return checkTolerance("--tolerance", o.tolerance);
+}
+
+void addGraphOptions(ArgParser &p, GraphOptions &o) {
+  p.addPositional({{"mlir"}, "FILE", "MLIR file (text or bytecode) to draw", true}, &o.mlir);
+  p.addOption({{"--format"}, "FORMAT", "output format", false, {"svg", "png", "dot", "json"}, "svg"}, &o.format);
+  p.addOption({{"-o", "--output"}, "FILE", "output file", true}, &o.output);
+  p.addOption({{"--expand"}, "WHICH",
+               "clusters drawn open: all, none, or auto (all up to 400 ops, else none)", false,
+               {"auto", "all", "none"}, "auto"},
+              &o.expand);
+  p.addOption({{"--cluster_by"}, "KEY", "what clusters group: name scopes or layer groups", false,
+               {"scope", "layer_group"}, "scope"},
+              &o.clusterBy);
+}
+
+std::string validateGraphOptions(const GraphOptions &) { return ""; }
+
+void addModelToolOptions(ArgParser &p, ModelToolOptions &o) {
+  p.addOption({{"--info"}, "FILE", "summary of a model file (stages, I/O, "
+               "memory)"},
+              &o.info);
+  p.addOption({{"--print"}, "FILE", "dump a model file in full (commands, "
+               "tensors)"},
+              &o.print);
+  p.addOption({{"--extract"}, "FILE",
+               "split a combined model file into one file per network "
+               "(<net>.tpum in -o DIR, default .)"},
+              &o.extract);
+  p.addOption({{"--combine"}, "FILES",
+               "merge model files into one (needs -o), comma-separated; "
+               "identical weights are stored once"},
+              &o.combine);
+  p.addOption({{"-o", "--output"}, "FILE", "output file of --combine, "
+               "output directory of --extract"},
+              &o.output);
+}
+
+std::string validateModelToolOptions(const ModelToolOptions &o) {
+  int actions = !o.info.empty() + !o.print.empty() + !o.extract.empty() +
+                !o.combine.empty();
+  if (actions != 1)
+    return "exactly one of '--info', '--print', '--extract' or '--combine' is "
+           "required";
+  if (!o.combine.empty() && o.output.empty())
+    return "'--combine' needs '-o'";
+  if (!o.combine.empty() && o.combine.size() < 2)
+    return "'--combine' needs at least two model files";
+  return "";
+}
+
+} // namespace tpuc::driver
