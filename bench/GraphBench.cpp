@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tpuc/Graph/GraphExtract.h"
-#include "tpuc/Graph/GraphSynthetic.h"
+#include "tpuc/GraphData/GraphSynthetic.h"
 #include "tpuc/Testing/PeakRss.h"
 #include "visualizer/GraphView.h"
 

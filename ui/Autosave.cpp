@@ -1,7 +1,7 @@
 // Periodic autosave and recovery detection.
 #include "ui/Autosave.h"
 
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/StudioContext.h"
 
 #include <QDir>

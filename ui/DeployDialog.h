@@ -3,7 +3,7 @@
 #ifndef TPUC_UI_DEPLOYDIALOG_H
 #define TPUC_UI_DEPLOYDIALOG_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 #include "ui/jobs/DeployJob.h"
 
 #include <QDialog>

@@ -2,7 +2,7 @@
 #ifndef TPUC_UI_IMPORTDIALOG_H
 #define TPUC_UI_IMPORTDIALOG_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 #include "ui/ModelInputs.h"
 
 #include <QDialog>

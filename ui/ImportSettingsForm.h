@@ -3,7 +3,7 @@
 #ifndef TPUC_UI_IMPORTSETTINGSFORM_H
 #define TPUC_UI_IMPORTSETTINGSFORM_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 
 #include <QWidget>
 

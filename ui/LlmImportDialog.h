@@ -2,7 +2,7 @@
 #ifndef TPUC_UI_LLMIMPORTDIALOG_H
 #define TPUC_UI_LLMIMPORTDIALOG_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 #include "tpuc/Driver/Requests.h"
 
 #include <QDialog>

@@ -1,7 +1,7 @@
 // The main window's graph tabs: any MLIR file, or the project's Top IR.
 #include "ui/MainWindow.h"
 
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/Settings.h"
 #include "ui/views/GraphViewTab.h"
 

@@ -1,7 +1,7 @@
 // The main window's LLM path (HuggingFace folders, llm-convert jobs) and the run history it keeps.
 #include "ui/MainWindow.h"
 
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/Background.h"
 #include "ui/LlmImportDialog.h"
 #include "ui/Settings.h"

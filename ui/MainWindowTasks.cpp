@@ -1,8 +1,8 @@
 // The main window's work on files and with the engine: model and sample imports, table files, jobs.
 #include "ui/MainWindow.h"
 
-#include "app/project/ProjectStore.h"
-#include "app/project/TableFiles.h"
+#include "project/ProjectStore.h"
+#include "project/TableFiles.h"
 #include "tpuc/Driver/Results.h"
 #include "ui/Background.h"
 #include "ui/ImportDialog.h"

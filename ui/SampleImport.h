@@ -2,7 +2,7 @@
 #ifndef TPUC_UI_SAMPLEIMPORT_H
 #define TPUC_UI_SAMPLEIMPORT_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 
 #include <QStringList>
 

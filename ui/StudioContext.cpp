@@ -1,7 +1,7 @@
 // The central context: project ownership, file operations, undoable edits, selection and log.
 #include "ui/StudioContext.h"
 
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 
 #include <QDateTime>
 #include <QFileInfo>

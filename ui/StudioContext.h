@@ -2,8 +2,8 @@
 #ifndef TPUC_UI_STUDIOCONTEXT_H
 #define TPUC_UI_STUDIOCONTEXT_H
 
-#include "app/project/Project.h"
-#include "tpuc/Graph/GraphData.h"
+#include "project/Project.h"
+#include "tpuc/GraphData/GraphData.h"
 
 #include <QObject>
 #include <QString>

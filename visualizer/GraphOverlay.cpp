@@ -1,7 +1,7 @@
 // Node colours of the graph view and their legend.
 #include "visualizer/GraphOverlay.h"
 
-#include "tpuc/Graph/GraphLayout.h"
+#include "tpuc/GraphData/GraphLayout.h"
 
 #include <QLocale>
 

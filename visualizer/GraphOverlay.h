@@ -2,7 +2,7 @@
 #ifndef TPUC_VISUALIZER_GRAPHOVERLAY_H
 #define TPUC_VISUALIZER_GRAPHOVERLAY_H
 
-#include "tpuc/Graph/GraphData.h"
+#include "tpuc/GraphData/GraphData.h"
 
 #include <QColor>
 #include <QString>

@@ -2,7 +2,7 @@
 #ifndef TPUC_VISUALIZER_GRAPHPAINTER_H
 #define TPUC_VISUALIZER_GRAPHPAINTER_H
 
-#include "tpuc/Graph/GraphLayout.h"
+#include "tpuc/GraphData/GraphLayout.h"
 #include "visualizer/GraphOverlay.h"
 
 #include <QFont>

@@ -2,8 +2,8 @@
 #ifndef TPUC_VISUALIZER_GRAPHVIEW_H
 #define TPUC_VISUALIZER_GRAPHVIEW_H
 
-#include "tpuc/Graph/GraphData.h"
-#include "tpuc/Graph/GraphLayout.h"
+#include "tpuc/GraphData/GraphData.h"
+#include "tpuc/GraphData/GraphLayout.h"
 #include "visualizer/GraphOverlay.h"
 
 #include <QGraphicsView>

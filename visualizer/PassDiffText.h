@@ -2,7 +2,7 @@
 #ifndef TPUC_VISUALIZER_PASSDIFFTEXT_H
 #define TPUC_VISUALIZER_PASSDIFFTEXT_H
 
-#include "tpuc/Transforms/PassDiff.h"
+#include "tpuc/PassData/PassDiff.h"
 
 #include <QPlainTextEdit>
 #include <QSyntaxHighlighter>

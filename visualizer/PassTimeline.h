@@ -2,7 +2,7 @@
 #ifndef TPUC_VISUALIZER_PASSTIMELINE_H
 #define TPUC_VISUALIZER_PASSTIMELINE_H
 
-#include "tpuc/Transforms/PassSnapshots.h"
+#include "tpuc/PassData/PassSnapshots.h"
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>

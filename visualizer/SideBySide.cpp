@@ -1,7 +1,7 @@
 // Two stages side by side with provenance.
 #include "visualizer/SideBySide.h"
 
-#include "tpuc/Transforms/PassGraphDiff.h"
+#include "tpuc/PassData/PassGraphDiff.h"
 
 #include <QGridLayout>
 #include <QLabel>

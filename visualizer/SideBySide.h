@@ -2,7 +2,7 @@
 #ifndef TPUC_VISUALIZER_SIDEBYSIDE_H
 #define TPUC_VISUALIZER_SIDEBYSIDE_H
 
-#include "tpuc/Transforms/PassProvenance.h"
+#include "tpuc/PassData/PassProvenance.h"
 #include "visualizer/PassGraphView.h"
 
 #include <QWidget>

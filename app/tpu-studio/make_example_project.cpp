@@ -1,6 +1,6 @@
 // tpuc-make-example: builds the example project (resources/example) from the model, the text-line crops
 // it is calibrated on, a folder of photos and a held-out test line.
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "tpuc/Driver/Chips.h"
 #include "ui/SampleImport.h"
 

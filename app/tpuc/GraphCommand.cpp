@@ -10,7 +10,7 @@
 #include "Commands.h"
 
 #include "tpuc/Graph/GraphExtract.h"
-#include "tpuc/Graph/GraphLayout.h"
+#include "tpuc/GraphData/GraphLayout.h"
 
 #include <fstream>
 #include <iostream>

@@ -1,7 +1,7 @@
 // The graph view: layout through the view, search, clusters, exports, selection into the properties panel,
 // `tpuc graph`, and screenshots of resnet18's Top IR (the real engine extracts it out of process).
-#include "tpuc/Graph/GraphLayout.h"
-#include "tpuc/Graph/GraphSynthetic.h"
+#include "tpuc/GraphData/GraphLayout.h"
+#include "tpuc/GraphData/GraphSynthetic.h"
 #include "tpuc/Testing/TestAssets.h"
 #include "ui/StudioContext.h"
 #include "ui/panels/PropertiesPanel.h"

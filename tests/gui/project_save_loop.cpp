@@ -1,6 +1,6 @@
 // Test helper: saves a project in place over and over, printing "saved N" after each committed save,
 // so a test can SIGKILL it at a random moment and check the file it leaves behind.
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 
 #include <cstdio>
 #include <string>

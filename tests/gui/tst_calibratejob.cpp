@@ -2,7 +2,7 @@
 // a dataset of an image and a tensor file queues transform then calibrate, and the table the engine writes
 // becomes a calibration table of the project that survives saving and reopening; an INT8 deploy then uses
 // it and records the comparison. The cases without model, samples or engine are refused with a message.
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
 #include "ui/jobs/JobQueue.h"

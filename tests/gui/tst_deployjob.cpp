@@ -2,7 +2,7 @@
 // (tables and test input from the project), configurations surviving the project file, the deploy dialog,
 // a crashing deploy child reported with its log tail, and resnet18 INT8 end to end with the real engine
 // (calibrate, two deploys, the accuracy view comparing them; screenshots).
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/DeployDialog.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"

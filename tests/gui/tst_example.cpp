@@ -4,7 +4,7 @@
 // describe: calibrated on two lines, the INT8 deploy misses; the accuracy view's "where error is born" names
 // the two layers to keep in float; with them in the quantize table the redeploy passes. Screenshots of the
 // studio at both ends.
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
 #include "ui/jobs/DeployJob.h"

@@ -1,7 +1,7 @@
 // Offscreen tests of the LLM path and the run history: a HuggingFace folder dropped on the window reaches
 // the LLM import dialog with the model's values, llm_convert's rules, the llm-convert job (exit codes of
 // the engine, a real engine failing on a broken checkpoint), and finished jobs recorded as runs that survive saving and reopening.
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/LlmImportDialog.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"

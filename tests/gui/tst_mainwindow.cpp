@@ -1,6 +1,6 @@
 // Offscreen tests of the main window: screenshots, panels and menus, errors, undo, autosave and recovery,
 // drag and drop, and the tpu-studio --screenshot option.
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
 #include "ui/MainWindow.h"

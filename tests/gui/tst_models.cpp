@@ -1,5 +1,5 @@
 // Tests of the studio's item models with QAbstractItemModelTester, and of edits through the context.
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "ui/SampleImport.h"
 #include "ui/StudioContext.h"
 #include "ui/jobs/JobQueue.h"

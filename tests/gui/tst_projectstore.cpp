@@ -1,7 +1,7 @@
 // Tests of the .tpuproj store: round trips, migration, damaged and foreign files, kills during saves.
-#include "app/project/ArtifactCache.h"
-#include "app/project/ProjectStore.h"
-#include "app/project/TableFiles.h"
+#include "project/ArtifactCache.h"
+#include "project/ProjectStore.h"
+#include "project/TableFiles.h"
 
 #include <QBuffer>
 #include <QCryptographicHash>

@@ -3,7 +3,7 @@
 #ifndef TPUC_UI_JOBS_DEPLOYJOB_H
 #define TPUC_UI_JOBS_DEPLOYJOB_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 #include "tpuc/Driver/Requests.h"
 
 #include <QString>

@@ -2,7 +2,7 @@
 // and plans; and the compare-table reader for jobs that write no record (transform --test_input).
 #include "ui/jobs/RunHistory.h"
 
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 #include "tpuc/ChipData/Plan.h"
 #include "tpuc/ChipData/Trace.h"
 #include "tpuc/Driver/Results.h"

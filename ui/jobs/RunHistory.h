@@ -4,7 +4,7 @@
 #ifndef TPUC_UI_JOBS_RUNHISTORY_H
 #define TPUC_UI_JOBS_RUNHISTORY_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 #include "ui/jobs/JobQueue.h"
 
 #include <QJsonArray>

@@ -3,7 +3,7 @@
 #ifndef TPUC_UI_VIEWS_ACCURACYREPORT_H
 #define TPUC_UI_VIEWS_ACCURACYREPORT_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 
 #include <QByteArray>
 #include <QJsonArray>

@@ -2,7 +2,7 @@
 #ifndef TPUC_UI_VIEWS_GRAPHVIEWTAB_H
 #define TPUC_UI_VIEWS_GRAPHVIEWTAB_H
 
-#include "tpuc/Graph/GraphData.h"
+#include "tpuc/GraphData/GraphData.h"
 #include "ui/StudioContext.h"
 
 #include <QWidget>

@@ -3,9 +3,9 @@
 #ifndef TPUC_UI_VIEWS_PASSINSPECTORVIEW_H
 #define TPUC_UI_VIEWS_PASSINSPECTORVIEW_H
 
-#include "app/project/Project.h"
-#include "tpuc/Transforms/PassGraphDiff.h"
-#include "tpuc/Transforms/PassSnapshots.h"
+#include "project/Project.h"
+#include "tpuc/PassData/PassGraphDiff.h"
+#include "tpuc/PassData/PassSnapshots.h"
 
 #include <QWidget>
 

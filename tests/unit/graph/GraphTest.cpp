@@ -1,9 +1,9 @@
 //===- GraphTest.cpp - Graph extraction, clusters, search, JSON, layout, rendering ===//
 
-#include "tpuc/Graph/GraphData.h"
 #include "tpuc/Graph/GraphExtract.h"
-#include "tpuc/Graph/GraphLayout.h"
-#include "tpuc/Graph/GraphSynthetic.h"
+#include "tpuc/GraphData/GraphData.h"
+#include "tpuc/GraphData/GraphLayout.h"
+#include "tpuc/GraphData/GraphSynthetic.h"
 
 #include "mlir/Parser/Parser.h"
 

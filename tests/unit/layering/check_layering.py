@@ -131,7 +131,7 @@ OP_NAME_COMPARE = re.compile(
 ATTRIBUTE_NAME = re.compile(r'\b(an|attrName|attribute)\s*==\s*"tpu\.')
 # Not dispatch: the graph view labels plain-data nodes by their op kind text; the synthetic graphs of the
 # layout benchmark are made of such nodes.
-PRINTERS = {"compiler/lib/Graph/GraphLayout.cpp", "compiler/lib/Graph/GraphSynthetic.cpp"}
+PRINTERS = {"compiler/lib/GraphData/GraphLayout.cpp", "compiler/lib/GraphData/GraphSynthetic.cpp"}
 
 
 def check_op_names(root):

@@ -1,6 +1,6 @@
 // Myers line diff: valid edit scripts, minimal (equal steps = LCS length by brute-force DP) on random
 // sequences, hunks with collapsed context.
-#include "tpuc/Transforms/PassDiff.h"
+#include "tpuc/PassData/PassDiff.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Op-level diffs of small IR pairs with known answers, and provenance through locations.
-#include "tpuc/Transforms/PassDiff.h"
-#include "tpuc/Transforms/PassProvenance.h"
+#include "tpuc/PassData/PassDiff.h"
+#include "tpuc/PassData/PassProvenance.h"
+#include "tpuc/PassData/PassSnapshots.h"
 #include "tpuc/Transforms/PassRecorder.h"
-#include "tpuc/Transforms/PassSnapshots.h"
 #include "tpuc/Transforms/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"

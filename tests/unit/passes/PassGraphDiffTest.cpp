@@ -1,5 +1,5 @@
 // The merged diff graph: known answers on hand-made graphs, and on the Top pipeline's fusion.
-#include "tpuc/Transforms/PassGraphDiff.h"
+#include "tpuc/PassData/PassGraphDiff.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // The pass recorder on the Top pipeline: the expected pass list, files and counts, and provenance of the
 // conv + batchnorm + relu the pipeline fuses into one conv.
-#include "tpuc/Support/Npz.h"
-#include "tpuc/Transforms/PassProvenance.h"
-#include "tpuc/Transforms/Passes.h"
 #include "tpuc/Transforms/PassRecorder.h"
-#include "tpuc/Transforms/PassSnapshots.h"
-#include "tpuc/Transforms/Pipelines.h"
+#include "tpuc/PassData/PassProvenance.h"
+#include "tpuc/PassData/PassSnapshots.h"
+#include "tpuc/Support/Npz.h"
 #include "tpuc/Testing/TestAssets.h"
+#include "tpuc/Transforms/Passes.h"
+#include "tpuc/Transforms/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -9,7 +9,7 @@
 #ifndef TPUC_GRAPH_GRAPHEXTRACT_H
 #define TPUC_GRAPH_GRAPHEXTRACT_H
 
-#include "tpuc/Graph/GraphData.h"
+#include "tpuc/GraphData/GraphData.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

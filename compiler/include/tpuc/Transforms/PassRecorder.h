@@ -5,7 +5,7 @@
 #ifndef TPUC_TRANSFORMS_PASSRECORDER_H
 #define TPUC_TRANSFORMS_PASSRECORDER_H
 
-#include "tpuc/Transforms/PassSnapshots.h"
+#include "tpuc/PassData/PassSnapshots.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/Pass/PassManager.h"

@@ -1,6 +1,6 @@
 //===- PassDiff.cpp - Op diffs by identity and Myers line diffs -----------===//
 //===----------------------------------------------------------------------===//
-#include "tpuc/Transforms/PassDiff.h"
+#include "tpuc/PassData/PassDiff.h"
 
 #include <algorithm>
 #include <optional>
@@ -217,7 +217,8 @@ private:
 
 } // namespace
 
-std::vector<DiffLine> diffSequences(const std::vector<std::uint32_t> &a, const std::vector<std::uint32_t> &b) {
+std::vector<DiffLine> diffSequences(const std::vector<std::uint32_t> &a,
+                                    const std::vector<std::uint32_t> &b) {
   // Elements found only on one side can be in no common subsequence: drop them first (as GNU diff does),
   // so a pass that rewrites nearly every line (shape inference changes every type) costs O(N), not
   // Myers' O(N·D). The LCS is unchanged, so the script stays minimal.
@@ -276,7 +277,8 @@ std::vector<DiffLine> diffSequences(const std::vector<std::uint32_t> &a, const s
   return script;
 }
 
-std::vector<DiffLine> diffLines(const std::vector<std::string_view> &a, const std::vector<std::string_view> &b) {
+std::vector<DiffLine> diffLines(const std::vector<std::string_view> &a,
+                                const std::vector<std::string_view> &b) {
   std::unordered_map<std::string_view, std::uint32_t> ids;
   auto intern = [&](const std::vector<std::string_view> &lines) {
     std::vector<std::uint32_t> out;

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tpuc/Graph/GraphLayout.h"
+#include "tpuc/GraphData/GraphLayout.h"
 
 #include "Graphviz.h"
 #include <functional>

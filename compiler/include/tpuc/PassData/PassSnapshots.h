@@ -6,7 +6,7 @@
 #ifndef TPUC_TRANSFORMS_PASSSNAPSHOTS_H
 #define TPUC_TRANSFORMS_PASSSNAPSHOTS_H
 
-#include "tpuc/Transforms/PassDiff.h"
+#include "tpuc/PassData/PassDiff.h"
 
 #include <optional>
 #include <string>
@@ -17,15 +17,15 @@ namespace tpuc {
 /// The IR after one pass (index 0: the pipeline's input, pass "input").
 struct PassSnapshot {
   std::size_t index = 0;
-  std::string pass;      ///< the pass's name ("Canonicalizer"), "input" for the first snapshot
-  std::string argument;  ///< its command-line argument ("canonicalize"); "" when it has none
-  std::string anchor;    ///< the op the pass ran on ("builtin.module", "func.func @main")
-  std::string pipeline;  ///< which pass-manager run of the process it belongs to ("top-pipeline")
-  double wallMs = 0;     ///< the pass's wall time (0 for the input)
+  std::string pass;     ///< the pass's name ("Canonicalizer"), "input" for the first snapshot
+  std::string argument; ///< its command-line argument ("canonicalize"); "" when it has none
+  std::string anchor;   ///< the op the pass ran on ("builtin.module", "func.func @main")
+  std::string pipeline; ///< which pass-manager run of the process it belongs to ("top-pipeline")
+  double wallMs = 0;    ///< the pass's wall time (0 for the input)
   std::size_t opCount = 0;
   std::size_t added = 0, removed = 0, changed = 0; ///< versus the previous snapshot
-  bool failed = false;   ///< the pass failed; the IR is what it left behind
-  bool irChanged = false; ///< the IR text differs from the previous snapshot's
+  bool failed = false;                             ///< the pass failed; the IR is what it left behind
+  bool irChanged = false;                          ///< the IR text differs from the previous snapshot's
   std::string irFile;    ///< relative to the run directory; shared with the previous when unchanged
   std::string opsFile;   ///< likewise
   std::string graphFile; ///< the graph (tpuc graph's JSON) likewise; "" when not recorded
@@ -50,7 +50,8 @@ std::optional<PassRun> readPassRun(const std::string &dir, std::string &error);
 /// The ops of a snapshot as JSON (what `NNN-<pass>.ops.json` holds).
 std::string opRecordsToJson(const OpRecords &records);
 /// Parses opRecordsToJson's output; `source` names the file in errors.
-std::optional<OpRecords> opRecordsFromJson(const std::string &text, const std::string &source, std::string &error);
+std::optional<OpRecords> opRecordsFromJson(const std::string &text, const std::string &source,
+                                           std::string &error);
 
 /// Reads a whole file; nullopt with a one-line error.
 std::optional<std::string> readTextFile(const std::string &path, std::string &error);
@@ -64,7 +65,8 @@ struct LoadedSnapshot {
   std::string graphJson; ///< "" when the run has no graph files
 };
 /// Loads `snapshot` of the run in `dir`.
-std::optional<LoadedSnapshot> loadSnapshot(const std::string &dir, const PassSnapshot &snapshot, std::string &error);
+std::optional<LoadedSnapshot> loadSnapshot(const std::string &dir, const PassSnapshot &snapshot,
+                                           std::string &error);
 
 } // namespace tpuc
 

@@ -1,6 +1,6 @@
 //===- PassGraphDiff.cpp - Merged before/after graph of a pass ------------===//
 //===----------------------------------------------------------------------===//
-#include "tpuc/Transforms/PassGraphDiff.h"
+#include "tpuc/PassData/PassGraphDiff.h"
 
 #include <string>
 #include <string_view>
@@ -35,8 +35,8 @@ std::vector<std::int64_t> matchNodesToRecords(const graph::Graph &graph, const O
   }
   std::vector<bool> taken(records.size(), false);
   std::vector<std::int64_t> out(graph.nodes.size(), -1);
-  auto pick = [&](const std::unordered_map<std::string, std::vector<std::size_t>> &index, const std::string &key,
-                  std::size_t n) {
+  auto pick = [&](const std::unordered_map<std::string, std::vector<std::size_t>> &index,
+                  const std::string &key, std::size_t n) {
     auto it = index.find(key);
     if (it == index.end())
       return;
@@ -113,7 +113,8 @@ DiffGraph buildDiffGraph(const graph::Graph &before, const OpRecords &beforeOps,
   graph::Graph &g = out.graph;
   g.source = after.source;
   g.title = after.title;
-  std::vector<NodeId> mergedOfAfter(after.nodes.size(), kNoNode), mergedOfBefore(before.nodes.size(), kNoNode);
+  std::vector<NodeId> mergedOfAfter(after.nodes.size(), kNoNode),
+      mergedOfBefore(before.nodes.size(), kNoNode);
   auto addBefore = [&](NodeId b) {
     mergedOfBefore[b] = static_cast<NodeId>(g.nodes.size());
     g.nodes.push_back(before.nodes[b]);
@@ -150,7 +151,8 @@ DiffGraph buildDiffGraph(const graph::Graph &before, const OpRecords &beforeOps,
     node.cluster = graph::kRootCluster;
     bool removed = out.change[m] == NodeChange::Removed;
     for (graph::Operand &o : node.operands)
-      o.producer = removed ? fromBefore(o.producer) : (o.producer == kNoNode ? kNoNode : mergedOfAfter[o.producer]);
+      o.producer =
+          removed ? fromBefore(o.producer) : (o.producer == kNoNode ? kNoNode : mergedOfAfter[o.producer]);
   }
   for (const graph::Edge &e : after.edges) {
     graph::Edge copy = e;
@@ -178,7 +180,8 @@ DiffGraph buildDiffGraph(const graph::Graph &before, const OpRecords &beforeOps,
 
   // Unchanged runs (constants, which are not drawn, do not break a run) become collapsed clusters.
   g.clusters.assign(1, graph::Cluster{});
-  auto newCluster = [&](graph::ClusterId parent, const std::string &name, const std::string &label, bool isChunk) {
+  auto newCluster = [&](graph::ClusterId parent, const std::string &name, const std::string &label,
+                        bool isChunk) {
     graph::Cluster c;
     c.id = static_cast<graph::ClusterId>(g.clusters.size());
     c.parent = parent;
@@ -201,7 +204,8 @@ DiffGraph buildDiffGraph(const graph::Graph &before, const OpRecords &beforeOps,
         if (run.size() > chunk) {
           if (k % chunk == 0)
             newCluster(id, name + "/" + std::to_string(k / chunk + 1),
-                       "ops " + std::to_string(k + 1) + "–" + std::to_string(std::min(run.size(), k + chunk)), true);
+                       "ops " + std::to_string(k + 1) + "–" + std::to_string(std::min(run.size(), k + chunk)),
+                       true);
           target = g.clusters[id].children.back();
         }
         g.nodes[run[k]].cluster = target;

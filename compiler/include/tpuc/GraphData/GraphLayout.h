@@ -11,7 +11,7 @@
 #ifndef TPUC_GRAPH_GRAPHLAYOUT_H
 #define TPUC_GRAPH_GRAPHLAYOUT_H
 
-#include "tpuc/Graph/GraphData.h"
+#include "tpuc/GraphData/GraphData.h"
 
 #include <functional>
 #include <memory>
@@ -44,17 +44,17 @@ enum class ItemKind {
 
 struct PlacedItem {
   ItemKind kind = ItemKind::Node;
-  uint32_t ref = 0;        ///< NodeId for Node, ClusterId otherwise
-  Rect rect;               ///< absolute
-  int depth = 0;           ///< nesting depth of expanded frames around it
+  uint32_t ref = 0; ///< NodeId for Node, ClusterId otherwise
+  Rect rect;        ///< absolute
+  int depth = 0;    ///< nesting depth of expanded frames around it
 };
 
 /// An edge between two placed items (several graph edges between the same pair are one placed edge).
 struct PlacedEdge {
-  uint32_t fromItem = 0, toItem = 0;  ///< indices into Scene::items
+  uint32_t fromItem = 0, toItem = 0;   ///< indices into Scene::items
   NodeId from = kNoNode, to = kNoNode; ///< a representative graph edge's endpoints
-  std::string label;                  ///< that edge's shape/dtype label
-  uint32_t count = 1;                 ///< graph edges it stands for
+  std::string label;                   ///< that edge's shape/dtype label
+  uint32_t count = 1;                  ///< graph edges it stands for
   /// An edge into or out of an expanded cluster, routed at the cluster's level to its frame; this is
   /// its continuation from the visible source to the visible target, drawn as a straight curve.
   bool crossLevel = false;
@@ -76,7 +76,7 @@ struct Scene {
 struct Measure {
   std::function<Size(const Graph &, const Node &)> node;
   std::function<Size(const Graph &, const Cluster &)> collapsed;
-  double frameHeader = 22;  ///< space for an expanded cluster's title
+  double frameHeader = 22; ///< space for an expanded cluster's title
   double framePadding = 10;
 };
 /// Estimates from character counts (7 pt per character, 15 pt per line).
@@ -89,8 +89,8 @@ std::vector<std::string> clusterLabelLines(const Graph &graph, const Cluster &cl
 
 /// Counters for tests and the bench.
 struct LayoutStats {
-  size_t dotRuns = 0;     ///< levels laid out by dot
-  size_t cacheHits = 0;   ///< levels reused (expanded before, or a repeated block)
+  size_t dotRuns = 0;   ///< levels laid out by dot
+  size_t cacheHits = 0; ///< levels reused (expanded before, or a repeated block)
 };
 
 /// Lays out visible levels of one graph; thread-safe (one dot run at a time: libgvc has global state).

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tpuc/Graph/GraphData.h"
+#include "tpuc/GraphData/GraphData.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -128,7 +128,8 @@ private:
         items.push_back({true, static_cast<uint32_t>(child), m_protos[child].first});
       for (NodeId n : m_protos[id].nodes)
         items.push_back({false, n, n});
-      std::stable_sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return a.first < b.first; });
+      std::stable_sort(items.begin(), items.end(),
+                       [](const Item &a, const Item &b) { return a.first < b.first; });
       std::vector<int> chunks;
       for (size_t begin = 0; begin < items.size(); begin += chunkSize) {
         Proto c;
@@ -218,7 +219,9 @@ void buildClusters(Graph &graph, bool byLayerGroup, size_t maxLevelItems) {
       builder.add(n.id, n.layerGroup ? std::vector<std::string>{"group " + std::to_string(*n.layerGroup)}
                                      : std::vector<std::string>{});
     else
-      builder.add(n.id, scopeOf(n.onnxNode.empty() ? n.name : n.onnxNode)); // the node's scope: tensor names may have none
+      builder.add(
+          n.id,
+          scopeOf(n.onnxNode.empty() ? n.name : n.onnxNode)); // the node's scope: tensor names may have none
   }
   for (Node &n : graph.nodes)
     n.cluster = kRootCluster;

@@ -1,5 +1,5 @@
 // TPU-MLIR's text formats of calibration and quantize tables.
-#include "app/project/TableFiles.h"
+#include "project/TableFiles.h"
 
 #include <algorithm>
 #include <cctype>
@@ -71,7 +71,8 @@ std::optional<std::vector<CaliEntry>> parseCaliTable(std::string_view text, cons
       return false;
     }
     CaliEntry e{std::string(words[0]), 0, 0, 0};
-    if (!parseNumber(words[1], e.threshold) || !parseNumber(words[2], e.min) || !parseNumber(words[3], e.max)) {
+    if (!parseNumber(words[1], e.threshold) || !parseNumber(words[2], e.min) ||
+        !parseNumber(words[3], e.max)) {
       error = at(name, line) + "threshold, min and max of '" + e.opName + "' must be numbers";
       return false;
     }
@@ -104,7 +105,8 @@ std::optional<std::vector<QuantEntry>> parseQuantTable(std::string_view text, co
       return false;
     }
     QuantEntry e{std::string(words[0]), std::string(words[1])};
-    std::transform(e.mode.begin(), e.mode.end(), e.mode.begin(), [](unsigned char c) { return std::toupper(c); });
+    std::transform(e.mode.begin(), e.mode.end(), e.mode.begin(),
+                   [](unsigned char c) { return std::toupper(c); });
     if (!modes.count(e.mode)) {
       error = at(name, line) + "unknown mode '" + std::string(words[1]) + "' for '" + e.opName + "'";
       return false;

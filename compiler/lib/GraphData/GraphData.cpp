@@ -1,6 +1,6 @@
 //===- GraphData.cpp - Graph queries: adjacency, cluster paths, search, signatures ===//
 
-#include "tpuc/Graph/GraphData.h"
+#include "tpuc/GraphData/GraphData.h"
 
 #include <algorithm>
 #include <cctype>
@@ -57,7 +57,9 @@ std::vector<Graph::LevelItem> Graph::levelItems(ClusterId id) const {
     items.push_back({true, child});
   for (NodeId n : c.nodes)
     items.push_back({false, n});
-  auto first = [&](const LevelItem &item) { return item.isCluster ? clusters[item.ref].firstNode : item.ref; };
+  auto first = [&](const LevelItem &item) {
+    return item.isCluster ? clusters[item.ref].firstNode : item.ref;
+  };
   std::stable_sort(items.begin(), items.end(),
                    [&](const LevelItem &a, const LevelItem &b) { return first(a) < first(b); });
   return items;
@@ -211,7 +213,8 @@ bool Graph::clusterContains(ClusterId outer, ClusterId inner) const {
 }
 
 size_t Graph::visibleNodeCount() const {
-  return static_cast<size_t>(std::count_if(nodes.begin(), nodes.end(), [](const Node &n) { return !n.constant; }));
+  return static_cast<size_t>(
+      std::count_if(nodes.begin(), nodes.end(), [](const Node &n) { return !n.constant; }));
 }
 
 NodeId Graph::findByName(std::string_view name) const {
@@ -235,7 +238,8 @@ std::string shortName(const Graph &graph, const Node &node) {
   while (at != kRootCluster && graph.clusters[at].chunk)
     at = graph.clusters[at].parent;
   const std::string &scope = graph.clusters[at].name;
-  if (!scope.empty() && node.name.size() > scope.size() + 1 && node.name.compare(0, scope.size(), scope) == 0 &&
+  if (!scope.empty() && node.name.size() > scope.size() + 1 &&
+      node.name.compare(0, scope.size(), scope) == 0 &&
       (node.name[scope.size()] == '/' || node.name[scope.size()] == '.'))
     return node.name.substr(scope.size() + 1);
   return node.name;
@@ -254,8 +258,8 @@ SearchResult find(const Graph &graph, std::string_view query, SearchMode mode) {
       return result;
     }
     for (const Node &n : graph.nodes)
-      if (!n.constant && (std::regex_search(n.name, re) || std::regex_search(n.op, re) ||
-                          std::regex_search(n.category, re)))
+      if (!n.constant &&
+          (std::regex_search(n.name, re) || std::regex_search(n.op, re) || std::regex_search(n.category, re)))
         result.nodes.push_back(n.id);
     return result;
   }
@@ -295,10 +299,14 @@ std::vector<std::string> scopeOf(std::string_view name) {
   size_t pos = 0;
   while (true) {
     size_t next = name.find('.', pos);
-    std::string_view part = name.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
-    bool numeric = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    std::string_view part =
+        name.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos);
+    bool numeric = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    });
     if (numeric && !parts.empty())
-      parts.back() = name.substr(parts.back().data() - name.data(), part.data() + part.size() - parts.back().data());
+      parts.back() =
+          name.substr(parts.back().data() - name.data(), part.data() + part.size() - parts.back().data());
     else
       parts.push_back(part);
     if (next == std::string_view::npos)

@@ -2,7 +2,7 @@
 #ifndef TPUC_APP_PROJECT_PROJECTSTORE_H
 #define TPUC_APP_PROJECT_PROJECTSTORE_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 
 #include <filesystem>
 #include <optional>

@@ -2,7 +2,7 @@
 #ifndef TPUC_GRAPH_GRAPHSYNTHETIC_H
 #define TPUC_GRAPH_GRAPHSYNTHETIC_H
 
-#include "tpuc/Graph/GraphData.h"
+#include "tpuc/GraphData/GraphData.h"
 
 #include <string>
 

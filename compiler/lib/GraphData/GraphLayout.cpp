@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tpuc/Graph/GraphLayout.h"
+#include "tpuc/GraphData/GraphLayout.h"
 
 #include "Graphviz.h"
 
@@ -106,7 +106,8 @@ Measure defaultMeasure() {
     size_t chars = 0;
     for (const std::string &l : lines)
       chars = std::max(chars, l.size());
-    return Size{std::max(70.0, 6.5 * static_cast<double>(chars) + 16), 14.0 * static_cast<double>(lines.size()) + 10};
+    return Size{std::max(70.0, 6.5 * static_cast<double>(chars) + 16),
+                14.0 * static_cast<double>(lines.size()) + 10};
   };
   m.node = [box](const Graph &g, const Node &n) { return box(nodeLabelLines(g, n)); };
   m.collapsed = [box](const Graph &g, const Cluster &c) {
@@ -165,7 +166,8 @@ uint64_t LayoutEngine::levelKey(ClusterId id, const std::vector<bool> &expanded)
   return h;
 }
 
-std::shared_ptr<const LayoutEngine::Level> LayoutEngine::levelFor(ClusterId id, const std::vector<bool> &expanded) {
+std::shared_ptr<const LayoutEngine::Level> LayoutEngine::levelFor(ClusterId id,
+                                                                  const std::vector<bool> &expanded) {
   const Graph &g = *m_graph;
   uint64_t key = levelKey(id, expanded);
   {
@@ -223,7 +225,8 @@ std::shared_ptr<const LayoutEngine::Level> LayoutEngine::levelFor(ClusterId id, 
     level->size = {bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y};
     for (size_t i = 0; i < items.size(); ++i) {
       Point c = toPoint(ND_coord(nodes[i]));
-      level->rects[i] = {c.x - sizes[i].width / 2, c.y - sizes[i].height / 2, sizes[i].width, sizes[i].height};
+      level->rects[i] = {c.x - sizes[i].width / 2, c.y - sizes[i].height / 2, sizes[i].width,
+                         sizes[i].height};
     }
     for (size_t k = 0; k < edges.size(); ++k) {
       Level::LevelEdge le{levelEdges[k].from, levelEdges[k].to, {}};
@@ -250,7 +253,8 @@ std::shared_ptr<const LayoutEngine::Level> LayoutEngine::levelFor(ClusterId id, 
   return level;
 }
 
-void LayoutEngine::place(ClusterId id, const std::vector<bool> &expanded, Point origin, int depth, Scene &scene) {
+void LayoutEngine::place(ClusterId id, const std::vector<bool> &expanded, Point origin, int depth,
+                         Scene &scene) {
   const Graph &g = *m_graph;
   std::shared_ptr<const Level> level = levelFor(id, expanded);
   const std::vector<Graph::LevelItem> &items = m_data->items[id];
@@ -346,9 +350,10 @@ Scene LayoutEngine::layout(const std::vector<bool> &expanded) {
 
 std::string categoryColor(std::string_view category) {
   static const std::map<std::string_view, const char *> colors = {
-      {"conv", "#4e79a7"},      {"matmul", "#2f6fb0"},    {"attention", "#b07aa1"}, {"norm", "#59a14f"},
-      {"activation", "#e15759"}, {"elementwise", "#f28e2b"}, {"pool", "#76b7b2"},  {"shape", "#9c9c9c"},
-      {"io", "#c9b26b"},        {"cast", "#edc948"},      {"reduce", "#8cd17d"},    {"embedding", "#d37295"}};
+      {"conv", "#4e79a7"}, {"matmul", "#2f6fb0"},     {"attention", "#b07aa1"},
+      {"norm", "#59a14f"}, {"activation", "#e15759"}, {"elementwise", "#f28e2b"},
+      {"pool", "#76b7b2"}, {"shape", "#9c9c9c"},      {"io", "#c9b26b"},
+      {"cast", "#edc948"}, {"reduce", "#8cd17d"},     {"embedding", "#d37295"}};
   if (auto it = colors.find(category); it != colors.end())
     return it->second;
   // Any other category: a stable hue from its name, muted like the fixed ones.
@@ -359,16 +364,28 @@ std::string categoryColor(std::string_view category) {
   double s = 0.45, v = 0.75, c = v * s, x = c * (1 - std::fabs(std::fmod(hue, 2.0) - 1)), m = v - c;
   double r = 0, gg = 0, b = 0;
   switch (static_cast<int>(hue)) {
-  case 0: r = c, gg = x; break;
-  case 1: r = x, gg = c; break;
-  case 2: gg = c, b = x; break;
-  case 3: gg = x, b = c; break;
-  case 4: r = x, b = c; break;
-  default: r = c, b = x; break;
+  case 0:
+    r = c, gg = x;
+    break;
+  case 1:
+    r = x, gg = c;
+    break;
+  case 2:
+    gg = c, b = x;
+    break;
+  case 3:
+    gg = x, b = c;
+    break;
+  case 4:
+    r = x, b = c;
+    break;
+  default:
+    r = c, b = x;
+    break;
   }
   char buf[8];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>((r + m) * 255), static_cast<int>((gg + m) * 255),
-                static_cast<int>((b + m) * 255));
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>((r + m) * 255),
+                static_cast<int>((gg + m) * 255), static_cast<int>((b + m) * 255));
   return buf;
 }
 

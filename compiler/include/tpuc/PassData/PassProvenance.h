@@ -6,7 +6,7 @@
 #ifndef TPUC_TRANSFORMS_PASSPROVENANCE_H
 #define TPUC_TRANSFORMS_PASSPROVENANCE_H
 
-#include "tpuc/Transforms/PassDiff.h"
+#include "tpuc/PassData/PassDiff.h"
 
 #include <cstddef>
 #include <vector>

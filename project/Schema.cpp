@@ -1,5 +1,5 @@
 // The .tpuproj SQLite schema (version 2) and the migration from version 1.
-#include "app/project/Schema.h"
+#include "project/Schema.h"
 
 #include <nlohmann/json.hpp>
 
@@ -157,7 +157,9 @@ bool migrate(sql::Db &db, int from) {
         return false;
       }
       break;
-    default: db.setError("no migration from schema version " + std::to_string(version)); return false;
+    default:
+      db.setError("no migration from schema version " + std::to_string(version));
+      return false;
     }
     if (!ok)
       return false;

@@ -6,8 +6,8 @@
 #ifndef TPUC_TRANSFORMS_PASSGRAPHDIFF_H
 #define TPUC_TRANSFORMS_PASSGRAPHDIFF_H
 
-#include "tpuc/Graph/GraphData.h"
-#include "tpuc/Transforms/PassDiff.h"
+#include "tpuc/GraphData/GraphData.h"
+#include "tpuc/PassData/PassDiff.h"
 
 #include <cstdint>
 #include <vector>
@@ -25,9 +25,9 @@ enum class NodeChange : std::uint8_t { Unchanged, Added, Removed, Changed };
 /// The merged graph of a pass diff.
 struct DiffGraph {
   graph::Graph graph;
-  std::vector<NodeChange> change;          ///< per node of `graph`
-  std::vector<graph::NodeId> beforeNode;   ///< per node: the node in the before graph, or kNoNode (added)
-  std::vector<graph::NodeId> afterNode;    ///< per node: the node in the after graph, or kNoNode (removed)
+  std::vector<NodeChange> change;        ///< per node of `graph`
+  std::vector<graph::NodeId> beforeNode; ///< per node: the node in the before graph, or kNoNode (added)
+  std::vector<graph::NodeId> afterNode;  ///< per node: the node in the after graph, or kNoNode (removed)
   std::size_t added = 0, removed = 0, changed = 0; ///< counts over non-constant nodes
 };
 

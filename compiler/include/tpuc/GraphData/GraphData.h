@@ -36,43 +36,44 @@ struct Attribute {
 struct TensorInfo {
   std::vector<int64_t> shape; ///< empty for scalars, `none` and unranked
   bool ranked = true;
-  std::string dtype;          ///< "f32", "bf16", "i8", "none", or the quantized storage type "i8"
-  std::string quant;          ///< "scale=0.02 zp=0" for !quant.uniform, else empty
-  std::string type;           ///< the full MLIR type, e.g. "tensor<1x64x56x56xf32>"
+  std::string dtype; ///< "f32", "bf16", "i8", "none", or the quantized storage type "i8"
+  std::string quant; ///< "scale=0.02 zp=0" for !quant.uniform, else empty
+  std::string type;  ///< the full MLIR type, e.g. "tensor<1x64x56x56xf32>"
   /// "1x64x56x56 f32" (the edge label form).
   std::string label() const;
 };
 
 /// An operand of a node: where it comes from.
 struct Operand {
-  NodeId producer = kNoNode;  ///< kNoNode for block arguments
-  unsigned resultIndex = 0;   ///< which result of the producer
-  std::string name;           ///< the producer's name, the weight's array name, or "%argN"
+  NodeId producer = kNoNode; ///< kNoNode for block arguments
+  unsigned resultIndex = 0;  ///< which result of the producer
+  std::string name;          ///< the producer's name, the weight's array name, or "%argN"
   TensorInfo tensor;
-  bool constant = false;      ///< produced by a weight/none/constant node (hidden by default)
+  bool constant = false; ///< produced by a weight/none/constant node (hidden by default)
 };
 
 /// One op.
 struct Node {
   NodeId id = 0;
-  std::string op;             ///< full op name, "top.conv"
-  std::string name;           ///< its tensor name (TensorNames.h: "/layer1/layer1.0/conv1/Conv_output_0"), or "op#N"
-  std::string onnxNode;       ///< the ONNX node that produced it ("/layer1/layer1.0/conv1/Conv"), "" when none
+  std::string op;   ///< full op name, "top.conv"
+  std::string name; ///< its tensor name (TensorNames.h: "/layer1/layer1.0/conv1/Conv_output_0"), or "op#N"
+  std::string onnxNode; ///< the ONNX node that produced it ("/layer1/layer1.0/conv1/Conv"), "" when none
   std::vector<std::string> resultNames; ///< each result's tensor name, when the op has more than one result
   std::vector<std::string> aliases;     ///< further names of its result (forwarded tensors, graph outputs)
-  std::string legacyName;     ///< the name it had when ops were named after ONNX nodes, when that differs
-  std::string category;       ///< from the dialect's ODS: conv, matmul, elementwise, activation, io, ...
-  std::string location;       ///< the printed location, e.g. `fused["c"("/conv1/Conv"), "r"("/relu/Relu")]`
-  std::vector<Attribute> attributes;  ///< every attribute, sorted by name
+  std::string legacyName; ///< the name it had when ops were named after ONNX nodes, when that differs
+  std::string category;   ///< from the dialect's ODS: conv, matmul, elementwise, activation, io, ...
+  std::string location;   ///< the printed location, e.g. `fused["c"("/conv1/Conv"), "r"("/relu/Relu")]`
+  std::vector<Attribute> attributes;      ///< every attribute, sorted by name
   std::vector<std::string> keyAttributes; ///< short label lines, e.g. "k 3x3 s 2", "relu"
   std::vector<Operand> operands;
   std::vector<TensorInfo> results;
-  std::string precision;      ///< "INT8", "BF16" (the op's precision attribute or its result dtype)
-  std::string quant;          ///< quantization parameters (requant multiplier/rshift, !quant.uniform)
-  std::optional<int64_t> flops;  ///< from FlopsInterface when the op has it
-  std::optional<int64_t> layerGroup; ///< the backend's `tpu.group` id (or a `group_id`/`layer_group` attribute)
-  ClusterId cluster = kRootCluster;  ///< innermost cluster holding the node
-  bool constant = false;      ///< weights, none and constants: not drawn, listed as operands instead
+  std::string precision;        ///< "INT8", "BF16" (the op's precision attribute or its result dtype)
+  std::string quant;            ///< quantization parameters (requant multiplier/rshift, !quant.uniform)
+  std::optional<int64_t> flops; ///< from FlopsInterface when the op has it
+  std::optional<int64_t>
+      layerGroup; ///< the backend's `tpu.group` id (or a `group_id`/`layer_group` attribute)
+  ClusterId cluster = kRootCluster; ///< innermost cluster holding the node
+  bool constant = false;            ///< weights, none and constants: not drawn, listed as operands instead
 };
 
 /// A use of a value: from a result of one node to an operand of another.
@@ -81,15 +82,15 @@ struct Edge {
   NodeId to = 0;
   unsigned fromResult = 0;
   unsigned toOperand = 0;
-  std::string label;          ///< "1x64x56x56 f32"
+  std::string label; ///< "1x64x56x56 f32"
 };
 
 /// A group of nodes (name scope, transformer block, layer group) with sub-clusters.
 struct Cluster {
   ClusterId id = 0;
   ClusterId parent = kRootCluster; ///< the root's parent is itself
-  std::string name;           ///< full scope path, "/layer1/layer1.0" (root: "")
-  std::string label;          ///< last component, "layer1.0"
+  std::string name;                ///< full scope path, "/layer1/layer1.0" (root: "")
+  std::string label;               ///< last component, "layer1.0"
   std::vector<ClusterId> children;
   std::vector<NodeId> nodes;  ///< non-constant nodes directly in this cluster, in IR order
   uint32_t totalNodes = 0;    ///< non-constant nodes in this cluster and its descendants
@@ -102,10 +103,10 @@ struct Cluster {
 
 /// A whole graph. Nodes are in IR order (a topological order for SSA graphs).
 struct Graph {
-  std::string source;         ///< file or function it came from
-  std::string title;          ///< module/function name
+  std::string source; ///< file or function it came from
+  std::string title;  ///< module/function name
   std::vector<Node> nodes;
-  std::vector<Edge> edges;    ///< only edges between non-constant nodes
+  std::vector<Edge> edges;       ///< only edges between non-constant nodes
   std::vector<Cluster> clusters; ///< clusters[0] is the root
 
   /// Edge indices into and out of each node (filled by finalize()).

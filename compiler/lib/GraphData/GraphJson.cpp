@@ -1,6 +1,6 @@
 //===- GraphJson.cpp - JSON form of a Graph (what `tpuc graph --format json` writes) ===//
 
-#include "tpuc/Graph/GraphData.h"
+#include "tpuc/GraphData/GraphData.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,11 +35,21 @@ public:
     out += '"';
     for (char c : s) {
       switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -268,7 +278,8 @@ bool fromJson(std::string_view text, Graph &graph, std::string &error) {
       // find() and references throughout: value(key, default) copies whole arrays.
       if (auto attrs = j.find("attributes"); attrs != j.end())
         for (const json &a : *attrs)
-          n.attributes.push_back({a.at(0).get_ref<const std::string &>(), a.at(1).get_ref<const std::string &>()});
+          n.attributes.push_back(
+              {a.at(0).get_ref<const std::string &>(), a.at(1).get_ref<const std::string &>()});
       if (auto keys = j.find("key"); keys != j.end())
         for (const json &k : *keys)
           n.keyAttributes.push_back(k.get_ref<const std::string &>());
@@ -307,8 +318,8 @@ bool fromJson(std::string_view text, Graph &graph, std::string &error) {
           o.tensor = g.nodes[o.producer].results[o.resultIndex];
         }
     for (const json &e : root.at("edges")) {
-      Edge edge{e.at(0).get<NodeId>(), e.at(1).get<NodeId>(), e.at(2).get<unsigned>(), e.at(3).get<unsigned>(),
-                e.at(4).get<std::string>()};
+      Edge edge{e.at(0).get<NodeId>(), e.at(1).get<NodeId>(), e.at(2).get<unsigned>(),
+                e.at(3).get<unsigned>(), e.at(4).get<std::string>()};
       if (edge.from >= g.nodes.size() || edge.to >= g.nodes.size()) {
         error = "edge refers to node " + std::to_string(std::max(edge.from, edge.to)) + " of " +
                 std::to_string(g.nodes.size());
@@ -333,7 +344,8 @@ bool fromJson(std::string_view text, Graph &graph, std::string &error) {
     for (const Cluster &c : g.clusters)
       for (ClusterId child : c.children)
         if (child >= g.clusters.size()) {
-          error = "cluster refers to cluster " + std::to_string(child) + " of " + std::to_string(g.clusters.size());
+          error = "cluster refers to cluster " + std::to_string(child) + " of " +
+                  std::to_string(g.clusters.size());
           return false;
         }
     for (const Node &n : g.nodes)

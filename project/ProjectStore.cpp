@@ -1,9 +1,9 @@
 // Reads and writes .tpuproj files: identity and version checks, migrations, transactional saves.
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 
-#include "app/project/Schema.h"
-#include "app/project/Sha256.h"
-#include "app/project/Sqlite.h"
+#include "project/Schema.h"
+#include "project/Sha256.h"
+#include "project/Sqlite.h"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -51,9 +51,8 @@ int checkIdentity(sql::Db &db, const fs::path &file, std::string &error) {
     return -1;
   }
   if (*version > schema::kCurrentVersion) {
-    error = quoted(file) + " was written by a newer TPU Studio (schema version " +
-            std::to_string(*version) + ", this build reads up to " +
-            std::to_string(schema::kCurrentVersion) + ")";
+    error = quoted(file) + " was written by a newer TPU Studio (schema version " + std::to_string(*version) +
+            ", this build reads up to " + std::to_string(schema::kCurrentVersion) + ")";
     return -1;
   }
   return static_cast<int>(*version);
@@ -95,16 +94,26 @@ bool readImportSettings(sql::Db &db, ImportSettings &s, std::string &error) {
     json value = json::parse(stmt.columnText(1), nullptr, /*allow_exceptions=*/false);
     bool ok = !value.is_discarded();
     if (ok) {
-      if (key == "input_shapes") ok = jsonField(value, s.inputShapes);
-      else if (key == "mean") ok = jsonField(value, s.mean);
-      else if (key == "scale") ok = jsonField(value, s.scale);
-      else if (key == "pixel_format") ok = jsonField(value, s.pixelFormat);
-      else if (key == "channel_format") ok = jsonField(value, s.channelFormat);
-      else if (key == "resize_dims") ok = jsonField(value, s.resizeDims);
-      else if (key == "keep_aspect_ratio") ok = jsonField(value, s.keepAspectRatio);
-      else if (key == "pad_value") ok = jsonField(value, s.padValue);
-      else if (key == "output_names") ok = jsonField(value, s.outputNames);
-      else if (key == "llm_convert") ok = readLlmSettings(value, s.llm);
+      if (key == "input_shapes")
+        ok = jsonField(value, s.inputShapes);
+      else if (key == "mean")
+        ok = jsonField(value, s.mean);
+      else if (key == "scale")
+        ok = jsonField(value, s.scale);
+      else if (key == "pixel_format")
+        ok = jsonField(value, s.pixelFormat);
+      else if (key == "channel_format")
+        ok = jsonField(value, s.channelFormat);
+      else if (key == "resize_dims")
+        ok = jsonField(value, s.resizeDims);
+      else if (key == "keep_aspect_ratio")
+        ok = jsonField(value, s.keepAspectRatio);
+      else if (key == "pad_value")
+        ok = jsonField(value, s.padValue);
+      else if (key == "output_names")
+        ok = jsonField(value, s.outputNames);
+      else if (key == "llm_convert")
+        ok = readLlmSettings(value, s.llm);
       // Unknown keys come from a newer minor revision; ignoring them keeps the file readable.
     }
     if (!ok) {
@@ -140,8 +149,8 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
       d.name = sets.columnText(1);
       samples.bind(1, d.id);
       while (samples.step())
-        d.samples.push_back({fromStoredPath(samples.columnText(0), dir), samples.columnText(1),
-                             samples.columnBlob(2)});
+        d.samples.push_back(
+            {fromStoredPath(samples.columnText(0), dir), samples.columnText(1), samples.columnBlob(2)});
       samples.reset();
       if (samples.failed())
         return false;
@@ -155,12 +164,12 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
     sql::Stmt rows(db, "SELECT op_name, threshold, min, max FROM cali_entries WHERE table_id = ? "
                        "ORDER BY ordinal");
     while (tables.step()) {
-      CaliTable t{tables.columnInt(0), tables.columnText(1), static_cast<int>(tables.columnInt(2)),
+      CaliTable t{tables.columnInt(0),  tables.columnText(1), static_cast<int>(tables.columnInt(2)),
                   tables.columnText(3), tables.columnText(4), {}};
       rows.bind(1, t.id);
       while (rows.step())
-        t.entries.push_back({rows.columnText(0), rows.columnDouble(1), rows.columnDouble(2),
-                             rows.columnDouble(3)});
+        t.entries.push_back(
+            {rows.columnText(0), rows.columnDouble(1), rows.columnDouble(2), rows.columnDouble(3)});
       rows.reset();
       if (rows.failed())
         return false;
@@ -173,7 +182,7 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
     sql::Stmt tables(db, "SELECT id, name, version, created, comment FROM quant_tables ORDER BY ordinal");
     sql::Stmt rows(db, "SELECT op_name, mode FROM quant_entries WHERE table_id = ? ORDER BY ordinal");
     while (tables.step()) {
-      QuantTable t{tables.columnInt(0), tables.columnText(1), static_cast<int>(tables.columnInt(2)),
+      QuantTable t{tables.columnInt(0),  tables.columnText(1), static_cast<int>(tables.columnInt(2)),
                    tables.columnText(3), tables.columnText(4), {}};
       rows.bind(1, t.id);
       while (rows.step())
@@ -276,10 +285,14 @@ bool writeImportSettings(sql::Db &db, const ImportSettings &s) {
       return false;
   if (s.llm) {
     const LlmConvertSettings &l = *s.llm;
-    json value = {{"seq_length", l.seqLength},       {"quantize", l.quantize},
-                  {"q_group_size", l.qGroupSize},    {"symmetric", l.symmetric},
-                  {"chip", l.chip},                  {"use_history_kv", l.useHistoryKv},
-                  {"chunk_length", l.chunkLength},   {"max_input_length", l.maxInputLength}};
+    json value = {{"seq_length", l.seqLength},
+                  {"quantize", l.quantize},
+                  {"q_group_size", l.qGroupSize},
+                  {"symmetric", l.symmetric},
+                  {"chip", l.chip},
+                  {"use_history_kv", l.useHistoryKv},
+                  {"chunk_length", l.chunkLength},
+                  {"max_input_length", l.maxInputLength}};
     if (!stmt.bind(1, std::string_view("llm_convert")).bind(2, value.dump()).run())
       return false;
   }
@@ -307,7 +320,9 @@ bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
       return false;
     for (std::size_t j = 0; j < d.samples.size(); ++j) {
       const Sample &s = d.samples[j];
-      sample.bind(1, id).bind(2, static_cast<std::int64_t>(j)).bind(3, toStoredPath(s.path, dir))
+      sample.bind(1, id)
+          .bind(2, static_cast<std::int64_t>(j))
+          .bind(3, toStoredPath(s.path, dir))
           .bind(4, s.metadataJson);
       if (s.thumbnailPng.empty())
         sample.bindNull(5);
@@ -324,13 +339,23 @@ bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
   for (std::size_t i = 0; i < p.caliTables.size(); ++i) {
     const CaliTable &t = p.caliTables[i];
     auto id = static_cast<std::int64_t>(i + 1);
-    if (!cali.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, t.name)
-             .bind(4, static_cast<std::int64_t>(t.version)).bind(5, t.created).bind(6, t.comment).run())
+    if (!cali.bind(1, id)
+             .bind(2, static_cast<std::int64_t>(i))
+             .bind(3, t.name)
+             .bind(4, static_cast<std::int64_t>(t.version))
+             .bind(5, t.created)
+             .bind(6, t.comment)
+             .run())
       return false;
     for (std::size_t j = 0; j < t.entries.size(); ++j) {
       const CaliEntry &e = t.entries[j];
-      if (!caliRow.bind(1, id).bind(2, static_cast<std::int64_t>(j)).bind(3, e.opName)
-               .bind(4, e.threshold).bind(5, e.min).bind(6, e.max).run())
+      if (!caliRow.bind(1, id)
+               .bind(2, static_cast<std::int64_t>(j))
+               .bind(3, e.opName)
+               .bind(4, e.threshold)
+               .bind(5, e.min)
+               .bind(6, e.max)
+               .run())
         return false;
     }
   }
@@ -340,20 +365,33 @@ bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
   for (std::size_t i = 0; i < p.quantTables.size(); ++i) {
     const QuantTable &t = p.quantTables[i];
     auto id = static_cast<std::int64_t>(i + 1);
-    if (!quant.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, t.name)
-             .bind(4, static_cast<std::int64_t>(t.version)).bind(5, t.created).bind(6, t.comment).run())
+    if (!quant.bind(1, id)
+             .bind(2, static_cast<std::int64_t>(i))
+             .bind(3, t.name)
+             .bind(4, static_cast<std::int64_t>(t.version))
+             .bind(5, t.created)
+             .bind(6, t.comment)
+             .run())
       return false;
     for (std::size_t j = 0; j < t.entries.size(); ++j)
-      if (!quantRow.bind(1, id).bind(2, static_cast<std::int64_t>(j)).bind(3, t.entries[j].opName)
-               .bind(4, t.entries[j].mode).run())
+      if (!quantRow.bind(1, id)
+               .bind(2, static_cast<std::int64_t>(j))
+               .bind(3, t.entries[j].opName)
+               .bind(4, t.entries[j].mode)
+               .run())
         return false;
   }
   sql::Stmt config(db, "INSERT INTO compile_configs(id, ordinal, name, chip, precision, options) "
                        "VALUES (?, ?, ?, ?, ?, ?)");
   for (std::size_t i = 0; i < p.compileConfigs.size(); ++i) {
     const CompileConfig &c = p.compileConfigs[i];
-    if (!config.bind(1, static_cast<std::int64_t>(i + 1)).bind(2, static_cast<std::int64_t>(i))
-             .bind(3, c.name).bind(4, c.chip).bind(5, c.precision).bind(6, c.optionsJson).run())
+    if (!config.bind(1, static_cast<std::int64_t>(i + 1))
+             .bind(2, static_cast<std::int64_t>(i))
+             .bind(3, c.name)
+             .bind(4, c.chip)
+             .bind(5, c.precision)
+             .bind(6, c.optionsJson)
+             .run())
       return false;
   }
   // Run ids are kept: artifacts, logs and the cache refer to them.
@@ -362,14 +400,25 @@ bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
   sql::Stmt artifact(db, "INSERT INTO run_artifacts(run_id, ordinal, kind, name, content_hash) "
                          "VALUES (?, ?, ?, ?, ?)");
   for (const RunRecord &r : p.runs) {
-    if (!run.bind(1, r.id).bind(2, r.configName).bind(3, r.started).bind(4, r.finished).bind(5, r.status)
-             .bind(6, r.latencyMs).bind(7, r.memoryPeakBytes).bind(8, r.layerMetricsJson)
-             .bind(9, r.summaryJson).run())
+    if (!run.bind(1, r.id)
+             .bind(2, r.configName)
+             .bind(3, r.started)
+             .bind(4, r.finished)
+             .bind(5, r.status)
+             .bind(6, r.latencyMs)
+             .bind(7, r.memoryPeakBytes)
+             .bind(8, r.layerMetricsJson)
+             .bind(9, r.summaryJson)
+             .run())
       return false;
     for (std::size_t j = 0; j < r.artifacts.size(); ++j) {
       const ArtifactRef &a = r.artifacts[j];
-      if (!artifact.bind(1, r.id).bind(2, static_cast<std::int64_t>(j)).bind(3, a.kind).bind(4, a.name)
-               .bind(5, a.contentHash).run())
+      if (!artifact.bind(1, r.id)
+               .bind(2, static_cast<std::int64_t>(j))
+               .bind(3, a.kind)
+               .bind(4, a.name)
+               .bind(5, a.contentHash)
+               .run())
         return false;
     }
   }

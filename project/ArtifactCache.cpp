@@ -1,7 +1,7 @@
 // The content-addressed artifact cache beside a project.
-#include "app/project/ArtifactCache.h"
+#include "project/ArtifactCache.h"
 
-#include "app/project/ProjectStore.h"
+#include "project/ProjectStore.h"
 
 #include <unistd.h>
 

@@ -2,7 +2,7 @@
 #ifndef TPUC_APP_PROJECT_SCHEMA_H
 #define TPUC_APP_PROJECT_SCHEMA_H
 
-#include "app/project/Sqlite.h"
+#include "project/Sqlite.h"
 
 namespace tpuc::project::schema {
 

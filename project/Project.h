@@ -15,10 +15,10 @@ namespace tpuc::project {
 /// The model the project was created from. Paths are absolute in memory; the store writes them relative
 /// to the project file when that keeps the project folder movable.
 struct ModelRef {
-  std::string path;                  ///< absolute path of the model file or HF folder, empty = none
-  std::string contentHash;           ///< "sha256:<hex>" of the file, empty when unknown
-  std::uint64_t size = 0;            ///< bytes, 0 when unknown
-  std::string format;                ///< "onnx", "hf", "mlir", ... (informational)
+  std::string path;                   ///< absolute path of the model file or HF folder, empty = none
+  std::string contentHash;            ///< "sha256:<hex>" of the file, empty when unknown
+  std::uint64_t size = 0;             ///< bytes, 0 when unknown
+  std::string format;                 ///< "onnx", "hf", "mlir", ... (informational)
   std::vector<std::uint8_t> embedded; ///< the model bytes when embedded in the project, else empty
   bool operator==(const ModelRef &) const = default;
 };
@@ -27,35 +27,35 @@ struct ModelRef {
 /// llm_convert's defaulting rules before recording them, so the values are the ones the engine gets.
 struct LlmConvertSettings {
   std::int64_t seqLength = 512;
-  std::string quantize = "w4bf16";   ///< bf16, f16, f32, w8bf16, w4bf16, w8f16, w4f16
+  std::string quantize = "w4bf16"; ///< bf16, f16, f32, w8bf16, w4bf16, w8f16, w4f16
   std::int64_t qGroupSize = 64;
   bool symmetric = false;
   std::string chip{driver::kDefaultChip}; ///< a chip profile's name (driver::listChips)
   bool useHistoryKv = false;
-  std::int64_t chunkLength = 0;      ///< 0 = none (only with useHistoryKv)
-  std::int64_t maxInputLength = 0;   ///< 0 = seq_length
+  std::int64_t chunkLength = 0;    ///< 0 = none (only with useHistoryKv)
+  std::int64_t maxInputLength = 0; ///< 0 = seq_length
   bool operator==(const LlmConvertSettings &) const = default;
 };
 
 /// model_transform's input and preprocessing flags (TPU-MLIR names).
 struct ImportSettings {
-  std::string inputShapes;           ///< e.g. "[[1,3,224,224]]"
-  std::vector<double> mean;          ///< per channel
-  std::vector<double> scale;         ///< per channel
-  std::string pixelFormat = "rgb";   ///< rgb, bgr, gray, rgba
-  std::string channelFormat = "nchw"; ///< nchw or nhwc
+  std::string inputShapes;              ///< e.g. "[[1,3,224,224]]"
+  std::vector<double> mean;             ///< per channel
+  std::vector<double> scale;            ///< per channel
+  std::string pixelFormat = "rgb";      ///< rgb, bgr, gray, rgba
+  std::string channelFormat = "nchw";   ///< nchw or nhwc
   std::vector<std::int64_t> resizeDims; ///< h, w; empty = the model's input size
   bool keepAspectRatio = false;
   double padValue = 0.0;
-  std::string outputNames;           ///< comma separated, empty = the model's outputs
+  std::string outputNames;               ///< comma separated, empty = the model's outputs
   std::optional<LlmConvertSettings> llm; ///< set for a HuggingFace model (stored under key "llm_convert")
   bool operator==(const ImportSettings &) const = default;
 };
 
 /// One calibration sample: an image or .npy/.npz file plus what the studio knows about it.
 struct Sample {
-  std::string path;                  ///< absolute in memory
-  std::string metadataJson = "{}";   ///< free-form per-sample metadata (size, label, ...)
+  std::string path;                       ///< absolute in memory
+  std::string metadataJson = "{}";        ///< free-form per-sample metadata (size, label, ...)
   std::vector<std::uint8_t> thumbnailPng; ///< small PNG, may be empty
   bool operator==(const Sample &) const = default;
 };
@@ -79,7 +79,7 @@ struct CaliTable {
   std::int64_t id = 0;
   std::string name;
   int version = 1;
-  std::string created;               ///< ISO 8601 UTC
+  std::string created; ///< ISO 8601 UTC
   std::string comment;
   std::vector<CaliEntry> entries;
   bool operator==(const CaliTable &) const = default;
@@ -107,14 +107,14 @@ struct CompileConfig {
   std::int64_t id = 0;
   std::string name;
   std::string chip{driver::kDefaultChip}; ///< a chip profile's name (driver::listChips)
-  std::string precision = "F32";     ///< F32, F16, BF16, INT8, W8F16, W4F16, ...
-  std::string optionsJson = "{}";    ///< the remaining flags as a JSON object
+  std::string precision = "F32";          ///< F32, F16, BF16, INT8, W8F16, W4F16, ...
+  std::string optionsJson = "{}";         ///< the remaining flags as a JSON object
   bool operator==(const CompileConfig &) const = default;
 };
 
 /// A produced artifact of a run; the bytes live in the cache folder under their hash.
 struct ArtifactRef {
-  std::string kind;                  ///< "top_mlir", "tpu_mlir", "model", "npz", "trace", ...
+  std::string kind; ///< "top_mlir", "tpu_mlir", "model", "npz", "trace", ...
   std::string name;
   std::string contentHash;
   bool operator==(const ArtifactRef &) const = default;
@@ -126,9 +126,9 @@ struct ArtifactRef {
 struct RunRecord {
   std::int64_t id = 0;
   std::string configName;
-  std::string started, finished;     ///< ISO 8601 UTC
-  std::string status = "ok";         ///< ok, failed, cancelled
-  double latencyMs = 0;              ///< simulated latency
+  std::string started, finished; ///< ISO 8601 UTC
+  std::string status = "ok";     ///< ok, failed, cancelled
+  double latencyMs = 0;          ///< simulated latency
   std::int64_t memoryPeakBytes = 0;
   std::string layerMetricsJson = "[]"; ///< per-layer metrics (cosine, euclidean, sqnr, ...)
   std::string summaryJson = "{}";

@@ -26,15 +26,15 @@ struct OpOperand {
 /// location (a fused op keeps its first part's name) and the op's kind. Content is everything else that
 /// makes two ops with one identity equal: attributes, result types, operand sources and the location.
 struct OpRecord {
-  std::string kind;                   ///< "top.conv"
-  std::string name;                   ///< first NameLoc name, or "@sym" of a symbol op; "" when none
-  std::vector<std::string> locNames;  ///< every NameLoc name of the location (all parts of a FusedLoc)
-  std::string location;               ///< the location as printed
-  std::string attributes;             ///< the attribute dictionary as printed (shortened when long)
-  std::string types;                  ///< result types as printed, comma separated
+  std::string kind;                  ///< "top.conv"
+  std::string name;                  ///< first NameLoc name, or "@sym" of a symbol op; "" when none
+  std::vector<std::string> locNames; ///< every NameLoc name of the location (all parts of a FusedLoc)
+  std::string location;              ///< the location as printed
+  std::string attributes;            ///< the attribute dictionary as printed (shortened when long)
+  std::string types;                 ///< result types as printed, comma separated
   std::vector<OpOperand> operands;
-  std::int64_t parent = -1;           ///< index of the op whose region holds it (-1: the top level)
-  std::uint64_t contentHash = 0;      ///< hash of attributes, types, operand identities and location
+  std::int64_t parent = -1;      ///< index of the op whose region holds it (-1: the top level)
+  std::uint64_t contentHash = 0; ///< hash of attributes, types, operand identities and location
   bool operator==(const OpRecord &) const = default;
 
   /// "name|kind": what the diff pairs ops by.
@@ -76,7 +76,8 @@ struct DiffLine {
 
 /// A shortest edit script turning `a` into `b` (Myers' O(ND) algorithm, linear space, on hashed lines),
 /// in order: deletions of a run come before its insertions. Equal steps count = LCS length.
-std::vector<DiffLine> diffLines(const std::vector<std::string_view> &a, const std::vector<std::string_view> &b);
+std::vector<DiffLine> diffLines(const std::vector<std::string_view> &a,
+                                const std::vector<std::string_view> &b);
 
 /// The same on integer sequences (what the line diff runs on after interning the lines).
 std::vector<DiffLine> diffSequences(const std::vector<std::uint32_t> &a, const std::vector<std::uint32_t> &b);

@@ -1,6 +1,6 @@
 //===- PassSnapshots.cpp - index.json and ops.json of recorded pass runs --===//
 //===----------------------------------------------------------------------===//
-#include "tpuc/Transforms/PassSnapshots.h"
+#include "tpuc/PassData/PassSnapshots.h"
 
 #include <nlohmann/json.hpp>
 
@@ -49,11 +49,21 @@ bool writeTextFile(const std::string &path, const std::string &text, std::string
 bool writePassRunIndex(const PassRun &run, const std::string &dir, std::string &error) {
   json passes = json::array();
   for (const PassSnapshot &s : run.snapshots)
-    passes.push_back({{"index", s.index},       {"pass", s.pass},         {"argument", s.argument},
-                      {"anchor", s.anchor},     {"pipeline", s.pipeline}, {"wallMs", s.wallMs},
-                      {"opCount", s.opCount},   {"added", s.added},       {"removed", s.removed},
-                      {"changed", s.changed},   {"failed", s.failed},     {"irChanged", s.irChanged},
-                      {"irFile", s.irFile},     {"opsFile", s.opsFile},   {"graphFile", s.graphFile}});
+    passes.push_back({{"index", s.index},
+                      {"pass", s.pass},
+                      {"argument", s.argument},
+                      {"anchor", s.anchor},
+                      {"pipeline", s.pipeline},
+                      {"wallMs", s.wallMs},
+                      {"opCount", s.opCount},
+                      {"added", s.added},
+                      {"removed", s.removed},
+                      {"changed", s.changed},
+                      {"failed", s.failed},
+                      {"irChanged", s.irChanged},
+                      {"irFile", s.irFile},
+                      {"opsFile", s.opsFile},
+                      {"graphFile", s.graphFile}});
   json index = {{"format", "tpuc-pass-snapshots"}, {"version", PassRun::kFormatVersion}, {"passes", passes}};
   return writeTextFile((fs::path(dir) / "index.json").string(), index.dump(1) + "\n", error);
 }
@@ -154,7 +164,8 @@ std::string opRecordsToJson(const OpRecords &records) {
   return json{{"ops", ops}}.dump() + "\n";
 }
 
-std::optional<OpRecords> opRecordsFromJson(const std::string &text, const std::string &source, std::string &error) {
+std::optional<OpRecords> opRecordsFromJson(const std::string &text, const std::string &source,
+                                           std::string &error) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("ops") || !doc["ops"].is_array()) {
     error = source + ": not an ops file (no \"ops\" array)";
@@ -188,7 +199,8 @@ std::optional<OpRecords> opRecordsFromJson(const std::string &text, const std::s
       return std::nullopt;
     }
     for (const json &pair : operands) {
-      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() || !pair[1].is_number_integer()) {
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() ||
+          !pair[1].is_number_integer()) {
         error = where + ": an operand is not [op, result]";
         return std::nullopt;
       }
@@ -210,7 +222,8 @@ std::optional<OpRecords> opRecordsFromJson(const std::string &text, const std::s
   return records;
 }
 
-std::optional<LoadedSnapshot> loadSnapshot(const std::string &dir, const PassSnapshot &snapshot, std::string &error) {
+std::optional<LoadedSnapshot> loadSnapshot(const std::string &dir, const PassSnapshot &snapshot,
+                                           std::string &error) {
   LoadedSnapshot loaded;
   auto ir = readTextFile((fs::path(dir) / snapshot.irFile).string(), error);
   if (!ir)

@@ -3,7 +3,7 @@
 #ifndef TPUC_APP_PROJECT_TABLEFILES_H
 #define TPUC_APP_PROJECT_TABLEFILES_H
 
-#include "app/project/Project.h"
+#include "project/Project.h"
 
 #include <optional>
 #include <string>

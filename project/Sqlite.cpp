@@ -1,5 +1,5 @@
 // A minimal RAII layer over the SQLite C API.
-#include "app/project/Sqlite.h"
+#include "project/Sqlite.h"
 
 #include <sqlite3.h>
 
@@ -24,9 +24,15 @@ bool Db::open(const std::string &path, Mode mode) {
   int flags = SQLITE_OPEN_NOMUTEX;
   std::string name = path;
   switch (mode) {
-  case Mode::ReadOnly: flags |= SQLITE_OPEN_READONLY; break;
-  case Mode::ReadWrite: flags |= SQLITE_OPEN_READWRITE; break;
-  case Mode::Create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+  case Mode::ReadOnly:
+    flags |= SQLITE_OPEN_READONLY;
+    break;
+  case Mode::ReadWrite:
+    flags |= SQLITE_OPEN_READWRITE;
+    break;
+  case Mode::Create:
+    flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    break;
   case Mode::Memory:
     flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY;
     name = ":memory:";

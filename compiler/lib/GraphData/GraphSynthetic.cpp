@@ -1,16 +1,16 @@
 //===- GraphSynthetic.cpp - Generated graphs and IR for tests and the bench ===//
 
-#include "tpuc/Graph/GraphSynthetic.h"
+#include "tpuc/GraphData/GraphSynthetic.h"
 
 #include <sstream>
 
 namespace tpuc::graph {
 
 Graph syntheticGraph(size_t ops, bool named) {
-  static const char *kinds[] = {"top.conv", "top.batchnorm", "top.relu", "top.conv", "top.batchnorm",
-                                "top.relu", "top.conv", "top.batchnorm", "top.add", "top.relu"};
-  static const char *categories[] = {"conv", "norm", "activation", "conv", "norm",
-                                     "activation", "conv", "norm", "elementwise", "activation"};
+  static const char *kinds[] = {"top.conv", "top.batchnorm", "top.relu",      "top.conv", "top.batchnorm",
+                                "top.relu", "top.conv",      "top.batchnorm", "top.add",  "top.relu"};
+  static const char *categories[] = {"conv",       "norm", "activation", "conv",        "norm",
+                                     "activation", "conv", "norm",       "elementwise", "activation"};
   Graph g;
   g.title = "synthetic-" + std::to_string(ops);
   size_t blocks = std::max<size_t>(1, ops / 10);
@@ -22,7 +22,8 @@ Graph syntheticGraph(size_t ops, bool named) {
       n.id = static_cast<NodeId>(g.nodes.size());
       n.op = kinds[i];
       n.category = categories[i];
-      n.name = named ? "/stage" + std::to_string(b / 50) + "/block" + std::to_string(b % 50) + "/op" + std::to_string(i)
+      n.name = named ? "/stage" + std::to_string(b / 50) + "/block" + std::to_string(b % 50) + "/op" +
+                           std::to_string(i)
                      : "op" + std::to_string(n.id);
       TensorInfo t;
       t.shape = {1, 64, 56, 56};
@@ -66,21 +67,25 @@ std::string transformerTopIR(const TransformerShape &s) {
     o << "    " << r << " = top.weight \"" << name << "\" : " << type << " loc(\"" << name << "\")\n";
     return r;
   };
-  o << "module @qwen2_shaped attributes {top.state = #top.state<TOP_F32>, top.weight_file = \"qwen2_weights.npz\"} {\n"
-    << "  func.func @main(%ids: " << t({1, s.seqLength}, "i64") << ", %mask: " << t({1, 1, s.seqLength, s.seqLength})
-    << ") -> " << t({1, s.seqLength, s.vocab}) << " {\n";
+  o << "module @qwen2_shaped attributes {top.state = #top.state<TOP_F32>, top.weight_file = "
+       "\"qwen2_weights.npz\"} {\n"
+    << "  func.func @main(%ids: " << t({1, s.seqLength}, "i64")
+    << ", %mask: " << t({1, 1, s.seqLength, s.seqLength}) << ") -> " << t({1, s.seqLength, s.vocab})
+    << " {\n";
   std::string ids = next(), mask = next();
-  o << "    " << ids << " = top.input %ids : " << t({1, s.seqLength}, "i64") << " -> " << t({1, s.seqLength}, "i64")
-    << " loc(\"input_ids\")\n";
+  o << "    " << ids << " = top.input %ids : " << t({1, s.seqLength}, "i64") << " -> "
+    << t({1, s.seqLength}, "i64") << " loc(\"input_ids\")\n";
   o << "    " << mask << " = top.input %mask : " << t({1, 1, s.seqLength, s.seqLength}) << " -> "
     << t({1, 1, s.seqLength, s.seqLength}) << " loc(\"attention_mask\")\n";
   std::string none = next();
   o << "    " << none << " = top.none : none loc(\"none\")\n";
   std::string table = weight("model.embed_tokens.weight", t({s.vocab, s.hidden}));
-  std::string cos = weight("rope.cos", t({s.seqLength, s.headDim})), sin = weight("rope.sin", t({s.seqLength, s.headDim}));
+  std::string cos = weight("rope.cos", t({s.seqLength, s.headDim})),
+              sin = weight("rope.sin", t({s.seqLength, s.headDim}));
   std::string h = next();
-  o << "    " << h << " = top.gather " << table << ", " << ids << " {axis = 0 : i64} : (" << t({s.vocab, s.hidden})
-    << ", " << t({1, s.seqLength}, "i64") << ") -> " << h3 << " loc(\"model.embed_tokens\")\n";
+  o << "    " << h << " = top.gather " << table << ", " << ids << " {axis = 0 : i64} : ("
+    << t({s.vocab, s.hidden}) << ", " << t({1, s.seqLength}, "i64") << ") -> " << h3
+    << " loc(\"model.embed_tokens\")\n";
   auto op = [&](const std::string &text, const std::string &loc) {
     std::string r = next();
     o << "    " << r << " = " << text << " loc(\"" << loc << "\")\n";
@@ -89,15 +94,16 @@ std::string transformerTopIR(const TransformerShape &s) {
   auto matmul = [&](const std::string &x, int in, int out, const std::string &name, bool bias) {
     std::string w = weight(name + ".weight", t({in, out}));
     std::string b = bias ? weight(name + ".bias", t({out})) : none;
-    return op("top.matmul " + x + ", " + w + ", " + b + " : (" + t({1, s.seqLength, in}) + ", " + t({in, out}) + ", " +
-                  (bias ? t({out}) : std::string("none")) + ") -> " + t({1, s.seqLength, out}),
+    return op("top.matmul " + x + ", " + w + ", " + b + " : (" + t({1, s.seqLength, in}) + ", " +
+                  t({in, out}) + ", " + (bias ? t({out}) : std::string("none")) + ") -> " +
+                  t({1, s.seqLength, out}),
               name);
   };
   for (int layer = 0; layer < s.layers; ++layer) {
     const std::string p = "model.layers." + std::to_string(layer) + ".";
     std::string g1 = weight(p + "input_layernorm.weight", t({s.hidden}));
-    std::string x = op("top.rmsnorm " + h + ", " + g1 + " {eps = 1.0e-06 : f64} : (" + h3 + ", " + t({s.hidden}) +
-                           ") -> " + h3,
+    std::string x = op("top.rmsnorm " + h + ", " + g1 + " {eps = 1.0e-06 : f64} : (" + h3 + ", " +
+                           t({s.hidden}) + ") -> " + h3,
                        p + "input_layernorm");
     std::string qp = matmul(x, s.hidden, q, p + "self_attn.q_proj", true);
     std::string kp = matmul(x, s.hidden, kv, p + "self_attn.k_proj", true);
@@ -112,36 +118,40 @@ std::string transformerTopIR(const TransformerShape &s) {
     std::string v4 = reshape(vp, kv, s.kvHeads, p + "self_attn.v_reshape");
     auto rope = [&](const std::string &in, int heads, const std::string &name) {
       std::string ty = t({1, s.seqLength, heads, s.headDim});
-      return op("top.rope " + in + ", " + cos + ", " + sin + " : (" + ty + ", " + t({s.seqLength, s.headDim}) + ", " +
-                    t({s.seqLength, s.headDim}) + ") -> " + ty,
+      return op("top.rope " + in + ", " + cos + ", " + sin + " : (" + ty + ", " +
+                    t({s.seqLength, s.headDim}) + ", " + t({s.seqLength, s.headDim}) + ") -> " + ty,
                 name);
     };
     std::string qr = rope(q4, s.heads, p + "self_attn.q_rope");
     std::string kr = rope(k4, s.kvHeads, p + "self_attn.k_rope");
-    std::string att = op("top.attention " + qr + ", " + kr + ", " + v4 + ", " + mask + " {scale = 0.125 : f64} : (" +
-                             t({1, s.seqLength, s.heads, s.headDim}) + ", " + t({1, s.seqLength, s.kvHeads, s.headDim}) +
-                             ", " + t({1, s.seqLength, s.kvHeads, s.headDim}) + ", " +
-                             t({1, 1, s.seqLength, s.seqLength}) + ") -> " + t({1, s.seqLength, s.heads, s.headDim}),
-                         p + "self_attn.attention");
+    std::string att =
+        op("top.attention " + qr + ", " + kr + ", " + v4 + ", " + mask + " {scale = 0.125 : f64} : (" +
+               t({1, s.seqLength, s.heads, s.headDim}) + ", " + t({1, s.seqLength, s.kvHeads, s.headDim}) +
+               ", " + t({1, s.seqLength, s.kvHeads, s.headDim}) + ", " + t({1, 1, s.seqLength, s.seqLength}) +
+               ") -> " + t({1, s.seqLength, s.heads, s.headDim}),
+           p + "self_attn.attention");
     std::string a3 = op("top.reshape " + att + " : " + t({1, s.seqLength, s.heads, s.headDim}) + " -> " +
                             t({1, s.seqLength, q}),
                         p + "self_attn.o_reshape");
     std::string oproj = matmul(a3, q, s.hidden, p + "self_attn.o_proj", false);
-    std::string h1 = op("top.add " + h + ", " + oproj + " : (" + h3 + ", " + h3 + ") -> " + h3, p + "attn_residual");
+    std::string h1 =
+        op("top.add " + h + ", " + oproj + " : (" + h3 + ", " + h3 + ") -> " + h3, p + "attn_residual");
     std::string g2 = weight(p + "post_attention_layernorm.weight", t({s.hidden}));
-    std::string y = op("top.rmsnorm " + h1 + ", " + g2 + " {eps = 1.0e-06 : f64} : (" + h3 + ", " + t({s.hidden}) +
-                           ") -> " + h3,
+    std::string y = op("top.rmsnorm " + h1 + ", " + g2 + " {eps = 1.0e-06 : f64} : (" + h3 + ", " +
+                           t({s.hidden}) + ") -> " + h3,
                        p + "post_attention_layernorm");
     std::string gate = matmul(y, s.hidden, s.intermediate, p + "mlp.gate_proj", false);
     std::string up = matmul(y, s.hidden, s.intermediate, p + "mlp.up_proj", false);
     std::string i3 = t({1, s.seqLength, s.intermediate});
     std::string act = op("top.silu " + gate + " : " + i3 + " -> " + i3, p + "mlp.act_fn");
-    std::string mul = op("top.mul " + act + ", " + up + " : (" + i3 + ", " + i3 + ") -> " + i3, p + "mlp.mul");
+    std::string mul =
+        op("top.mul " + act + ", " + up + " : (" + i3 + ", " + i3 + ") -> " + i3, p + "mlp.mul");
     std::string down = matmul(mul, s.intermediate, s.hidden, p + "mlp.down_proj", false);
     h = op("top.add " + h1 + ", " + down + " : (" + h3 + ", " + h3 + ") -> " + h3, p + "mlp_residual");
   }
   std::string gn = weight("model.norm.weight", t({s.hidden}));
-  std::string n = op("top.rmsnorm " + h + ", " + gn + " {eps = 1.0e-06 : f64} : (" + h3 + ", " + t({s.hidden}) + ") -> " + h3,
+  std::string n = op("top.rmsnorm " + h + ", " + gn + " {eps = 1.0e-06 : f64} : (" + h3 + ", " +
+                         t({s.hidden}) + ") -> " + h3,
                      "model.norm");
   std::string logits = matmul(n, s.hidden, s.vocab, "lm_head", false);
   o << "    return " << logits << " : " << t({1, s.seqLength, s.vocab}) << " loc(\"output\")\n  }\n}\n";

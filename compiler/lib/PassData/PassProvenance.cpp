@@ -1,6 +1,6 @@
 //===- PassProvenance.cpp - Op relations between stages through location names ===//
 //===----------------------------------------------------------------------===//
-#include "tpuc/Transforms/PassProvenance.h"
+#include "tpuc/PassData/PassProvenance.h"
 
 #include <algorithm>
 #include <string_view>
