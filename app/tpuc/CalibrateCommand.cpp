@@ -16,8 +16,8 @@
 
 #include "CalibrateCommand.h"
 #include "Commands.h"
-#include "TestInputs.h"
-#include "TopModule.h"
+#include "tpuc/Driver/TestInputs.h"
+#include "tpuc/Driver/TopModule.h"
 
 #include "tpuc/Preprocess/Preprocess.h"
 #include "tpuc/Quant/Calibration.h"

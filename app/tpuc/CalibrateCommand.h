@@ -121,11 +121,9 @@ void writeSearchReport(const std::string &path, const std::vector<quant::Thresho
 void writeDebugStatistics(const std::string &statsPath, const std::string &histogramsPath,
                           const quant::ActivationStatistics &stats);
 
-/// The float mode search_qtable keeps ops in on `chip`.
-quant::QuantMode searchFloatMode(const std::string &chip);
-
-/// --search search_qtable (SearchQtable.cpp): ranks the ops of `top` by their isolated INT8 error on the
-/// first samples, keeps the worst in float until the output cosine reaches --expected_cos or
+/// --search search_qtable (driver::searchQtable, printed by SearchQtable.cpp): ranks the ops of `top` by
+/// their isolated INT8 error on the first samples, keeps the worst in float until the output cosine reaches
+/// --expected_cos or
 /// --max_float_layers, writes --quantize_table and reports. kExitOk when the target is reached, kExitFailed
 /// when not (the table is written either way), kExitUsage on unreadable input.
 int runSearchQtable(const CalibrateOptions &options, mlir::ModuleOp top, const quant::CalibrationTable &table,

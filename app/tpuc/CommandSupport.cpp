@@ -20,12 +20,4 @@ ProgressReporter makeProgressReporter(const std::string &format) {
                           std::cout, std::cerr);
 }
 
-std::vector<TensorResult> tensorResults(const NpzComparison &comparison) {
-  std::vector<TensorResult> rows;
-  for (const TensorComparison &c : comparison.results)
-    rows.push_back({c.name, std::string(compareStatusName(c.status)), c.passed(), c.metrics.cosine,
-                    c.metrics.euclidean, c.metrics.sqnr, c.metrics.maxAbsDiff});
-  return rows;
-}
-
 } // namespace tpuc::cli

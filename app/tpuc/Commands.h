@@ -84,9 +84,6 @@ int runLlmRun(const LlmRunOptions &opts);
 int runModelTool(const ModelToolOptions &opts);
 int runGraph(const GraphOptions &opts);
 
-/// The rows of a comparison as result-record tensors (Results.h).
-std::vector<TensorResult> tensorResults(const NpzComparison &comparison);
-
 } // namespace tpuc::cli
 
 #endif // TPUC_APP_TPUC_COMMANDS_H

@@ -1,6 +1,7 @@
 //===- CompareCommand.cpp - compare (TPU-MLIR's npz_tool compare) ---------===//
 
 #include "Commands.h"
+#include "tpuc/Driver/DeployStages.h"
 
 #include "tpuc/Simulator/Compare.h"
 #include "tpuc/Support/Npz.h"

@@ -6,8 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
-#include "DeployCommand.h"
-#include "TopModule.h"
+#include "tpuc/Driver/DeployStages.h"
+#include "tpuc/Driver/LlmSession.h"
+#include "tpuc/Driver/TopModule.h"
 
 #include "tpuc/Backend/ChipProfile.h"
 #include "tpuc/Codegen/ModelCodegen.h"
@@ -224,163 +225,7 @@ int runLlmConvert(const LlmConvertOptions &o) {
 
 namespace {
 
-/// The model file: the path itself, or the one .tpum inside a directory.
-std::string resolveModelFile(const std::string &path, std::string &error) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(path, ec))
-    return path;
-  std::vector<std::string> found;
-  for (const auto &entry : std::filesystem::directory_iterator(path, ec))
-    if (entry.path().extension() == ".tpum")
-      found.push_back(entry.path().string());
-  if (found.size() != 1) {
-    error = path + ": " + (found.empty() ? "no .tpum model file in this directory"
-                                         : "several .tpum files in this directory; name one with --model");
-    return "";
-  }
-  return found[0];
-}
-
-/// The ids of "1, 2,3".
-bool parseIds(const std::string &text, std::vector<int32_t> &ids, std::string &error) {
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    size_t used = 0;
-    try {
-      long long v = std::stoll(item, &used);
-      while (used < item.size() && std::isspace(static_cast<unsigned char>(item[used])))
-        ++used;
-      if (used != item.size() || v < 0 || v > INT32_MAX)
-        throw std::invalid_argument(item);
-      ids.push_back(static_cast<int32_t>(v));
-    } catch (const std::exception &) {
-      error = "'--prompt_ids': '" + item + "' is not a token id";
-      return false;
-    }
-  }
-  if (ids.empty())
-    error = "'--prompt_ids' holds no token ids";
-  return !ids.empty();
-}
-
-std::string jsonString(const std::string &s) { return "\"" + jsonEscape(s) + "\""; }
-
-std::string jsonIds(const std::vector<int32_t> &ids) {
-  std::string out = "[";
-  for (size_t i = 0; i < ids.size(); ++i)
-    out += (i ? "," : "") + std::to_string(ids[i]);
-  return out + "]";
-}
-
-/// One answer: its tokens, why it stopped and its timing.
-struct Answer {
-  std::vector<int32_t> prompt, tokens;
-  /// With --dump_logits: the logits each of `tokens` was chosen from, one row of vocab floats per token.
-  std::vector<float> logits;
-  std::string text, stop;
-  double firstTokenMs = 0, firstTokenWall = 0;
-  double decodeMs = 0, decodeWall = 0;
-  int64_t decodeSteps = 0;
-  double tokensPerSecond() const { return decodeMs > 0 ? 1000.0 * double(decodeSteps) / decodeMs : 0; }
-  double wallTokensPerSecond() const { return decodeWall > 0 ? double(decodeSteps) / decodeWall : 0; }
-};
-
-/// What llm-run keeps between turns.
-struct Session {
-  cmdsim::LlmRuntime &runtime;
-  const LlmRunOptions &options;
-  const llm::Tokenizer *tokenizer = nullptr;
-  std::set<int32_t> stops;
-  std::mt19937_64 rng;
-  cmdsim::Sampling sampling;
-
-  /// Feeds `prompt` (reusing the cached prefix it starts with) and generates; streams text to stdout.
-  llvm::Expected<Answer> answer(const std::vector<int32_t> &prompt) {
-    Answer a;
-    a.prompt = prompt;
-    auto wallStart = std::chrono::steady_clock::now();
-    auto wallSince = [&] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    };
-    const std::vector<int32_t> &held = runtime.tokens();
-    bool extends = prompt.size() > held.size() && std::equal(held.begin(), held.end(), prompt.begin());
-    std::vector<int32_t> sequence = prompt;
-    llvm::Expected<std::vector<float>> logits = std::vector<float>();
-    if (options.noKvCache) {
-      logits = runtime.recompute(sequence);
-    } else {
-      if (!extends)
-        runtime.reset();
-      logits = runtime.feed(llvm::ArrayRef<int32_t>(prompt).drop_front(runtime.tokens().size()));
-    }
-    if (!logits)
-      return logits.takeError();
-    std::optional<llm::IncrementalDecoder> decoder;
-    if (tokenizer)
-      decoder.emplace(*tokenizer, /*skipSpecial=*/true);
-    for (int64_t step = 0; step < options.maxNewTokens; ++step) {
-      auto token = runtime.choose(*logits, sampling, rng);
-      if (!token)
-        return token.takeError();
-      if (!options.dumpLogits.empty())
-        a.logits.insert(a.logits.end(), logits->begin(), logits->end());
-      cmdsim::RunTime t = runtime.takeTime();
-      if (step == 0) {
-        a.firstTokenMs = t.simulatedMs;
-        a.firstTokenWall = wallSince();
-      } else {
-        a.decodeMs += t.simulatedMs;
-        ++a.decodeSteps;
-      }
-      a.tokens.push_back(*token);
-      sequence.push_back(*token);
-      std::string piece = decoder ? decoder->push(*token) : std::to_string(*token) + " ";
-      a.text += piece;
-      std::cout << piece << std::flush;
-      if (stops.count(*token)) {
-        a.stop = "eos";
-        break;
-      }
-      if (step + 1 == options.maxNewTokens) {
-        a.stop = "max_new_tokens";
-        break;
-      }
-      if (static_cast<int64_t>(sequence.size()) >= runtime.shape().seqLength ||
-          (options.noKvCache && static_cast<int64_t>(sequence.size()) > runtime.shape().maxInputLength)) {
-        a.stop = "context_full";
-        break;
-      }
-      logits = options.noKvCache ? runtime.recompute(sequence) : runtime.feed({*token}, cmdsim::FeedMode::Decode);
-      if (!logits)
-        return logits.takeError();
-    }
-    if (decoder) {
-      std::string rest = decoder->finish();
-      a.text += rest;
-      std::cout << rest;
-    }
-    std::cout << std::endl;
-    a.decodeWall = wallSince() - a.firstTokenWall;
-    return a;
-  }
-};
-
-std::string answerJson(const Answer &a, const cmdsim::LlmShape &shape, const std::string &chip,
-                       const std::string &model) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "\"first_token_ms\":%.6f,\"decode_tokens_per_s\":%.3f,\"wall_first_token_s\":%.6f,"
-                "\"wall_decode_tokens_per_s\":%.3f,\"decode_steps\":%lld,\"seq_length\":%lld,\"layers\":%lld",
-                a.firstTokenMs, a.tokensPerSecond(), a.firstTokenWall, a.wallTokensPerSecond(),
-                static_cast<long long>(a.decodeSteps), static_cast<long long>(shape.seqLength),
-                static_cast<long long>(shape.layers));
-  return "{\"model\":" + jsonString(model) + ",\"chip\":" + jsonString(chip) + ",\"prompt_ids\":" +
-         jsonIds(a.prompt) + ",\"tokens\":" + jsonIds(a.tokens) + ",\"text\":" + jsonString(a.text) +
-         ",\"stop\":" + jsonString(a.stop) + "," + buf + "}\n";
-}
-
-void printTiming(const Answer &a, const std::string &chip) {
+void printTiming(const driver::LlmAnswer &a, const std::string &chip) {
   std::fprintf(stderr,
                "tpuc llm-run: %zu prompt tokens, %zu generated (%s); first token %.3f ms simulated on %s "
                "(%.3f s wall); decode %.2f tokens/s simulated (%.1f tokens/s wall)\n",
@@ -388,139 +233,54 @@ void printTiming(const Answer &a, const std::string &chip) {
                a.tokensPerSecond(), a.wallTokensPerSecond());
 }
 
-/// The prompt of one user turn: the chat template over the conversation when the tokenizer has one.
-llvm::Expected<std::vector<int32_t>> encodeTurn(const llm::Tokenizer &tokenizer,
-                                                const std::vector<llm::ChatMessage> &conversation,
-                                                bool useTemplate) {
-  std::string text;
-  if (useTemplate && tokenizer.chatFormat() != llm::ChatFormat::None) {
-    auto rendered = tokenizer.applyChatTemplate(conversation);
-    if (!rendered)
-      return rendered.takeError();
-    text = *rendered;
-  } else {
-    for (const llm::ChatMessage &m : conversation)
-      text += m.content;
-  }
-  std::vector<int32_t> ids;
-  if (auto bos = tokenizer.bosTokenId(); bos && !(useTemplate && tokenizer.chatFormat() != llm::ChatFormat::None))
-    ids.push_back(*bos);
-  for (llm::TokenId id : tokenizer.encode(text))
-    ids.push_back(id);
-  return ids;
-}
-
 } // namespace
 
+// The session is TpucDriver's (tpuc/Driver/LlmSession.h); here the prompt is read, the answer streamed to
+// stdout and timed on stderr, and errors become one line and the exit code.
 int runLlmRun(const LlmRunOptions &o) {
   auto fail = [](int code, const std::string &message) {
     std::cerr << "tpuc llm-run: " << message << std::endl;
     return code;
   };
-  std::string error;
-  std::string modelPath = resolveModelFile(o.model, error);
-  if (modelPath.empty())
-    return fail(kExitUsage, error);
-  codegen::Model model;
-  backend::ChipProfile chip;
-  if (!loadModelFile(modelPath, model, chip, error))
-    return fail(kExitUsage, error);
-  auto runtime = cmdsim::LlmRuntime::create(chip, model);
-  if (!runtime)
-    return fail(kExitUsage, modelPath + ": " + llvm::toString(runtime.takeError()));
-  std::filesystem::path folder = std::filesystem::path(modelPath).parent_path();
-  if (folder.empty())
-    folder = ".";
-
-  // The tokenizer: --tokenizer, else tokenizer.json beside the model (llm-convert copies it there).
-  std::unique_ptr<llm::Tokenizer> tokenizer;
-  std::string tokenizerPath = o.tokenizer.empty() ? (folder / "tokenizer.json").string() : o.tokenizer;
-  std::error_code ec;
-  if (!o.tokenizer.empty() || std::filesystem::exists(tokenizerPath, ec)) {
-    auto loaded = llm::Tokenizer::fromFile(tokenizerPath);
-    if (!loaded)
-      return fail(kExitUsage, llvm::toString(loaded.takeError()));
-    tokenizer = std::move(*loaded);
-  } else if (o.promptIds.empty()) {
-    return fail(kExitUsage, tokenizerPath + ": no tokenizer.json beside the model; pass --tokenizer or --prompt_ids");
-  }
-
-  Session session{**runtime, o};
-  session.tokenizer = tokenizer.get();
-  session.rng.seed(static_cast<uint64_t>(o.seed));
-  session.sampling.topK = o.topK;
-  session.sampling.temperature = o.temperature;
-  session.sampling.topP = o.topP;
-  session.sampling.repetitionPenalty = o.repetitionPenalty;
-  // Stop tokens: generation_config.json's eos ids (beside the model or the tokenizer), the tokenizer's eos.
-  for (const std::filesystem::path &dir :
-       {folder, std::filesystem::path(tokenizerPath).parent_path()}) {
-    if (!std::filesystem::exists(dir / "generation_config.json", ec))
-      continue;
-    auto generation = llm::readGenerationConfig((dir / "generation_config.json").string());
-    if (!generation)
-      return fail(kExitUsage, llvm::toString(generation.takeError()));
-    for (int64_t id : generation->eosTokenIds)
-      session.stops.insert(static_cast<int32_t>(id));
-    break;
-  }
-  if (tokenizer && tokenizer->eosTokenId())
-    session.stops.insert(*tokenizer->eosTokenId());
-  const cmdsim::LlmShape &shape = (*runtime)->shape();
-  if (o.topK > 1 || o.repetitionPenalty != 1.0) {
-    if (!shape.sampleCandidates)
-      return fail(kExitUsage, modelPath + ": sampling (--top_k > 1 or --repetition_penalty) needs the 'sample_head' net");
-    if (o.topK > shape.sampleCandidates)
-      std::cerr << "tpuc llm-run: --top_k " << o.topK << " is wider than the sample head's " << shape.sampleCandidates
-                << " candidates; using " << shape.sampleCandidates << std::endl;
-  }
-
-  // --output_json and --dump_logits of an answer: "" or the one-line error.
-  auto writeAnswer = [&](const Answer &a) -> std::string {
-    if (!o.outputJson.empty()) {
-      std::ofstream out(o.outputJson);
-      out << answerJson(a, shape, chip.name, modelPath);
-      if (!out.good())
-        return o.outputJson + ": cannot write the answer";
-    }
-    if (o.dumpLogits.empty())
-      return "";
-    auto ids = [](const std::vector<int32_t> &v) {
-      return Tensor::fromValues<int32_t>({static_cast<int64_t>(v.size())}, v);
-    };
-    NpzFile npz;
-    npz.set("prompt_ids", ids(a.prompt));
-    npz.set("tokens", ids(a.tokens));
-    npz.set("logits", Tensor::fromValues({static_cast<int64_t>(a.tokens.size()), shape.vocab}, a.logits));
-    try {
-      npz.write(o.dumpLogits);
-    } catch (const NpyError &e) {
-      return e.what();
-    }
-    return "";
+  std::vector<std::string> warnings;
+  auto opened = driver::LlmSession::open(o, &warnings);
+  if (!opened)
+    return fail(kExitUsage, llvm::toString(opened.takeError()));
+  driver::LlmSession &session = **opened;
+  for (const std::string &warning : warnings)
+    std::cerr << "tpuc llm-run: " << warning << std::endl;
+  driver::Sink sink;
+  sink.print = [](std::string_view text, bool flush) {
+    std::cout << text;
+    if (flush)
+      std::cout.flush();
   };
+  const std::string &modelPath = session.modelPath();
 
   if (!o.interactive) {
     std::vector<int32_t> prompt;
     if (!o.promptIds.empty()) {
-      if (!parseIds(o.promptIds, prompt, error))
-        return fail(kExitUsage, error);
+      auto ids = driver::parsePromptIds(o.promptIds);
+      if (!ids)
+        return fail(kExitUsage, llvm::toString(ids.takeError()));
+      prompt = std::move(*ids);
     } else {
-      auto encoded = encodeTurn(*tokenizer, {{"user", o.prompt}}, !o.noChatTemplate);
+      auto encoded = session.encodeTurn({{"user", o.prompt}}, !o.noChatTemplate);
       if (!encoded)
         return fail(kExitUsage, llvm::toString(encoded.takeError()));
       prompt = std::move(*encoded);
     }
-    auto a = session.answer(prompt);
+    auto a = session.answer(prompt, sink);
     if (!a)
       return fail(kExitFailed, modelPath + ": " + llvm::toString(a.takeError()));
-    printTiming(*a, chip.name);
-    if (std::string failure = writeAnswer(*a); !failure.empty())
+    printTiming(*a, session.chipName());
+    if (std::string failure = session.writeAnswer(*a); !failure.empty())
       return fail(kExitUsage, failure);
     return kExitOk;
   }
 
   // Interactive: one user turn per line until EOF; the conversation stays in the KV cache.
+  const cmdsim::LlmShape &shape = session.shape();
   std::vector<llm::ChatMessage> conversation;
   std::string line;
   std::cerr << "tpuc llm-run: " << shape.layers << " layers, context " << shape.seqLength
@@ -529,7 +289,7 @@ int runLlmRun(const LlmRunOptions &o) {
     if (line.empty())
       continue;
     conversation.push_back({"user", line});
-    auto prompt = encodeTurn(*tokenizer, conversation, !o.noChatTemplate);
+    auto prompt = session.encodeTurn(conversation, !o.noChatTemplate);
     if (!prompt)
       return fail(kExitUsage, llvm::toString(prompt.takeError()));
     if (static_cast<int64_t>(prompt->size()) >= shape.seqLength) {
@@ -537,16 +297,16 @@ int runLlmRun(const LlmRunOptions &o) {
       std::cerr << "tpuc llm-run: the conversation exceeds seq_length " << shape.seqLength
                 << "; starting over from this message" << std::endl;
       conversation = {conversation.back()};
-      prompt = encodeTurn(*tokenizer, conversation, !o.noChatTemplate);
+      prompt = session.encodeTurn(conversation, !o.noChatTemplate);
       if (!prompt)
         return fail(kExitUsage, llvm::toString(prompt.takeError()));
     }
-    auto a = session.answer(*prompt);
+    auto a = session.answer(*prompt, sink);
     if (!a)
       return fail(kExitFailed, modelPath + ": " + llvm::toString(a.takeError()));
-    printTiming(*a, chip.name);
+    printTiming(*a, session.chipName());
     conversation.push_back({"assistant", a->text});
-    if (std::string failure = writeAnswer(*a); !failure.empty())
+    if (std::string failure = session.writeAnswer(*a); !failure.empty())
       return fail(kExitUsage, failure);
   }
   return kExitOk;

@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
-#include "DeployCommand.h"
-#include "TopModule.h"
+#include "tpuc/Driver/DeployStages.h"
+#include "tpuc/Driver/TopModule.h"
 
 #include "tpuc/Backend/ChipProfile.h"
 #include "tpuc/Simulator/CmdExec.h"

@@ -1,218 +1,40 @@
-//===- SearchQtable.cpp - calibrate --search search_qtable (mixed precision) ===//
+//===- SearchQtable.cpp - calibrate --search search_qtable: the adapter ---===//
 //
-// After calibration: lower the model to INT8 with the new table, run the Tpu simulator in the isolated
-// mode on a few calibration samples, and rank the ops by the error each one makes on its own (1 - cosine
-// against the float reference, averaged over the samples). Then greedily keep the worst ops in float
-// (F16, which every chip profile runs; BF16 for a profile without F16) until the lowest output cosine over
-// the samples reaches --expected_cos or --max_float_layers ops are in float. The result is a TPU-MLIR
-// quantize table (`op_name MODE`), and the ops and cosines are reported.
-//
-// An output that is a sigmoid is scored on its input, the logits: a detector's probability map on an
-// image with nothing to detect is almost constant near 0, and its cosine says nothing about the error,
-// while its logits still carry the whole signal (the sigmoid is monotonic, so what ranks the logits
-// right ranks the probabilities right).
+// The search itself is TpucDriver's (tpuc/Driver/SearchQtable.h); here its progress goes to the calibrate
+// job's reporter, its text to stdout and its one-line errors to stderr.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CalibrateCommand.h"
-#include "Commands.h"
-#include "DeployCommand.h"
-#include "TestInputs.h"
 
-#include "tpuc/Backend/ChipProfile.h"
-#include "tpuc/Dialect/Top/TensorNames.h"
-#include "tpuc/Dialect/Top/TopOps.h"
-#include "tpuc/Simulator/Interpreter.h"
+#include "tpuc/Driver/SearchQtable.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-
-#include <algorithm>
-#include <iomanip>
 #include <iostream>
-#include <map>
-#include <sstream>
 
 namespace tpuc::cli {
-namespace {
-
-/// Samples the search evaluates (the first ones of the calibration set): enough to rank ops robustly,
-/// few enough that each greedy step stays a few simulator runs.
-constexpr size_t kSearchSamples = 4;
-
-std::string fixed(double value, int digits = 6) {
-  std::ostringstream out;
-  out << std::fixed << std::setprecision(digits) << value;
-  return out.str();
-}
-
-/// The tensors search_qtable scores, one per output of `top`'s main: the output, or for an output made by
-/// a top.sigmoid the sigmoid's input (when that input has a name the reference dumps).
-std::vector<std::string> scoredTensors(mlir::ModuleOp top, const std::vector<std::string> &outputNames,
-                                       const NpzFile &reference) {
-  std::vector<std::string> scored = outputNames;
-  auto main = top.lookupSymbol<mlir::func::FuncOp>("main");
-  if (!main)
-    return scored;
-  auto ret = main.getBody().back().getTerminator();
-  for (unsigned i = 0; i < ret->getNumOperands() && i < scored.size(); ++i) {
-    mlir::Operation *def = ret->getOperand(i).getDefiningOp();
-    if (!def || !mlir::isa<top::SigmoidOp>(def) || def->getNumOperands() != 1)
-      continue;
-    mlir::Operation *logits = def->getOperand(0).getDefiningOp();
-    std::string name = logits ? top::locationName(logits->getLoc()) : std::string();
-    if (!name.empty() && reference.has(name))
-      scored[i] = name;
-  }
-  return scored;
-}
-
-} // namespace
-
-/// The float mode that stands in for INT8 on `chip`: F16 when its profile lists F16 throughput (every
-/// current profile does); BF16 would serve a profile without F16, or a chip without a profile.
-quant::QuantMode searchFloatMode(const std::string &chip) {
-  try {
-    return backend::findChipProfile(chip).macsPerLanePerCycle.count(backend::Precision::F16)
-               ? quant::QuantMode::F16
-               : quant::QuantMode::BF16;
-  } catch (const std::exception &) {
-    return quant::QuantMode::BF16;
-  }
-}
 
 int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::CalibrationTable &table,
                     const std::vector<CalibrationSample> &samples, ProgressReporter &progress) {
-  auto fail = [](int code, const std::string &message) {
+  std::vector<std::vector<std::string>> files;
+  for (const CalibrationSample &sample : samples)
+    files.push_back(sample.files);
+  driver::Sink sink;
+  sink.progress = [&](const driver::ProgressEvent &e) {
+    progress.report(e.stage, e.fraction, e.message, e.artifacts);
+  };
+  sink.print = [](std::string_view text, bool flush) {
+    std::cout << text;
+    if (flush)
+      std::cout.flush();
+  };
+  auto report = driver::searchQtable(o, top, table, files, sink);
+  if (!report) {
+    std::cerr << "tpuc calibrate: search_qtable: " << llvm::toString(report.takeError()) << std::endl;
+    return kExitFailed;
+  }
+  for (const std::string &message : report->messages)
     std::cerr << "tpuc calibrate: search_qtable: " << message << std::endl;
-    return code;
-  };
-  std::string error;
-  sim::Interpreter interpreter(top);
-  std::vector<std::string> outputNames = interpreter.outputNames();
-  struct Evaluated {
-    NpzFile inputs;
-    RunResult reference;
-  };
-  std::vector<Evaluated> evals;
-  for (size_t i = 0; i < samples.size() && evals.size() < kSearchSamples; ++i) {
-    auto inputs = loadTestInputs(samples[i].files, interpreter, top, error);
-    if (!inputs)
-      return fail(kExitUsage, error);
-    auto reference = runReference(top, *inputs, error);
-    if (!reference)
-      return fail(kExitFailed, error);
-    evals.push_back({std::move(*inputs), std::move(*reference)});
-  }
-
-  std::vector<std::string> scored = scoredTensors(top, outputNames, evals.front().reference.tensors);
-  bool scoresLogits = scored != outputNames;
-
-  LoweringOptions lowering;
-  lowering.chip = o.chip;
-  lowering.mode = top::Precision::INT8;
-  lowering.calibrationTable = table;
-  // The lowest output cosine over the samples of the model lowered with `qtable`.
-  auto evaluate = [&](const quant::QuantizeTable &qtable, double &cosine) -> bool {
-    LoweringOptions options = lowering;
-    options.quantizeTable = qtable;
-    auto tpu = lowerCopy(top, options, error);
-    if (!tpu)
-      return false;
-    cosine = 1.0;
-    for (const Evaluated &e : evals) {
-      auto run = runTpu(*tpu, e.inputs, /*dumpAll=*/scoresLogits, nullptr, outputNames, error);
-      if (!run)
-        return false;
-      if (!scoresLogits) {
-        cosine = std::min(cosine, outputCosine(*run, e.reference));
-        continue;
-      }
-      for (size_t i = 0; i < scored.size(); ++i) {
-        const NpzFile &got = scored[i] == outputNames[i] ? run->outputs : run->tensors;
-        const NpzFile &want = scored[i] == outputNames[i] ? e.reference.outputs : e.reference.tensors;
-        cosine = std::min(cosine, got.has(scored[i]) && want.has(scored[i])
-                                      ? cosineOf(got.get(scored[i]), want.get(scored[i]))
-                                      : 0.0);
-      }
-    }
-    return true;
-  };
-
-  // Rank: isolated error of every op, averaged over the samples.
-  progress.report("search_qtable", 0.0, "isolated errors of the INT8 model");
-  auto int8 = lowerCopy(top, lowering, error);
-  if (!int8)
-    return fail(kExitFailed, error);
-  std::map<std::string, double> errorSum;
-  for (const Evaluated &e : evals) {
-    auto isolated = runTpu(*int8, e.inputs, /*dumpAll=*/true, &e.reference.tensors, outputNames, error);
-    if (!isolated)
-      return fail(kExitFailed, error);
-    for (const std::string &name : isolated->tensors.names())
-      if (e.reference.tensors.has(name) && !e.inputs.has(name))
-        errorSum[name] += 1.0 - cosineOf(isolated->tensors.get(name), e.reference.tensors.get(name));
-  }
-  // Only ops of the Top graph can be named in a quantize table; the inputs stay as they are, and so do
-  // sigmoid outputs scored on their logits (their precision does not move the score).
-  std::vector<std::pair<double, std::string>> ranked;
-  auto scoredThroughLogits = [&](const std::string &name) {
-    for (size_t i = 0; i < scored.size(); ++i)
-      if (outputNames[i] == name && scored[i] != name)
-        return true;
-    return false;
-  };
-  for (const std::string &name : evals.front().reference.tensors.names())
-    if (auto it = errorSum.find(name); it != errorSum.end() && it->second > 0 && !scoredThroughLogits(name))
-      ranked.emplace_back(it->second / double(evals.size()), name);
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
-
-  quant::QuantizeTable qtable;
-  double cosine = 0;
-  if (!evaluate(qtable, cosine))
-    return fail(kExitFailed, error);
-  double int8Cosine = cosine;
-  quant::QuantMode floatMode = searchFloatMode(o.chip);
-  std::vector<std::string> chosen;
-  size_t limit = std::min<size_t>(static_cast<size_t>(o.maxFloatLayers), ranked.size());
-  for (size_t k = 0; k < limit && cosine < o.expectedCos; ++k) {
-    qtable.set(ranked[k].second, floatMode);
-    chosen.push_back(ranked[k].second);
-    if (!evaluate(qtable, cosine))
-      return fail(kExitFailed, error);
-    progress.report("search_qtable", double(k + 1) / double(limit ? limit : 1),
-                    ranked[k].second + " in " + std::string(quant::quantModeName(floatMode)) + ": cos " +
-                        fixed(cosine));
-  }
-  try {
-    quant::writeQuantizeTable(o.quantizeTable, qtable);
-  } catch (const quant::TableError &e) {
-    return fail(kExitUsage, e.what());
-  }
-  std::string what = "output";
-  if (scoresLogits) {
-    what = "scored";
-    std::cout << "search_qtable scores";
-    for (size_t i = 0; i < scored.size(); ++i)
-      std::cout << (i ? ", " : " ") << "'" << scored[i] << "'"
-                << (scored[i] == outputNames[i] ? "" : " (the logits of sigmoid output '" + outputNames[i] + "')");
-    std::cout << "\n";
-  }
-  std::cout << "search_qtable on " << evals.size() << " sample(s), chip " << o.chip << ": INT8 " << what << " cos "
-            << fixed(int8Cosine) << "\n";
-  std::cout << "ops ranked by isolated error (1 - cos): ";
-  for (size_t i = 0; i < std::min<size_t>(ranked.size(), 8); ++i)
-    std::cout << (i ? ", " : "") << ranked[i].second << " " << fixed(ranked[i].first, 5);
-  std::cout << "\n";
-  for (const std::string &name : chosen)
-    std::cout << "  " << name << " " << quant::quantModeName(floatMode) << "\n";
-  bool reached = cosine >= o.expectedCos;
-  std::cout << what << " cos " << fixed(cosine) << " with " << chosen.size() << " float op(s): "
-            << (reached ? "reached" : "did not reach") << " --expected_cos " << fixed(o.expectedCos)
-            << "; quantize table written to " << o.quantizeTable << std::endl;
-  progress.report("search_qtable", 1.0, what + " cos " + fixed(cosine) + " with " + std::to_string(chosen.size()) +
-                                            " float op(s)",
-                  {o.calibrationTable, o.quantizeTable});
-  return reached ? kExitOk : kExitFailed;
+  return report->exitCode;
 }
 
 } // namespace tpuc::cli

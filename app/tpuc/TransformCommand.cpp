@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
-#include "TestInputs.h"
+#include "tpuc/Driver/TestInputs.h"
 
 #include "tpuc/Import/OnnxImporter.h"
 #include "tpuc/Simulator/Compare.h"

@@ -1,6 +1,6 @@
 //===- TestInputs.cpp - --test_input files as tensors for a Top module ---===//
 
-#include "TestInputs.h"
+#include "tpuc/Driver/TestInputs.h"
 
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Simulator/Interpreter.h"

@@ -1,4 +1,4 @@
-//===- DeployCommand.h - Pieces of `tpuc deploy` shared with the search ---===//
+//===- DeployStages.h - Pieces of deploy shared with the search and run ---===//
 //
 // Lowering a copy of a Top module to Tpu, running the Tpu functional simulator (accumulated or isolated),
 // the float reference of the same inputs, and the side-by-side per-layer comparison of the two modes.
@@ -6,10 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TPUC_APP_TPUC_DEPLOYCOMMAND_H
-#define TPUC_APP_TPUC_DEPLOYCOMMAND_H
+#ifndef TPUC_DRIVER_DEPLOYSTAGES_H
+#define TPUC_DRIVER_DEPLOYSTAGES_H
 
 #include "tpuc/Conversion/TopToTpu.h"
+#include "tpuc/Driver/Results.h"
 #include "tpuc/Simulator/CmdExec.h"
 #include "tpuc/Simulator/Compare.h"
 #include "tpuc/Support/Npz.h"
@@ -23,8 +24,12 @@
 
 namespace tpuc::cli {
 
+/// The rows of a comparison as result-record tensors (Results.h).
+std::vector<driver::TensorResult> tensorResults(const NpzComparison &comparison);
+
 /// A lowered copy of `top` (which is left untouched), or null with a one-line `error`.
-mlir::OwningOpRef<mlir::ModuleOp> lowerCopy(mlir::ModuleOp top, const LoweringOptions &options, std::string &error);
+mlir::OwningOpRef<mlir::ModuleOp> lowerCopy(mlir::ModuleOp top, const LoweringOptions &options,
+                                            std::string &error);
 
 /// The tensors of one run: every tensor (with dumpAll) and the function results, the results named as
 /// the Top reference names its outputs (a Tpu function may end in casts back to f32).
@@ -38,8 +43,9 @@ std::optional<RunResult> runReference(mlir::ModuleOp top, const NpzFile &inputs,
 
 /// Runs the Tpu simulator on `inputs`: accumulated, or isolated when `reference` (every Top tensor) is
 /// given. `outputNames` are the Top function's output names. nullopt with a one-line `error`.
-std::optional<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll, const NpzFile *reference,
-                                const std::vector<std::string> &outputNames, std::string &error);
+std::optional<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll,
+                                const NpzFile *reference, const std::vector<std::string> &outputNames,
+                                std::string &error);
 
 /// The output names of `top`'s entry function (the reference interpreter's names).
 std::vector<std::string> topOutputNames(mlir::ModuleOp top);
@@ -69,7 +75,8 @@ std::string formatSideBySideCsv(const std::vector<LayerRow> &rows);
 std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const CompareTolerance &tolerance);
 
 /// Reads the model file `path` and the profile of its chip; false with a one-line `error`.
-bool loadModelFile(const std::string &path, codegen::Model &model, backend::ChipProfile &chip, std::string &error);
+bool loadModelFile(const std::string &path, codegen::Model &model, backend::ChipProfile &chip,
+                   std::string &error);
 
 /// The model file run on the command-level simulator and compared per tensor with the Tpu simulation.
 struct ModelCheck {
@@ -89,4 +96,4 @@ std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const Npz
 
 } // namespace tpuc::cli
 
-#endif // TPUC_APP_TPUC_DEPLOYCOMMAND_H
+#endif // TPUC_DRIVER_DEPLOYSTAGES_H

@@ -1,6 +1,6 @@
 //===- TopModule.cpp - Loading a Top MLIR file for the tpuc subcommands ---===//
 
-#include "TopModule.h"
+#include "tpuc/Driver/TopModule.h"
 
 #include "tpuc/Dialect/Top/TopDialect.h"
 #include "tpuc/Transforms/Pipelines.h"

@@ -1,0 +1,276 @@
+//===- LlmSession.cpp - A converted LLM opened for generation (llm-run) ---===//
+//
+// Moved from app/tpuc/LlmCommands.cpp: the model file on the command-level runtime, its tokenizer, stop
+// tokens and sampling, and the generation loop; tpuc llm-run prints what it returns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tpuc/Driver/LlmSession.h"
+#include "tpuc/Driver/DeployStages.h"
+
+#include "tpuc/LLM/HFConfig.h"
+#include "tpuc/Support/Npz.h"
+#include "tpuc/Support/Progress.h"
+
+#include <cctype>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace tpuc::driver {
+namespace {
+
+/// The model file: the path itself, or the one .tpum inside a directory.
+std::string resolveModelFile(const std::string &path, std::string &error) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec))
+    return path;
+  std::vector<std::string> found;
+  for (const auto &entry : std::filesystem::directory_iterator(path, ec))
+    if (entry.path().extension() == ".tpum")
+      found.push_back(entry.path().string());
+  if (found.size() != 1) {
+    error = path + ": " +
+            (found.empty() ? "no .tpum model file in this directory"
+                           : "several .tpum files in this directory; name one with --model");
+    return "";
+  }
+  return found[0];
+}
+
+std::string jsonString(const std::string &s) { return "\"" + jsonEscape(s) + "\""; }
+
+std::string jsonIds(const std::vector<int32_t> &ids) {
+  std::string out = "[";
+  for (size_t i = 0; i < ids.size(); ++i)
+    out += (i ? "," : "") + std::to_string(ids[i]);
+  return out + "]";
+}
+
+} // namespace
+
+llvm::Expected<std::vector<int32_t>> parsePromptIds(const std::string &text) {
+  std::vector<int32_t> ids;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    try {
+      long long v = std::stoll(item, &used);
+      while (used < item.size() && std::isspace(static_cast<unsigned char>(item[used])))
+        ++used;
+      if (used != item.size() || v < 0 || v > INT32_MAX)
+        throw std::invalid_argument(item);
+      ids.push_back(static_cast<int32_t>(v));
+    } catch (const std::exception &) {
+      return llvm::createStringError("'--prompt_ids': '" + item + "' is not a token id");
+    }
+  }
+  if (ids.empty())
+    return llvm::createStringError("'--prompt_ids' holds no token ids");
+  return ids;
+}
+
+llvm::Expected<std::unique_ptr<LlmSession>> LlmSession::open(const LlmRunOptions &o,
+                                                             std::vector<std::string> *warnings) {
+  auto fail = [](const std::string &message) { return llvm::createStringError(message); };
+  std::unique_ptr<LlmSession> session(new LlmSession(o));
+  std::string error;
+  std::string modelPath = resolveModelFile(o.model, error);
+  if (modelPath.empty())
+    return fail(error);
+  session->modelPath_ = modelPath;
+  if (!cli::loadModelFile(modelPath, session->model_, session->chip_, error))
+    return fail(error);
+  auto runtime = cmdsim::LlmRuntime::create(session->chip_, session->model_);
+  if (!runtime)
+    return fail(modelPath + ": " + llvm::toString(runtime.takeError()));
+  session->runtime_ = std::move(*runtime);
+  std::filesystem::path folder = std::filesystem::path(modelPath).parent_path();
+  if (folder.empty())
+    folder = ".";
+
+  // The tokenizer: --tokenizer, else tokenizer.json beside the model (llm-convert copies it there).
+  std::string tokenizerPath = o.tokenizer.empty() ? (folder / "tokenizer.json").string() : o.tokenizer;
+  std::error_code ec;
+  if (!o.tokenizer.empty() || std::filesystem::exists(tokenizerPath, ec)) {
+    auto loaded = llm::Tokenizer::fromFile(tokenizerPath);
+    if (!loaded)
+      return fail(llvm::toString(loaded.takeError()));
+    session->tokenizer_ = std::move(*loaded);
+  } else if (o.promptIds.empty()) {
+    return fail(tokenizerPath + ": no tokenizer.json beside the model; pass --tokenizer or --prompt_ids");
+  }
+
+  session->rng_.seed(static_cast<uint64_t>(o.seed));
+  session->sampling_.topK = o.topK;
+  session->sampling_.temperature = o.temperature;
+  session->sampling_.topP = o.topP;
+  session->sampling_.repetitionPenalty = o.repetitionPenalty;
+  // Stop tokens: generation_config.json's eos ids (beside the model or the tokenizer), the tokenizer's eos.
+  for (const std::filesystem::path &dir : {folder, std::filesystem::path(tokenizerPath).parent_path()}) {
+    if (!std::filesystem::exists(dir / "generation_config.json", ec))
+      continue;
+    auto generation = llm::readGenerationConfig((dir / "generation_config.json").string());
+    if (!generation)
+      return fail(llvm::toString(generation.takeError()));
+    for (int64_t id : generation->eosTokenIds)
+      session->stops_.insert(static_cast<int32_t>(id));
+    break;
+  }
+  if (session->tokenizer_ && session->tokenizer_->eosTokenId())
+    session->stops_.insert(*session->tokenizer_->eosTokenId());
+  const cmdsim::LlmShape &shape = session->shape();
+  if (o.topK > 1 || o.repetitionPenalty != 1.0) {
+    if (!shape.sampleCandidates)
+      return fail(modelPath + ": sampling (--top_k > 1 or --repetition_penalty) needs the 'sample_head' net");
+    if (o.topK > shape.sampleCandidates && warnings)
+      warnings->push_back("--top_k " + std::to_string(o.topK) + " is wider than the sample head's " +
+                          std::to_string(shape.sampleCandidates) + " candidates; using " +
+                          std::to_string(shape.sampleCandidates));
+  }
+  return session;
+}
+
+llvm::Expected<LlmAnswer> LlmSession::answer(const std::vector<int32_t> &prompt, const Sink &sink) {
+  cmdsim::LlmRuntime &runtime = *runtime_;
+  const LlmRunOptions &options = options_;
+  const llm::Tokenizer *tokenizer = tokenizer_.get();
+  LlmAnswer a;
+  a.prompt = prompt;
+  auto wallStart = std::chrono::steady_clock::now();
+  auto wallSince = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  };
+  const std::vector<int32_t> &held = runtime.tokens();
+  bool extends = prompt.size() > held.size() && std::equal(held.begin(), held.end(), prompt.begin());
+  std::vector<int32_t> sequence = prompt;
+  llvm::Expected<std::vector<float>> logits = std::vector<float>();
+  if (options.noKvCache) {
+    logits = runtime.recompute(sequence);
+  } else {
+    if (!extends)
+      runtime.reset();
+    logits = runtime.feed(llvm::ArrayRef<int32_t>(prompt).drop_front(runtime.tokens().size()));
+  }
+  if (!logits)
+    return logits.takeError();
+  std::optional<llm::IncrementalDecoder> decoder;
+  if (tokenizer)
+    decoder.emplace(*tokenizer, /*skipSpecial=*/true);
+  for (int64_t step = 0; step < options.maxNewTokens; ++step) {
+    if (sink.isCancelled())
+      return llvm::createStringError("generation cancelled after " + std::to_string(a.tokens.size()) +
+                                     " tokens");
+    auto token = runtime.choose(*logits, sampling_, rng_);
+    if (!token)
+      return token.takeError();
+    if (!options.dumpLogits.empty())
+      a.logits.insert(a.logits.end(), logits->begin(), logits->end());
+    cmdsim::RunTime t = runtime.takeTime();
+    if (step == 0) {
+      a.firstTokenMs = t.simulatedMs;
+      a.firstTokenWall = wallSince();
+    } else {
+      a.decodeMs += t.simulatedMs;
+      ++a.decodeSteps;
+    }
+    a.tokens.push_back(*token);
+    sequence.push_back(*token);
+    std::string piece = decoder ? decoder->push(*token) : std::to_string(*token) + " ";
+    a.text += piece;
+    sink.write(piece, /*flush=*/true);
+    if (stops_.count(*token)) {
+      a.stop = "eos";
+      break;
+    }
+    if (step + 1 == options.maxNewTokens) {
+      a.stop = "max_new_tokens";
+      break;
+    }
+    if (static_cast<int64_t>(sequence.size()) >= runtime.shape().seqLength ||
+        (options.noKvCache && static_cast<int64_t>(sequence.size()) > runtime.shape().maxInputLength)) {
+      a.stop = "context_full";
+      break;
+    }
+    logits =
+        options.noKvCache ? runtime.recompute(sequence) : runtime.feed({*token}, cmdsim::FeedMode::Decode);
+    if (!logits)
+      return logits.takeError();
+  }
+  if (decoder) {
+    std::string rest = decoder->finish();
+    a.text += rest;
+    sink.write(rest);
+  }
+  sink.write("\n", /*flush=*/true);
+  a.decodeWall = wallSince() - a.firstTokenWall;
+  return a;
+}
+
+std::string LlmSession::answerJson(const LlmAnswer &a) const {
+  const cmdsim::LlmShape &shape = this->shape();
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "\"first_token_ms\":%.6f,\"decode_tokens_per_s\":%.3f,\"wall_first_token_s\":%.6f,"
+                "\"wall_decode_tokens_per_s\":%.3f,\"decode_steps\":%lld,\"seq_length\":%lld,\"layers\":%lld",
+                a.firstTokenMs, a.tokensPerSecond(), a.firstTokenWall, a.wallTokensPerSecond(),
+                static_cast<long long>(a.decodeSteps), static_cast<long long>(shape.seqLength),
+                static_cast<long long>(shape.layers));
+  return "{\"model\":" + jsonString(modelPath_) + ",\"chip\":" + jsonString(chip_.name) +
+         ",\"prompt_ids\":" + jsonIds(a.prompt) + ",\"tokens\":" + jsonIds(a.tokens) +
+         ",\"text\":" + jsonString(a.text) + ",\"stop\":" + jsonString(a.stop) + "," + buf + "}\n";
+}
+
+std::string LlmSession::writeAnswer(const LlmAnswer &a) const {
+  const LlmRunOptions &o = options_;
+  if (!o.outputJson.empty()) {
+    std::ofstream out(o.outputJson);
+    out << answerJson(a);
+    if (!out.good())
+      return o.outputJson + ": cannot write the answer";
+  }
+  if (o.dumpLogits.empty())
+    return "";
+  auto ids = [](const std::vector<int32_t> &v) {
+    return Tensor::fromValues<int32_t>({static_cast<int64_t>(v.size())}, v);
+  };
+  NpzFile npz;
+  npz.set("prompt_ids", ids(a.prompt));
+  npz.set("tokens", ids(a.tokens));
+  npz.set("logits", Tensor::fromValues({static_cast<int64_t>(a.tokens.size()), shape().vocab}, a.logits));
+  try {
+    npz.write(o.dumpLogits);
+  } catch (const NpyError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+llvm::Expected<std::vector<int32_t>> LlmSession::encodeTurn(const std::vector<llm::ChatMessage> &conversation,
+                                                            bool useTemplate) const {
+  const llm::Tokenizer &tokenizer = *tokenizer_;
+  std::string text;
+  if (useTemplate && tokenizer.chatFormat() != llm::ChatFormat::None) {
+    auto rendered = tokenizer.applyChatTemplate(conversation);
+    if (!rendered)
+      return rendered.takeError();
+    text = *rendered;
+  } else {
+    for (const llm::ChatMessage &m : conversation)
+      text += m.content;
+  }
+  std::vector<int32_t> ids;
+  if (auto bos = tokenizer.bosTokenId();
+      bos && !(useTemplate && tokenizer.chatFormat() != llm::ChatFormat::None))
+    ids.push_back(*bos);
+  for (llm::TokenId id : tokenizer.encode(text))
+    ids.push_back(id);
+  return ids;
+}
+
+} // namespace tpuc::driver
