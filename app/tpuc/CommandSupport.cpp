@@ -14,6 +14,20 @@ int notImplemented(std::string_view subcommand) {
   return kExitNotImplemented;
 }
 
+driver::Sink consoleSink(ProgressReporter *progress) {
+  driver::Sink sink;
+  if (progress)
+    sink.progress = [progress](const driver::ProgressEvent &e) {
+      progress->report(e.stage, e.fraction, e.message, e.artifacts);
+    };
+  sink.print = [](std::string_view text, bool flush) {
+    std::cout << text;
+    if (flush)
+      std::cout.flush();
+  };
+  return sink;
+}
+
 ProgressReporter makeProgressReporter(const std::string &format) {
   auto parsed = ProgressReporter::parseFormat(format);
   return ProgressReporter(parsed.value_or(ProgressReporter::Format::None),

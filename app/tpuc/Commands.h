@@ -10,6 +10,7 @@
 #ifndef TPUC_APP_TPUC_COMMANDS_H
 #define TPUC_APP_TPUC_COMMANDS_H
 
+#include "tpuc/Driver/Driver.h"
 #include "tpuc/Driver/Requests.h"
 #include "tpuc/Driver/Results.h"
 #include "tpuc/Support/ArgParser.h"
@@ -73,6 +74,9 @@ int notImplemented(std::string_view subcommand);
 /// A reporter for a `--progress` value (already validated by the parser):
 /// JSON lines on stdout, text on stderr.
 ProgressReporter makeProgressReporter(const std::string &format);
+/// A driver sink for the console: text to stdout (flushed where the driver asks), progress events to
+/// `progress` when given.
+driver::Sink consoleSink(ProgressReporter *progress = nullptr);
 
 int runTransform(const TransformOptions &opts);
 int runCalibrate(const CalibrateOptions &opts);

@@ -15,15 +15,7 @@ namespace tpuc::cli {
 
 int runDeploy(const DeployOptions &o) {
   ProgressReporter progress = makeProgressReporter(o.progress);
-  driver::Sink sink;
-  sink.progress = [&](const driver::ProgressEvent &e) {
-    progress.report(e.stage, e.fraction, e.message, e.artifacts);
-  };
-  sink.print = [](std::string_view text, bool flush) {
-    std::cout << text;
-    if (flush)
-      std::cout.flush();
-  };
+  driver::Sink sink = consoleSink(&progress);
   auto report = driver::deploy(o, sink);
   if (!report) {
     std::cerr << "tpuc deploy: " << llvm::toString(report.takeError()) << std::endl;

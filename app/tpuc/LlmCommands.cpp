@@ -249,12 +249,7 @@ int runLlmRun(const LlmRunOptions &o) {
   driver::LlmSession &session = **opened;
   for (const std::string &warning : warnings)
     std::cerr << "tpuc llm-run: " << warning << std::endl;
-  driver::Sink sink;
-  sink.print = [](std::string_view text, bool flush) {
-    std::cout << text;
-    if (flush)
-      std::cout.flush();
-  };
+  driver::Sink sink = consoleSink();
   const std::string &modelPath = session.modelPath();
 
   if (!o.interactive) {

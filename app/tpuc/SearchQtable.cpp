@@ -18,15 +18,7 @@ int runSearchQtable(const CalibrateOptions &o, mlir::ModuleOp top, const quant::
   std::vector<std::vector<std::string>> files;
   for (const CalibrationSample &sample : samples)
     files.push_back(sample.files);
-  driver::Sink sink;
-  sink.progress = [&](const driver::ProgressEvent &e) {
-    progress.report(e.stage, e.fraction, e.message, e.artifacts);
-  };
-  sink.print = [](std::string_view text, bool flush) {
-    std::cout << text;
-    if (flush)
-      std::cout.flush();
-  };
+  driver::Sink sink = consoleSink(&progress);
   auto report = driver::searchQtable(o, top, table, files, sink);
   if (!report) {
     std::cerr << "tpuc calibrate: search_qtable: " << llvm::toString(report.takeError()) << std::endl;

@@ -336,8 +336,7 @@ TEST(Chips, ListIsTheProfileFolder) {
   std::vector<std::string> chips = listChips();
   ASSERT_FALSE(chips.empty());
   EXPECT_NE(std::find(chips.begin(), chips.end(), std::string(kDefaultChip)), chips.end());
-  // The same names the engine loads profiles by.
-  EXPECT_EQ(chips, backend::knownChips());
+  // Every name is a profile the engine loads.
   for (const std::string &chip : chips)
     EXPECT_EQ(backend::findChipProfile(chip).name, chip);
 }

@@ -19,12 +19,9 @@ namespace tpuc::driver {
 /// compile configuration). One of listChips().
 inline constexpr std::string_view kDefaultChip = "bm1684x";
 
-/// The directories searched for chip profiles, in order: `extraDirs`, $TPUC_CHIP_DIR,
-/// `<exe>/../share/tpu-studio/chips` (build and install trees) and the source tree's resources/chips.
-/// The same order as backend::chipSearchDirs, which loads the profiles.
-std::vector<std::string> chipSearchDirs(const std::vector<std::string> &extraDirs = {});
-
-/// Names of every profile (`<name>.json`) in the search directories, sorted and unique.
+/// Names of every profile (`<name>.json`) in the directories the engine loads profiles from
+/// (backend::chipSearchDirs: `extraDirs`, $TPUC_CHIP_DIR, `<exe>/../share/tpu-studio/chips`, the source
+/// tree's resources/chips), sorted and unique.
 std::vector<std::string> listChips(const std::vector<std::string> &extraDirs = {});
 
 } // namespace tpuc::driver
