@@ -46,12 +46,6 @@ BackendRole topRole(Operation *op) {
       .Default([](Operation *) { return BackendRole::Other; });
 }
 
-BackendRole roleOf(Operation *op) {
-  if (auto backend = dyn_cast<tpu::BackendInterface>(op))
-    return backend.getBackendRole();
-  return topRole(op);
-}
-
 std::optional<DType> dtypeOf(Type t) {
   if (auto q = dyn_cast<quant::QuantizedType>(t))
     t = q.getStorageType();
@@ -94,12 +88,30 @@ std::vector<int64_t> i64s(Operation *op, StringRef name) {
   return {};
 }
 
-/// Fills a 2-D window from kernel_shape / strides / pads (begin pads, then
-/// end pads) / dilations; false if the op is not 2-D.
-bool readWindow(Operation *op, Window &w) {
+/// Widens the end pads so the window formula gives the result's extent
+/// (ceil_mode pooling).
+void matchExtent(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t &p1) {
+  while ((in + p0 + p1 - d * (k - 1) - 1) / s + 1 < out)
+    p1 += 1;
+}
+
+/// What the planner and the cost model read about an op: from tpu::BackendInterface for Tpu ops, from
+/// the attributes of the Top op for Top IR (planned by the rules of the op its lowering becomes).
+struct OpFacts {
+  BackendRole role = BackendRole::Other;
+  bool localForm = false;
+  bool slicesH = false; ///< H is among the sliceable axes.
+  std::optional<tpu::Window2D> window;
+  int64_t groups = 1;
+  std::optional<int64_t> axis;
+  bool relu = false;
+};
+
+std::optional<tpu::Window2D> topWindow(Operation *op) {
   auto k = i64s(op, "kernel_shape"), s = i64s(op, "strides"), p = i64s(op, "pads"), d = i64s(op, "dilations");
   if (k.size() != 2)
-    return false;
+    return std::nullopt;
+  tpu::Window2D w;
   w.kh = k[0];
   w.kw = k[1];
   if (s.size() == 2) {
@@ -116,20 +128,46 @@ bool readWindow(Operation *op, Window &w) {
     w.dh = d[0];
     w.dw = d[1];
   }
-  return true;
+  return w;
 }
 
-/// Widens the end pads so the window formula gives the result's extent
-/// (ceil_mode pooling).
-void matchExtent(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t &p1) {
-  while ((in + p0 + p1 - d * (k - 1) - 1) / s + 1 < out)
-    p1 += 1;
-}
-
-/// Whether the op applies a fused Relu to its result (`do_relu`).
-bool fusesRelu(Operation *op) {
+OpFacts factsOf(Operation *op) {
+  OpFacts f;
+  if (auto backend = dyn_cast<tpu::BackendInterface>(op)) {
+    f.role = backend.getBackendRole();
+    f.localForm = backend.hasLocalForm();
+    f.slicesH = llvm::is_contained(backend.getSliceableAxes(), 2);
+    f.window = backend.getWindow();
+    f.groups = backend.getGroups();
+    f.axis = backend.getBackendAxis();
+    f.relu = backend.fusesRelu();
+    return f;
+  }
+  f.role = topRole(op);
+  f.localForm = f.slicesH = tpu::hasLocalForm(f.role);
+  f.window = topWindow(op);
+  if (auto g = op->getAttrOfType<IntegerAttr>("group"))
+    f.groups = g.getInt();
+  if (auto a = op->getAttrOfType<IntegerAttr>("axis"))
+    f.axis = a.getInt();
   auto relu = op->getAttrOfType<BoolAttr>("do_relu");
-  return relu && relu.getValue();
+  f.relu = relu && relu.getValue();
+  return f;
+}
+
+Window toWindow(const tpu::Window2D &w) {
+  Window out;
+  out.kh = w.kh;
+  out.kw = w.kw;
+  out.sh = w.sh;
+  out.sw = w.sw;
+  out.padTop = w.padTop;
+  out.padLeft = w.padLeft;
+  out.padBottom = w.padBottom;
+  out.padRight = w.padRight;
+  out.dh = w.dh;
+  out.dw = w.dw;
+  return out;
 }
 
 } // namespace
@@ -226,32 +264,37 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
     bool all4 =
         out0.size() == 4 && !bop.inputs.empty() && std::all_of(bop.inputs.begin(), bop.inputs.end(), rank4);
     bop.kind = OpKind::Other;
-    switch (roleOf(op)) {
+    OpFacts facts = factsOf(op);
+    // A local form computes slice by slice along H (with the window's halo): without one, or without H
+    // among its sliceable axes, the op is planned by itself from DDR.
+    bool local = facts.localForm && facts.slicesH;
+    switch (facts.role) {
     case BackendRole::Conv:
-      if (all4 && bop.inputs.size() == 1 && readWindow(op, bop.window)) {
+      if (local && all4 && bop.inputs.size() == 1 && facts.window) {
         bop.kind = OpKind::Conv;
-        if (auto gattr = op->getAttrOfType<IntegerAttr>("group"))
-          bop.groups = gattr.getInt();
+        bop.window = toWindow(*facts.window);
+        bop.groups = facts.groups;
       }
       break;
     case BackendRole::Pool:
-      if (all4 && bop.inputs.size() == 1 && readWindow(op, bop.window)) {
+      if (local && all4 && bop.inputs.size() == 1 && facts.window) {
         bop.kind = OpKind::Pool;
+        bop.window = toWindow(*facts.window);
         const auto &in = g.values[bop.inputs[0]].shape;
         matchExtent(in[2], out0[2], bop.window.kh, bop.window.sh, 1, bop.window.padTop, bop.window.padBottom);
         matchExtent(in[3], out0[3], bop.window.kw, bop.window.sw, 1, bop.window.padLeft, bop.window.padRight);
       }
       break;
     case BackendRole::Eltwise:
-      if (all4 && bop.inputs.size() >= 1 && bop.inputs.size() + bop.weights.size() >= 2)
+      if (local && all4 && bop.inputs.size() >= 1 && bop.inputs.size() + bop.weights.size() >= 2)
         bop.kind = bop.inputs.size() >= 2 ? OpKind::Eltwise : OpKind::Unary;
       break;
     case BackendRole::Unary:
-      if (all4 && bop.inputs.size() == 1 && g.values[bop.inputs[0]].shape == out0)
+      if (local && all4 && bop.inputs.size() == 1 && g.values[bop.inputs[0]].shape == out0)
         bop.kind = OpKind::Unary;
       break;
     case BackendRole::Reshape:
-      if (bop.inputs.size() == 1 && !fusesRelu(op))
+      if (bop.inputs.size() == 1 && !facts.relu)
         bop.kind = OpKind::Reshape;
       break;
     case BackendRole::Attention:
@@ -260,15 +303,15 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
       break;
     case BackendRole::Gather:
       bop.gathers = true;
-      if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
-        bop.axis = axis.getInt();
+      if (facts.axis)
+        bop.axis = *facts.axis;
       break;
     case BackendRole::Concat:
       // A concat with a fused Relu computes: it is never in place (the producers' bytes change).
-      if (!fusesRelu(op)) {
+      if (!facts.relu) {
         bop.kind = OpKind::Concat;
-        if (auto a = op->getAttrOfType<IntegerAttr>("axis"))
-          bop.axis = a.getInt() < 0 ? a.getInt() + static_cast<int64_t>(out0.size()) : a.getInt();
+        if (facts.axis)
+          bop.axis = *facts.axis < 0 ? *facts.axis + static_cast<int64_t>(out0.size()) : *facts.axis;
       }
       break;
     case BackendRole::MatMul:

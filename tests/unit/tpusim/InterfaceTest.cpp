@@ -116,6 +116,41 @@ TEST_F(TpuInterfaceTest, RolesAndFloatTwins) {
   scratch->erase();
 }
 
+TEST_F(TpuInterfaceTest, BackendFactsComeFromTypedAttributes) {
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+func.func @main(%x: tensor<1x4x8x8xf32>, %m: tensor<1x32xf32>) -> () {
+  %w = "top.weight"() {name = "w"} : () -> tensor<4x2x3x3xf32>
+  %n = "top.none"() : () -> none
+  %c = tpu.conv2d %x, %w, %n {precision = #top.precision<F32>, kernel_shape = array<i64: 3, 3>,
+      strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 2, 0>, dilations = array<i64: 1, 2>, group = 2,
+      do_relu = true} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>, none) -> tensor<1x4x5x4xf32>
+  %s = tpu.softmax %m {precision = #top.precision<F32>, axis = -1 : i64} : (tensor<1x32xf32>) -> tensor<1x32xf32>
+  return
+}
+)mlir",
+                                                        &context);
+  ASSERT_TRUE(module);
+  auto func = *module->getOps<mlir::func::FuncOp>().begin();
+  auto conv = *func.getOps<tpu::Conv2DOp>().begin();
+  auto backend = mlir::cast<tpu::BackendInterface>(conv.getOperation());
+  std::optional<tpu::Window2D> w = backend.getWindow();
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(std::vector<int64_t>(
+                {w->kh, w->kw, w->sh, w->sw, w->padTop, w->padLeft, w->padBottom, w->padRight, w->dh, w->dw}),
+            std::vector<int64_t>({3, 3, 2, 1, 1, 0, 2, 0, 1, 2}));
+  EXPECT_EQ(backend.getGroups(), 2);
+  EXPECT_TRUE(backend.fusesRelu());
+  EXPECT_FALSE(backend.getBackendAxis().has_value());
+  EXPECT_EQ(backend.getSliceableAxes(), (llvm::SmallVector<int64_t, 2>{0, 2}));
+
+  auto softmax = mlir::cast<tpu::BackendInterface>((*func.getOps<tpu::SoftmaxOp>().begin()).getOperation());
+  EXPECT_FALSE(softmax.getWindow().has_value());
+  EXPECT_EQ(softmax.getGroups(), 1);
+  EXPECT_EQ(softmax.getBackendAxis(), std::optional<int64_t>(-1));
+  EXPECT_FALSE(softmax.fusesRelu());
+  EXPECT_TRUE(softmax.getSliceableAxes().empty());
+}
+
 TEST(TpuBackendRole, LocalFormsAreTheLayerGroupKinds) {
   using tpu::BackendRole;
   for (BackendRole role : {BackendRole::Conv, BackendRole::Pool, BackendRole::Eltwise, BackendRole::Unary})

@@ -60,8 +60,9 @@ std::unique_ptr<Model> load(const std::string &name) {
   options.inputShapes = {m->input.shape()};
   options.weightOut = m->dir.file("weights.npz");
   std::string error;
-  auto module = importOnnx(m->context, options, error);
-  if (failed(module)) {
+  auto module = importOnnx(m->context, options);
+  if (!module) {
+    error = llvm::toString(module.takeError());
     ADD_FAILURE() << error;
     return nullptr;
   }

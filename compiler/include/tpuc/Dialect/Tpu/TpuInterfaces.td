@@ -20,8 +20,11 @@ def Tpu_BackendInterface : OpInterface<"BackendInterface"> {
   let description = [{
     What the backend (layer groups, local memory, cost model, codegen) needs to know about a Tpu op beyond
     its operands, types and attributes. Every Tpu op has it; the role comes from the op's `Tpu_Role` trait.
-    The plain-data backend graph (`backend::graphFromFunc`) reads the role, then checks the shapes the
-    role's local form needs (a rank-4 conv with a 2-D window, element-wise ops on equal shapes...).
+    The plain-data backend graph (`backend::graphFromFunc`) reads everything it plans and costs with from
+    here (role, local form and its sliceable axes, window, groups, axis, fused Relu), then checks the
+    shapes the role's local form needs (a rank-4 conv with a 2-D window, element-wise ops on equal
+    shapes...). The defaults read the op's typed ODS accessors, so an op states a fact by declaring the
+    attribute.
   }];
   let methods = [
     InterfaceMethod<"The op's role for the backend planner.", "::tpuc::tpu::BackendRole", "getBackendRole",
@@ -34,6 +37,38 @@ def Tpu_BackendInterface : OpInterface<"BackendInterface"> {
     InterfaceMethod<[{Whether the op has a local form: computed slice by slice from local memory inside a
       layer group (N and H are the sliced axes), rather than by itself from DDR.}], "bool", "hasLocalForm",
       (ins), [{}], [{ return ::tpuc::tpu::hasLocalForm($_op.getBackendRole()); }]>,
+    InterfaceMethod<[{The axes a layer group may slice the op along (N = 0, H = 2; the W axis stays whole,
+      a window's halo is added along H): both for an op with a local form, none otherwise.}],
+      "::llvm::SmallVector<int64_t, 2>", "getSliceableAxes", (ins), [{}], [{
+        if ($_op.hasLocalForm())
+          return {0, 2};
+        return {};
+      }]>,
+    InterfaceMethod<[{The 2-D window (kernel, strides, pads, dilations) of a windowed op, from its typed
+      attributes; nullopt for ops without one. A cost input of conv and pool.}],
+      "std::optional<::tpuc::tpu::Window2D>", "getWindow", (ins), [{}],
+      [{ return ::tpuc::tpu::windowOf($_op); }]>,
+    InterfaceMethod<"The number of convolution groups (1 for every other op). A cost input of conv.",
+      "int64_t", "getGroups", (ins), [{}], [{
+        if constexpr (requires { $_op.getGroup(); })
+          return static_cast<int64_t>($_op.getGroup());
+        else
+          return 1;
+      }]>,
+    InterfaceMethod<[{The axis the op works along (concat, gather, softmax, ...), as stored (may be
+      negative); nullopt for ops without one.}], "std::optional<int64_t>", "getBackendAxis", (ins), [{}], [{
+        if constexpr (requires { $_op.getAxis(); })
+          return ::tpuc::tpu::detail::optionalI64($_op.getAxis());
+        else
+          return std::nullopt;
+      }]>,
+    InterfaceMethod<[{Whether the op applies a fused Relu to its result: such an op computes new bytes, so a
+      reshape or concat with one is never in place.}], "bool", "fusesRelu", (ins), [{}], [{
+        if constexpr (requires { $_op.getDoRelu(); })
+          return $_op.getDoRelu();
+        else
+          return false;
+      }]>,
   ];
 }
 

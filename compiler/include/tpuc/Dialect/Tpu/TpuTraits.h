@@ -6,6 +6,11 @@
 #define TPUC_DIALECT_TPU_TPUTRAITS_H
 
 #include "mlir/IR/OpDefinition.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <optional>
 
 namespace tpuc::tpu {
 
@@ -29,6 +34,58 @@ enum class BackendRole {
 constexpr bool hasLocalForm(BackendRole role) {
   return role == BackendRole::Conv || role == BackendRole::Pool || role == BackendRole::Eltwise ||
          role == BackendRole::Unary;
+}
+
+/// A 2-D window as the backend plans it: kernel, strides, pads (top, left, bottom, right), dilations.
+struct Window2D {
+  int64_t kh = 1, kw = 1;
+  int64_t sh = 1, sw = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  int64_t dh = 1, dw = 1;
+};
+
+namespace detail {
+inline llvm::ArrayRef<int64_t> arrayOf(llvm::ArrayRef<int64_t> a) { return a; }
+inline llvm::ArrayRef<int64_t> arrayOf(std::optional<llvm::ArrayRef<int64_t>> a) {
+  return a ? *a : llvm::ArrayRef<int64_t>();
+}
+inline std::optional<int64_t> optionalI64(uint64_t v) { return static_cast<int64_t>(v); }
+inline std::optional<int64_t> optionalI64(std::optional<uint64_t> v) {
+  return v ? std::optional<int64_t>(static_cast<int64_t>(*v)) : std::nullopt;
+}
+} // namespace detail
+
+/// The window of a typed op from its ODS accessors (kernel_shape, strides, pads, dilations); nullopt for
+/// ops without a 2-D kernel_shape. BackendInterface::getWindow's default.
+template <typename OpT> std::optional<Window2D> windowOf(OpT op) {
+  if constexpr (requires { op.getKernelShape(); }) {
+    llvm::ArrayRef<int64_t> k = detail::arrayOf(op.getKernelShape());
+    if (k.size() != 2)
+      return std::nullopt;
+    Window2D w;
+    w.kh = k[0];
+    w.kw = k[1];
+    if constexpr (requires { op.getStrides(); })
+      if (llvm::ArrayRef<int64_t> s = detail::arrayOf(op.getStrides()); s.size() == 2) {
+        w.sh = s[0];
+        w.sw = s[1];
+      }
+    if constexpr (requires { op.getPads(); })
+      if (llvm::ArrayRef<int64_t> p = detail::arrayOf(op.getPads()); p.size() == 4) {
+        w.padTop = p[0];
+        w.padLeft = p[1];
+        w.padBottom = p[2];
+        w.padRight = p[3];
+      }
+    if constexpr (requires { op.getDilations(); })
+      if (llvm::ArrayRef<int64_t> d = detail::arrayOf(op.getDilations()); d.size() == 2) {
+        w.dh = d[0];
+        w.dw = d[1];
+      }
+    return w;
+  } else {
+    return std::nullopt;
+  }
 }
 
 /// `Tpu_Role<"Conv">` in ODS: gives the op `kBackendRole`, which BackendInterface returns.
