@@ -150,9 +150,10 @@ int main(int argc, char **argv) {
     mlir::MLIRContext context;
     std::string error;
     auto start = Clock::now();
-    auto module = tpuc::importOnnx(context, options, error);
+    auto module = tpuc::importOnnx(context, options);
     double importSeconds = seconds(start);
-    if (failed(module)) {
+    if (!module) {
+      error = llvm::toString(module.takeError());
       std::printf("%-18s import failed: %s\n", m.name.c_str(), error.c_str());
       ++failures;
       continue;

@@ -168,8 +168,9 @@ int main(int argc, char **argv) {
     mlir::MLIRContext context;
     context.loadDialect<mlir::quant::QuantDialect, tpuc::tpu::TpuDialect>();
     std::string error;
-    auto module = tpuc::importOnnx(context, options, error);
-    if (failed(module)) {
+    auto module = tpuc::importOnnx(context, options);
+    if (!module) {
+      error = llvm::toString(module.takeError());
       std::printf("%-16s import failed: %s (%s)\n", name.c_str(), error.c_str(), tpuc::testsupport::kFetchHint);
       ++failures;
       continue;
@@ -273,9 +274,10 @@ int main(int argc, char **argv) {
       for (auto [mode, published] : {std::pair{tpuc::top::Precision::F16, 1.231},
                                      std::pair{tpuc::top::Precision::BF16, 1.231},
                                      std::pair{tpuc::top::Precision::F32, 6.800}}) {
-        auto floatModule = tpuc::importOnnx(context, options, error);
+        auto floatModule = tpuc::importOnnx(context, options);
         tpuc::LoweringOptions floatLowering{.mode = mode};
-        if (failed(floatModule)) {
+        if (!floatModule) {
+          error = llvm::toString(floatModule.takeError());
           ++failures;
           continue;
         }

@@ -436,11 +436,13 @@ int runCalibrate(const CalibrateOptions &o) {
     return kExitUsage;
   }
   mlir::MLIRContext context;
-  auto module = loadTopModule(context, o.mlirFile, error);
-  if (!module) {
+  auto loaded = loadTopModule(context, o.mlirFile);
+  if (!loaded) {
+    error = llvm::toString(loaded.takeError());
     std::cerr << "tpuc calibrate: " << error << std::endl;
     return kExitUsage;
   }
+  mlir::OwningOpRef<mlir::ModuleOp> module = std::move(*loaded);
   bool searchThreshold = o.search == "search_threshold";
   if (searchThreshold && o.caliMethod != "kl") // TPU-MLIR ignores it there too: a note, not an error.
     std::cerr << "tpuc calibrate: note: '--cali_method " << o.caliMethod

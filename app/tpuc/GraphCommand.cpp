@@ -20,11 +20,12 @@ namespace tpuc::cli {
 int runGraph(const GraphOptions &o) {
   std::unique_ptr<mlir::MLIRContext> context = graph::makeGraphContext();
   std::string error;
-  mlir::OwningOpRef<mlir::ModuleOp> module = graph::parseMlirFile(o.mlir, *context, error);
-  if (!module) {
-    std::cerr << "tpuc graph: " << error << std::endl;
+  auto parsed = graph::parseMlirFile(o.mlir, *context);
+  if (!parsed) {
+    std::cerr << "tpuc graph: " << llvm::toString(parsed.takeError()) << std::endl;
     return kExitUsage;
   }
+  mlir::OwningOpRef<mlir::ModuleOp> module = std::move(*parsed);
   graph::ExtractOptions extract;
   extract.byLayerGroup = o.clusterBy == "layer_group";
   graph::Graph g = graph::extractGraph(*module, extract);

@@ -133,12 +133,18 @@ int compileStages(mlir::MLIRContext &context, const LlmConvertOptions &o, const 
     const llm::StageFile &stage = result.stages[i];
     progress.report("llm-convert", double(i) / double(result.stages.size()), "compiling " + stage.name);
     std::string error;
-    auto top = loadTopModule(context, stage.mlirPath, error);
-    if (!top)
+    auto loaded = loadTopModule(context, stage.mlirPath);
+    if (!loaded) {
+      error = llvm::toString(loaded.takeError());
       return fail(error);
-    auto tpu = lowerCopy(*top, lowering, error);
-    if (!tpu)
+    }
+    mlir::OwningOpRef<mlir::ModuleOp> top = std::move(*loaded);
+    auto lowered = lowerCopy(*top, lowering);
+    if (!lowered) {
+      error = llvm::toString(lowered.takeError());
       return fail(stage.mlirPath + ": " + error);
+    }
+    mlir::OwningOpRef<mlir::ModuleOp> tpu = std::move(*lowered);
     top = nullptr;
     // The backend reads the lowered weights from a file; it is scratch unless --debug keeps it.
     std::string weights = (std::filesystem::path(o.outDir) / (stage.name + "_tpu_weight.npz")).string();

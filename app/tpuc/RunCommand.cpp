@@ -58,9 +58,12 @@ bool looksLikeMlir(const std::string &path) {
 int runMlir(const RunOptions &o, const NpzFile &inputs, ProgressReporter &progress) {
   mlir::MLIRContext context;
   std::string error;
-  auto module = loadTopModule(context, o.model, error);
-  if (!module)
+  auto loaded = loadTopModule(context, o.model);
+  if (!loaded) {
+    error = llvm::toString(loaded.takeError());
     return fail(kExitUsage, error);
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module = std::move(*loaded);
   bool tpu = false;
   module->walk([&](mlir::Operation *op) {
     if (op->getName().getDialectNamespace() == "tpu")
@@ -110,8 +113,8 @@ int runRun(const RunOptions &o) {
 
   codegen::Model model;
   backend::ChipProfile chip;
-  if (!loadModelFile(o.model, model, chip, error))
-    return fail(kExitUsage, error);
+  if (llvm::Error err = loadModelFile(o.model, model, chip))
+    return fail(kExitUsage, llvm::toString(std::move(err)));
   size_t net = 0;
   if (!o.net.empty()) {
     net = model.nets.size();

@@ -22,12 +22,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   options.modelDef = "fuzz.onnx";
   options.weightOut = weights;
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  std::string error;
-  auto module = tpuc::importOnnxBuffer(context, llvm::StringRef(reinterpret_cast<const char *>(data), size),
-                                       options, error);
+  auto module =
+      tpuc::importOnnxBuffer(context, llvm::StringRef(reinterpret_cast<const char *>(data), size), options);
   // A failure carries exactly one line naming the model.
-  if (failed(module) && (error.empty() || error.find('\n') != std::string::npos))
-    __builtin_trap();
+  if (!module) {
+    std::string error = llvm::toString(module.takeError());
+    if (error.empty() || error.find('\n') != std::string::npos)
+      __builtin_trap();
+  }
   tpuc::top::clearWeightCache();
   return 0;
 }

@@ -163,9 +163,10 @@ int runCase(const std::string &dir, bool strict) {
   }
   mlir::MLIRContext context;
   context.disableMultithreading();
-  auto module = tpuc::importOnnx(context, options, error);
+  auto module = tpuc::importOnnx(context, options);
   auto cleanup = [&] { llvm::sys::fs::remove_directories(tmp); };
-  if (failed(module)) {
+  if (!module) {
+    error = llvm::toString(module.takeError());
     cleanup();
     return result("unsupported", error);
   }

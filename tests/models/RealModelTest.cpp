@@ -37,8 +37,9 @@ Tensor importAndRun(const std::string &onnx, const std::vector<int64_t> &shape, 
   options.weightOut = (dir + "/weights.npz").str();
   mlir::MLIRContext context;
   std::string error;
-  auto module = importOnnx(context, options, error);
-  if (failed(module)) {
+  auto module = importOnnx(context, options);
+  if (!module) {
+    error = llvm::toString(module.takeError());
     ADD_FAILURE() << error;
     return Tensor();
   }

@@ -55,8 +55,9 @@ int main(int argc, char **argv) {
   }
   mlir::MLIRContext context;
   std::string error;
-  auto module = tpuc::importOnnx(context, o, error);
-  if (failed(module)) {
+  auto module = tpuc::importOnnx(context, o);
+  if (!module) {
+    error = llvm::toString(module.takeError());
     std::cerr << error << "\n";
     return 1;
   }

@@ -276,7 +276,7 @@ std::unique_ptr<MLIRContext> makeGraphContext() {
   return context;
 }
 
-OwningOpRef<ModuleOp> parseMlirFile(const std::string &path, MLIRContext &context, std::string &error) {
+llvm::Expected<OwningOpRef<ModuleOp>> parseMlirFile(const std::string &path, MLIRContext &context) {
   std::string diagnostic;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error && diagnostic.empty()) {
@@ -288,10 +288,10 @@ OwningOpRef<ModuleOp> parseMlirFile(const std::string &path, MLIRContext &contex
   });
   ParserConfig config(&context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, config);
-  if (!module) {
-    error = path + ": " + (diagnostic.empty() ? std::string("cannot be read as MLIR") : diagnostic);
-    return nullptr;
-  }
+  if (!module)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        path + ": " + (diagnostic.empty() ? std::string("cannot be read as MLIR") : diagnostic));
   return module;
 }
 

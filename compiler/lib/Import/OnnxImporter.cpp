@@ -220,8 +220,11 @@ FailureOr<OwningOpRef<ModuleOp>> importLoaded(MLIRContext &ctx, const TransformO
             (diagnostic.empty() ? "the Top pipeline failed" : diagnostic);
     return failure();
   }
-  if (!options.mlirOut.empty() && !writeMlirFile(*module, options.mlirOut, error))
-    return failure();
+  if (!options.mlirOut.empty())
+    if (llvm::Error err = writeMlirFile(*module, options.mlirOut)) {
+      error = llvm::toString(std::move(err));
+      return failure();
+    }
   return module;
 }
 
@@ -243,15 +246,15 @@ void escapeControls(std::string &text) {
 }
 
 /// Runs an import, making sure a failure carries exactly one line.
-template <typename Fn> FailureOr<OwningOpRef<ModuleOp>> guarded(std::string &error, Fn &&fn) {
-  error.clear();
-  FailureOr<OwningOpRef<ModuleOp>> result = fn();
-  if (failed(result)) {
-    if (error.empty())
-      error = "the import failed";
-    escapeControls(error);
-  }
-  return result;
+template <typename Fn> llvm::Expected<OwningOpRef<ModuleOp>> guarded(Fn &&fn) {
+  std::string error;
+  FailureOr<OwningOpRef<ModuleOp>> result = fn(error);
+  if (succeeded(result))
+    return std::move(*result);
+  if (error.empty())
+    error = "the import failed";
+  escapeControls(error);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
 }
 
 } // namespace
@@ -274,29 +277,27 @@ std::string defaultWeightPath(const TransformOptions &options) {
   return std::string(path);
 }
 
-bool writeMlirFile(ModuleOp module, const std::string &path, std::string &error) {
+llvm::Error writeMlirFile(ModuleOp module, const std::string &path) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
-  if (ec) {
-    error = path + ": cannot write the MLIR file (" + ec.message() + ")";
-    return false;
-  }
+  if (ec)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": cannot write the MLIR file (" + ec.message() + ")");
   OpPrintingFlags flags;
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   module->print(os, flags);
   os << "\n";
   os.close();
   if (os.has_error()) {
-    error = path + ": cannot write the MLIR file (" + os.error().message() + ")";
+    std::string message = path + ": cannot write the MLIR file (" + os.error().message() + ")";
     os.clear_error();
-    return false;
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
   }
-  return true;
+  return llvm::Error::success();
 }
 
-FailureOr<OwningOpRef<ModuleOp>> importOnnx(MLIRContext &context, const TransformOptions &options,
-                                            std::string &error) {
-  return guarded(error, [&]() -> FailureOr<OwningOpRef<ModuleOp>> {
+llvm::Expected<OwningOpRef<ModuleOp>> importOnnx(MLIRContext &context, const TransformOptions &options) {
+  return guarded([&](std::string &error) -> FailureOr<OwningOpRef<ModuleOp>> {
     registerImportDialects(context);
     if (!validateOptions(options, error))
       return failure();
@@ -307,9 +308,9 @@ FailureOr<OwningOpRef<ModuleOp>> importOnnx(MLIRContext &context, const Transfor
   });
 }
 
-FailureOr<OwningOpRef<ModuleOp>> importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
-                                                  const TransformOptions &options, std::string &error) {
-  return guarded(error, [&]() -> FailureOr<OwningOpRef<ModuleOp>> {
+llvm::Expected<OwningOpRef<ModuleOp>> importOnnxBuffer(MLIRContext &context, llvm::StringRef bytes,
+                                                       const TransformOptions &options) {
+  return guarded([&](std::string &error) -> FailureOr<OwningOpRef<ModuleOp>> {
     registerImportDialects(context);
     if (!validateOptions(options, error))
       return failure();

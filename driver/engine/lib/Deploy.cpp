@@ -33,6 +33,8 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -72,23 +74,31 @@ std::string stripSuffix(const std::string &path, const std::string &suffix) {
 
 std::string artifactStem(const DeployOptions &o) { return deployArtifactStem(o); }
 
-std::string metricsJson(const TensorComparison &c) {
-  auto number = [](double v) { return std::isfinite(v) ? formatMetric(v) : "\"" + formatMetric(v) + "\""; };
-  return "{\"status\":\"" + std::string(compareStatusName(c.status)) +
-         "\",\"pass\":" + (c.passed() ? "true" : "false") + ",\"cosine\":" + number(c.metrics.cosine) +
-         ",\"euclidean\":" + number(c.metrics.euclidean) + ",\"sqnr\":" + number(c.metrics.sqnr) +
-         ",\"max_abs_diff\":" + number(c.metrics.maxAbsDiff) + "}";
+/// A metric to six decimals (as the text table prints it); "nan" / "inf" / "-inf" as strings.
+nlohmann::ordered_json metricJson(double v) {
+  if (!std::isfinite(v))
+    return formatMetric(v);
+  return std::strtod(formatMetric(v).c_str(), nullptr);
+}
+
+nlohmann::ordered_json metricsJson(const TensorComparison &c) {
+  nlohmann::ordered_json j;
+  j["status"] = std::string(compareStatusName(c.status));
+  j["pass"] = c.passed();
+  j["cosine"] = metricJson(c.metrics.cosine);
+  j["euclidean"] = metricJson(c.metrics.euclidean);
+  j["sqnr"] = metricJson(c.metrics.sqnr);
+  j["max_abs_diff"] = metricJson(c.metrics.maxAbsDiff);
+  return j;
 }
 
 /// Lowering as the top-to-tpu pass under a PassRecorder: the snapshot folder then holds the Top input and
 /// the Tpu result, which the studio's pass inspection shows side by side with provenance.
-mlir::OwningOpRef<mlir::ModuleOp> lowerCopyRecorded(mlir::ModuleOp top, const DeployOptions &o,
-                                                    std::string &error) {
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> lowerCopyRecorded(mlir::ModuleOp top,
+                                                                    const DeployOptions &o) {
   PassRecorder recorder(o.snapshots);
-  if (!recorder.error().empty()) {
-    error = "--snapshots: " + recorder.error();
-    return nullptr;
-  }
+  if (!recorder.error().empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "--snapshots: " + recorder.error());
   mlir::OwningOpRef<mlir::ModuleOp> copy(top.clone());
   mlir::PassManager pm(top.getContext());
   recorder.attach(pm, "deploy");
@@ -113,14 +123,11 @@ mlir::OwningOpRef<mlir::ModuleOp> lowerCopyRecorded(mlir::ModuleOp top, const De
       firstError = diag.str();
     return mlir::success();
   });
-  if (mlir::failed(pm.run(*copy))) {
-    error = firstError.empty() ? "top-to-tpu failed" : firstError;
-    return nullptr;
-  }
-  if (!recorder.error().empty()) {
-    error = "--snapshots: " + recorder.error();
-    return nullptr;
-  }
+  if (mlir::failed(pm.run(*copy)))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   firstError.empty() ? "top-to-tpu failed" : firstError);
+  if (!recorder.error().empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "--snapshots: " + recorder.error());
   return copy;
 }
 
@@ -134,35 +141,28 @@ std::vector<TensorResult> tensorResults(const NpzComparison &comparison) {
   return rows;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> lowerCopy(mlir::ModuleOp top, const LoweringOptions &options,
-                                            std::string &error) {
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> lowerCopy(mlir::ModuleOp top,
+                                                            const LoweringOptions &options) {
   mlir::OwningOpRef<mlir::ModuleOp> copy(top.clone());
-  if (auto err = lowerToTpu(*copy, options)) {
-    error = llvm::toString(std::move(err));
-    return nullptr;
-  }
+  if (auto err = lowerToTpu(*copy, options))
+    return std::move(err);
   return copy;
 }
 
 std::vector<std::string> topOutputNames(mlir::ModuleOp top) { return sim::Interpreter(top).outputNames(); }
 
-std::optional<RunResult> runReference(mlir::ModuleOp top, const NpzFile &inputs, std::string &error) {
+llvm::Expected<RunResult> runReference(mlir::ModuleOp top, const NpzFile &inputs) {
   sim::TopRunner runner(top);
-  if (auto err = sim::runOn(runner, inputs, {.dumpAll = true})) {
-    error = llvm::toString(std::move(err));
-    return std::nullopt;
-  }
+  if (auto err = sim::runOn(runner, inputs, {.dumpAll = true}))
+    return std::move(err);
   return RunResult{runner.tensors(), runner.outputs()};
 }
 
-std::optional<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll,
-                                const NpzFile *reference, const std::vector<std::string> &outputNames,
-                                std::string &error) {
+llvm::Expected<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll,
+                                 const NpzFile *reference, const std::vector<std::string> &outputNames) {
   sim::TpuRunner runner(tpu, outputNames, reference);
-  if (auto err = sim::runOn(runner, inputs, {.dumpAll = dumpAll})) {
-    error = llvm::toString(std::move(err));
-    return std::nullopt;
-  }
+  if (auto err = sim::runOn(runner, inputs, {.dumpAll = dumpAll}))
+    return std::move(err);
   return RunResult{runner.tensors(), runner.outputs()};
 }
 
@@ -240,44 +240,43 @@ std::string formatSideBySideCsv(const std::vector<LayerRow> &rows) {
 }
 
 std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const CompareTolerance &tolerance) {
-  std::ostringstream out;
-  out << "{\"tolerance\":{\"cosine\":" << formatMetric(tolerance.cosine)
-      << ",\"euclidean\":" << formatMetric(tolerance.euclidean) << "},\"layers\":[";
+  nlohmann::ordered_json j;
+  j["tolerance"] = {{"cosine", metricJson(tolerance.cosine)}, {"euclidean", metricJson(tolerance.euclidean)}};
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   std::string firstFailing;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const LayerRow &row = rows[i];
+  for (const LayerRow &row : rows) {
     if (firstFailing.empty() && !row.accumulated.passed())
       firstFailing = row.name;
-    out << (i ? "," : "") << "\n{\"name\":\"" << jsonEscape(row.name)
-        << "\",\"accumulated\":" << metricsJson(row.accumulated);
+    nlohmann::ordered_json layer;
+    layer["name"] = row.name;
+    layer["accumulated"] = metricsJson(row.accumulated);
     if (row.isolated)
-      out << ",\"isolated\":" << metricsJson(*row.isolated);
-    out << "}";
+      layer["isolated"] = metricsJson(*row.isolated);
+    layers.push_back(std::move(layer));
   }
-  out << "],\n\"first_failing\":"
-      << (firstFailing.empty() ? std::string("null") : "\"" + jsonEscape(firstFailing) + "\"") << "}\n";
-  return out.str();
+  j["layers"] = std::move(layers);
+  j["first_failing"] =
+      firstFailing.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(firstFailing);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-bool loadModelFile(const std::string &path, codegen::Model &model, backend::ChipProfile &chip,
-                   std::string &error) {
+llvm::Error loadModelFile(const std::string &path, codegen::Model &model, backend::ChipProfile &chip) {
   try {
     model = codegen::readModelFile(path);
     chip = backend::findChipProfile(model.chip);
   } catch (const std::exception &e) {
-    error = e.what();
-    return false;
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), e.what());
   }
-  return true;
+  return llvm::Error::success();
 }
 
-std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
-                                         sim::Runner &tpu, const std::string &correctness,
-                                         const std::string &outputsPath, std::string &error) {
+llvm::Expected<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
+                                          sim::Runner &tpu, const std::string &correctness,
+                                          const std::string &outputsPath) {
   codegen::Model model;
   backend::ChipProfile chip;
-  if (!loadModelFile(modelPath, model, chip, error))
-    return std::nullopt;
+  if (llvm::Error err = loadModelFile(modelPath, model, chip))
+    return std::move(err);
   cmdsim::ModelFileRunner runner(modelPath, chip, model);
   sim::RunCompareOptions options;
   options.targetInputs = &inputs;
@@ -288,15 +287,12 @@ std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const Npz
     cmdsim::maskNotComputed(runner.stageRunner().stats().partial, target, reference);
   };
   auto compared = sim::runAndCompare(runner, tpu, options);
-  if (!compared) {
-    error = llvm::toString(compared.takeError());
-    return std::nullopt;
-  }
+  if (!compared)
+    return compared.takeError();
   try {
     runner.tensors().write(outputsPath, /*compressed=*/false);
   } catch (const std::exception &e) {
-    error = e.what();
-    return std::nullopt;
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), e.what());
   }
   ModelCheck check;
   check.stats = runner.stageRunner().stats();
@@ -352,9 +348,12 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
   progress.report("lower", 0.0, "reading " + o.mlir);
   mlir::MLIRContext context;
   std::string error;
-  auto top = loadTopModule(context, o.mlir, error);
-  if (!top)
+  auto loaded = loadTopModule(context, o.mlir);
+  if (!loaded) {
+    error = llvm::toString(loaded.takeError());
     return fail(kExitUsage, error);
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> top = std::move(*loaded);
   // --fuse_preprocess: the Top module whose inputs take raw pixels. It is what gets lowered; the reference
   // stays the unfused module on the preprocessed input.
   mlir::OwningOpRef<mlir::ModuleOp> fusedTop;
@@ -380,9 +379,10 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
   lowering.qGroupSize = o.qGroupSize;
   lowering.quantInput = o.quantInput;
   lowering.quantOutput = o.quantOutput;
-  auto tpu = o.snapshots.empty() ? lowerCopy(lowered, lowering, error) : lowerCopyRecorded(*top, o, error);
-  if (!tpu)
-    return fail(kExitFailed, error);
+  auto loweredCopy = o.snapshots.empty() ? lowerCopy(lowered, lowering) : lowerCopyRecorded(*top, o);
+  if (!loweredCopy)
+    return fail(kExitFailed, llvm::toString(loweredCopy.takeError()));
+  mlir::OwningOpRef<mlir::ModuleOp> tpu = std::move(*loweredCopy);
   std::vector<std::string> artifacts;
   if (!o.snapshots.empty())
     progress.report("lower", 0.5, "IR snapshots in " + o.snapshots, {o.snapshots + "/index.json"});
@@ -448,8 +448,8 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
       std::string trace = artifactStem(o) + "_trace.json";
       codegen::Model model;
       backend::ChipProfile chip;
-      if (!loadModelFile(o.model, model, chip, error))
-        return fail(kExitUsage, error);
+      if (llvm::Error err = loadModelFile(o.model, model, chip))
+        return fail(kExitUsage, llvm::toString(std::move(err)));
       if (model.nets.empty() || model.nets[0].stages.empty())
         return fail(kExitFailed, o.model + ": the model file has no stage");
       const codegen::Stage &stage = model.nets[0].stages[0];
@@ -466,20 +466,23 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     return kCancelled;
 
   sim::Interpreter interpreter(*top);
-  auto referenceInputs = loadTestInputs(o.testInput, interpreter, *top, error);
-  if (!referenceInputs)
+  auto referenceInputs = loadTestInputs(o.testInput, interpreter, *top);
+  if (!referenceInputs) {
+    error = llvm::toString(referenceInputs.takeError());
     return fail(kExitUsage, error);
+  }
   // What the chip is given: the same preprocessed tensors, or with --fuse_preprocess the raw pixels of
   // the same images (decoded and resized only).
-  std::optional<NpzFile> inputs = referenceInputs;
+  std::optional<NpzFile> inputs = *referenceInputs;
   if (fusedTop) {
     for (const std::string &file : o.testInput)
       if (!preprocess::isImageFile(file))
         return fail(kExitUsage, file + ": with --fuse_preprocess the test input must be an image (the model "
                                        "takes raw pixels; a tensor file holds preprocessed values)");
-    inputs = loadTestInputs(o.testInput, sim::Interpreter(*fusedTop), *fusedTop, error);
-    if (!inputs)
-      return fail(kExitUsage, error);
+    auto raw = loadTestInputs(o.testInput, sim::Interpreter(*fusedTop), *fusedTop);
+    if (!raw)
+      return fail(kExitUsage, llvm::toString(raw.takeError()));
+    inputs = std::move(*raw);
   }
   // The reference: the Top interpreter on the same input, or the tensors of --test_reference.
   std::vector<std::string> outputNames = interpreter.outputNames();
@@ -529,9 +532,11 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     progress.report("run", 0.0, "command-level simulation of " + o.model);
     std::string modelOutputs = stem + "_model_outputs.npz", trace = stem + "_trace.json",
                 modelInputs = stem + "_in_f32.npz";
-    auto check = checkModelFile(o.model, *inputs, accumulated, o.correctness, modelOutputs, error);
-    if (!check)
+    auto check = checkModelFile(o.model, *inputs, accumulated, o.correctness, modelOutputs);
+    if (!check) {
+      error = llvm::toString(check.takeError());
       return fail(kExitUsage, error);
+    }
     progress.write(check->summary + "\n", /*flush=*/true);
     // The engine trace of that run, and its inputs as tensors (model_runner's input; TPU-MLIR's in_f32.npz).
     if (!writeText(trace, check->trace, error))

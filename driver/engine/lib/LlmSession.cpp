@@ -12,9 +12,12 @@
 #include "tpuc/Support/Npz.h"
 #include "tpuc/Support/Progress.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cctype>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -40,15 +43,6 @@ std::string resolveModelFile(const std::string &path, std::string &error) {
     return "";
   }
   return found[0];
-}
-
-std::string jsonString(const std::string &s) { return "\"" + jsonEscape(s) + "\""; }
-
-std::string jsonIds(const std::vector<int32_t> &ids) {
-  std::string out = "[";
-  for (size_t i = 0; i < ids.size(); ++i)
-    out += (i ? "," : "") + std::to_string(ids[i]);
-  return out + "]";
 }
 
 } // namespace
@@ -84,8 +78,8 @@ llvm::Expected<std::unique_ptr<LlmSession>> LlmSession::open(const LlmRunOptions
   if (modelPath.empty())
     return fail(error);
   session->modelPath_ = modelPath;
-  if (!cli::loadModelFile(modelPath, session->model_, session->chip_, error))
-    return fail(error);
+  if (llvm::Error err = cli::loadModelFile(modelPath, session->model_, session->chip_))
+    return fail(llvm::toString(std::move(err)));
   auto runtime = cmdsim::LlmRuntime::create(session->chip_, session->model_);
   if (!runtime)
     return fail(modelPath + ": " + llvm::toString(runtime.takeError()));
@@ -214,16 +208,24 @@ llvm::Expected<LlmAnswer> LlmSession::answer(const std::vector<int32_t> &prompt,
 
 std::string LlmSession::answerJson(const LlmAnswer &a) const {
   const cmdsim::LlmShape &shape = this->shape();
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "\"first_token_ms\":%.6f,\"decode_tokens_per_s\":%.3f,\"wall_first_token_s\":%.6f,"
-                "\"wall_decode_tokens_per_s\":%.3f,\"decode_steps\":%lld,\"seq_length\":%lld,\"layers\":%lld",
-                a.firstTokenMs, a.tokensPerSecond(), a.firstTokenWall, a.wallTokensPerSecond(),
-                static_cast<long long>(a.decodeSteps), static_cast<long long>(shape.seqLength),
-                static_cast<long long>(shape.layers));
-  return "{\"model\":" + jsonString(modelPath_) + ",\"chip\":" + jsonString(chip_.name) +
-         ",\"prompt_ids\":" + jsonIds(a.prompt) + ",\"tokens\":" + jsonIds(a.tokens) +
-         ",\"text\":" + jsonString(a.text) + ",\"stop\":" + jsonString(a.stop) + "," + buf + "}\n";
+  // Times to the microsecond, rates to 1e-3, as the text summary prints them.
+  auto rounded = [](double v, double unit) { return std::isfinite(v) ? std::round(v / unit) * unit : 0.0; };
+  nlohmann::ordered_json j;
+  j["model"] = modelPath_;
+  j["chip"] = chip_.name;
+  j["prompt_ids"] = a.prompt;
+  j["tokens"] = a.tokens;
+  j["text"] = a.text;
+  j["stop"] = a.stop;
+  j["first_token_ms"] = rounded(a.firstTokenMs, 1e-6);
+  j["decode_tokens_per_s"] = rounded(a.tokensPerSecond(), 1e-3);
+  j["wall_first_token_s"] = rounded(a.firstTokenWall, 1e-6);
+  j["wall_decode_tokens_per_s"] = rounded(a.wallTokensPerSecond(), 1e-3);
+  j["decode_steps"] = a.decodeSteps;
+  j["seq_length"] = shape.seqLength;
+  j["layers"] = shape.layers;
+  // Generated text may cut a UTF-8 sequence at the token limit: replaced, so the record always parses.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string LlmSession::writeAnswer(const LlmAnswer &a) const {

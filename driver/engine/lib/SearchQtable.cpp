@@ -106,12 +106,16 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
   };
   std::vector<Evaluated> evals;
   for (size_t i = 0; i < samples.size() && evals.size() < kSearchSamples; ++i) {
-    auto inputs = loadTestInputs(samples[i], interpreter, top, error);
-    if (!inputs)
+    auto inputs = loadTestInputs(samples[i], interpreter, top);
+    if (!inputs) {
+      error = llvm::toString(inputs.takeError());
       return fail(kExitUsage, error);
-    auto reference = runReference(top, *inputs, error);
-    if (!reference)
+    }
+    auto reference = runReference(top, *inputs);
+    if (!reference) {
+      error = llvm::toString(reference.takeError());
       return fail(kExitFailed, error);
+    }
     evals.push_back({std::move(*inputs), std::move(*reference)});
   }
 
@@ -126,14 +130,18 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
   auto evaluate = [&](const quant::QuantizeTable &qtable, double &cosine) -> bool {
     LoweringOptions options = lowering;
     options.quantizeTable = qtable;
-    auto tpu = lowerCopy(top, options, error);
-    if (!tpu)
+    auto tpu = lowerCopy(top, options);
+    if (!tpu) {
+      error = llvm::toString(tpu.takeError());
       return false;
+    }
     cosine = 1.0;
     for (const Evaluated &e : evals) {
-      auto run = runTpu(*tpu, e.inputs, /*dumpAll=*/scoresLogits, nullptr, outputNames, error);
-      if (!run)
+      auto run = runTpu(**tpu, e.inputs, /*dumpAll=*/scoresLogits, nullptr, outputNames);
+      if (!run) {
+        error = llvm::toString(run.takeError());
         return false;
+      }
       if (!scoresLogits) {
         cosine = std::min(cosine, outputCosine(*run, e.reference));
         continue;
@@ -151,14 +159,18 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
 
   // Rank: isolated error of every op, averaged over the samples.
   progress.report("search_qtable", 0.0, "isolated errors of the INT8 model");
-  auto int8 = lowerCopy(top, lowering, error);
-  if (!int8)
+  auto int8 = lowerCopy(top, lowering);
+  if (!int8) {
+    error = llvm::toString(int8.takeError());
     return fail(kExitFailed, error);
+  }
   std::map<std::string, double> errorSum;
   for (const Evaluated &e : evals) {
-    auto isolated = runTpu(*int8, e.inputs, /*dumpAll=*/true, &e.reference.tensors, outputNames, error);
-    if (!isolated)
+    auto isolated = runTpu(**int8, e.inputs, /*dumpAll=*/true, &e.reference.tensors, outputNames);
+    if (!isolated) {
+      error = llvm::toString(isolated.takeError());
       return fail(kExitFailed, error);
+    }
     for (const std::string &name : isolated->tensors.names())
       if (e.reference.tensors.has(name) && !e.inputs.has(name))
         errorSum[name] += 1.0 - cosineOf(isolated->tensors.get(name), e.reference.tensors.get(name));

@@ -58,9 +58,8 @@ std::vector<preprocess::PreprocessConfig> preprocessConfigs(mlir::ModuleOp modul
   return configs;
 }
 
-std::optional<NpzFile> loadTestInputs(const std::vector<std::string> &files,
-                                      const sim::Interpreter &interpreter, mlir::ModuleOp module,
-                                      std::string &error) {
+llvm::Expected<NpzFile> loadTestInputs(const std::vector<std::string> &files,
+                                       const sim::Interpreter &interpreter, mlir::ModuleOp module) {
   std::vector<preprocess::PreprocessConfig> configs = preprocessConfigs(module, interpreter);
   try {
     std::map<std::string, Tensor> tensors = preprocess::loadTestInputs(files, configs);
@@ -69,8 +68,7 @@ std::optional<NpzFile> loadTestInputs(const std::vector<std::string> &files,
       inputs.set(cfg.inputName, tensors.at(cfg.inputName));
     return inputs;
   } catch (const std::exception &e) {
-    error = e.what();
-    return std::nullopt;
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), e.what());
   }
 }
 

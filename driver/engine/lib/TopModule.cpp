@@ -12,14 +12,12 @@
 
 namespace tpuc::cli {
 
-mlir::OwningOpRef<mlir::ModuleOp> loadTopModule(mlir::MLIRContext &context, const std::string &path,
-                                                std::string &error) {
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> loadTopModule(mlir::MLIRContext &context,
+                                                                const std::string &path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    error = path + ": no such file";
-    return nullptr;
-  }
+  if (!fs::is_regular_file(path, ec))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), path + ": no such file");
   mlir::DialectRegistry registry;
   registerDialects(registry);
   context.appendDialectRegistry(registry);
@@ -34,10 +32,10 @@ mlir::OwningOpRef<mlir::ModuleOp> loadTopModule(mlir::MLIRContext &context, cons
     return mlir::success();
   });
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(path, &context);
-  if (!module) {
-    error = path + ": " + (firstDiagnostic.empty() ? std::string("cannot parse MLIR") : firstDiagnostic);
-    return nullptr;
-  }
+  if (!module)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        path + ": " + (firstDiagnostic.empty() ? std::string("cannot parse MLIR") : firstDiagnostic));
   auto weightAttr = (*module)->getAttrOfType<mlir::StringAttr>(top::TopDialect::kWeightFileAttr);
   if (weightAttr && !weightAttr.getValue().empty()) {
     fs::path weights(weightAttr.str());

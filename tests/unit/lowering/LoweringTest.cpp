@@ -54,8 +54,9 @@ std::unique_ptr<Imported> importAndCalibrate(const std::string &name, const test
   options.modelDef = onnx;
   options.weightOut = dir.file(name + "_top_weights.npz");
   std::string error;
-  auto module = importOnnx(imported->context, options, error);
-  if (failed(module)) {
+  auto module = importOnnx(imported->context, options);
+  if (!module) {
+    error = llvm::toString(module.takeError());
     ADD_FAILURE() << error;
     return nullptr;
   }

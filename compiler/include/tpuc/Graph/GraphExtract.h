@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 
@@ -34,10 +35,9 @@ std::string opCategory(std::string_view opName);
 
 /// A context with the project's dialects loaded; unknown dialects are allowed so any MLIR file opens.
 std::unique_ptr<mlir::MLIRContext> makeGraphContext();
-/// Parses an MLIR file (text or bytecode); on failure returns null with a one-line `error`
-/// naming the file.
-mlir::OwningOpRef<mlir::ModuleOp> parseMlirFile(const std::string &path, mlir::MLIRContext &context,
-                                                std::string &error);
+/// Parses an MLIR file (text or bytecode); the error is one line naming the file (and the line).
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> parseMlirFile(const std::string &path,
+                                                                mlir::MLIRContext &context);
 
 } // namespace tpuc::graph
 

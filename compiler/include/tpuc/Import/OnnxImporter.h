@@ -11,6 +11,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LLVM.h"
 #include "tpuc/Support/Tensor.h"
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <functional>
@@ -74,25 +75,23 @@ struct TransformOptions {
 ///    weights are located at their tensor's name;
 ///  - the Top pipeline (tpuc::buildTopPipeline) then infers shapes, canonicalizes, checks the TOP_F32
 ///    contract and writes the weights to `weightOut` (or its default).
-/// On failure returns failure and sets `error` to one line, e.g.
+/// On failure the error is one line, e.g.
 ///   "model.onnx: node 'conv1' (Conv): 3-D convolution is not supported".
 /// Writes `options.mlirOut` when it is set.
-mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>>
-importOnnx(mlir::MLIRContext &context, const TransformOptions &options, std::string &error);
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> importOnnx(mlir::MLIRContext &context,
+                                                             const TransformOptions &options);
 
 /// Like importOnnx, but the model's bytes are given (a buffer from the studio, or the fuzzer's input);
 /// `options.modelDef` only names the model in messages and locates external data files.
-mlir::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> importOnnxBuffer(mlir::MLIRContext &context,
-                                                                    llvm::StringRef bytes,
-                                                                    const TransformOptions &options,
-                                                                    std::string &error);
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+importOnnxBuffer(mlir::MLIRContext &context, llvm::StringRef bytes, const TransformOptions &options);
 
 /// The weight file importOnnx writes for `options` (its default when `weightOut` is empty).
 std::string defaultWeightPath(const TransformOptions &options);
 
 /// Writes `module` as MLIR text with locations (the names the interpreter and the studio rely on) to
-/// `path`. Returns false and sets `error` to one line on failure.
-bool writeMlirFile(mlir::ModuleOp module, const std::string &path, std::string &error);
+/// `path`; the error is one line naming the file.
+llvm::Error writeMlirFile(mlir::ModuleOp module, const std::string &path);
 
 /// Registers the dialects an imported module uses (top, func) with `context`.
 void registerImportDialects(mlir::MLIRContext &context);

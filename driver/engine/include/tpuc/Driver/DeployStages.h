@@ -17,6 +17,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
@@ -27,9 +28,9 @@ namespace tpuc::cli {
 /// The rows of a comparison as result-record tensors (Results.h).
 std::vector<driver::TensorResult> tensorResults(const NpzComparison &comparison);
 
-/// A lowered copy of `top` (which is left untouched), or null with a one-line `error`.
-mlir::OwningOpRef<mlir::ModuleOp> lowerCopy(mlir::ModuleOp top, const LoweringOptions &options,
-                                            std::string &error);
+/// A lowered copy of `top` (which is left untouched); the error is one line.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> lowerCopy(mlir::ModuleOp top,
+                                                            const LoweringOptions &options);
 
 /// The tensors of one run: every tensor (with dumpAll) and the function results, the results named as
 /// the Top reference names its outputs (a Tpu function may end in casts back to f32).
@@ -38,14 +39,13 @@ struct RunResult {
   NpzFile outputs;
 };
 
-/// The Top float reference on `inputs` (every tensor), or nullopt with a one-line `error`.
-std::optional<RunResult> runReference(mlir::ModuleOp top, const NpzFile &inputs, std::string &error);
+/// The Top float reference on `inputs` (every tensor).
+llvm::Expected<RunResult> runReference(mlir::ModuleOp top, const NpzFile &inputs);
 
 /// Runs the Tpu simulator on `inputs`: accumulated, or isolated when `reference` (every Top tensor) is
-/// given. `outputNames` are the Top function's output names. nullopt with a one-line `error`.
-std::optional<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll,
-                                const NpzFile *reference, const std::vector<std::string> &outputNames,
-                                std::string &error);
+/// given. `outputNames` are the Top function's output names.
+llvm::Expected<RunResult> runTpu(mlir::ModuleOp tpu, const NpzFile &inputs, bool dumpAll,
+                                 const NpzFile *reference, const std::vector<std::string> &outputNames);
 
 /// The output names of `top`'s entry function (the reference interpreter's names).
 std::vector<std::string> topOutputNames(mlir::ModuleOp top);
@@ -74,9 +74,8 @@ std::string formatSideBySideCsv(const std::vector<LayerRow> &rows);
 ///  "first_failing":name|null}
 std::string formatSideBySideJson(const std::vector<LayerRow> &rows, const CompareTolerance &tolerance);
 
-/// Reads the model file `path` and the profile of its chip; false with a one-line `error`.
-bool loadModelFile(const std::string &path, codegen::Model &model, backend::ChipProfile &chip,
-                   std::string &error);
+/// Reads the model file `path` into `model` and the profile of its chip into `chip`.
+llvm::Error loadModelFile(const std::string &path, codegen::Model &model, backend::ChipProfile &chip);
 
 /// The model file run on the command-level simulator and compared per tensor with the Tpu simulation.
 struct ModelCheck {
@@ -89,10 +88,10 @@ struct ModelCheck {
 
 /// Runs `modelPath` (net 0) on `inputs` with every tensor dumped to `outputsPath` and compares them with
 /// the tensors of `tpu` (which has run with every tensor dumped) under the "cos,euc" tolerance
-/// `correctness` (sim::runAndCompare). nullopt with a one-line `error` when the model cannot be read or run.
-std::optional<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
-                                         sim::Runner &tpu, const std::string &correctness,
-                                         const std::string &outputsPath, std::string &error);
+/// `correctness` (sim::runAndCompare). Fails with one line when the model cannot be read or run.
+llvm::Expected<ModelCheck> checkModelFile(const std::string &modelPath, const NpzFile &inputs,
+                                          sim::Runner &tpu, const std::string &correctness,
+                                          const std::string &outputsPath);
 
 } // namespace tpuc::cli
 

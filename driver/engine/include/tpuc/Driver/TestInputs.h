@@ -12,6 +12,7 @@
 #include "tpuc/Support/Npz.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
 
 #include <optional>
 #include <string>
@@ -28,11 +29,9 @@ namespace tpuc::cli {
 std::vector<preprocess::PreprocessConfig> preprocessConfigs(mlir::ModuleOp module,
                                                             const sim::Interpreter &interpreter);
 
-/// Loads `files` for the inputs of `interpreter`'s function. On failure returns nullopt and sets `error`
-/// to one line naming the file.
-std::optional<NpzFile> loadTestInputs(const std::vector<std::string> &files,
-                                      const sim::Interpreter &interpreter, mlir::ModuleOp module,
-                                      std::string &error);
+/// Loads `files` for the inputs of `interpreter`'s function; the error is one line naming the file.
+llvm::Expected<NpzFile> loadTestInputs(const std::vector<std::string> &files,
+                                       const sim::Interpreter &interpreter, mlir::ModuleOp module);
 
 } // namespace tpuc::cli
 

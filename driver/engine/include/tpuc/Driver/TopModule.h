@@ -13,15 +13,16 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 
 namespace tpuc::cli {
 
-/// Registers every dialect tpuc understands on `context` and parses `path`. On failure returns null and
-/// sets `error` to one line naming the file (the first parser diagnostic, with its line).
-mlir::OwningOpRef<mlir::ModuleOp> loadTopModule(mlir::MLIRContext &context, const std::string &path,
-                                                std::string &error);
+/// Registers every dialect tpuc understands on `context` and parses `path`. The error is one line naming
+/// the file (the first parser diagnostic, with its line).
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> loadTopModule(mlir::MLIRContext &context,
+                                                                const std::string &path);
 
 } // namespace tpuc::cli
 
