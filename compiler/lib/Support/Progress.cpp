@@ -2,6 +2,8 @@
 
 #include "tpuc/Support/Progress.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -63,14 +65,20 @@ ProgressReporter::formatJson(std::string_view stage, double fraction,
   if (!std::isfinite(fraction))
     fraction = 0.0;
   fraction = std::clamp(fraction, 0.0, 1.0);
+  // Six significant digits, as the text form shows; messages may hold any byte (names from a model), which
+  // the dump replaces when it is not UTF-8 so the line always parses.
   char number[32];
   std::snprintf(number, sizeof(number), "%.6g", fraction);
-  std::string line = "{\"stage\":\"" + jsonEscape(stage) +
-                     "\",\"fraction\":" + number + ",\"message\":\"" +
-                     jsonEscape(message) + "\",\"artifacts\":[";
-  for (size_t i = 0; i < artifacts.size(); ++i)
-    line += (i ? ",\"" : "\"") + jsonEscape(artifacts[i]) + "\"";
-  return line + "]}";
+  nlohmann::ordered_json line;
+  line["stage"] = std::string(stage);
+  double rounded = std::strtod(number, nullptr);
+  if (rounded == std::floor(rounded))
+    line["fraction"] = static_cast<int>(rounded); // 0 and 1, as %g prints them
+  else
+    line["fraction"] = rounded;
+  line["message"] = std::string(message);
+  line["artifacts"] = artifacts;
+  return line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void ProgressReporter::report(std::string_view stage, double fraction,

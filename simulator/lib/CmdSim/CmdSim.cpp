@@ -4,6 +4,8 @@
 
 #include "tpuc/Backend/Graph.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -406,30 +408,20 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
 
 namespace {
 
-/// A JSON string's contents: `"` and `\` escaped, control characters dropped (one event per line).
-std::string jsonText(const std::string &t) {
-  std::string o;
-  o.reserve(t.size());
-  for (char ch : t) {
-    if (static_cast<unsigned char>(ch) < 0x20)
-      continue;
-    if (ch == '"' || ch == '\\')
-      o += '\\';
-    o += ch;
-  }
-  return o;
+/// A time in µs at 0.1 ns resolution (four decimals), as a JSON number; whole numbers stay integers.
+nlohmann::ordered_json decimal(double x) {
+  double r = std::round(x * 1e4) / 1e4;
+  if (r == 0)
+    return 0; // never -0
+  if (r == std::floor(r) && std::fabs(r) < 9e15)
+    return static_cast<int64_t>(r);
+  return r;
 }
 
-/// A non-negative number with at most four decimals and no trailing zeros (0.1 ns resolution in µs).
-std::string decimal(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4f", x);
-  std::string t = buf;
-  while (!t.empty() && t.back() == '0')
-    t.pop_back();
-  if (!t.empty() && t.back() == '.')
-    t.pop_back();
-  return t == "-0" ? "0" : t;
+/// One JSON value per line: control characters in names cannot break a line, bytes that are not UTF-8
+/// are replaced, so the streamed reader always gets whole events.
+std::string line(const nlohmann::ordered_json &value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 /// The DDR operand of a GDMA command (load, copy: the source; store: the destination), or null.
@@ -452,26 +444,44 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
       return std::string("?");
     return s.ops[op].resultNames.empty() ? s.ops[op].name : s.ops[op].resultNames[0];
   };
+  using Json = nlohmann::ordered_json;
   std::ostringstream os;
-  // Header: everything before the " \"traceEvents\": [" line (docs/MODEL_FORMAT.md, trace version 2).
-  os << "{\"schema\": \"tpuc-cmd-trace\", \"version\": 2, \"chip\": \"" << jsonText(chip.name)
-     << "\", \"frequency_mhz\": " << decimal(chip.frequencyMhz) << ", \"stage\": \"" << jsonText(s.name)
-     << "\", \"cores\": " << cores << ",\n"
-     << " \"total_cycles\": " << r.totalCycles << ", \"latency_us\": " << us(r.totalCycles)
-     << ", \"tiu_busy\": " << r.tiuBusy << ", \"gdma_busy\": " << r.gdmaBusy << ", \"lmem_peak\": " << r.lmemPeak()
-     << ",\n \"ddr_activation_peak\": " << r.ddr.peak << ", \"coeff_bytes\": " << s.coeffBytes
-     << ", \"activation_base\": " << s.activationBase << ", \"activation_bytes\": " << s.activationBytes << ",\n"
-     << " \"barriers\": " << r.barriers << ", \"ddr_shared_cycles\": " << r.ddrSharedCycles << ", \"core_busy\": [";
+  // Header: everything before the "traceEvents": [ line (docs/MODEL_FORMAT.md, trace version 2), written
+  // as one object whose closing brace is left off; then the ops and events one per line, so a reader
+  // streams the events without holding the file.
+  Json header;
+  header["schema"] = "tpuc-cmd-trace";
+  header["version"] = 2;
+  header["chip"] = chip.name;
+  header["frequency_mhz"] = decimal(chip.frequencyMhz);
+  header["stage"] = s.name;
+  header["cores"] = cores;
+  header["total_cycles"] = r.totalCycles;
+  header["latency_us"] = us(r.totalCycles);
+  header["tiu_busy"] = r.tiuBusy;
+  header["gdma_busy"] = r.gdmaBusy;
+  header["lmem_peak"] = r.lmemPeak();
+  header["ddr_activation_peak"] = r.ddr.peak;
+  header["coeff_bytes"] = s.coeffBytes;
+  header["activation_base"] = s.activationBase;
+  header["activation_bytes"] = s.activationBytes;
+  header["barriers"] = r.barriers;
+  header["ddr_shared_cycles"] = r.ddrSharedCycles;
+  Json coreBusy = Json::array();
   for (size_t k = 0; k < cores; ++k) {
     CoreTiming t = k < r.cores.size() ? r.cores[k] : CoreTiming();
-    os << (k ? ", " : "") << "{\"tiu\": " << t.tiuBusy << ", \"gdma\": " << t.gdmaBusy << ", \"tiu_sync\": "
-       << t.tiuSync << ", \"gdma_sync\": " << t.gdmaSync
-       << ", \"lmem_peak\": " << (k < r.lmem.size() ? r.lmem[k].peak : 0) << "}";
+    coreBusy.push_back({{"tiu", t.tiuBusy},
+                        {"gdma", t.gdmaBusy},
+                        {"tiu_sync", t.tiuSync},
+                        {"gdma_sync", t.gdmaSync},
+                        {"lmem_peak", k < r.lmem.size() ? r.lmem[k].peak : 0}});
   }
-  os << "],\n \"displayTimeUnit\": \"ns\", \"errors\": [";
-  for (size_t i = 0; i < r.errors.size(); ++i)
-    os << (i ? ", " : "") << "\"" << jsonText(r.errors[i]) << "\"";
-  os << "],\n \"ops\": [";
+  header["core_busy"] = std::move(coreBusy);
+  header["displayTimeUnit"] = "ns";
+  header["errors"] = r.errors;
+  std::string headerText = line(header);
+  headerText.pop_back(); // the closing brace: ops and events follow
+  os << headerText << ",\n \"ops\": [";
   // Per op: the simulated cycles of its commands on each engine (the studio's cycles overlay) and how many
   // commands it has (barriers are nobody's work). Every op, so that args.op of an event indexes this list.
   std::vector<int64_t> tiu(s.ops.size(), 0), gdma(s.ops.size(), 0), commands(s.ops.size(), 0);
@@ -486,19 +496,22 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
       (ev.engine == Engine::TIU ? tiu : gdma)[c.op] += ev.end - ev.start;
   }
   for (size_t i = 0; i < s.ops.size(); ++i)
-    os << (i ? ",\n  " : "\n  ") << "{\"name\": \"" << jsonText(opName(static_cast<uint32_t>(i)))
-       << "\", \"type\": \"" << jsonText(s.ops[i].type) << "\", \"tiu_cycles\": " << tiu[i]
-       << ", \"gdma_cycles\": " << gdma[i] << ", \"commands\": " << commands[i] << "}";
+    os << (i ? ",\n  " : "\n  ")
+       << line({{"name", opName(static_cast<uint32_t>(i))},
+                {"type", s.ops[i].type},
+                {"tiu_cycles", tiu[i]},
+                {"gdma_cycles", gdma[i]},
+                {"commands", commands[i]}});
   os << "\n ],\n \"traceEvents\": [\n";
   // Events, one per line; every line but the last ends with a comma. One process per core.
   for (size_t k = 0; k < cores; ++k) {
-    os << (k ? ",\n" : "") << "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << k
-       << ", \"args\": {\"name\": \"" << jsonText(s.name) << " on " << jsonText(chip.name)
-       << (cores > 1 ? " core " + std::to_string(k) : std::string()) << "\"}},\n"
-       << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " << k
-       << ", \"tid\": 0, \"args\": {\"name\": \"TIU\"}},\n"
-       << "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " << k
-       << ", \"tid\": 1, \"args\": {\"name\": \"GDMA\"}}";
+    std::string process =
+        s.name + " on " + chip.name + (cores > 1 ? " core " + std::to_string(k) : std::string());
+    os << (k ? ",\n  " : "  ")
+       << line({{"name", "process_name"}, {"ph", "M"}, {"pid", k}, {"args", {{"name", process}}}}) << ",\n  "
+       << line({{"name", "thread_name"}, {"ph", "M"}, {"pid", k}, {"tid", 0}, {"args", {{"name", "TIU"}}}})
+       << ",\n  "
+       << line({{"name", "thread_name"}, {"ph", "M"}, {"pid", k}, {"tid", 1}, {"args", {{"name", "GDMA"}}}});
   }
   // Start cycle of every command that ran, per core, engine and id, for the flows.
   std::vector<std::vector<int64_t>> startOf;
@@ -511,24 +524,29 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
     const Command &c = commandOf(s, ev);
     const int tid = ev.engine == Engine::TIU ? 0 : 1;
     startOf[2 * ev.core + tid][ev.id] = ev.start;
-    os << ",\n  {\"name\": \"" << jsonText(opName(c.op)) << "\", \"cat\": \"" << cmdKindName(c.kind)
-       << "\", \"ph\": \"X\", \"pid\": " << ev.core << ", \"tid\": " << tid << ", \"ts\": " << us(ev.start)
-       << ", \"dur\": " << us(ev.end - ev.start) << ", \"args\": {\"id\": " << c.id << ", \"wait\": " << c.wait
-       << ", \"op\": " << c.op << ", \"group\": " << c.group << ", \"slice\": " << c.slice
-       << ", \"step\": " << c.step << ", \"start\": " << ev.start << ", \"end\": " << ev.end
-       << ", \"cycles\": " << c.cycles;
+    Json args = {{"id", c.id},        {"wait", c.wait},   {"op", c.op},
+                 {"group", c.group},  {"slice", c.slice}, {"step", c.step},
+                 {"start", ev.start}, {"end", ev.end},    {"cycles", c.cycles}};
     if (c.kind == CmdKind::Sync)
-      os << ", \"barrier\": " << barrierOf[2 * ev.core + tid]++; // events of one engine complete in order
+      args["barrier"] = barrierOf[2 * ev.core + tid]++; // events of one engine complete in order
     if (ev.engine == Engine::GDMA)
       if (const TensorRef *t = ddrOperand(c)) {
         int64_t elements = 1;
         for (int64_t d : t->shape)
           elements *= d;
-        int64_t bytes = elements * backend::dtypeBytes(static_cast<backend::DType>(t->dtype));
-        os << ", \"ddr\": " << t->address << ", \"bytes\": " << bytes
-           << ", \"weight\": " << (t->address < s.coeffBytes ? "true" : "false");
+        args["ddr"] = t->address;
+        args["bytes"] = elements * backend::dtypeBytes(static_cast<backend::DType>(t->dtype));
+        args["weight"] = t->address < s.coeffBytes;
       }
-    os << "}}";
+    os << ",\n  "
+       << line({{"name", opName(c.op)},
+                {"cat", cmdKindName(c.kind)},
+                {"ph", "X"},
+                {"pid", ev.core},
+                {"tid", tid},
+                {"ts", us(ev.start)},
+                {"dur", us(ev.end - ev.start)},
+                {"args", std::move(args)}});
   }
   // A flow from the awaited command (the core's other engine) to each command that waits.
   uint64_t flow = 0;
@@ -539,19 +557,42 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
     if (c.wait == 0 || c.wait >= starts.size() || starts[c.wait] < 0)
       continue;
     ++flow;
-    os << ",\n  {\"name\": \"wait\", \"cat\": \"dep\", \"ph\": \"s\", \"id\": " << flow << ", \"pid\": " << ev.core
-       << ", \"tid\": " << other << ", \"ts\": " << us(starts[c.wait]) << "}"
-       << ",\n  {\"name\": \"wait\", \"cat\": \"dep\", \"ph\": \"f\", \"bp\": \"e\", \"id\": " << flow
-       << ", \"pid\": " << ev.core << ", \"tid\": " << tid << ", \"ts\": " << us(ev.start) << "}";
+    os << ",\n  "
+       << line({{"name", "wait"},
+                {"cat", "dep"},
+                {"ph", "s"},
+                {"id", flow},
+                {"pid", ev.core},
+                {"tid", other},
+                {"ts", us(starts[c.wait])}})
+       << ",\n  "
+       << line({{"name", "wait"},
+                {"cat", "dep"},
+                {"ph", "f"},
+                {"bp", "e"},
+                {"id", flow},
+                {"pid", ev.core},
+                {"tid", tid},
+                {"ts", us(ev.start)}});
   }
   // Occupancy counters at every change: each core's LMEM (its process), then the one DDR (process 0).
   for (size_t k = 0; k < r.lmem.size(); ++k)
     for (const auto &[t, bytes] : r.lmem[k].steps)
-      os << ",\n  {\"name\": \"LMEM\", \"ph\": \"C\", \"pid\": " << k << ", \"ts\": " << us(t) << ", \"cycle\": " << t
-         << ", \"args\": {\"bytes_per_lane\": " << bytes << "}}";
+      os << ",\n  "
+         << line({{"name", "LMEM"},
+                  {"ph", "C"},
+                  {"pid", k},
+                  {"ts", us(t)},
+                  {"cycle", t},
+                  {"args", {{"bytes_per_lane", bytes}}}});
   for (const auto &[t, bytes] : r.ddr.steps)
-    os << ",\n  {\"name\": \"DDR\", \"ph\": \"C\", \"pid\": 0, \"ts\": " << us(t) << ", \"cycle\": " << t
-       << ", \"args\": {\"activation_bytes\": " << bytes << "}}";
+    os << ",\n  "
+       << line({{"name", "DDR"},
+                {"ph", "C"},
+                {"pid", 0},
+                {"ts", us(t)},
+                {"cycle", t},
+                {"args", {{"activation_bytes", bytes}}}});
   os << "\n]}\n";
   return os.str();
 }
