@@ -246,7 +246,9 @@ int MainWindow::runTransform() {
                        QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")))
                           .toStdString();
   request.progress = "json";
-  return submit(tr("Cannot Transform"), tr("Transform %1").arg(name), request, cache);
+  // Its result record (beside the Top MLIR) gives the run history the outcome and the framework check.
+  return submit(tr("Cannot Transform"), tr("Transform %1").arg(name), request, cache,
+                QString::fromStdString(driver::transformResultPath(request)));
 }
 
 int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {

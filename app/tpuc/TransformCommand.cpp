@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "tpuc/Driver/DeployStages.h"
+#include "tpuc/Driver/Results.h"
 #include "tpuc/Driver/TestInputs.h"
 
 #include "tpuc/Import/OnnxImporter.h"
@@ -22,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -155,15 +158,30 @@ bool constantInputsOf(const TransformOptions &o, std::map<std::string, Tensor> &
   return true;
 }
 
+/// The Top outputs against ONNX Runtime: the framework check of `tpuc transform --test_input`.
+struct FrameworkCheck {
+  int code = kExitOk;  ///< kExitOk, kExitFailed, or -1 when ONNX Runtime is not available
+  std::string message; ///< why the check failed or was skipped
+  std::vector<driver::TensorResult> outputs;
+};
+
 /// Runs the original model in ONNX Runtime on `inputs` (and the constant inputs) and compares its outputs
-/// with the Top outputs in result order. Returns kExitOk, kExitFailed, or -1 when ONNX Runtime is not
-/// available.
-int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const NpzFile &topOutputs,
-                         const CompareTolerance &tolerance, const std::map<std::string, Tensor> &constants) {
+/// with the Top outputs in result order, printing the table.
+FrameworkCheck compareWithFramework(const TransformOptions &o, const NpzFile &inputs,
+                                    const NpzFile &topOutputs, const CompareTolerance &tolerance,
+                                    const std::map<std::string, Tensor> &constants) {
+  FrameworkCheck check;
+  auto failed = [&](std::string message) {
+    check.code = kExitFailed;
+    check.message = std::move(message);
+    return check;
+  };
   std::string why;
   if (!sim::ort::available(why)) {
     std::cerr << "tpuc transform: framework check skipped: " << why << std::endl;
-    return -1;
+    check.code = -1;
+    check.message = why;
+    return check;
   }
   NpzFile feeds;
   for (const auto &[name, tensor] : constants)
@@ -173,14 +191,10 @@ int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const
   // --output_names may name intermediate tensors: ONNX Runtime then exposes every tensor and the named
   // ones are picked out.
   auto session = sim::OrtRunner::open(o.modelDef, /*allTensors=*/!o.outputNames.empty());
-  if (!session) {
-    std::cerr << "tpuc transform: ONNX Runtime: " << llvm::toString(session.takeError()) << std::endl;
-    return kExitFailed;
-  }
-  if (auto err = sim::runOn(**session, feeds, {})) { // "ONNX Runtime: <what failed>"
-    std::cerr << "tpuc transform: " << llvm::toString(std::move(err)) << std::endl;
-    return kExitFailed;
-  }
+  if (!session)
+    return failed("ONNX Runtime: " + llvm::toString(session.takeError()));
+  if (auto err = sim::runOn(**session, feeds, {})) // "ONNX Runtime: <what failed>"
+    return failed(llvm::toString(std::move(err)));
   const NpzFile *framework = &(*session)->outputs();
   if (o.debug) {
     std::string path = o.modelName + "_ref_outputs.npz";
@@ -197,18 +211,14 @@ int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const
   if (wanted.empty())
     wanted = framework->names(); // the graph outputs, in order
   const auto &names = topOutputs.names();
-  if (wanted.size() != names.size()) {
-    std::cerr << "tpuc transform: the Top function returns " << names.size() << " outputs for " << wanted.size()
-              << " ONNX tensors" << std::endl;
-    return kExitFailed;
-  }
+  if (wanted.size() != names.size())
+    return failed("the Top function returns " + std::to_string(names.size()) + " outputs for " +
+                  std::to_string(wanted.size()) + " ONNX tensors");
   NpzFile target, reference;
   for (size_t i = 0; i < wanted.size(); ++i) {
     const std::string &name = wanted[i];
-    if (!framework->has(name)) {
-      std::cerr << "tpuc transform: ONNX Runtime computed no tensor '" << name << "'" << std::endl;
-      return kExitFailed;
-    }
+    if (!framework->has(name))
+      return failed("ONNX Runtime computed no tensor '" + name + "'");
     target.set(name, topOutputs.get(topOutputs.has(name) ? name : names[i]));
     reference.set(name, framework->get(name));
   }
@@ -216,39 +226,41 @@ int compareWithFramework(const TransformOptions &o, const NpzFile &inputs, const
   comparison.targetName = "top";
   comparison.referenceName = "onnxruntime";
   std::cout << formatCompareText(comparison, false);
-  return comparison.allPassed() ? kExitOk : kExitFailed;
+  check.outputs = tensorResults(comparison);
+  if (!comparison.allPassed())
+    return failed("Top outputs differ from ONNX Runtime beyond --tolerance " + o.tolerance);
+  return check;
 }
 
-} // namespace
-
-int runTransform(const TransformOptions &o) {
+/// The transform itself; every failure is printed as one line and kept in `record.message`.
+int transform(const TransformOptions &o, driver::TransformResult &record) {
+  auto fail = [&](int code, const std::string &message) {
+    std::cerr << "tpuc transform: " << message << std::endl;
+    record.message = message;
+    return code;
+  };
   ProgressReporter progress = makeProgressReporter(o.progress);
   progress.report("import", 0.0, "reading " + o.modelDef);
   mlir::MLIRContext context;
   std::string error;
   tpuc::TransformOptions io = importOptions(o);
-  if (!constantInputsOf(o, io.constantInputs, error)) {
-    std::cerr << "tpuc transform: " << error << std::endl;
-    return kExitUsage;
-  }
+  if (!constantInputsOf(o, io.constantInputs, error))
+    return fail(kExitUsage, error);
   std::optional<PassRecorder> recorder;
   if (!o.snapshots.empty()) {
     recorder.emplace(o.snapshots);
-    if (!recorder->error().empty()) {
-      std::cerr << "tpuc transform: --snapshots: " << recorder->error() << std::endl;
-      return kExitUsage;
-    }
+    if (!recorder->error().empty())
+      return fail(kExitUsage, "--snapshots: " + recorder->error());
     io.instrumentPipeline = [&](mlir::PassManager &pm) { recorder->attach(pm, "top-pipeline"); };
   }
-  auto module = importOnnx(context, io, error);
+  auto module = importOnnx(context, io);
   // Snapshots are kept even when the pipeline fails: they show where it went wrong.
   if (recorder && !recorder->error().empty())
     std::cerr << "tpuc transform: --snapshots: " << recorder->error() << std::endl;
-  if (failed(module)) {
-    std::cerr << "tpuc transform: " << error << std::endl;
-    return kExitFailed;
-  }
-  std::vector<std::string> artifacts{o.mlir, defaultWeightPath(io)};
+  if (!module)
+    return fail(kExitFailed, llvm::toString(module.takeError()));
+  std::vector<std::string> &artifacts = record.artifacts;
+  artifacts = {o.mlir, defaultWeightPath(io)};
   if (recorder && recorder->error().empty())
     artifacts.push_back(recorder->indexPath());
   progress.report("import", 1.0, "wrote " + o.mlir, artifacts);
@@ -257,15 +269,11 @@ int runTransform(const TransformOptions &o) {
 
   progress.report("reference", 0.0, "running the Top IR on the test input");
   sim::Interpreter interpreter(**module);
-  auto inputs = loadTestInputs(o.testInput, interpreter, **module, error);
-  if (!inputs) {
-    std::cerr << "tpuc transform: " << error << std::endl;
-    return kExitUsage;
-  }
-  if (auto err = interpreter.setInputs(*inputs)) {
-    std::cerr << "tpuc transform: " << llvm::toString(std::move(err)) << std::endl;
-    return kExitUsage;
-  }
+  auto inputs = loadTestInputs(o.testInput, interpreter, **module);
+  if (!inputs)
+    return fail(kExitUsage, llvm::toString(inputs.takeError()));
+  if (auto err = interpreter.setInputs(*inputs))
+    return fail(kExitUsage, llvm::toString(std::move(err)));
   // The inputs as the model receives them (an image preprocessed), as model_transform writes them:
   // <model_name>_in_f32.npz beside the MLIR, which model_deploy and model_runner take as --test_input.
   {
@@ -274,8 +282,7 @@ int runTransform(const TransformOptions &o) {
     try {
       inputs->write(inF32, /*compressed=*/false);
     } catch (const std::exception &e) {
-      std::cerr << "tpuc transform: " << e.what() << std::endl;
-      return kExitUsage;
+      return fail(kExitUsage, e.what());
     }
     artifacts.push_back(inF32);
   }
@@ -285,29 +292,48 @@ int runTransform(const TransformOptions &o) {
     progress.report("reference", double(done) / double(total ? total : 1), name.str());
     return true;
   };
-  if (auto err = interpreter.run(runOptions)) {
-    std::cerr << "tpuc transform: " << llvm::toString(std::move(err)) << std::endl;
-    return kExitFailed;
-  }
+  if (auto err = interpreter.run(runOptions))
+    return fail(kExitFailed, llvm::toString(std::move(err)));
   if (!o.testResult.empty()) {
     try {
       interpreter.tensors().write(o.testResult, /*compressed=*/false);
     } catch (const std::exception &e) {
-      std::cerr << "tpuc transform: " << e.what() << std::endl;
-      return kExitUsage;
+      return fail(kExitUsage, e.what());
     }
     artifacts.push_back(o.testResult);
   }
   progress.report("reference", 1.0, "Top outputs computed", artifacts);
 
   CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
-  int status = compareWithFramework(o, *inputs, interpreter.outputs(), tolerance, io.constantInputs);
-  if (status == kExitFailed) {
-    std::cerr << "tpuc transform: Top outputs differ from ONNX Runtime beyond --tolerance " << o.tolerance
-              << std::endl;
-    return kExitFailed;
+  FrameworkCheck check =
+      compareWithFramework(o, *inputs, interpreter.outputs(), tolerance, io.constantInputs);
+  record.outputs = check.outputs;
+  if (check.code == -1) {
+    record.frameworkSkipped = check.message;
+    return kExitOk;
   }
+  record.framework = "onnxruntime";
+  if (check.code == kExitFailed)
+    return fail(kExitFailed, check.message);
   return kExitOk;
+}
+
+} // namespace
+
+int runTransform(const TransformOptions &o) {
+  driver::TransformResult record;
+  record.model = o.modelDef;
+  record.mlir = o.mlir;
+  record.exitCode = transform(o, record);
+  record.status = driver::resultStatus(record.exitCode);
+  // The record the studio reads (transformResultPath), beside the MLIR, whatever the outcome.
+  std::string path = driver::transformResultPath(o);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!(out << driver::toJson(record)) || !out.flush()) {
+    std::cerr << "tpuc transform: " << path << ": cannot write the result record" << std::endl;
+    return record.exitCode == kExitOk ? kExitUsage : record.exitCode;
+  }
+  return record.exitCode;
 }
 
 } // namespace tpuc::cli

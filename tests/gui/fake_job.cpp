@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "tpuc llm-convert: not implemented yet in this build\n");
     return 3;
   }
-  if (!std::strcmp(mode, "compare")) { // `tpuc transform --test_input`: artifacts, then a compare table
+  if (!std::strcmp(mode, "compare")) { // `tpuc transform --test_input`: artifacts, a table, its record
     std::FILE *f = std::fopen("net.mlir", "w");
     if (!f)
       return 2;
@@ -41,6 +41,22 @@ int main(int argc, char **argv) {
     std::printf("logits                            close        PASSED   1.000000   0.999990    98.1234      1.2e-06\n");
     std::printf("aux out                           not_similar  FAILED   0.500000   0.100000     3.0000          0.5\n");
     std::printf("\n2 compared\n1 passed\nnpz compare FAILED.\n");
+    // What the studio reads: the record (tpuc/Driver/Results.h) beside the MLIR.
+    f = std::fopen("net_transform_result.json", "w");
+    if (!f)
+      return 2;
+    std::fputs(
+        R"({"schema": "tpuc.result", "version": 1, "job": "transform", "status": "failed", "exit_code": 1,
+ "message": "Top outputs differ from ONNX Runtime beyond --tolerance 0.99,0.9", "model": "net.onnx",
+ "mlir": "net.mlir", "artifacts": ["net.mlir", "missing_weight.npz"], "framework": "onnxruntime",
+ "framework_skipped": "", "outputs": [
+  {"name": "logits", "status": "CLOSE", "pass": true, "cosine": 1.0, "euclidean": 0.99999, "sqnr": 98.1234,
+   "max_abs_diff": 1.2e-06},
+  {"name": "aux out", "status": "NOT_SIMILAR", "pass": false, "cosine": 0.5, "euclidean": 0.1, "sqnr": 3.0,
+   "max_abs_diff": 0.5}]}
+)",
+        f);
+    std::fclose(f);
     return 1;
   }
   std::printf("fake_job starting (%s)\n", mode);

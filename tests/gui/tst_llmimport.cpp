@@ -92,7 +92,6 @@ private Q_SLOTS:
   void llmConvertRules();
   void unreadableFoldersGiveOneLine();
   void droppedFolderReachesTheDialog();
-  void compareTableIsParsed();
   void finishedJobBecomesARunThatSurvivesReopening();
   void realEngineRunsAreRecorded();
 };
@@ -296,30 +295,6 @@ void TestLlmImport::droppedFolderReachesTheDialog() {
   QVERIFY(context.project().model.path.empty());
 }
 
-void TestLlmImport::compareTableIsParsed() {
-  // The exact layout formatCompareText prints (tpuc compare, tpuc transform --test_input).
-  const QStringList lines = {
-      "Target    top_outputs.npz",
-      "Tolerance cos 0.99, euc 0.9",
-      "name                              status       result     cosine     euclid       sqnr  max_abs_diff",
-      "output 0                          close        PASSED   1.000000   0.999990    98.1234      1.2e-06",
-      "    note: shapes differ only by size-1 axes",
-      "probs                             mismatch     FAILED          -          -          -             -",
-      "2 compared",
-      "npz compare FAILED."};
-  auto rows = parseCompareTable(lines);
-  QCOMPARE(rows.size(), std::size_t(2));
-  QCOMPARE(rows[0].name, QString("output 0"));
-  QCOMPARE(rows[0].status, QString("close"));
-  QVERIFY(rows[0].passed);
-  QCOMPARE(rows[0].sqnr, 98.1234);
-  QCOMPARE(rows[0].maxAbsDiff, 1.2e-06);
-  QCOMPARE(rows[1].name, QString("probs"));
-  QVERIFY(!rows[1].passed);
-  QVERIFY(std::isnan(rows[1].cosine));
-  QVERIFY(parseCompareTable({"no table here", "cosine 1.0"}).empty());
-}
-
 void TestLlmImport::finishedJobBecomesARunThatSurvivesReopening() {
   QTemporaryDir dir;
   StudioContext context;
@@ -329,7 +304,11 @@ void TestLlmImport::finishedJobBecomesARunThatSurvivesReopening() {
   QString error;
   QVERIFY2(context.saveAs(dir.filePath("runs.tpuproj"), &error), qPrintable(error));
   QSignalSpy recorded(&window, &MainWindow::runRecorded);
-  window.jobQueue()->enqueue({"Transform net", TPUC_FAKE_JOB, {"compare", "--test_input", "in.npz"}, dir.path()});
+  window.jobQueue()->enqueue({"Transform net",
+                              TPUC_FAKE_JOB,
+                              {"compare", "--test_input", "in.npz"},
+                              dir.path(),
+                              dir.filePath("net_transform_result.json")});
   QVERIFY(recorded.wait(10000));
   const qint64 id = recorded.at(0).at(0).toLongLong();
   QVERIFY(id > 0);

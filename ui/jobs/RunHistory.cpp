@@ -1,5 +1,5 @@
 // Run history entries from finished jobs: their result records (tpuc/Driver/Results.h), artifacts, traces
-// and plans; and the compare-table reader for jobs that write no record (transform --test_input).
+// and plans.
 #include "ui/jobs/RunHistory.h"
 
 #include "project/ProjectStore.h"
@@ -15,56 +15,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 
 #include <cmath>
-#include <limits>
 
 namespace tpuc::ui {
 
 namespace {
-
-bool isHeader(const QStringList &words) {
-  return words.size() == 7 && words[0] == QLatin1String("name") && words[1] == QLatin1String("status") &&
-         words[2] == QLatin1String("result") && words[3] == QLatin1String("cosine");
-}
-
-double metric(const QString &text, bool *ok) {
-  if (text == QLatin1String("-"))
-    return std::numeric_limits<double>::quiet_NaN();
-  if (text.compare(QLatin1String("inf"), Qt::CaseInsensitive) == 0)
-    return std::numeric_limits<double>::infinity();
-  if (text.compare(QLatin1String("-inf"), Qt::CaseInsensitive) == 0)
-    return -std::numeric_limits<double>::infinity();
-  if (text.compare(QLatin1String("nan"), Qt::CaseInsensitive) == 0)
-    return std::numeric_limits<double>::quiet_NaN();
-  return text.toDouble(ok);
-}
-
-// A row is `<name> <status> PASSED|FAILED <cos> <euc> <sqnr> <max_abs_diff>`; the name may hold spaces,
-// so the fixed columns are taken from the right.
-std::optional<CompareRow> parseRow(const QString &line) {
-  static const QRegularExpression space(QStringLiteral("\\s+"));
-  QStringList words = line.trimmed().split(space, Qt::SkipEmptyParts);
-  if (words.size() < 7)
-    return std::nullopt;
-  const qsizetype n = words.size();
-  const QString &result = words[n - 5];
-  if (result != QLatin1String("PASSED") && result != QLatin1String("FAILED"))
-    return std::nullopt;
-  CompareRow row;
-  bool ok = true;
-  row.cosine = metric(words[n - 4], &ok);
-  row.euclidean = metric(words[n - 3], &ok);
-  row.sqnr = metric(words[n - 2], &ok);
-  row.maxAbsDiff = metric(words[n - 1], &ok);
-  if (!ok)
-    return std::nullopt;
-  row.passed = result == QLatin1String("PASSED");
-  row.status = words[n - 6];
-  row.name = QStringList(words.mid(0, n - 6)).join(QLatin1Char(' '));
-  return row;
-}
 
 QJsonValue number(double v) {
   // JSON has no NaN or infinity: store them as the text tpuc prints.
@@ -161,8 +117,8 @@ CompareRow rowOf(const driver::TensorResult &t) {
           t.maxAbsDiff};
 }
 
-/// The compared tensors of a job's result record: compare's tensors, deploy's outputs. `error` when the job
-/// names a record it did not write or one this build cannot read.
+/// The compared tensors of a job's result record: compare's tensors, deploy's and transform's outputs.
+/// `error` when the job names a record it did not write or one this build cannot read.
 struct RecordRows {
   std::vector<CompareRow> rows;
   QString status;       ///< passed, failed or error, as the job saw its own outcome
@@ -179,11 +135,17 @@ RecordRows recordRows(const JobInfo &job) {
   }
   const std::string text = file.readAll().toStdString();
   std::vector<driver::TensorResult> tensors;
-  if (job.spec.arguments.value(0) == QLatin1String("deploy")) {
+  const QString command = job.spec.arguments.value(0);
+  if (command == QLatin1String("deploy")) {
     auto record = driver::parseDeployResult(text);
     out.error = QString::fromStdString(record.error);
     out.status = QString::fromStdString(record.result.status);
     out.firstFailing = QString::fromStdString(record.result.firstFailing);
+    tensors = record.result.outputs;
+  } else if (command == QLatin1String("transform")) {
+    auto record = driver::parseTransformResult(text);
+    out.error = QString::fromStdString(record.error);
+    out.status = QString::fromStdString(record.result.status);
     tensors = record.result.outputs;
   } else {
     auto record = driver::parseCompareResult(text);
@@ -199,34 +161,6 @@ RecordRows recordRows(const JobInfo &job) {
 }
 
 } // namespace
-
-std::vector<CompareRow> parseCompareTable(const QStringList &lines) {
-  static const QRegularExpression space(QStringLiteral("\\s+"));
-  std::vector<CompareRow> last, current;
-  bool inTable = false;
-  for (const QString &line : lines) {
-    if (isHeader(line.trimmed().split(space, Qt::SkipEmptyParts))) {
-      inTable = true;
-      current.clear();
-      continue;
-    }
-    if (!inTable)
-      continue;
-    if (auto row = parseRow(line)) {
-      current.push_back(*row);
-      continue;
-    }
-    // Per-row detail lines ("    note: ...", verbose shapes) are indented; anything else ends the table.
-    if (line.startsWith(QLatin1Char(' ')))
-      continue;
-    inTable = false;
-    if (!current.empty())
-      last = current;
-  }
-  if (inTable && !current.empty())
-    last = current;
-  return last;
-}
 
 QJsonArray compareRowsJson(const std::vector<CompareRow> &rows) {
   QJsonArray out;
@@ -268,11 +202,9 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
     summary.insert(QStringLiteral("message"), job.error.section(QLatin1Char('\n'), 0, 0));
   else if (!job.message.isEmpty())
     summary.insert(QStringLiteral("message"), job.message);
-  // The compared tensors: from the job's result record when it writes one, else from its printed table.
+  // The compared tensors: from the job's result record (never scraped from the printed text).
   std::vector<CompareRow> rows;
-  if (job.spec.resultFile.isEmpty()) {
-    rows = parseCompareTable(job.log);
-  } else {
+  if (!job.spec.resultFile.isEmpty()) {
     RecordRows record = recordRows(job);
     rows = std::move(record.rows);
     if (record.error.isEmpty()) {

@@ -12,19 +12,14 @@
 
 namespace tpuc::ui {
 
-/// One compared tensor: a tensor of a result record, or a row of a text table (`tpuc transform --test_input`
-/// writes no record).
+/// One compared tensor of a result record (compare, deploy, transform).
 struct CompareRow {
   QString name;
-  QString status;   ///< equal, close, similar, not_similar, mismatch (as printed)
+  QString status; ///< EQUAL, CLOSE, SIMILAR, NOT_SIMILAR, MISMATCH (as the record has it)
   bool passed = false;
   double cosine = 0, euclidean = 0, sqnr = 0, maxAbsDiff = 0; ///< NaN when printed as "-"
   bool operator==(const CompareRow &) const = default;
 };
-
-/// Finds the last compare table in a job's output lines (header `name status result cosine euclid sqnr
-/// max_abs_diff`, one row per tensor, ended by an empty or non-row line). Empty when there is none.
-std::vector<CompareRow> parseCompareTable(const QStringList &lines);
 
 /// The compare rows as the JSON array stored in RunRecord::summaryJson's "compare".
 QJsonArray compareRowsJson(const std::vector<CompareRow> &rows);

@@ -1,6 +1,7 @@
 // The properties editor of one compile configuration.
 #include "ui/panels/CompileConfigEditor.h"
 #include "tpuc/Driver/Chips.h"
+#include "tpuc/Driver/Requests.h"
 
 #include "ui/jobs/DeployJob.h"
 
@@ -24,7 +25,10 @@ QStringList CompileConfigEditor::chips() {
 }
 
 QStringList CompileConfigEditor::precisions() {
-  return {"F32", "F16", "BF16", "INT8", "W8F16", "W4F16", "W8BF16", "W4BF16"};
+  QStringList precisions;
+  for (const std::string &precision : driver::deployPrecisions())
+    precisions << QString::fromStdString(precision);
+  return precisions;
 }
 
 CompileConfigEditor::CompileConfigEditor(StudioContext *context, QWidget *parent)

@@ -239,15 +239,16 @@ std::string validateCalibrateOptions(const CalibrateOptions &o) {
 
 // --- deploy ------------------------------------------------------------------
 
+const std::vector<std::string> &deployPrecisions() {
+  static const std::vector<std::string> precisions = {"F32",   "F16",    "BF16",  "INT8",
+                                                      "W8F16", "W8BF16", "W4F16", "W4BF16"};
+  return precisions;
+}
+
 void addDeployOptions(ArgParser &p, DeployOptions &o) {
   p.addOption({{"--mlir"}, "FILE", "Top dialect MLIR file to deploy", true},
               &o.mlir);
-  p.addOption({{"--quantize"},
-               "MODE",
-               "precision of the deployed model",
-               true,
-               {"F32", "F16", "BF16", "INT8", "W8F16", "W8BF16", "W4F16",
-                "W4BF16"}},
+  p.addOption({{"--quantize"}, "MODE", "precision of the deployed model", true, deployPrecisions()},
               &o.quantize);
   p.addFlag({{"--asymmetric"}, "", "asymmetric INT8 quantization"},
             &o.asymmetric);
@@ -401,5 +402,9 @@ std::string deployArtifactStem(const DeployOptions &o) {
 }
 
 std::string deployResultPath(const DeployOptions &o) { return deployArtifactStem(o) + "_result.json"; }
+
+std::string transformResultPath(const TransformOptions &o) {
+  return stripSuffix(o.mlir, ".mlir") + "_transform_result.json";
+}
 
 } // namespace tpuc::driver

@@ -117,6 +117,17 @@ std::string toJson(const DeployResult &r) {
   return j.dump(2) + "\n";
 }
 
+std::string toJson(const TransformResult &r) {
+  json j = header("transform", r.status, r.exitCode, r.message);
+  j["model"] = r.model;
+  j["mlir"] = r.mlir;
+  j["artifacts"] = r.artifacts;
+  j["framework"] = r.framework;
+  j["framework_skipped"] = r.frameworkSkipped;
+  j["outputs"] = tensorsJson(r.outputs);
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 ReadResult<CompareResult> parseCompareResult(const std::string &text) {
   return read<CompareResult>(text, "compare", [](const json &j, CompareResult &r) {
     r.target = j.at("target").get<std::string>();
@@ -134,6 +145,17 @@ ReadResult<DeployResult> parseDeployResult(const std::string &text) {
     r.artifacts = j.at("artifacts").get<std::vector<std::string>>();
     r.outputs = tensorsOf(j.at("outputs"));
     r.firstFailing = j.at("first_failing").get<std::string>();
+  });
+}
+
+ReadResult<TransformResult> parseTransformResult(const std::string &text) {
+  return read<TransformResult>(text, "transform", [](const json &j, TransformResult &r) {
+    r.model = j.at("model").get<std::string>();
+    r.mlir = j.at("mlir").get<std::string>();
+    r.artifacts = j.at("artifacts").get<std::vector<std::string>>();
+    r.framework = j.at("framework").get<std::string>();
+    r.frameworkSkipped = j.at("framework_skipped").get<std::string>();
+    r.outputs = tensorsOf(j.at("outputs"));
   });
 }
 

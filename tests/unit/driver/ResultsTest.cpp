@@ -47,6 +47,22 @@ TEST(Results, DeployRecordRoundTrips) {
   EXPECT_EQ(back.result, r);
 }
 
+TEST(Results, TransformRecordRoundTrips) {
+  TransformResult r;
+  r.status = "failed";
+  r.exitCode = 1;
+  r.message = "Top outputs differ from ONNX Runtime beyond --tolerance 0.99,0.99";
+  r.model = "/m/net.onnx";
+  r.mlir = "/c/net.top.mlir";
+  r.artifacts = {"/c/net.top.mlir", "/c/net_top_f32_all_weight.npz", "/c/net_in_f32.npz"};
+  r.framework = "onnxruntime";
+  r.outputs = {{"logits", "not_similar", false, 0.5, 0.1, -std::numeric_limits<double>::infinity(), 0.5}};
+  ReadResult<TransformResult> back = parseTransformResult(toJson(r));
+  ASSERT_TRUE(back) << back.error;
+  EXPECT_EQ(back.result, r);
+  EXPECT_EQ(parseDeployResult(toJson(r)).error, "result record of job 'transform', expected 'deploy'");
+}
+
 TEST(Results, ForeignOrNewerRecordsAreRejected) {
   EXPECT_EQ(parseCompareResult(R"({"schema": "other", "version": 1})").error,
             "not a tpuc result record (schema is not \"tpuc.result\")");

@@ -128,6 +128,8 @@ struct DeployOptions {
   std::string progress = "none";
   bool operator==(const DeployOptions &) const = default;
 };
+/// The precisions `tpuc deploy --quantize` takes (its choices; the studio's precision lists).
+const std::vector<std::string> &deployPrecisions();
 void addDeployOptions(ArgParser &parser, DeployOptions &opts);
 std::string validateDeployOptions(const DeployOptions &opts);
 
@@ -319,6 +321,9 @@ std::string deployArtifactStem(const DeployOptions &o);
 /// Where `tpuc deploy` writes its result record (Results.h): <stem>_result.json, when it writes any file
 /// (--tpu_mlir, --model or --debug).
 std::string deployResultPath(const DeployOptions &o);
+/// Where `tpuc transform` writes its result record (Results.h): --mlir without .mlir, then
+/// "_transform_result.json".
+std::string transformResultPath(const TransformOptions &o);
 
 } // namespace tpuc::driver
 

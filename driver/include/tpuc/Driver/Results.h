@@ -3,9 +3,10 @@
 // What a job found, as JSON the studio reads instead of the text printed for
 // humans: {"schema": "tpuc.result", "version": 1, "job": "compare",
 // "status": "passed"|"failed"|"error", "exit_code": N, "message": "...",
-// job-specific fields}. `tpuc compare --result_json FILE` and every
-// `tpuc deploy` that writes files (<stem>_result.json, deployResultPath)
-// write one. A reader
+// job-specific fields}. `tpuc compare --result_json FILE`, every
+// `tpuc deploy` that writes files (<stem>_result.json, deployResultPath) and
+// every `tpuc transform` (<mlir stem>_transform_result.json,
+// transformResultPath) write one. A reader
 // rejects another schema or a newer version with a one-line error. Non-finite
 // metrics are stored as "inf", "-inf" or null (NaN).
 //
@@ -54,9 +55,26 @@ struct DeployResult {
   bool operator==(const DeployResult &) const = default;
 };
 
+/// `tpuc transform`: what was written and, with a test input, the Top outputs against ONNX Runtime.
+struct TransformResult {
+  std::string status; ///< passed, failed (import or the framework check failed), error (bad input)
+  int exitCode = 0;
+  std::string message; ///< the error line on failure
+  std::string model;   ///< --model_def
+  std::string mlir;    ///< --mlir
+  std::vector<std::string> artifacts;
+  /// "onnxruntime" when the Top outputs were compared with it; "" without --test_input or when the check
+  /// could not run (then `frameworkSkipped` says why).
+  std::string framework;
+  std::string frameworkSkipped;
+  std::vector<TensorResult> outputs; ///< Top outputs vs the framework's (empty without the check)
+  bool operator==(const TransformResult &) const = default;
+};
+
 /// The record as JSON text (pretty-printed, one trailing newline).
 std::string toJson(const CompareResult &result);
 std::string toJson(const DeployResult &result);
+std::string toJson(const TransformResult &result);
 
 /// A record read back, or why it could not be (one line).
 template <typename Result> struct ReadResult {
@@ -66,6 +84,7 @@ template <typename Result> struct ReadResult {
 };
 ReadResult<CompareResult> parseCompareResult(const std::string &json);
 ReadResult<DeployResult> parseDeployResult(const std::string &json);
+ReadResult<TransformResult> parseTransformResult(const std::string &json);
 
 /// "passed" / "failed" / "error" for a tpuc exit code.
 std::string resultStatus(int exitCode);
