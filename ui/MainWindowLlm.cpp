@@ -109,8 +109,9 @@ int MainWindow::runLlmConvert() {
           : QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
   const QString outDir = cache + QStringLiteral("/llm/") + name;
   QDir().mkpath(outDir);
-  return submit(tr("Cannot Convert"), tr("Convert LLM %1").arg(name),
-                llmConvertRequest(*p.importSettings.llm, folder, outDir), cache);
+  const driver::LlmConvertOptions request = llmConvertRequest(*p.importSettings.llm, folder, outDir);
+  return submit(tr("Cannot Convert"), tr("Convert LLM %1").arg(name), request, cache,
+                QString::fromStdString(driver::llmConvertResultPath(request)));
 }
 
 void MainWindow::recordRun(const JobInfo &job) {

@@ -380,7 +380,7 @@ int MainWindow::runModelFile(qint64 configId) {
   return submit(tr("Cannot Run"),
                 tr("Run %1 on the simulator (%2)")
                     .arg(QFileInfo(model).fileName(), QString::fromStdString(config.name)),
-                request, cache);
+                request, cache, QString::fromStdString(driver::runResultPath(request)));
 }
 
 int MainWindow::runCompare(QString target, QString reference, const QString &tolerance) {

@@ -8,6 +8,7 @@
 #include "Commands.h"
 #include "tpuc/Driver/DeployStages.h"
 #include "tpuc/Driver/LlmSession.h"
+#include "tpuc/Driver/Results.h"
 #include "tpuc/Driver/TopModule.h"
 
 #include "tpuc/Backend/ChipProfile.h"
@@ -115,9 +116,10 @@ std::string combinedModelPath(const LlmConvertOptions &o, const llm::ConvertPlan
 /// all of them combined into one model file whose nets are the stages: weights that several stages share
 /// (a layer's block_i, block_cache_i and block_kv_i) are stored once. Returns the exit code.
 int compileStages(mlir::MLIRContext &context, const LlmConvertOptions &o, const llm::ConvertResult &result,
-                  ProgressReporter &progress) {
-  auto fail = [](const std::string &message) {
+                  ProgressReporter &progress, driver::LlmConvertResult &record) {
+  auto fail = [&](const std::string &message) {
     std::cerr << "tpuc llm-convert: " << message << std::endl;
+    record.message = message;
     return kExitFailed;
   };
   LoweringOptions lowering;
@@ -190,6 +192,11 @@ int compileStages(mlir::MLIRContext &context, const LlmConvertOptions &o, const 
                   path.c_str(), combined.nets.size(), double(combined.coeffData.size()) / 1048576.0,
                   double(separate) / 1048576.0, seconds);
     std::cout << line << std::endl;
+    record.modelFile = path;
+    record.nets = static_cast<int64_t>(combined.nets.size());
+    record.weightBytes = static_cast<int64_t>(combined.coeffData.size());
+    record.weightBytesBeforeSharing = static_cast<int64_t>(separate);
+    record.compileSeconds = seconds;
     progress.report("llm-convert", 1.0, line, {path});
   } catch (const codegen::ModelFileError &e) {
     return fail(e.what());
@@ -197,15 +204,13 @@ int compileStages(mlir::MLIRContext &context, const LlmConvertOptions &o, const 
   return kExitOk;
 }
 
-} // namespace
-
-int runLlmConvert(const LlmConvertOptions &o) {
-  if (o.dryRun)
-    return printPlan(o);
+/// The conversion; every failure is printed and kept in `record.message`.
+int convert(const LlmConvertOptions &o, driver::LlmConvertResult &record) {
   try {
     backend::findChipProfile(o.chip);
   } catch (const backend::ProfileError &e) {
     std::cerr << "tpuc llm-convert: " << e.what() << std::endl;
+    record.message = e.what();
     return kExitUsage;
   }
   ProgressReporter progress = makeProgressReporter(o.progress);
@@ -216,17 +221,44 @@ int runLlmConvert(const LlmConvertOptions &o) {
   mlir::MLIRContext context;
   auto result = llm::convertToTop(context, options);
   if (!result) {
-    std::cerr << "tpuc llm-convert: " << llvm::toString(result.takeError()) << std::endl;
+    record.message = llvm::toString(result.takeError());
+    std::cerr << "tpuc llm-convert: " << record.message << std::endl;
     return kExitUsage;
   }
+  record.quantize = result->plan.quantize;
   std::vector<std::string> artifacts;
   for (const llm::StageFile &stage : result->stages)
     artifacts.push_back(stage.mlirPath);
+  record.stages = artifacts;
   progress.report("llm-convert", o.onlyMlir ? 1.0 : 0.0,
                   "wrote " + std::to_string(result->stages.size()) + " Top stages to " + o.outDir, artifacts);
   if (o.onlyMlir)
     return kExitOk;
-  return compileStages(context, o, *result, progress);
+  return compileStages(context, o, *result, progress, record);
+}
+
+} // namespace
+
+int runLlmConvert(const LlmConvertOptions &o) {
+  if (o.dryRun)
+    return printPlan(o);
+  driver::LlmConvertResult record;
+  record.model = o.modelPath;
+  record.chip = o.chip;
+  record.quantize = o.quantize;
+  record.exitCode = convert(o, record);
+  record.status = driver::resultStatus(record.exitCode);
+  // The record the studio reads (llmConvertResultPath), in the output folder when there is one.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(o.outDir, ec))
+    return record.exitCode;
+  std::string path = driver::llmConvertResultPath(o);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!(out << driver::toJson(record)) || !out.flush()) {
+    std::cerr << "tpuc llm-convert: " << path << ": cannot write the result record" << std::endl;
+    return record.exitCode == kExitOk ? kExitUsage : record.exitCode;
+  }
+  return record.exitCode;
 }
 
 namespace {

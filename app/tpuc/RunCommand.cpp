@@ -8,6 +8,7 @@
 
 #include "Commands.h"
 #include "tpuc/Driver/DeployStages.h"
+#include "tpuc/Driver/Results.h"
 #include "tpuc/Driver/TopModule.h"
 
 #include "tpuc/Backend/ChipProfile.h"
@@ -29,16 +30,18 @@ namespace tpuc::cli {
 
 namespace {
 
-int fail(int code, const std::string &message) {
+/// Prints the error line and keeps it for the result record.
+int fail(driver::ModelRunResult &record, int code, const std::string &message) {
   std::cerr << "tpuc run: " << message << std::endl;
+  record.message = message;
   return code;
 }
 
-int writeOutputs(const NpzFile &npz, const std::string &path) {
+int writeOutputs(driver::ModelRunResult &record, const NpzFile &npz, const std::string &path) {
   try {
     npz.write(path, /*compressed=*/false);
   } catch (const std::exception &e) {
-    return fail(kExitUsage, e.what());
+    return fail(record, kExitUsage, e.what());
   }
   return kExitOk;
 }
@@ -55,13 +58,14 @@ bool looksLikeMlir(const std::string &path) {
 }
 
 /// Top or Tpu MLIR: the interpreter or the functional simulator.
-int runMlir(const RunOptions &o, const NpzFile &inputs, ProgressReporter &progress) {
+int runMlir(const RunOptions &o, const NpzFile &inputs, ProgressReporter &progress,
+            driver::ModelRunResult &record) {
   mlir::MLIRContext context;
   std::string error;
   auto loaded = loadTopModule(context, o.model);
   if (!loaded) {
     error = llvm::toString(loaded.takeError());
-    return fail(kExitUsage, error);
+    return fail(record, kExitUsage, error);
   }
   mlir::OwningOpRef<mlir::ModuleOp> module = std::move(*loaded);
   bool tpu = false;
@@ -74,22 +78,23 @@ int runMlir(const RunOptions &o, const NpzFile &inputs, ProgressReporter &progre
   progress.report("run", 0.0, std::string(tpu ? "Tpu functional simulation" : "reference interpreter") + " of " +
                                   o.model + " on " + std::to_string(sim::ThreadPool::global().numThreads()) +
                                   " thread(s)");
+  record.runner = tpu ? "tpu" : "reference";
   std::unique_ptr<sim::Runner> runner;
   if (tpu)
     runner = std::make_unique<sim::TpuRunner>(*module);
   else
     runner = std::make_unique<sim::TopRunner>(*module);
   if (auto err = sim::runOn(*runner, inputs, {.dumpAll = o.dumpAllTensors}))
-    return fail(kExitFailed, llvm::toString(std::move(err)));
-  if (int rc = writeOutputs(o.dumpAllTensors ? runner->tensors() : runner->outputs(), o.output))
+    return fail(record, kExitFailed, llvm::toString(std::move(err)));
+  if (int rc = writeOutputs(record, o.dumpAllTensors ? runner->tensors() : runner->outputs(), o.output))
     return rc;
+  record.artifacts = {o.output};
   progress.report("run", 1.0, "wrote " + o.output, {o.output});
   return kExitOk;
 }
 
-} // namespace
-
-int runRun(const RunOptions &o) {
+/// The run; every failure is printed and kept in `record.message`.
+int run(const RunOptions &o, driver::ModelRunResult &record) {
   ProgressReporter progress = makeProgressReporter(o.progress);
   NpzFile inputs;
   std::string error;
@@ -97,24 +102,25 @@ int runRun(const RunOptions &o) {
     try {
       inputs.set("input", readNpy(o.input));
     } catch (const std::exception &e) {
-      return fail(kExitUsage, e.what());
+      return fail(record, kExitUsage, e.what());
     }
   } else if (!NpzFile::tryRead(o.input, inputs, error)) {
-    return fail(kExitUsage, error);
+    return fail(record, kExitUsage, error);
   }
   // By content, not by name: a model file of any name (TPU-MLIR users pass x.bmodel) or MLIR.
   if (!std::filesystem::exists(o.model))
-    return fail(kExitUsage, o.model + ": no such file");
+    return fail(record, kExitUsage, o.model + ": no such file");
   if (!codegen::isModelFile(o.model)) {
     if (!looksLikeMlir(o.model))
-      return fail(kExitUsage, o.model + ": neither a TPU Studio model file (tpuc deploy --model) nor MLIR");
-    return runMlir(o, inputs, progress);
+      return fail(record, kExitUsage,
+                  o.model + ": neither a TPU Studio model file (tpuc deploy --model) nor MLIR");
+    return runMlir(o, inputs, progress, record);
   }
 
   codegen::Model model;
   backend::ChipProfile chip;
   if (llvm::Error err = loadModelFile(o.model, model, chip))
-    return fail(kExitUsage, llvm::toString(std::move(err)));
+    return fail(record, kExitUsage, llvm::toString(std::move(err)));
   size_t net = 0;
   if (!o.net.empty()) {
     net = model.nets.size();
@@ -122,13 +128,16 @@ int runRun(const RunOptions &o) {
       if (model.nets[i].name == o.net)
         net = i;
     if (net == model.nets.size())
-      return fail(kExitUsage, o.model + ": no net '" + o.net + "'");
+      return fail(record, kExitUsage, o.model + ": no net '" + o.net + "'");
   }
   if (model.nets.empty() || model.nets[net].stages.empty())
-    return fail(kExitUsage, o.model + ": the model has no net to run");
+    return fail(record, kExitUsage, o.model + ": the model has no net to run");
+  record.runner = "cmdsim";
+  record.chip = chip.name;
+  record.net = model.nets[net].name;
   cmdsim::StageRunner runner(chip, model, net, 0);
   if (auto err = runner.setInputs(inputs))
-    return fail(kExitUsage, o.input + ": " + llvm::toString(std::move(err)));
+    return fail(record, kExitUsage, o.input + ": " + llvm::toString(std::move(err)));
   const codegen::Stage &stage = runner.stage();
   progress.report("run", 0.0, "simulating net '" + model.nets[net].name + "' on " + chip.name);
   cmdsim::ExecOptions options;
@@ -145,8 +154,8 @@ int runRun(const RunOptions &o) {
     return true;
   };
   if (auto err = runner.run(options))
-    return fail(kExitFailed, o.model + ": " + llvm::toString(std::move(err)));
-  if (int rc = writeOutputs(runner.tensors(), o.output))
+    return fail(record, kExitFailed, o.model + ": " + llvm::toString(std::move(err)));
+  if (int rc = writeOutputs(record, runner.tensors(), o.output))
     return rc;
   std::vector<std::string> artifacts = {o.output};
   const cmdsim::ExecStats &s = runner.stats();
@@ -154,7 +163,7 @@ int runRun(const RunOptions &o) {
     std::ofstream f(o.profile);
     f << cmdsim::traceJson(chip, stage, s.timing);
     if (!f)
-      return fail(kExitUsage, o.profile + ": cannot write the trace");
+      return fail(record, kExitUsage, o.profile + ": cannot write the trace");
     artifacts.push_back(o.profile);
   }
   double ms = cmdsim::latencyMs(chip, s.timing.totalCycles);
@@ -169,8 +178,34 @@ int runRun(const RunOptions &o) {
           << " GDMA commands, " << s.bytesMoved << " bytes moved; wall " << std::setprecision(3) << s.seconds
           << " s";
   std::cout << summary.str() << std::endl;
+  record.artifacts = artifacts;
+  record.cycles = s.timing.totalCycles;
+  record.latencyMs = ms;
+  record.tiuBusy = s.timing.tiuBusy;
+  record.gdmaBusy = s.timing.gdmaBusy;
+  record.tiuCommands = static_cast<int64_t>(s.tiuCommands);
+  record.gdmaCommands = static_cast<int64_t>(s.gdmaCommands);
   progress.report("run", 1.0, summary.str(), artifacts);
   return kExitOk;
+}
+
+} // namespace
+
+int runRun(const RunOptions &o) {
+  driver::ModelRunResult record;
+  record.model = o.model;
+  record.input = o.input;
+  record.output = o.output;
+  record.exitCode = run(o, record);
+  record.status = driver::resultStatus(record.exitCode);
+  // The record the studio reads (runResultPath), beside the outputs, whatever the outcome.
+  std::string path = driver::runResultPath(o);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!(out << driver::toJson(record)) || !out.flush()) {
+    std::cerr << "tpuc run: " << path << ": cannot write the result record" << std::endl;
+    return record.exitCode == kExitOk ? kExitUsage : record.exitCode;
+  }
+  return record.exitCode;
 }
 
 } // namespace tpuc::cli

@@ -142,6 +142,14 @@ RecordRows recordRows(const JobInfo &job) {
     out.status = QString::fromStdString(record.result.status);
     out.firstFailing = QString::fromStdString(record.result.firstFailing);
     tensors = record.result.outputs;
+  } else if (command == QLatin1String("run")) { // a verdict, no compared tensors
+    auto record = driver::parseModelRunResult(text);
+    out.error = QString::fromStdString(record.error);
+    out.status = QString::fromStdString(record.result.status);
+  } else if (command == QLatin1String("llm-convert")) {
+    auto record = driver::parseLlmConvertResult(text);
+    out.error = QString::fromStdString(record.error);
+    out.status = QString::fromStdString(record.result.status);
   } else if (command == QLatin1String("transform")) {
     auto record = driver::parseTransformResult(text);
     out.error = QString::fromStdString(record.error);

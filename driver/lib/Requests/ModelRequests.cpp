@@ -403,6 +403,12 @@ std::string deployArtifactStem(const DeployOptions &o) {
 
 std::string deployResultPath(const DeployOptions &o) { return deployArtifactStem(o) + "_result.json"; }
 
+std::string runResultPath(const RunOptions &o) { return stripSuffix(o.output, ".npz") + "_run_result.json"; }
+
+std::string llmConvertResultPath(const LlmConvertOptions &o) {
+  return (o.outDir.empty() || o.outDir.back() == '/' ? o.outDir : o.outDir + "/") + "llm_convert_result.json";
+}
+
 std::string transformResultPath(const TransformOptions &o) {
   return stripSuffix(o.mlir, ".mlir") + "_transform_result.json";
 }

@@ -128,6 +128,38 @@ std::string toJson(const TransformResult &r) {
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+std::string toJson(const ModelRunResult &r) {
+  json j = header("run", r.status, r.exitCode, r.message);
+  j["model"] = r.model;
+  j["input"] = r.input;
+  j["output"] = r.output;
+  j["runner"] = r.runner;
+  j["artifacts"] = r.artifacts;
+  j["chip"] = r.chip;
+  j["net"] = r.net;
+  j["cycles"] = r.cycles;
+  j["latency_ms"] = number(r.latencyMs);
+  j["tiu_busy"] = r.tiuBusy;
+  j["gdma_busy"] = r.gdmaBusy;
+  j["tiu_commands"] = r.tiuCommands;
+  j["gdma_commands"] = r.gdmaCommands;
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string toJson(const LlmConvertResult &r) {
+  json j = header("llm-convert", r.status, r.exitCode, r.message);
+  j["model"] = r.model;
+  j["chip"] = r.chip;
+  j["quantize"] = r.quantize;
+  j["stages"] = r.stages;
+  j["model_file"] = r.modelFile;
+  j["nets"] = r.nets;
+  j["weight_bytes"] = r.weightBytes;
+  j["weight_bytes_before_sharing"] = r.weightBytesBeforeSharing;
+  j["compile_seconds"] = number(r.compileSeconds);
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 ReadResult<CompareResult> parseCompareResult(const std::string &text) {
   return read<CompareResult>(text, "compare", [](const json &j, CompareResult &r) {
     r.target = j.at("target").get<std::string>();
@@ -145,6 +177,38 @@ ReadResult<DeployResult> parseDeployResult(const std::string &text) {
     r.artifacts = j.at("artifacts").get<std::vector<std::string>>();
     r.outputs = tensorsOf(j.at("outputs"));
     r.firstFailing = j.at("first_failing").get<std::string>();
+  });
+}
+
+ReadResult<ModelRunResult> parseModelRunResult(const std::string &text) {
+  return read<ModelRunResult>(text, "run", [](const json &j, ModelRunResult &r) {
+    r.model = j.at("model").get<std::string>();
+    r.input = j.at("input").get<std::string>();
+    r.output = j.at("output").get<std::string>();
+    r.runner = j.at("runner").get<std::string>();
+    r.artifacts = j.at("artifacts").get<std::vector<std::string>>();
+    r.chip = j.at("chip").get<std::string>();
+    r.net = j.at("net").get<std::string>();
+    r.cycles = j.at("cycles").get<int64_t>();
+    r.latencyMs = numberOf(j.at("latency_ms"));
+    r.tiuBusy = j.at("tiu_busy").get<int64_t>();
+    r.gdmaBusy = j.at("gdma_busy").get<int64_t>();
+    r.tiuCommands = j.at("tiu_commands").get<int64_t>();
+    r.gdmaCommands = j.at("gdma_commands").get<int64_t>();
+  });
+}
+
+ReadResult<LlmConvertResult> parseLlmConvertResult(const std::string &text) {
+  return read<LlmConvertResult>(text, "llm-convert", [](const json &j, LlmConvertResult &r) {
+    r.model = j.at("model").get<std::string>();
+    r.chip = j.at("chip").get<std::string>();
+    r.quantize = j.at("quantize").get<std::string>();
+    r.stages = j.at("stages").get<std::vector<std::string>>();
+    r.modelFile = j.at("model_file").get<std::string>();
+    r.nets = j.at("nets").get<int64_t>();
+    r.weightBytes = j.at("weight_bytes").get<int64_t>();
+    r.weightBytesBeforeSharing = j.at("weight_bytes_before_sharing").get<int64_t>();
+    r.compileSeconds = numberOf(j.at("compile_seconds"));
   });
 }
 

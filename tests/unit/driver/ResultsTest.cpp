@@ -63,6 +63,44 @@ TEST(Results, TransformRecordRoundTrips) {
   EXPECT_EQ(parseDeployResult(toJson(r)).error, "result record of job 'transform', expected 'deploy'");
 }
 
+TEST(Results, RunRecordRoundTrips) {
+  ModelRunResult r;
+  r.status = "passed";
+  r.model = "m.tpum";
+  r.input = "in.npz";
+  r.output = "out.npz";
+  r.runner = "cmdsim";
+  r.artifacts = {"out.npz", "trace.json"};
+  r.chip = "bm1684x";
+  r.net = "main";
+  r.cycles = 123456;
+  r.latencyMs = 0.13;
+  r.tiuBusy = 100000;
+  r.gdmaBusy = 90000;
+  r.tiuCommands = 42;
+  r.gdmaCommands = 64;
+  ReadResult<ModelRunResult> back = parseModelRunResult(toJson(r));
+  ASSERT_TRUE(back) << back.error;
+  EXPECT_EQ(back.result, r);
+}
+
+TEST(Results, LlmConvertRecordRoundTrips) {
+  LlmConvertResult r;
+  r.status = "passed";
+  r.model = "/m/qwen";
+  r.chip = "bm1684x";
+  r.quantize = "w4bf16";
+  r.stages = {"/o/embedding.mlir", "/o/block_0.mlir"};
+  r.modelFile = "/o/qwen_w4bf16_seq512_bm1684x.tpum";
+  r.nets = 2;
+  r.weightBytes = 1 << 20;
+  r.weightBytesBeforeSharing = 3 << 20;
+  r.compileSeconds = 12.5;
+  ReadResult<LlmConvertResult> back = parseLlmConvertResult(toJson(r));
+  ASSERT_TRUE(back) << back.error;
+  EXPECT_EQ(back.result, r);
+}
+
 TEST(Results, ForeignOrNewerRecordsAreRejected) {
   EXPECT_EQ(parseCompareResult(R"({"schema": "other", "version": 1})").error,
             "not a tpuc result record (schema is not \"tpuc.result\")");

@@ -153,7 +153,7 @@ def check_op_names(root):
     return not bad
 
 
-ERROR_OUT_PARAM = re.compile(r"std::string\s*[&*]\s*(error|err|message)\b")
+ERROR_OUT_PARAM = re.compile(r"std::string\s*[&*]\s*(error|err|message)\b(?!\s*\()")  # not an accessor error()
 
 
 def check_error_params(root, allowed):

@@ -324,6 +324,10 @@ std::string deployResultPath(const DeployOptions &o);
 /// Where `tpuc transform` writes its result record (Results.h): --mlir without .mlir, then
 /// "_transform_result.json".
 std::string transformResultPath(const TransformOptions &o);
+/// Where `tpuc run` writes its result record: --output without .npz, then "_run_result.json".
+std::string runResultPath(const RunOptions &o);
+/// Where `tpuc llm-convert` writes its result record: <out_dir>/llm_convert_result.json.
+std::string llmConvertResultPath(const LlmConvertOptions &o);
 
 } // namespace tpuc::driver
 

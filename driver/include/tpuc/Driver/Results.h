@@ -6,7 +6,9 @@
 // job-specific fields}. `tpuc compare --result_json FILE`, every
 // `tpuc deploy` that writes files (<stem>_result.json, deployResultPath) and
 // every `tpuc transform` (<mlir stem>_transform_result.json,
-// transformResultPath) write one. A reader
+// transformResultPath), every `tpuc run` (<output stem>_run_result.json,
+// runResultPath) and every `tpuc llm-convert` that writes files
+// (<out_dir>/llm_convert_result.json, llmConvertResultPath) write one. A reader
 // rejects another schema or a newer version with a one-line error. Non-finite
 // metrics are stored as "inf", "-inf" or null (NaN).
 //
@@ -15,6 +17,7 @@
 #ifndef TPUC_DRIVER_RESULTS_H
 #define TPUC_DRIVER_RESULTS_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -71,10 +74,42 @@ struct TransformResult {
   bool operator==(const TransformResult &) const = default;
 };
 
+/// `tpuc run`: which simulator ran, what it wrote and, for a model file, the simulated timing.
+struct ModelRunResult {
+  std::string status; ///< passed, failed (the run failed), error (bad input)
+  int exitCode = 0;
+  std::string message;
+  std::string model, input, output;
+  std::string runner; ///< "reference" (Top MLIR), "tpu" (Tpu MLIR), "cmdsim" (a model file)
+  std::vector<std::string> artifacts;
+  std::string chip, net; ///< model files only
+  int64_t cycles = 0, tiuBusy = 0, gdmaBusy = 0, tiuCommands = 0, gdmaCommands = 0;
+  double latencyMs = 0;
+  bool operator==(const ModelRunResult &) const = default;
+};
+
+/// `tpuc llm-convert`: the stages built and the combined model file.
+struct LlmConvertResult {
+  std::string status; ///< passed, failed (a stage did not compile), error (bad input)
+  int exitCode = 0;
+  std::string message;
+  std::string model; ///< the HuggingFace folder
+  std::string chip, quantize;
+  std::vector<std::string> stages; ///< Top MLIR of every stage
+  std::string modelFile;           ///< "" with --only_mlir or on failure
+  int64_t nets = 0;
+  int64_t weightBytes = 0; ///< stored once per shared weight
+  int64_t weightBytesBeforeSharing = 0;
+  double compileSeconds = 0;
+  bool operator==(const LlmConvertResult &) const = default;
+};
+
 /// The record as JSON text (pretty-printed, one trailing newline).
 std::string toJson(const CompareResult &result);
 std::string toJson(const DeployResult &result);
 std::string toJson(const TransformResult &result);
+std::string toJson(const ModelRunResult &result);
+std::string toJson(const LlmConvertResult &result);
 
 /// A record read back, or why it could not be (one line).
 template <typename Result> struct ReadResult {
@@ -85,6 +120,8 @@ template <typename Result> struct ReadResult {
 ReadResult<CompareResult> parseCompareResult(const std::string &json);
 ReadResult<DeployResult> parseDeployResult(const std::string &json);
 ReadResult<TransformResult> parseTransformResult(const std::string &json);
+ReadResult<ModelRunResult> parseModelRunResult(const std::string &json);
+ReadResult<LlmConvertResult> parseLlmConvertResult(const std::string &json);
 
 /// "passed" / "failed" / "error" for a tpuc exit code.
 std::string resultStatus(int exitCode);
