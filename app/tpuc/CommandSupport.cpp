@@ -4,6 +4,7 @@
 
 #include "tpuc/Simulator/Compare.h"
 
+#include <fstream>
 #include <iostream>
 
 namespace tpuc::cli {
@@ -26,6 +27,15 @@ driver::Sink consoleSink(ProgressReporter *progress) {
       std::cout.flush();
   };
   return sink;
+}
+
+int writeResultRecord(std::string_view command, const std::string &path, const std::string &json,
+                      int exitCode) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if ((out << json) && out.flush())
+    return exitCode;
+  std::cerr << "tpuc " << command << ": " << path << ": cannot write the result record" << std::endl;
+  return exitCode == kExitOk ? kExitUsage : exitCode;
 }
 
 ProgressReporter makeProgressReporter(const std::string &format) {

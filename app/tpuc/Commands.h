@@ -74,6 +74,11 @@ int notImplemented(std::string_view subcommand);
 /// A reporter for a `--progress` value (already validated by the parser):
 /// JSON lines on stdout, text on stderr.
 ProgressReporter makeProgressReporter(const std::string &format);
+/// Writes a job's result record (tpuc/Driver/Results.h) `json` to `path`. Returns `exitCode`, or when the
+/// file cannot be written (one line on stderr, "tpuc <command>: <path>: ...") kExitUsage for a job that
+/// passed.
+int writeResultRecord(std::string_view command, const std::string &path, const std::string &json,
+                      int exitCode);
 /// A driver sink for the console: text to stdout (flushed where the driver asks), progress events to
 /// `progress` when given.
 driver::Sink consoleSink(ProgressReporter *progress = nullptr);

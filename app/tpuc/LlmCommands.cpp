@@ -252,13 +252,8 @@ int runLlmConvert(const LlmConvertOptions &o) {
   std::error_code ec;
   if (!std::filesystem::is_directory(o.outDir, ec))
     return record.exitCode;
-  std::string path = driver::llmConvertResultPath(o);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!(out << driver::toJson(record)) || !out.flush()) {
-    std::cerr << "tpuc llm-convert: " << path << ": cannot write the result record" << std::endl;
-    return record.exitCode == kExitOk ? kExitUsage : record.exitCode;
-  }
-  return record.exitCode;
+  return writeResultRecord("llm-convert", driver::llmConvertResultPath(o), driver::toJson(record),
+                           record.exitCode);
 }
 
 namespace {

@@ -199,13 +199,7 @@ int runRun(const RunOptions &o) {
   record.exitCode = run(o, record);
   record.status = driver::resultStatus(record.exitCode);
   // The record the studio reads (runResultPath), beside the outputs, whatever the outcome.
-  std::string path = driver::runResultPath(o);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!(out << driver::toJson(record)) || !out.flush()) {
-    std::cerr << "tpuc run: " << path << ": cannot write the result record" << std::endl;
-    return record.exitCode == kExitOk ? kExitUsage : record.exitCode;
-  }
-  return record.exitCode;
+  return writeResultRecord("run", driver::runResultPath(o), driver::toJson(record), record.exitCode);
 }
 
 } // namespace tpuc::cli

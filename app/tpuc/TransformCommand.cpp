@@ -327,13 +327,8 @@ int runTransform(const TransformOptions &o) {
   record.exitCode = transform(o, record);
   record.status = driver::resultStatus(record.exitCode);
   // The record the studio reads (transformResultPath), beside the MLIR, whatever the outcome.
-  std::string path = driver::transformResultPath(o);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!(out << driver::toJson(record)) || !out.flush()) {
-    std::cerr << "tpuc transform: " << path << ": cannot write the result record" << std::endl;
-    return record.exitCode == kExitOk ? kExitUsage : record.exitCode;
-  }
-  return record.exitCode;
+  return writeResultRecord("transform", driver::transformResultPath(o), driver::toJson(record),
+                           record.exitCode);
 }
 
 } // namespace tpuc::cli

@@ -155,21 +155,6 @@ OpFacts factsOf(Operation *op) {
   return f;
 }
 
-Window toWindow(const tpu::Window2D &w) {
-  Window out;
-  out.kh = w.kh;
-  out.kw = w.kw;
-  out.sh = w.sh;
-  out.sw = w.sw;
-  out.padTop = w.padTop;
-  out.padLeft = w.padLeft;
-  out.padBottom = w.padBottom;
-  out.padRight = w.padRight;
-  out.dh = w.dh;
-  out.dw = w.dw;
-  return out;
-}
-
 } // namespace
 
 FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options) {
@@ -272,14 +257,14 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
     case BackendRole::Conv:
       if (local && all4 && bop.inputs.size() == 1 && facts.window) {
         bop.kind = OpKind::Conv;
-        bop.window = toWindow(*facts.window);
+        bop.window = *facts.window;
         bop.groups = facts.groups;
       }
       break;
     case BackendRole::Pool:
       if (local && all4 && bop.inputs.size() == 1 && facts.window) {
         bop.kind = OpKind::Pool;
-        bop.window = toWindow(*facts.window);
+        bop.window = *facts.window;
         const auto &in = g.values[bop.inputs[0]].shape;
         matchExtent(in[2], out0[2], bop.window.kh, bop.window.sh, 1, bop.window.padTop, bop.window.padBottom);
         matchExtent(in[3], out0[3], bop.window.kw, bop.window.sw, 1, bop.window.padLeft, bop.window.padRight);

@@ -12,6 +12,7 @@
 #define TPUC_BACKEND_GRAPH_H
 
 #include "tpuc/Backend/ChipProfile.h"
+#include "tpuc/Support/Window2D.h"
 
 #include <cstdint>
 #include <optional>
@@ -51,12 +52,7 @@ enum class OpKind {
 const char *opKindName(OpKind k);
 
 /// Sliding window of Conv and Pool.
-struct Window {
-  int64_t kh = 1, kw = 1;
-  int64_t sh = 1, sw = 1;
-  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
-  int64_t dh = 1, dw = 1;
-};
+using Window = Window2D;
 
 /// A tensor: an activation (op result or graph input) or a weight.
 struct Value {

@@ -5,6 +5,8 @@
 #ifndef TPUC_DIALECT_TPU_TPUTRAITS_H
 #define TPUC_DIALECT_TPU_TPUTRAITS_H
 
+#include "tpuc/Support/Window2D.h"
+
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -36,13 +38,8 @@ constexpr bool hasLocalForm(BackendRole role) {
          role == BackendRole::Unary;
 }
 
-/// A 2-D window as the backend plans it: kernel, strides, pads (top, left, bottom, right), dilations.
-struct Window2D {
-  int64_t kh = 1, kw = 1;
-  int64_t sh = 1, sw = 1;
-  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
-  int64_t dh = 1, dw = 1;
-};
+/// A 2-D window as the backend plans it (kernel, strides, pads, dilations): the backend graph's own type.
+using Window2D = ::tpuc::Window2D;
 
 namespace detail {
 inline llvm::ArrayRef<int64_t> arrayOf(llvm::ArrayRef<int64_t> a) { return a; }
