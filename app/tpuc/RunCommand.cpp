@@ -111,6 +111,7 @@ int runRun(const RunOptions &o) {
 
   codegen::Model model;
   backend::ChipProfile chip;
+  std::string error;
   if (!loadModelFile(o.model, model, chip, error))
     return fail(kExitUsage, error);
   size_t net = 0;
