@@ -155,12 +155,12 @@ int main(int argc, char **argv) {
     std::string json = graph::toJson(extracted);
     qint64 writeMs = stage.restart();
     module = {};
-    auto g = std::make_shared<graph::Graph>();
-    std::string error;
-    if (!graph::fromJson(json, *g, error)) {
-      std::fprintf(stderr, "bench-graph: %s\n", error.c_str());
+    Result<graph::Graph> parsed = graph::fromJson(json);
+    if (!parsed) {
+      std::fprintf(stderr, "bench-graph: %s\n", parsed.error().c_str());
       return 1;
     }
+    auto g = std::make_shared<graph::Graph>(std::move(*parsed));
     qint64 readMs = stage.restart();
     print("IR→JSON→view " + std::to_string(shape.layers) + " layers", measureView(g, static_cast<double>(t.elapsed())));
     std::printf("    (parse %lld ms, extract %lld ms, JSON write %lld ms, read %lld ms, %zu MB of JSON)\n",

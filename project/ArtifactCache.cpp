@@ -24,7 +24,7 @@ std::optional<fs::path> ArtifactCache::find(const std::string &hash) const {
   return path;
 }
 
-std::optional<std::string> ArtifactCache::storeBytes(std::string_view bytes, std::string &error) {
+Result<std::string> ArtifactCache::storeBytes(std::string_view bytes) {
   std::string hash = hashBytes(bytes);
   if (find(hash))
     return hash;
@@ -37,24 +37,23 @@ std::optional<std::string> ArtifactCache::storeBytes(std::string_view bytes, std
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) {
-      error = "cannot write the cache file '" + temp.string() + "'";
       fs::remove(temp, ec);
-      return std::nullopt;
+      return Failure{"cannot write the cache file '" + temp.string() + "'"};
     }
   }
   fs::rename(temp, target, ec);
   if (ec) {
-    error = "cannot write the cache file '" + target.string() + "': " + ec.message();
+    Failure failure{"cannot write the cache file '" + target.string() + "': " + ec.message()};
     fs::remove(temp, ec);
-    return std::nullopt;
+    return failure;
   }
   return hash;
 }
 
-std::optional<std::string> ArtifactCache::storeFile(const fs::path &source, std::string &error) {
-  auto hash = hashFile(source, error);
+Result<std::string> ArtifactCache::storeFile(const fs::path &source) {
+  Result<std::string> hash = hashFile(source);
   if (!hash)
-    return std::nullopt;
+    return hash;
   if (find(*hash))
     return hash;
   fs::path target = pathFor(*hash);
@@ -66,9 +65,9 @@ std::optional<std::string> ArtifactCache::storeFile(const fs::path &source, std:
   if (!ec)
     fs::rename(temp, target, ec);
   if (ec) {
-    error = "cannot copy '" + source.string() + "' into the cache: " + ec.message();
+    Failure failure{"cannot copy '" + source.string() + "' into the cache: " + ec.message()};
     fs::remove(temp, ec);
-    return std::nullopt;
+    return failure;
   }
   return hash;
 }

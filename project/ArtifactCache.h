@@ -2,6 +2,8 @@
 #ifndef TPUC_APP_PROJECT_ARTIFACTCACHE_H
 #define TPUC_APP_PROJECT_ARTIFACTCACHE_H
 
+#include "tpuc/Support/Result.h"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -21,9 +23,9 @@ public:
   /// The artifact's path when it is present, else nullopt.
   std::optional<std::filesystem::path> find(const std::string &hash) const;
   /// Copies a file into the cache (atomically: temp file then rename); returns its hash.
-  std::optional<std::string> storeFile(const std::filesystem::path &source, std::string &error);
+  Result<std::string> storeFile(const std::filesystem::path &source);
   /// Stores bytes; returns their hash.
-  std::optional<std::string> storeBytes(std::string_view bytes, std::string &error);
+  Result<std::string> storeBytes(std::string_view bytes);
 
 private:
   std::filesystem::path m_dir;

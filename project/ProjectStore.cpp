@@ -25,36 +25,29 @@ std::string quoted(const fs::path &file) { return "'" + file.string() + "'"; }
 
 // --- identity -----------------------------------------------------------------------------------
 
-/// Checks that `db` is a TPU Studio project this build can read; returns its schema version or -1.
-int checkIdentity(sql::Db &db, const fs::path &file, std::string &error) {
+/// Checks that `db` is a TPU Studio project this build can read; returns its schema version.
+Result<int> checkIdentity(sql::Db &db, const fs::path &file) {
   auto appId = db.queryInt("PRAGMA application_id");
   if (!appId) {
     // SQLITE_CORRUPT: our header is there but pages are missing or garbled (a truncated copy, a bad
     // disk); anything else means the bytes were never an SQLite database.
     if ((sqlite3_errcode(db.handle()) & 0xff) == SQLITE_CORRUPT)
-      error = quoted(file) + " is damaged (" + db.lastError() + ")";
-    else
-      error = quoted(file) + " is not a TPU Studio project (" + db.lastError() + ")";
-    return -1;
+      return Failure{quoted(file) + " is damaged (" + db.lastError() + ")"};
+    return Failure{quoted(file) + " is not a TPU Studio project (" + db.lastError() + ")"};
   }
   auto version = db.queryInt("PRAGMA user_version");
   if (*appId != schema::kApplicationId) {
     auto tables = db.queryInt("SELECT count(*) FROM sqlite_schema");
     if (tables && *tables == 0)
-      error = quoted(file) + " is an empty database, not a TPU Studio project";
-    else
-      error = quoted(file) + " is an SQLite database of another application, not a TPU Studio project";
-    return -1;
+      return Failure{quoted(file) + " is an empty database, not a TPU Studio project"};
+    return Failure{quoted(file) + " is an SQLite database of another application, not a TPU Studio project"};
   }
-  if (!version || *version < 1) {
-    error = quoted(file) + " is a TPU Studio project without a schema version (damaged)";
-    return -1;
-  }
-  if (*version > schema::kCurrentVersion) {
-    error = quoted(file) + " was written by a newer TPU Studio (schema version " + std::to_string(*version) +
-            ", this build reads up to " + std::to_string(schema::kCurrentVersion) + ")";
-    return -1;
-  }
+  if (!version || *version < 1)
+    return Failure{quoted(file) + " is a TPU Studio project without a schema version (damaged)"};
+  if (*version > schema::kCurrentVersion)
+    return Failure{quoted(file) + " was written by a newer TPU Studio (schema version " +
+                   std::to_string(*version) + ", this build reads up to " +
+                   std::to_string(schema::kCurrentVersion) + ")"};
   return static_cast<int>(*version);
 }
 
@@ -87,7 +80,8 @@ bool readLlmSettings(const json &value, std::optional<LlmConvertSettings> &out) 
   return true;
 }
 
-bool readImportSettings(sql::Db &db, ImportSettings &s, std::string &error) {
+/// A failure is a malformed value or the database's error.
+Result<void> readImportSettings(sql::Db &db, ImportSettings &s) {
   sql::Stmt stmt(db, "SELECT key, value FROM import_settings");
   while (stmt.step()) {
     std::string key = stmt.columnText(0);
@@ -116,15 +110,16 @@ bool readImportSettings(sql::Db &db, ImportSettings &s, std::string &error) {
         ok = readLlmSettings(value, s.llm);
       // Unknown keys come from a newer minor revision; ignoring them keeps the file readable.
     }
-    if (!ok) {
-      error = "import setting '" + key + "' has a malformed value";
-      return false;
-    }
+    if (!ok)
+      return Failure{"import setting '" + key + "' has a malformed value"};
   }
-  return !stmt.failed();
+  if (stmt.failed())
+    return Failure{db.lastError()};
+  return {};
 }
 
-bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
+/// Reads every section into `p`; a failure is a malformed value or the database's error.
+Result<void> readAll(sql::Db &db, const fs::path &dir, Project &p) {
   {
     sql::Stmt stmt(db, "SELECT path, content_hash, size, format, embedded FROM model WHERE id = 1");
     if (stmt.step()) {
@@ -135,10 +130,10 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
       p.model.embedded = stmt.columnBlob(4);
     }
     if (stmt.failed())
-      return false;
+      return Failure{db.lastError()};
   }
-  if (!readImportSettings(db, p.importSettings, error))
-    return false;
+  if (Result<void> settings = readImportSettings(db, p.importSettings); !settings)
+    return settings;
   {
     sql::Stmt sets(db, "SELECT id, name FROM datasets ORDER BY ordinal");
     sql::Stmt samples(db, "SELECT path, metadata, thumbnail FROM samples WHERE dataset_id = ? "
@@ -153,11 +148,11 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
             {fromStoredPath(samples.columnText(0), dir), samples.columnText(1), samples.columnBlob(2)});
       samples.reset();
       if (samples.failed())
-        return false;
+        return Failure{db.lastError()};
       p.datasets.push_back(std::move(d));
     }
     if (sets.failed())
-      return false;
+      return Failure{db.lastError()};
   }
   {
     sql::Stmt tables(db, "SELECT id, name, version, created, comment FROM cali_tables ORDER BY ordinal");
@@ -172,11 +167,11 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
             {rows.columnText(0), rows.columnDouble(1), rows.columnDouble(2), rows.columnDouble(3)});
       rows.reset();
       if (rows.failed())
-        return false;
+        return Failure{db.lastError()};
       p.caliTables.push_back(std::move(t));
     }
     if (tables.failed())
-      return false;
+      return Failure{db.lastError()};
   }
   {
     sql::Stmt tables(db, "SELECT id, name, version, created, comment FROM quant_tables ORDER BY ordinal");
@@ -189,11 +184,11 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
         t.entries.push_back({rows.columnText(0), rows.columnText(1)});
       rows.reset();
       if (rows.failed())
-        return false;
+        return Failure{db.lastError()};
       p.quantTables.push_back(std::move(t));
     }
     if (tables.failed())
-      return false;
+      return Failure{db.lastError()};
   }
   {
     sql::Stmt stmt(db, "SELECT id, name, chip, precision, options FROM compile_configs ORDER BY ordinal");
@@ -201,7 +196,7 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
       p.compileConfigs.push_back({stmt.columnInt(0), stmt.columnText(1), stmt.columnText(2),
                                   stmt.columnText(3), stmt.columnText(4)});
     if (stmt.failed())
-      return false;
+      return Failure{db.lastError()};
   }
   {
     sql::Stmt runs(db, "SELECT id, config_name, started, finished, status, latency_ms, memory_peak_bytes, "
@@ -224,23 +219,25 @@ bool readAll(sql::Db &db, const fs::path &dir, Project &p, std::string &error) {
         r.artifacts.push_back({artifacts.columnText(0), artifacts.columnText(1), artifacts.columnText(2)});
       artifacts.reset();
       if (artifacts.failed())
-        return false;
+        return Failure{db.lastError()};
       p.runs.push_back(std::move(r));
     }
     if (runs.failed())
-      return false;
+      return Failure{db.lastError()};
   }
   {
     sql::Stmt stmt(db, "SELECT key, value FROM view_state");
     while (stmt.step())
       p.viewState[stmt.columnText(0)] = stmt.columnText(1);
     if (stmt.failed())
-      return false;
+      return Failure{db.lastError()};
   }
   sql::Stmt notes(db, "SELECT text FROM notes WHERE id = 1");
   if (notes.step())
     p.notes = notes.columnText(0);
-  return !notes.failed();
+  if (notes.failed())
+    return Failure{db.lastError()};
+  return {};
 }
 
 // --- writing ------------------------------------------------------------------------------------
@@ -444,7 +441,7 @@ void syncDirectory(const fs::path &dir) {
   }
 }
 
-bool saveReplace(const Project &p, const fs::path &file, const fs::path &dir, std::string &error) {
+Result<void> saveReplace(const Project &p, const fs::path &file, const fs::path &dir) {
   fs::path temp = file;
   temp += ".saving-" + std::to_string(::getpid());
   std::error_code ec;
@@ -456,43 +453,38 @@ bool saveReplace(const Project &p, const fs::path &file, const fs::path &dir, st
               db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;") &&
               db.exec("BEGIN") && schema::create(db) && writeAll(db, p, dir) && db.exec("COMMIT");
     if (!ok) {
-      error = "cannot save " + quoted(file) + ": " + db.lastError();
+      Failure failure{"cannot save " + quoted(file) + ": " + db.lastError()};
       db.close();
       fs::remove(temp, ec);
-      return false;
+      return failure;
     }
   }
   fs::rename(temp, file, ec);
   if (ec) {
-    error = "cannot save " + quoted(file) + ": " + ec.message();
+    Failure failure{"cannot save " + quoted(file) + ": " + ec.message()};
     fs::remove(temp, ec);
-    return false;
+    return failure;
   }
   syncDirectory(file.parent_path());
-  return true;
+  return {};
 }
 
-bool saveInPlace(const Project &p, const fs::path &file, const fs::path &dir, std::string &error) {
+Result<void> saveInPlace(const Project &p, const fs::path &file, const fs::path &dir) {
   sql::Db db;
-  if (!db.open(file.string(), sql::Db::Mode::ReadWrite)) {
-    error = "cannot save " + quoted(file) + ": " + db.lastError();
-    return false;
-  }
-  std::string why;
-  int version = checkIdentity(db, file, why);
-  if (version < 0) {
-    error = "refusing to overwrite: " + why;
-    return false;
-  }
+  if (!db.open(file.string(), sql::Db::Mode::ReadWrite))
+    return Failure{"cannot save " + quoted(file) + ": " + db.lastError()};
+  Result<int> version = checkIdentity(db, file);
+  if (!version)
+    return Failure{"refusing to overwrite: " + version.error()};
   bool ok = prepareForWrite(db) && db.exec("BEGIN IMMEDIATE") &&
-            (version == schema::kCurrentVersion || schema::migrate(db, version)) && writeAll(db, p, dir) &&
+            (*version == schema::kCurrentVersion || schema::migrate(db, *version)) && writeAll(db, p, dir) &&
             db.exec("COMMIT");
   if (!ok) {
-    error = "cannot save " + quoted(file) + ": " + db.lastError();
+    Failure failure{"cannot save " + quoted(file) + ": " + db.lastError()};
     db.exec("ROLLBACK");
-    return false;
+    return failure;
   }
-  return true;
+  return {};
 }
 
 } // namespace
@@ -522,58 +514,46 @@ std::string fromStoredPath(const std::string &stored, const fs::path &projectDir
   return (projectDir / path).lexically_normal().string();
 }
 
-std::optional<Project> loadProject(const fs::path &file, std::string &error) {
+Result<Project> loadProject(const fs::path &file) {
   std::error_code ec;
-  if (!fs::exists(file, ec)) {
-    error = quoted(file) + " does not exist";
-    return std::nullopt;
-  }
-  if (fs::is_directory(file, ec)) {
-    error = quoted(file) + " is a folder, not a TPU Studio project";
-    return std::nullopt;
-  }
+  if (!fs::exists(file, ec))
+    return Failure{quoted(file) + " does not exist"};
+  if (fs::is_directory(file, ec))
+    return Failure{quoted(file) + " is a folder, not a TPU Studio project"};
   sql::Db db;
   // Read-write so SQLite can roll back a hot journal left by a killed save; loading writes nothing else.
-  if (!db.open(file.string(), sql::Db::Mode::ReadWrite) && !db.open(file.string(), sql::Db::Mode::ReadOnly)) {
-    error = "cannot open " + quoted(file) + ": " + db.lastError();
-    return std::nullopt;
-  }
-  int version = checkIdentity(db, file, error);
-  if (version < 0)
-    return std::nullopt;
+  if (!db.open(file.string(), sql::Db::Mode::ReadWrite) && !db.open(file.string(), sql::Db::Mode::ReadOnly))
+    return Failure{"cannot open " + quoted(file) + ": " + db.lastError()};
+  Result<int> version = checkIdentity(db, file);
+  if (!version)
+    return Failure{version.error()};
   sql::Stmt check(db, "PRAGMA quick_check");
-  if (!check.step() || check.columnText(0) != "ok") {
-    error = quoted(file) + " is damaged (" + (check.failed() ? db.lastError() : check.columnText(0)) + ")";
-    return std::nullopt;
-  }
+  if (!check.step() || check.columnText(0) != "ok")
+    return Failure{quoted(file) + " is damaged (" + (check.failed() ? db.lastError() : check.columnText(0)) +
+                   ")"};
   sql::Db *source = &db;
   sql::Db memory;
-  if (version < schema::kCurrentVersion) {
+  if (*version < schema::kCurrentVersion) {
     // Migrate a copy so opening an old project never modifies it; saving writes the new schema.
     if (!memory.open("", sql::Db::Mode::Memory) || !db.copyTo(memory) || !memory.exec("BEGIN") ||
-        !schema::migrate(memory, version) || !memory.exec("COMMIT")) {
-      error = "cannot migrate " + quoted(file) + " from schema version " + std::to_string(version) + ": " +
-              (memory.lastError().empty() ? db.lastError() : memory.lastError());
-      return std::nullopt;
-    }
+        !schema::migrate(memory, *version) || !memory.exec("COMMIT"))
+      return Failure{"cannot migrate " + quoted(file) + " from schema version " + std::to_string(*version) +
+                     ": " + (memory.lastError().empty() ? db.lastError() : memory.lastError())};
     source = &memory;
   }
   Project project;
-  std::string detail;
   fs::path dir = fs::absolute(file, ec).parent_path();
-  if (!readAll(*source, dir, project, detail)) {
-    error = "cannot read " + quoted(file) + ": " + (detail.empty() ? source->lastError() : detail);
-    return std::nullopt;
-  }
+  if (Result<void> read = readAll(*source, dir, project); !read)
+    return Failure{"cannot read " + quoted(file) + ": " + read.error()};
   return project;
 }
 
-bool saveProject(const Project &project, const fs::path &file, SaveMode mode, std::string &error) {
+Result<void> saveProject(const Project &project, const fs::path &file, SaveMode mode) {
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path();
   if (mode == SaveMode::Replace || !fs::exists(file, ec))
-    return saveReplace(project, file, dir, error);
-  return saveInPlace(project, file, dir, error);
+    return saveReplace(project, file, dir);
+  return saveInPlace(project, file, dir);
 }
 
 std::string hashBytes(std::string_view bytes) {
@@ -582,22 +562,18 @@ std::string hashBytes(std::string_view bytes) {
   return "sha256:" + sha.hex();
 }
 
-std::optional<std::string> hashFile(const fs::path &file, std::string &error) {
+Result<std::string> hashFile(const fs::path &file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    error = "cannot read " + quoted(file);
-    return std::nullopt;
-  }
+  if (!in)
+    return Failure{"cannot read " + quoted(file)};
   Sha256 sha;
   std::vector<char> buffer(1 << 20);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     sha.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
   }
-  if (in.bad()) {
-    error = "cannot read " + quoted(file);
-    return std::nullopt;
-  }
+  if (in.bad())
+    return Failure{"cannot read " + quoted(file)};
   return "sha256:" + sha.hex();
 }
 

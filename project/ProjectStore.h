@@ -3,9 +3,9 @@
 #define TPUC_APP_PROJECT_PROJECTSTORE_H
 
 #include "project/Project.h"
+#include "tpuc/Support/Result.h"
 
 #include <filesystem>
-#include <optional>
 #include <string>
 
 namespace tpuc::project {
@@ -21,18 +21,16 @@ enum class SaveMode {
   Replace,
 };
 
-/// Loads a project. On failure returns nullopt and sets `error` to one line naming the file.
-/// Older schema versions are migrated in memory; the file itself is not modified by loading.
-std::optional<Project> loadProject(const std::filesystem::path &file, std::string &error);
+/// Loads a project, or a Failure whose one line names the file. Older schema versions are migrated in
+/// memory; the file itself is not modified by loading.
+Result<Project> loadProject(const std::filesystem::path &file);
 
-/// Saves a project. On failure returns false and sets `error` to one line naming the file; the file on
-/// disk then still holds its previous content. Refuses to overwrite a file that is not a TPU Studio
-/// project in InPlace mode.
-bool saveProject(const Project &project, const std::filesystem::path &file, SaveMode mode,
-                 std::string &error);
+/// Saves a project. A Failure names the file; the file on disk then still holds its previous content.
+/// Refuses to overwrite a file that is not a TPU Studio project in InPlace mode.
+Result<void> saveProject(const Project &project, const std::filesystem::path &file, SaveMode mode);
 
-/// "sha256:<hex>" of a file's bytes, or nullopt with `error` set.
-std::optional<std::string> hashFile(const std::filesystem::path &file, std::string &error);
+/// "sha256:<hex>" of a file's bytes, or a Failure naming the file.
+Result<std::string> hashFile(const std::filesystem::path &file);
 /// "sha256:<hex>" of a byte string.
 std::string hashBytes(std::string_view bytes);
 

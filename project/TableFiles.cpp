@@ -59,11 +59,10 @@ std::string at(const std::string &name, int line) { return name + ":" + std::to_
 
 } // namespace
 
-std::optional<std::vector<CaliEntry>> parseCaliTable(std::string_view text, const std::string &name,
-                                                     std::string &error) {
+Result<std::vector<CaliEntry>> parseCaliTable(std::string_view text, const std::string &name) {
   std::vector<CaliEntry> entries;
   std::unordered_set<std::string> seen;
-  error.clear();
+  std::string error;
   forEachLine(text, [&](int line, const std::vector<std::string_view> &words) {
     if (words.size() != 4) {
       error = at(name, line) + "expected 'op_name threshold min max', got " + std::to_string(words.size()) +
@@ -88,17 +87,16 @@ std::optional<std::vector<CaliEntry>> parseCaliTable(std::string_view text, cons
     return true;
   });
   if (!error.empty())
-    return std::nullopt;
+    return Failure{std::move(error)};
   return entries;
 }
 
-std::optional<std::vector<QuantEntry>> parseQuantTable(std::string_view text, const std::string &name,
-                                                       std::string &error) {
+Result<std::vector<QuantEntry>> parseQuantTable(std::string_view text, const std::string &name) {
   static const std::unordered_set<std::string> modes = {"F32",   "F16",   "BF16",   "INT8",  "INT4",
                                                         "W8F16", "W4F16", "W8BF16", "W4BF16"};
   std::vector<QuantEntry> entries;
   std::unordered_set<std::string> seen;
-  error.clear();
+  std::string error;
   forEachLine(text, [&](int line, const std::vector<std::string_view> &words) {
     if (words.size() != 2) {
       error = at(name, line) + "expected 'op_name MODE', got " + std::to_string(words.size()) + " fields";
@@ -119,7 +117,7 @@ std::optional<std::vector<QuantEntry>> parseQuantTable(std::string_view text, co
     return true;
   });
   if (!error.empty())
-    return std::nullopt;
+    return Failure{std::move(error)};
   return entries;
 }
 

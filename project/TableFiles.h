@@ -4,8 +4,8 @@
 #define TPUC_APP_PROJECT_TABLEFILES_H
 
 #include "project/Project.h"
+#include "tpuc/Support/Result.h"
 
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,11 +13,9 @@ namespace tpuc::project {
 
 /// Parses a calibration table. `#` lines are comments; the table ends at TPU-MLIR's `#int4_th` or
 /// `#weight_scale` sections, which this format does not carry. Errors read "<name>:<line>: <what>".
-std::optional<std::vector<CaliEntry>> parseCaliTable(std::string_view text, const std::string &name,
-                                                     std::string &error);
+Result<std::vector<CaliEntry>> parseCaliTable(std::string_view text, const std::string &name);
 /// Parses a quantize table (`op_name MODE`, `#` comments); modes are upper-cased.
-std::optional<std::vector<QuantEntry>> parseQuantTable(std::string_view text, const std::string &name,
-                                                       std::string &error);
+Result<std::vector<QuantEntry>> parseQuantTable(std::string_view text, const std::string &name);
 
 /// The table in TPU-MLIR's format, with a comment header naming it.
 std::string formatCaliTable(const CaliTable &table);

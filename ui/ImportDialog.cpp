@@ -40,11 +40,10 @@ ImportDialog::ImportDialog(const QString &modelPath, const project::ImportSettin
     : QDialog(parent), m_modelPath(modelPath), m_table(new QTableWidget(0, ColumnCount)),
       m_form(new ImportSettingsForm), m_error(new QLabel) {
   setWindowTitle(tr("Import %1").arg(QFileInfo(modelPath).fileName()));
-  std::string error;
-  if (auto inputs = readOnnxInputsFromFile(modelPath.toStdString(), error))
+  if (auto inputs = readOnnxInputsFromFile(modelPath.toStdString()))
     m_inputs = std::move(*inputs);
   else
-    m_loadError = QString::fromStdString(error);
+    m_loadError = QString::fromStdString(inputs.error());
 
   // Shapes: the project's when they fit the model (re-importing the same model), else the model's with
   // a dynamic batch fixed to 1. Other dynamic dims stay marked for the user to fix.

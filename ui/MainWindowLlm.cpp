@@ -56,12 +56,11 @@ void MainWindow::importHfModel(const QString &folder, const project::LlmConvertS
   // The folder's identity is its config.json; the weights are summed for size (hashing gigabytes of
   // safetensors on every import would take minutes).
   runInBackground(this, [absolute] {
-    std::string error;
-    auto hash = project::hashFile((absolute + QStringLiteral("/config.json")).toStdString(), error);
+    Result<std::string> hash = project::hashFile((absolute + QStringLiteral("/config.json")).toStdString());
     std::uint64_t size = 0;
     for (const QFileInfo &f : QDir(absolute).entryInfoList(QDir::Files))
       size += static_cast<std::uint64_t>(f.size());
-    return std::make_tuple(hash.value_or(std::string()), error, size);
+    return std::make_tuple(hash.value_or(std::string()), hash.error(), size);
   }, [this, absolute, settings, convert](const std::tuple<std::string, std::string, std::uint64_t> &result) {
     m_statusLabel->setText(tr("Ready"));
     const auto &[hash, error, size] = result;

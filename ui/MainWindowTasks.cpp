@@ -55,9 +55,8 @@ void MainWindow::importModel(const QString &path, std::optional<project::ImportS
   QString absolute = info.absoluteFilePath();
   // Hashing a large model takes a while: do it off the UI thread and come back to this window.
   runInBackground(this, [absolute] {
-    std::string error;
-    auto hash = project::hashFile(absolute.toStdString(), error);
-    return std::make_pair(hash.value_or(std::string()), error);
+    Result<std::string> hash = project::hashFile(absolute.toStdString());
+    return std::make_pair(hash.value_or(std::string()), hash.error());
   }, [this, absolute, settings](const std::pair<std::string, std::string> &result) {
     m_statusLabel->setText(tr("Ready"));
     if (result.first.empty()) {
@@ -151,11 +150,15 @@ qint64 MainWindow::importTableFile(const QString &path, Section section) {
   std::string error;
   qint64 id = -1;
   if (section == Section::CaliTables) {
-    if (auto entries = project::parseCaliTable(text.toStdString(), path.toStdString(), error))
+    if (auto entries = project::parseCaliTable(text.toStdString(), path.toStdString()))
       id = m_context->addCaliTable({0, name, 1, "", "imported from " + path.toStdString(), std::move(*entries)});
+    else
+      error = entries.error();
   } else {
-    if (auto entries = project::parseQuantTable(text.toStdString(), path.toStdString(), error))
+    if (auto entries = project::parseQuantTable(text.toStdString(), path.toStdString()))
       id = m_context->addQuantTable({0, name, 1, "", "imported from " + path.toStdString(), std::move(*entries)});
+    else
+      error = entries.error();
   }
   if (id < 0) {
     showError(tr("Cannot Import Table"), QString::fromStdString(error));
@@ -318,14 +321,13 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
       return;
     }
     QFile file(table);
-    std::string error;
-    std::optional<std::vector<project::CaliEntry>> entries;
-    if (!file.open(QIODevice::ReadOnly))
-      error = table.toStdString() + ": " + file.errorString().toStdString();
-    else
-      entries = project::parseCaliTable(file.readAll().toStdString(), table.toStdString(), error);
+    Result<std::vector<project::CaliEntry>> entries =
+        file.open(QIODevice::ReadOnly)
+            ? project::parseCaliTable(file.readAll().toStdString(), table.toStdString())
+            : Failure{table.toStdString() + ": " + file.errorString().toStdString()};
     if (!entries) {
-      m_context->log(LogLevel::Error, tr("Calibration table not stored: %1").arg(QString::fromStdString(error)));
+      m_context->log(LogLevel::Error,
+                     tr("Calibration table not stored: %1").arg(QString::fromStdString(entries.error())));
       Q_EMIT calibrationTableAdded(-1);
       return;
     }

@@ -170,8 +170,7 @@ bool readValueInfo(Wire w, ModelInput &input) {
 
 } // namespace
 
-std::optional<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::size_t size,
-                                                      std::string &error) {
+Result<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::size_t size) {
   Wire model(bytes, size);
   std::vector<ModelInput> inputs;
   std::unordered_set<std::string> initializers;
@@ -192,10 +191,8 @@ std::optional<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes,
       Wire sub(nullptr, 0);
       if (f == kGraphInput && t == 2) {
         ModelInput input;
-        if (!graph.bytes(sub) || !readValueInfo(sub, input)) {
-          error = "malformed graph input";
-          return std::nullopt;
-        }
+        if (!graph.bytes(sub) || !readValueInfo(sub, input))
+          return Failure{"malformed graph input"};
         inputs.push_back(std::move(input));
       } else if (f == kGraphInitializer && t == 2) {
         if (!graph.bytes(sub))
@@ -215,26 +212,20 @@ std::optional<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes,
         break;
       }
     }
-    if (!graph.ok()) {
-      error = "malformed graph";
-      return std::nullopt;
-    }
+    if (!graph.ok())
+      return Failure{"malformed graph"};
   }
-  if (!model.ok() || !sawGraph) {
-    error = model.ok() ? "no graph (not an ONNX model)" : "not an ONNX model (malformed protobuf)";
-    return std::nullopt;
-  }
+  if (!model.ok() || !sawGraph)
+    return Failure{model.ok() ? "no graph (not an ONNX model)" : "not an ONNX model (malformed protobuf)"};
   // Older exporters list initializers among the inputs too; those are weights, not model inputs.
   std::erase_if(inputs, [&](const ModelInput &input) { return initializers.count(input.name) > 0; });
   return inputs;
 }
 
-std::optional<std::vector<ModelInput>> readOnnxInputsFromFile(const std::string &path, std::string &error) {
+Result<std::vector<ModelInput>> readOnnxInputsFromFile(const std::string &path) {
   QFile file(QString::fromStdString(path));
-  if (!file.open(QIODevice::ReadOnly)) {
-    error = path + ": " + file.errorString().toStdString();
-    return std::nullopt;
-  }
+  if (!file.open(QIODevice::ReadOnly))
+    return Failure{path + ": " + file.errorString().toStdString()};
   // Mapped, not read: weights can be hundreds of megabytes and only a few bytes matter here.
   const qint64 size = file.size();
   const uchar *data = size > 0 ? file.map(0, size) : nullptr;
@@ -243,10 +234,9 @@ std::optional<std::vector<ModelInput>> readOnnxInputsFromFile(const std::string 
     fallback = file.readAll();
     data = reinterpret_cast<const uchar *>(fallback.constData());
   }
-  std::string why;
-  auto inputs = readOnnxInputs(data, static_cast<std::size_t>(size), why);
+  Result<std::vector<ModelInput>> inputs = readOnnxInputs(data, static_cast<std::size_t>(size));
   if (!inputs)
-    error = path + ": " + why;
+    return Failure{path + ": " + inputs.error()};
   return inputs;
 }
 

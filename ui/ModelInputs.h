@@ -3,8 +3,9 @@
 #ifndef TPUC_UI_MODELINPUTS_H
 #define TPUC_UI_MODELINPUTS_H
 
+#include "tpuc/Support/Result.h"
+
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,10 @@ struct ModelInput {
   bool operator==(const ModelInput &) const = default;
 };
 
-/// The inputs of the ONNX model in `bytes`; nullopt with a one-line `error` when it is not a readable model.
-std::optional<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::size_t size,
-                                                      std::string &error);
+/// The inputs of the ONNX model in `bytes`; a one-line Failure when it is not a readable model.
+Result<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::size_t size);
 /// Same for a file; errors name the file.
-std::optional<std::vector<ModelInput>> readOnnxInputsFromFile(const std::string &path, std::string &error);
+Result<std::vector<ModelInput>> readOnnxInputsFromFile(const std::string &path);
 
 /// ONNX's name of an element type ("float32", "int64", ...).
 std::string elemTypeName(int elemType);

@@ -107,12 +107,11 @@ void StudioContext::newProject() {
 }
 
 bool StudioContext::openProject(const QString &path, QString *error) {
-  std::string message;
-  auto loaded = project::loadProject(path.toStdString(), message);
+  auto loaded = project::loadProject(path.toStdString());
   if (!loaded) {
     if (error)
-      *error = QString::fromStdString(message);
-    log(LogLevel::Error, QString::fromStdString(message));
+      *error = QString::fromStdString(loaded.error());
+    log(LogLevel::Error, QString::fromStdString(loaded.error()));
     return false;
   }
   setLoaded(std::move(*loaded), QFileInfo(path).absoluteFilePath(), false);
@@ -121,12 +120,11 @@ bool StudioContext::openProject(const QString &path, QString *error) {
 }
 
 bool StudioContext::recoverProject(const QString &autosavePath, const QString &originalPath, QString *error) {
-  std::string message;
-  auto loaded = project::loadProject(autosavePath.toStdString(), message);
+  auto loaded = project::loadProject(autosavePath.toStdString());
   if (!loaded) {
     if (error)
-      *error = QString::fromStdString(message);
-    log(LogLevel::Error, QString::fromStdString(message));
+      *error = QString::fromStdString(loaded.error());
+    log(LogLevel::Error, QString::fromStdString(loaded.error()));
     return false;
   }
   setLoaded(std::move(*loaded), originalPath.isEmpty() ? QString() : QFileInfo(originalPath).absoluteFilePath(),
@@ -136,10 +134,10 @@ bool StudioContext::recoverProject(const QString &autosavePath, const QString &o
 }
 
 bool StudioContext::writeSnapshot(const QString &path, QString *error) const {
-  std::string message;
-  if (!project::saveProject(m_project, path.toStdString(), project::SaveMode::Replace, message)) {
+  Result<void> saved = project::saveProject(m_project, path.toStdString(), project::SaveMode::Replace);
+  if (!saved) {
     if (error)
-      *error = QString::fromStdString(message);
+      *error = QString::fromStdString(saved.error());
     return false;
   }
   return true;
@@ -151,11 +149,11 @@ bool StudioContext::save(QString *error) {
       *error = tr("the project has no file name yet; use Save As");
     return false;
   }
-  std::string message;
-  if (!project::saveProject(m_project, m_filePath.toStdString(), project::SaveMode::InPlace, message)) {
+  Result<void> saved = project::saveProject(m_project, m_filePath.toStdString(), project::SaveMode::InPlace);
+  if (!saved) {
     if (error)
-      *error = QString::fromStdString(message);
-    log(LogLevel::Error, QString::fromStdString(message));
+      *error = QString::fromStdString(saved.error());
+    log(LogLevel::Error, QString::fromStdString(saved.error()));
     return false;
   }
   m_undo->setClean();
@@ -166,11 +164,11 @@ bool StudioContext::save(QString *error) {
 
 bool StudioContext::saveAs(const QString &path, QString *error) {
   QString absolute = QFileInfo(path).absoluteFilePath();
-  std::string message;
-  if (!project::saveProject(m_project, absolute.toStdString(), project::SaveMode::Replace, message)) {
+  Result<void> saved = project::saveProject(m_project, absolute.toStdString(), project::SaveMode::Replace);
+  if (!saved) {
     if (error)
-      *error = QString::fromStdString(message);
-    log(LogLevel::Error, QString::fromStdString(message));
+      *error = QString::fromStdString(saved.error());
+    log(LogLevel::Error, QString::fromStdString(saved.error()));
     return false;
   }
   m_filePath = absolute;

@@ -38,10 +38,9 @@ int main(int argc, char **argv) {
 
   project::Project p;
   const QFileInfo modelInfo(parser.value(model));
-  std::string error;
-  auto hash = project::hashFile(modelInfo.absoluteFilePath().toStdString(), error);
+  Result<std::string> hash = project::hashFile(modelInfo.absoluteFilePath().toStdString());
   if (!hash) {
-    std::fprintf(stderr, "tpuc-make-example: %s\n", error.c_str());
+    std::fprintf(stderr, "tpuc-make-example: %s\n", hash.error().c_str());
     return 1;
   }
   p.model = {modelInfo.absoluteFilePath().toStdString(), *hash, static_cast<std::uint64_t>(modelInfo.size()),
@@ -117,8 +116,8 @@ int main(int argc, char **argv) {
       "See resources/example/README.md.";
 
   const std::string target = QFileInfo(parser.value(out)).absoluteFilePath().toStdString();
-  if (!project::saveProject(p, target, project::SaveMode::Replace, error)) {
-    std::fprintf(stderr, "tpuc-make-example: %s\n", error.c_str());
+  if (Result<void> saved = project::saveProject(p, target, project::SaveMode::Replace); !saved) {
+    std::fprintf(stderr, "tpuc-make-example: %s\n", saved.error().c_str());
     return 1;
   }
   std::printf("wrote %s (%zu text lines, %zu photos, %zu in 'two lines')\n", target.c_str(),

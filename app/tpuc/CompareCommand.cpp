@@ -14,18 +14,20 @@ namespace tpuc::cli {
 namespace {
 
 int compareFiles(const CompareOptions &o, CompareResult &record) {
-  NpzFile target, reference;
-  std::string error;
-  if (!NpzFile::tryRead(o.targetFile, target, error) ||
-      !NpzFile::tryRead(o.referenceFile, reference, error)) {
+  auto unreadable = [&](const std::string &error) {
     std::cerr << "tpuc compare: " << error << std::endl;
     record.message = error;
     return kExitUsage;
-  }
+  };
+  Result<NpzFile> target = NpzFile::tryRead(o.targetFile);
+  if (!target)
+    return unreadable(target.error());
+  Result<NpzFile> reference = NpzFile::tryRead(o.referenceFile);
+  if (!reference)
+    return unreadable(reference.error());
   CompareTolerance tolerance = *CompareTolerance::parse(o.tolerance);
   tolerance.u16AsBF16 = !o.rawU16;
-  NpzComparison comparison =
-      compareNpz(target, reference, tolerance, o.excepts);
+  NpzComparison comparison = compareNpz(*target, *reference, tolerance, o.excepts);
   comparison.targetName = o.targetFile;
   comparison.referenceName = o.referenceFile;
   record.tensors = tensorResults(comparison);

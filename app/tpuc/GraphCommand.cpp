@@ -40,11 +40,12 @@ int runGraph(const GraphOptions &o) {
     graph::RenderFormat format = o.format == "png"   ? graph::RenderFormat::Png
                                  : o.format == "dot" ? graph::RenderFormat::Dot
                                                      : graph::RenderFormat::Svg;
-    bytes = graph::renderWithGraphviz(g, expanded, format, error);
-    if (bytes.empty()) {
-      std::cerr << "tpuc graph: " << o.mlir << ": " << error << std::endl;
+    Result<std::string> rendered = graph::renderWithGraphviz(g, expanded, format);
+    if (!rendered) {
+      std::cerr << "tpuc graph: " << o.mlir << ": " << rendered.error() << std::endl;
       return kExitFailed;
     }
+    bytes = std::move(*rendered);
   }
   std::ofstream out(o.output, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

@@ -97,15 +97,16 @@ int runMlir(const RunOptions &o, const NpzFile &inputs, ProgressReporter &progre
 int run(const RunOptions &o, driver::ModelRunResult &record) {
   ProgressReporter progress = makeProgressReporter(o.progress);
   NpzFile inputs;
-  std::string error;
   if (o.input.ends_with(".npy")) { // one array: the model's only input
     try {
       inputs.set("input", readNpy(o.input));
     } catch (const std::exception &e) {
       return fail(record, kExitUsage, e.what());
     }
-  } else if (!NpzFile::tryRead(o.input, inputs, error)) {
-    return fail(record, kExitUsage, error);
+  } else if (Result<NpzFile> file = NpzFile::tryRead(o.input)) {
+    inputs = std::move(*file);
+  } else {
+    return fail(record, kExitUsage, file.error());
   }
   // By content, not by name: a model file of any name (TPU-MLIR users pass x.bmodel) or MLIR.
   if (!std::filesystem::exists(o.model))

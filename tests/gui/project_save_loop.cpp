@@ -11,9 +11,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   using namespace tpuc::project;
-  std::string error;
   Project project;
-  if (auto loaded = loadProject(argv[1], error))
+  if (auto loaded = loadProject(argv[1]))
     project = std::move(*loaded);
   // Enough rows that a save takes a while, so kills land inside transactions too.
   if (project.datasets.empty()) {
@@ -32,8 +31,8 @@ int main(int argc, char **argv) {
     run.latencyMs = static_cast<double>(run.id);
     project.runs.push_back(run);
     project.notes = "round " + std::to_string(project.runs.size());
-    if (!saveProject(project, argv[1], SaveMode::InPlace, error)) {
-      std::fprintf(stderr, "%s\n", error.c_str());
+    if (tpuc::Result<void> saved = saveProject(project, argv[1], SaveMode::InPlace); !saved) {
+      std::fprintf(stderr, "%s\n", saved.error().c_str());
       return 1;
     }
     std::printf("saved %zu\n", project.runs.size());

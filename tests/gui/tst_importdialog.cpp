@@ -44,17 +44,16 @@ private Q_SLOTS:
 };
 
 void TestImportDialog::readsInputsOfRealModels() {
-  std::string error;
-  auto cls = readOnnxInputsFromFile(exampleModel().toStdString(), error);
-  QVERIFY2(cls, error.c_str());
+  auto cls = readOnnxInputsFromFile(exampleModel().toStdString());
+  QVERIFY2(cls, cls.error().c_str());
   QCOMPARE(cls->size(), std::size_t(1));
   QCOMPARE((*cls)[0].name, std::string("x"));
   QCOMPARE(elemTypeName((*cls)[0].elemType), std::string("float32"));
   QCOMPARE((*cls)[0].dims, (std::vector<std::int64_t>{-1, 3, -1, -1}));
   QCOMPARE((*cls)[0].dimParams[0], std::string("p2o.DynamicDimension.0"));
   QCOMPARE((*cls)[0].dimParams[1], std::string());
-  auto conv = readOnnxInputsFromFile(kConvModel, error);
-  QVERIFY2(conv, error.c_str());
+  auto conv = readOnnxInputsFromFile(kConvModel);
+  QVERIFY2(conv, conv.error().c_str());
   QCOMPARE(conv->size(), std::size_t(2));
   QCOMPARE((*conv)[0].name, std::string("x"));
   QCOMPARE((*conv)[0].dims, (std::vector<std::int64_t>{1, 1, 7, 5}));
@@ -68,15 +67,17 @@ void TestImportDialog::rejectsWhatIsNotAModel() {
   QVERIFY(text.open(QIODevice::WriteOnly));
   text.write("this is not a protobuf \xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff");
   text.close();
-  std::string error;
-  QVERIFY(!readOnnxInputsFromFile(text.fileName().toStdString(), error));
-  QVERIFY2(QString::fromStdString(error).startsWith(text.fileName() + ": "), error.c_str());
+  auto notAModel = readOnnxInputsFromFile(text.fileName().toStdString());
+  QVERIFY(!notAModel);
+  QVERIFY2(QString::fromStdString(notAModel.error()).startsWith(text.fileName() + ": "),
+           notAModel.error().c_str());
   // A truncated real model: every prefix fails cleanly or reads, never crashes.
   QFile model(exampleModel());
   QVERIFY(model.open(QIODevice::ReadOnly));
   const QByteArray bytes = model.readAll();
   for (qsizetype cut : {qsizetype(1), qsizetype(10), qsizetype(100), bytes.size() / 3, bytes.size() - 1})
-    readOnnxInputs(reinterpret_cast<const std::uint8_t *>(bytes.constData()), static_cast<std::size_t>(cut), error);
+    (void)readOnnxInputs(reinterpret_cast<const std::uint8_t *>(bytes.constData()),
+                         static_cast<std::size_t>(cut));
   // Random byte flips in the model's first kilobytes (where the graph inputs are) never crash either.
   QByteArray mutated = bytes;
   for (int round = 0; round < 300; ++round) {
@@ -84,8 +85,8 @@ void TestImportDialog::rejectsWhatIsNotAModel() {
     for (int flip = 0; flip < 4; ++flip)
       mutated[QRandomGenerator::global()->bounded(qMin<qsizetype>(mutated.size(), 4096))] =
           static_cast<char>(QRandomGenerator::global()->generate());
-    readOnnxInputs(reinterpret_cast<const std::uint8_t *>(mutated.constData()),
-                   static_cast<std::size_t>(mutated.size()), error);
+    (void)readOnnxInputs(reinterpret_cast<const std::uint8_t *>(mutated.constData()),
+                         static_cast<std::size_t>(mutated.size()));
   }
   ImportDialog dialog(text.fileName(), {});
   QVERIFY(!dialog.loadError().isEmpty());

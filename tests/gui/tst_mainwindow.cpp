@@ -77,9 +77,10 @@ project::Project exampleProject(const QString &dir) {
 
 QString saveExample(const QTemporaryDir &dir, const QString &name = "resnet18.tpuproj") {
   QString file = dir.filePath(name);
-  std::string error;
-  if (!project::saveProject(exampleProject(dir.path()), file.toStdString(), project::SaveMode::Replace, error))
-    qFatal("%s", error.c_str());
+  if (Result<void> saved =
+          project::saveProject(exampleProject(dir.path()), file.toStdString(), project::SaveMode::Replace);
+      !saved)
+    qFatal("%s", saved.error().c_str());
   return file;
 }
 
@@ -270,8 +271,9 @@ void TestMainWindow::autosaveIsOfferedAfterCrash() {
   QString error;
   QVERIFY2(context.save(&error), qPrintable(error));
   QVERIFY(!QFileInfo::exists(autosave)); // saved: nothing left to recover
-  std::string loadError;
-  QCOMPARE(project::loadProject(file.toStdString(), loadError)->notes, std::string("edited before the crash"));
+  auto reloaded = project::loadProject(file.toStdString());
+  QVERIFY2(reloaded, reloaded.error().c_str());
+  QCOMPARE(reloaded->notes, std::string("edited before the crash"));
 }
 
 void TestMainWindow::dropProjectFileOpensIt() {

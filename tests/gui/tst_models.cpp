@@ -37,8 +37,8 @@ project::Project sampleProject() {
 void load(StudioContext &context, const project::Project &p) {
   static QTemporaryDir dir;
   QString file = dir.filePath("models.tpuproj");
-  std::string error;
-  QVERIFY2(project::saveProject(p, file.toStdString(), project::SaveMode::Replace, error), error.c_str());
+  Result<void> saved = project::saveProject(p, file.toStdString(), project::SaveMode::Replace);
+  QVERIFY2(saved, saved.error().c_str());
   QString message;
   QVERIFY2(context.openProject(file, &message), qPrintable(message));
 }

@@ -17,8 +17,16 @@
 #include <sqlite3.h>
 
 using namespace tpuc::project;
+using tpuc::Result;
 
 namespace {
+
+/// Whether `result` succeeded; logs its message when not, so the failing QVERIFY shows why.
+template <typename R> bool succeeded(const R &result) {
+  if (!result)
+    qWarning("%s", result.error().c_str());
+  return result.ok();
+}
 
 std::vector<std::uint8_t> pngThumbnail(QColor color) {
   QImage image(16, 12, QImage::Format_RGB32);
@@ -120,10 +128,9 @@ void TestProjectStore::roundTripEverySection() {
   QTemporaryDir dir;
   QString file = dir.filePath("p.tpuproj");
   Project original = fullProject(dir.path());
-  std::string error;
-  QVERIFY2(saveProject(original, str(file), SaveMode::InPlace, error), error.c_str());
-  auto loaded = loadProject(str(file), error);
-  QVERIFY2(loaded, error.c_str());
+  QVERIFY(succeeded(saveProject(original, str(file), SaveMode::InPlace)));
+  auto loaded = loadProject(str(file));
+  QVERIFY2(loaded, loaded.error().c_str());
   QCOMPARE(loaded->importSettings, original.importSettings);
   QCOMPARE(loaded->datasets, original.datasets);
   QCOMPARE(loaded->runs, original.runs);
@@ -136,9 +143,9 @@ void TestProjectStore::roundTripEverySection() {
   loaded->model.embedded.clear();
   loaded->notes = "changed";
   loaded->viewState.erase("splitter");
-  QVERIFY2(saveProject(*loaded, str(file), SaveMode::InPlace, error), error.c_str());
-  auto again = loadProject(str(file), error);
-  QVERIFY2(again, error.c_str());
+  QVERIFY(succeeded(saveProject(*loaded, str(file), SaveMode::InPlace)));
+  auto again = loadProject(str(file));
+  QVERIFY2(again, again.error().c_str());
   QVERIFY(*again == *loaded);
   QVERIFY(!(*again == original));
   QCOMPARE(querySql(file, "PRAGMA user_version"), QString("2"));
@@ -150,14 +157,13 @@ void TestProjectStore::pathsAreRelativeWhenPossible() {
   QDir(dir.path()).mkpath("proj");
   QString file = dir.filePath("proj/p.tpuproj");
   Project p = fullProject(dir.path() + "/proj");
-  std::string error;
-  QVERIFY(saveProject(p, str(file), SaveMode::InPlace, error));
+  QVERIFY(succeeded(saveProject(p, str(file), SaveMode::InPlace)));
   QCOMPARE(querySql(file, "SELECT path FROM model"), QString("models/resnet18.onnx"));
   QCOMPARE(querySql(file, "SELECT path FROM samples WHERE ordinal = 2"), QString("/elsewhere/far/away/x.npz"));
   // Moving the folder keeps the model and samples beside the project.
   QVERIFY(QDir(dir.path()).rename("proj", "moved"));
-  auto moved = loadProject(str(dir.filePath("moved/p.tpuproj")), error);
-  QVERIFY2(moved, error.c_str());
+  auto moved = loadProject(str(dir.filePath("moved/p.tpuproj")));
+  QVERIFY2(moved, moved.error().c_str());
   QCOMPARE(QString::fromStdString(moved->model.path), dir.filePath("moved/models/resnet18.onnx"));
   QCOMPARE(QString::fromStdString(moved->datasets[0].samples[0].path), dir.filePath("moved/data/cat.jpg"));
   QCOMPARE(QString::fromStdString(moved->datasets[0].samples[2].path), QString("/elsewhere/far/away/x.npz"));
@@ -187,9 +193,8 @@ void TestProjectStore::migrationFromV1() {
     QVERIFY(f.open(QIODevice::ReadOnly));
     before = f.readAll();
   }
-  std::string error;
-  auto p = loadProject(str(file), error);
-  QVERIFY2(p, error.c_str());
+  auto p = loadProject(str(file));
+  QVERIFY2(p, p.error().c_str());
   QCOMPARE(p->model.path, std::string("/models/mobilenet.onnx"));
   QCOMPARE(p->model.contentHash, std::string("sha256:abc123"));
   QCOMPARE(p->model.format, std::string("onnx"));
@@ -214,11 +219,11 @@ void TestProjectStore::migrationFromV1() {
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), before);
   }
-  QVERIFY2(saveProject(*p, str(file), SaveMode::InPlace, error), error.c_str());
+  QVERIFY(succeeded(saveProject(*p, str(file), SaveMode::InPlace)));
   QCOMPARE(querySql(file, "PRAGMA user_version"), QString("2"));
   QCOMPARE(querySql(file, "SELECT count(*) FROM sqlite_schema WHERE name = 'settings'"), QString("0"));
-  auto upgraded = loadProject(str(file), error);
-  QVERIFY2(upgraded, error.c_str());
+  auto upgraded = loadProject(str(file));
+  QVERIFY2(upgraded, upgraded.error().c_str());
   QVERIFY(*upgraded == *p);
 }
 
@@ -242,7 +247,6 @@ void TestProjectStore::damagedOrForeignFiles() {
   QFETCH(QString, expected);
   QTemporaryDir dir;
   QString file = dir.filePath("broken.tpuproj");
-  std::string error;
   if (kind == "random") {
     QByteArray bytes(64 * 1024, '\0');
     for (char &c : bytes)
@@ -252,7 +256,7 @@ void TestProjectStore::damagedOrForeignFiles() {
     Project p = fullProject(dir.path());
     for (int i = 0; i < 200; ++i)
       p.datasets[0].samples.push_back({"x" + std::to_string(i), "{}", pngThumbnail(QColor::fromRgb(i, 0, 0))});
-    QVERIFY(saveProject(p, str(file), SaveMode::InPlace, error));
+    QVERIFY(succeeded(saveProject(p, str(file), SaveMode::InPlace)));
     QFile f(file);
     QVERIFY(f.resize(f.size() / 2));
   } else if (kind == "text") {
@@ -266,15 +270,15 @@ void TestProjectStore::damagedOrForeignFiles() {
   } else if (kind == "folder") {
     QDir(dir.path()).mkdir("broken.tpuproj");
   } else if (kind == "badjson") {
-    QVERIFY(saveProject(fullProject(dir.path()), str(file), SaveMode::InPlace, error));
+    QVERIFY(succeeded(saveProject(fullProject(dir.path()), str(file), SaveMode::InPlace)));
     execSql(file, "UPDATE import_settings SET value = '{\"not\": \"a list\"}' WHERE key = 'mean';");
   } else if (kind == "badllm") {
-    QVERIFY(saveProject(fullProject(dir.path()), str(file), SaveMode::InPlace, error));
+    QVERIFY(succeeded(saveProject(fullProject(dir.path()), str(file), SaveMode::InPlace)));
     execSql(file, "UPDATE import_settings SET value = '{\"seq_length\": \"long\"}' WHERE key = 'llm_convert';");
   }
-  auto loaded = loadProject(str(file), error);
+  auto loaded = loadProject(str(file));
   QVERIFY(!loaded);
-  QString message = QString::fromStdString(error);
+  QString message = QString::fromStdString(loaded.error());
   qInfo() << kind << "->" << message;
   QVERIFY2(message.contains(file), qPrintable(message)); // names the file
   QVERIFY2(message.contains(expected), qPrintable(message));
@@ -285,9 +289,9 @@ void TestProjectStore::refusesToOverwriteForeignFile() {
   QTemporaryDir dir;
   QString file = dir.filePath("other.db");
   execSql(file, "CREATE TABLE t(x); INSERT INTO t VALUES (42);");
-  std::string error;
-  QVERIFY(!saveProject(fullProject(dir.path()), str(file), SaveMode::InPlace, error));
-  QVERIFY2(QString::fromStdString(error).contains("refusing to overwrite"), error.c_str());
+  Result<void> saved = saveProject(fullProject(dir.path()), str(file), SaveMode::InPlace);
+  QVERIFY(!saved);
+  QVERIFY2(QString::fromStdString(saved.error()).contains("refusing to overwrite"), saved.error().c_str());
   QCOMPARE(querySql(file, "SELECT x FROM t"), QString("42"));
 }
 
@@ -295,11 +299,10 @@ void TestProjectStore::saveAsReplacesAnyFile() {
   QTemporaryDir dir;
   QString file = dir.filePath("target.tpuproj");
   writeFile(file, "garbage that the user agreed to overwrite");
-  std::string error;
   Project p = fullProject(dir.path());
-  QVERIFY2(saveProject(p, str(file), SaveMode::Replace, error), error.c_str());
-  auto loaded = loadProject(str(file), error);
-  QVERIFY2(loaded, error.c_str());
+  QVERIFY(succeeded(saveProject(p, str(file), SaveMode::Replace)));
+  auto loaded = loadProject(str(file));
+  QVERIFY2(loaded, loaded.error().c_str());
   QVERIFY(*loaded == p);
   QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"target.tpuproj"}); // no temp left
 }
@@ -323,9 +326,8 @@ void TestProjectStore::killDuringSaveLoopLeavesValidProject() {
     for (const QByteArray &line : child.readAllStandardOutput().split('\n'))
       if (line.startsWith("saved "))
         lastReported = std::max<std::size_t>(lastReported, line.mid(6).toULongLong());
-    std::string error;
-    auto p = loadProject(str(file), error);
-    QVERIFY2(p, error.c_str());
+    auto p = loadProject(str(file));
+    QVERIFY2(p, p.error().c_str());
     // Each save is atomic: the notes and the run count always agree, and no reported save is lost.
     QCOMPARE(p->notes, "round " + std::to_string(p->runs.size()));
     QVERIFY(p->runs.size() >= lastReported);
@@ -342,22 +344,21 @@ void TestProjectStore::artifactCacheIsOptional() {
   QString file = dir.filePath("p.tpuproj");
   ArtifactCache cache(cacheDirFor(str(file)));
   QCOMPARE(QString::fromStdString(cache.dir().string()), file + ".cache");
-  std::string error;
-  auto hash = cache.storeBytes("module {}", error);
-  QVERIFY2(hash, error.c_str());
+  auto hash = cache.storeBytes("module {}");
+  QVERIFY2(hash, hash.error().c_str());
   QCOMPARE(*hash, hashBytes("module {}"));
   QVERIFY(cache.find(*hash));
   Project p = fullProject(dir.path());
   p.runs[0].artifacts = {{"top_mlir", "top.mlir", *hash}};
-  QVERIFY(saveProject(p, str(file), SaveMode::InPlace, error));
+  QVERIFY(succeeded(saveProject(p, str(file), SaveMode::InPlace)));
   QVERIFY(QDir(file + ".cache").removeRecursively());
-  auto loaded = loadProject(str(file), error);
-  QVERIFY2(loaded, error.c_str());
+  auto loaded = loadProject(str(file));
+  QVERIFY2(loaded, loaded.error().c_str());
   QVERIFY(!cache.find(loaded->runs[0].artifacts[0].contentHash)); // stale: to be recomputed on demand
   // Storing a file puts it under its hash.
   writeFile(dir.filePath("w.npz"), "npz bytes");
-  auto fileHash = cache.storeFile(str(dir.filePath("w.npz")), error);
-  QVERIFY2(fileHash, error.c_str());
+  auto fileHash = cache.storeFile(str(dir.filePath("w.npz")));
+  QVERIFY2(fileHash, fileHash.error().c_str());
   QCOMPARE(*fileHash, hashBytes("npz bytes"));
   QVERIFY(cache.find(*fileHash));
 }
@@ -375,12 +376,11 @@ void TestProjectStore::saveOfThousandSamplesIsFast() {
     r.id = 100 + i;
     p.runs.push_back(r);
   }
-  std::string error;
-  QVERIFY(saveProject(p, str(file), SaveMode::InPlace, error));
+  QVERIFY(succeeded(saveProject(p, str(file), SaveMode::InPlace)));
   p.notes = "edited";
   QElapsedTimer timer;
   timer.start();
-  QVERIFY(saveProject(p, str(file), SaveMode::InPlace, error));
+  QVERIFY(succeeded(saveProject(p, str(file), SaveMode::InPlace)));
   qint64 ms = timer.elapsed();
   qInfo() << "in-place save of 1000 samples and 21 runs:" << ms << "ms";
   // The target is 200 ms; the bound here leaves room for a loaded shared CI machine.
@@ -388,36 +388,34 @@ void TestProjectStore::saveOfThousandSamplesIsFast() {
 }
 
 void TestProjectStore::tableFiles() {
-  std::string error;
   // TPU-MLIR's layout: comment header, one op per line, an int4 section that this format does not carry.
   auto cali = parseCaliTable("# genetated time: 2024-01-01\n# histogram number: 2048\n"
                              "input 1.0 -1.0 1.0\n\nconv1  4.5   -3.25 4.5\r\n#int4_th\nconv1 0.5 -0.5 0.5\n",
-                             "t.txt", error);
-  QVERIFY2(cali, error.c_str());
+                             "t.txt");
+  QVERIFY2(cali, cali.error().c_str());
   QCOMPARE(*cali, (std::vector<CaliEntry>{{"input", 1.0, -1.0, 1.0}, {"conv1", 4.5, -3.25, 4.5}}));
   CaliTable table{1, "cali", 3, "", "", *cali};
   table.entries.push_back({"fc", 0.1f, -0.07, 1e-30}); // every double survives the text form
-  auto again = parseCaliTable(formatCaliTable(table), "x", error);
-  QVERIFY2(again, error.c_str());
+  auto again = parseCaliTable(formatCaliTable(table), "x");
+  QVERIFY2(again, again.error().c_str());
   QCOMPARE(*again, table.entries);
-  QVERIFY(!parseCaliTable("a 1 2\n", "t.txt", error));
-  QCOMPARE(error, std::string("t.txt:1: expected 'op_name threshold min max', got 3 fields"));
-  QVERIFY(!parseCaliTable("# c\na 1 0 1\nb one 0 1\n", "t.txt", error));
-  QCOMPARE(error, std::string("t.txt:3: threshold, min and max of 'b' must be numbers"));
-  QVERIFY(!parseCaliTable("a 1 2 1\n", "t.txt", error));
-  QCOMPARE(error, std::string("t.txt:1: 'a' needs min <= max and threshold >= 0"));
-  QVERIFY(!parseCaliTable("a 1 0 1\na 2 0 2\n", "t.txt", error));
-  QCOMPARE(error, std::string("t.txt:2: 'a' appears twice"));
+  QCOMPARE(parseCaliTable("a 1 2\n", "t.txt").error(),
+           std::string("t.txt:1: expected 'op_name threshold min max', got 3 fields"));
+  QCOMPARE(parseCaliTable("# c\na 1 0 1\nb one 0 1\n", "t.txt").error(),
+           std::string("t.txt:3: threshold, min and max of 'b' must be numbers"));
+  QCOMPARE(parseCaliTable("a 1 2 1\n", "t.txt").error(),
+           std::string("t.txt:1: 'a' needs min <= max and threshold >= 0"));
+  QCOMPARE(parseCaliTable("a 1 0 1\na 2 0 2\n", "t.txt").error(), std::string("t.txt:2: 'a' appears twice"));
 
-  auto quant = parseQuantTable("# qtable\nconv1 f16\nfc F32\n", "q.txt", error);
-  QVERIFY2(quant, error.c_str());
+  auto quant = parseQuantTable("# qtable\nconv1 f16\nfc F32\n", "q.txt");
+  QVERIFY2(quant, quant.error().c_str());
   QCOMPARE(*quant, (std::vector<QuantEntry>{{"conv1", "F16"}, {"fc", "F32"}}));
   QuantTable qt{1, "q", 1, "", "", *quant};
-  auto qagain = parseQuantTable(formatQuantTable(qt), "x", error);
-  QVERIFY2(qagain, error.c_str());
+  auto qagain = parseQuantTable(formatQuantTable(qt), "x");
+  QVERIFY2(qagain, qagain.error().c_str());
   QCOMPARE(*qagain, qt.entries);
-  QVERIFY(!parseQuantTable("conv1 FP64\n", "q.txt", error));
-  QCOMPARE(error, std::string("q.txt:1: unknown mode 'FP64' for 'conv1'"));
+  QCOMPARE(parseQuantTable("conv1 FP64\n", "q.txt").error(),
+           std::string("q.txt:1: unknown mode 'FP64' for 'conv1'"));
 }
 
 void TestProjectStore::sha256KnownAnswers() {

@@ -44,14 +44,13 @@ int main(int argc, char **argv) {
   }
   o.mlirOut = output;
   if (!constants.empty()) {
-    tpuc::NpzFile npz;
-    std::string error;
-    if (!tpuc::NpzFile::tryRead(constants, npz, error)) {
-      std::cerr << error << "\n";
+    tpuc::Result<tpuc::NpzFile> npz = tpuc::NpzFile::tryRead(constants);
+    if (!npz) {
+      std::cerr << npz.error() << "\n";
       return 1;
     }
-    for (const std::string &name : npz.names())
-      o.constantInputs[name] = npz.get(name);
+    for (const std::string &name : npz->names())
+      o.constantInputs[name] = npz->get(name);
   }
   mlir::MLIRContext context;
   std::string error;

@@ -235,10 +235,9 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
   QString tracePath, planPath;
   for (const QString &artifact : job.artifacts) {
     const QString path = base.absoluteFilePath(artifact);
-    std::string error;
     std::string hash;
     if (QFileInfo(path).isFile())
-      hash = project::hashFile(path.toStdString(), error).value_or(std::string());
+      hash = project::hashFile(path.toStdString()).value_or(std::string());
     run.artifacts.push_back({artifactKind(artifact), path.toStdString(), hash});
     if (run.artifacts.back().kind == "trace" && !hash.empty())
       tracePath = path;

@@ -47,10 +47,11 @@ LoadResult readGraphJson(const QString &path, const QString &source) {
   if (!file.open(QIODevice::ReadOnly))
     return {nullptr, QObject::tr("cannot read the engine's output %1").arg(path)};
   QByteArray bytes = file.readAll();
-  auto g = std::make_shared<graph::Graph>();
-  std::string error;
-  if (!graph::fromJson(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), *g, error))
-    return {nullptr, qs(error)};
+  Result<graph::Graph> parsed =
+      graph::fromJson(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
+  if (!parsed)
+    return {nullptr, qs(parsed.error())};
+  auto g = std::make_shared<graph::Graph>(std::move(*parsed));
   g->source = source.toStdString();
   return {std::move(g), {}};
 }

@@ -24,13 +24,13 @@ struct StagePair {
   QString error;
 };
 
-std::shared_ptr<const graph::Graph> parseGraph(const std::string &json, std::string &error) {
+/// The graph of a snapshot; null when the run recorded none or its file is unreadable (the text diff
+/// still shows).
+std::shared_ptr<const graph::Graph> parseGraph(const std::string &json) {
   if (json.empty())
     return nullptr;
-  auto g = std::make_shared<graph::Graph>();
-  if (!graph::fromJson(json, *g, error))
-    return nullptr;
-  return g;
+  Result<graph::Graph> g = graph::fromJson(json);
+  return g ? std::make_shared<const graph::Graph>(std::move(*g)) : nullptr;
 }
 
 QString stageTitle(const PassSnapshot &s) {
@@ -107,9 +107,8 @@ PassInspectorView::PassInspectorView(const QString &snapshotDir, QWidget *parent
 void PassInspectorView::loadIndex() {
   const std::string dir = m_dir.toStdString();
   runInBackground(this, [dir] {
-    std::string error;
-    auto run = readPassRun(dir, error);
-    return std::make_pair(run.value_or(PassRun{}), QString::fromStdString(run ? std::string() : error));
+    Result<PassRun> run = readPassRun(dir);
+    return std::make_pair(run ? std::move(*run) : PassRun{}, QString::fromStdString(run.error()));
   }, [this](const std::pair<PassRun, QString> &result) {
     if (!result.second.isEmpty()) {
       m_text->setMessage(result.second);
@@ -168,18 +167,19 @@ void PassInspectorView::loadDiff(int index) {
   runInBackground(this, [dir, after, before, ignoreNumbers] {
     auto data = std::make_shared<PassDiffData>();
     data->index = after.index;
-    std::string error;
-    auto b = before ? loadSnapshot(dir, *before, error) : std::optional<LoadedSnapshot>(LoadedSnapshot{});
-    std::optional<LoadedSnapshot> a;
-    if (b)
-      a = loadSnapshot(dir, after, error);
-    if (!a || !b) {
-      data->error = QString::fromStdString(error);
+    auto failed = [&data](const std::string &message) {
+      data->error = QString::fromStdString(message);
       return std::shared_ptr<const PassDiffData>(data);
-    }
+    };
+    Result<LoadedSnapshot> b = before ? loadSnapshot(dir, *before) : Result<LoadedSnapshot>(LoadedSnapshot{});
+    if (!b)
+      return failed(b.error());
+    Result<LoadedSnapshot> a = loadSnapshot(dir, after);
+    if (!a)
+      return failed(a.error());
     data->text = vis::makeTextDiff(b->ir, a->ir, ignoreNumbers);
-    auto gb = before ? parseGraph(b->graphJson, error) : std::make_shared<const graph::Graph>();
-    auto ga = parseGraph(a->graphJson, error);
+    auto gb = before ? parseGraph(b->graphJson) : std::make_shared<const graph::Graph>();
+    auto ga = parseGraph(a->graphJson);
     if (gb && ga)
       data->graph = std::make_shared<const DiffGraph>(buildDiffGraph(*gb, b->ops, *ga, a->ops, diffOps(b->ops, a->ops)));
     return std::shared_ptr<const PassDiffData>(data);
@@ -241,17 +241,18 @@ void PassInspectorView::compareStages(int left, int right) {
   const PassSnapshot r = m_run.snapshots[static_cast<std::size_t>(right)];
   runInBackground(this, [dir, l, r] {
     StagePair pair;
-    std::string error;
-    auto a = loadSnapshot(dir, l, error);
-    std::optional<LoadedSnapshot> b;
-    if (a)
-      b = loadSnapshot(dir, r, error);
-    if (!a || !b) {
-      pair.error = QString::fromStdString(error);
+    auto failed = [&pair](const std::string &message) {
+      pair.error = QString::fromStdString(message);
       return pair;
-    }
-    pair.left = {stageTitle(l), parseGraph(a->graphJson, error), std::move(a->ops), static_cast<int>(l.index)};
-    pair.right = {stageTitle(r), parseGraph(b->graphJson, error), std::move(b->ops), static_cast<int>(r.index)};
+    };
+    Result<LoadedSnapshot> a = loadSnapshot(dir, l);
+    if (!a)
+      return failed(a.error());
+    Result<LoadedSnapshot> b = loadSnapshot(dir, r);
+    if (!b)
+      return failed(b.error());
+    pair.left = {stageTitle(l), parseGraph(a->graphJson), std::move(a->ops), static_cast<int>(l.index)};
+    pair.right = {stageTitle(r), parseGraph(b->graphJson), std::move(b->ops), static_cast<int>(r.index)};
     return pair;
   }, [this, generation](const StagePair &pair) {
     if (generation != m_stageGeneration)

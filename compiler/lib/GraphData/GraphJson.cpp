@@ -253,13 +253,11 @@ std::string toJson(const Graph &graph) {
   return std::move(w.out);
 }
 
-bool fromJson(std::string_view text, Graph &graph, std::string &error) {
+Result<Graph> fromJson(std::string_view text) {
   try {
     json root = json::parse(text.begin(), text.end());
-    if (root.value("format", "") != "tpuc-graph") {
-      error = "not a tpuc graph (missing \"format\": \"tpuc-graph\")";
-      return false;
-    }
+    if (root.value("format", "") != "tpuc-graph")
+      return Failure{"not a tpuc graph (missing \"format\": \"tpuc-graph\")"};
     Graph g;
     g.source = root.value("source", "");
     g.title = root.value("title", "");
@@ -311,20 +309,16 @@ bool fromJson(std::string_view text, Graph &graph, std::string &error) {
     for (Node &n : g.nodes)
       for (Operand &o : n.operands)
         if (o.producer != kNoNode) {
-          if (o.producer >= g.nodes.size() || o.resultIndex >= g.nodes[o.producer].results.size()) {
-            error = "operand of '" + n.name + "' refers to a missing result";
-            return false;
-          }
+          if (o.producer >= g.nodes.size() || o.resultIndex >= g.nodes[o.producer].results.size())
+            return Failure{"operand of '" + n.name + "' refers to a missing result"};
           o.tensor = g.nodes[o.producer].results[o.resultIndex];
         }
     for (const json &e : root.at("edges")) {
       Edge edge{e.at(0).get<NodeId>(), e.at(1).get<NodeId>(), e.at(2).get<unsigned>(),
                 e.at(3).get<unsigned>(), e.at(4).get<std::string>()};
-      if (edge.from >= g.nodes.size() || edge.to >= g.nodes.size()) {
-        error = "edge refers to node " + std::to_string(std::max(edge.from, edge.to)) + " of " +
-                std::to_string(g.nodes.size());
-        return false;
-      }
+      if (edge.from >= g.nodes.size() || edge.to >= g.nodes.size())
+        return Failure{"edge refers to node " + std::to_string(std::max(edge.from, edge.to)) + " of " +
+                       std::to_string(g.nodes.size())};
       g.edges.push_back(std::move(edge));
     }
     for (const json &c : root.at("clusters")) {
@@ -337,28 +331,20 @@ bool fromJson(std::string_view text, Graph &graph, std::string &error) {
       g.clusters.push_back(std::move(cluster));
     }
     for (size_t i = 1; i < g.clusters.size(); ++i)
-      if (g.clusters[i].parent >= i) {
-        error = "cluster " + std::to_string(i) + " does not come after its parent";
-        return false;
-      }
+      if (g.clusters[i].parent >= i)
+        return Failure{"cluster " + std::to_string(i) + " does not come after its parent"};
     for (const Cluster &c : g.clusters)
       for (ClusterId child : c.children)
-        if (child >= g.clusters.size()) {
-          error = "cluster refers to cluster " + std::to_string(child) + " of " +
-                  std::to_string(g.clusters.size());
-          return false;
-        }
+        if (child >= g.clusters.size())
+          return Failure{"cluster refers to cluster " + std::to_string(child) + " of " +
+                         std::to_string(g.clusters.size())};
     for (const Node &n : g.nodes)
-      if (n.cluster >= std::max<size_t>(g.clusters.size(), 1)) {
-        error = "node '" + n.name + "' refers to cluster " + std::to_string(n.cluster);
-        return false;
-      }
+      if (n.cluster >= std::max<size_t>(g.clusters.size(), 1))
+        return Failure{"node '" + n.name + "' refers to cluster " + std::to_string(n.cluster)};
     g.finalize();
-    graph = std::move(g);
-    return true;
+    return g;
   } catch (const json::exception &e) {
-    error = std::string("malformed graph JSON: ") + e.what();
-    return false;
+    return Failure{std::string("malformed graph JSON: ") + e.what()};
   }
 }
 

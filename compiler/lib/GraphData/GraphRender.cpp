@@ -43,8 +43,8 @@ void set(void *obj, const char *name, const std::string &value) {
 
 } // namespace
 
-std::string renderWithGraphviz(const Graph &graph, const std::vector<bool> &expanded, RenderFormat format,
-                               std::string &error) {
+Result<std::string> renderWithGraphviz(const Graph &graph, const std::vector<bool> &expanded,
+                                       RenderFormat format) {
   auto isOpen = [&](ClusterId id) { return id == kRootCluster || (id < expanded.size() && expanded[id]); };
   // The visible stand-in of a node: itself, or its outermost collapsed cluster.
   auto visibleOf = [&](NodeId n) -> std::pair<bool, uint32_t> {
@@ -124,20 +124,17 @@ std::string renderWithGraphviz(const Graph &graph, const std::vector<bool> &expa
     set(edge, "label", e.label);
   }
 
-  std::string out;
   if (gvLayout(gvc, g, "dot") != 0) {
-    error = "Graphviz could not lay out the graph";
     agclose(g);
-    return out;
+    return Failure{"Graphviz could not lay out the graph"};
   }
   const char *fmt = format == RenderFormat::Svg ? "svg" : format == RenderFormat::Png ? "png" : "dot";
   char *data = nullptr;
   unsigned length = 0;
-  if (gvRenderData(gvc, g, fmt, &data, &length) != 0 || !data) {
-    error = std::string("Graphviz has no renderer for ") + fmt + " (is its plugin installed?)";
-  } else {
-    out.assign(data, length);
-  }
+  Result<std::string> out =
+      Failure{std::string("Graphviz has no renderer for ") + fmt + " (is its plugin installed?)"};
+  if (gvRenderData(gvc, g, fmt, &data, &length) == 0 && data)
+    out = std::string(data, length);
   if (data)
     gvFreeRenderData(data);
   gvFreeLayout(gvc, g);

@@ -265,14 +265,11 @@ NpzFile NpzFile::parse(const void *data, size_t size,
   return readArchive(archive.get(), displayName, size);
 }
 
-bool NpzFile::tryRead(const std::string &path, NpzFile &out,
-                      std::string &error) {
+Result<NpzFile> NpzFile::tryRead(const std::string &path) {
   try {
-    out = read(path);
-    return true;
+    return read(path);
   } catch (const std::exception &e) {
-    error = e.what();
-    return false;
+    return Failure{e.what()};
   }
 }
 

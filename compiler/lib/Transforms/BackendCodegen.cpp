@@ -70,9 +70,9 @@ FailureOr<std::vector<uint8_t>> weightBytes(top::WeightOp op, const be::Value &v
     if (auto file = module->getAttrOfType<StringAttr>(top::TopDialect::kWeightFileAttr)) {
       auto &npz = files[file.str()];
       if (!npz) {
-        npz = std::make_unique<NpzFile>();
-        std::string error;
-        if (!NpzFile::tryRead(file.str(), *npz, error))
+        Result<NpzFile> read = NpzFile::tryRead(file.str());
+        npz = std::make_unique<NpzFile>(read ? std::move(*read) : NpzFile());
+        if (!read)
           npz->set("", Tensor()); // unreadable: fall back to readWeightF32's diagnostics
       }
       if (npz->has(op.getName())) {

@@ -165,16 +165,18 @@ struct PassRecorder::State {
       std::string stem = fileStem(snapshot.index, snapshot.label());
       snapshot.irFile = stem + ".mlir";
       snapshot.opsFile = stem + ".ops.json";
-      std::string err;
-      if (!writeTextFile((fs::path(dir) / snapshot.irFile).string(), ir, err) ||
-          !writeTextFile((fs::path(dir) / snapshot.opsFile).string(), opRecordsToJson(ops), err))
-        fail(err);
+      Result<void> written = writeTextFile((fs::path(dir) / snapshot.irFile).string(), ir);
+      if (written)
+        written = writeTextFile((fs::path(dir) / snapshot.opsFile).string(), opRecordsToJson(ops));
+      if (!written)
+        fail(written.error());
       // The graph the studio draws, extracted here where the IR is live (the studio never parses MLIR).
       if (auto module = dyn_cast<ModuleOp>(root); module && !snapshot.failed) {
         snapshot.graphFile = stem + ".graph.json";
-        if (!writeTextFile((fs::path(dir) / snapshot.graphFile).string(),
-                           graph::toJson(graph::extractGraph(module)), err))
-          fail(err);
+        if (Result<void> graphWritten = writeTextFile((fs::path(dir) / snapshot.graphFile).string(),
+                                                      graph::toJson(graph::extractGraph(module)));
+            !graphWritten)
+          fail(graphWritten.error());
       }
       previousIR = std::move(ir);
     } else {
@@ -184,9 +186,8 @@ struct PassRecorder::State {
     }
     previousOps = std::move(ops);
     run.snapshots.push_back(std::move(snapshot));
-    std::string err;
-    if (!writePassRunIndex(run, dir, err))
-      fail(err);
+    if (Result<void> written = writePassRunIndex(run, dir); !written)
+      fail(written.error());
   }
 };
 

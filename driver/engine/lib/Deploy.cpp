@@ -488,10 +488,10 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
   std::vector<std::string> outputNames = interpreter.outputNames();
   std::unique_ptr<sim::Runner> reference;
   if (!o.testReference.empty()) {
-    NpzFile file;
-    if (!NpzFile::tryRead(o.testReference, file, error))
-      return fail(kExitUsage, error);
-    auto recorded = sim::RecordedRunner::create(o.testReference, std::move(file), outputNames);
+    Result<NpzFile> file = NpzFile::tryRead(o.testReference);
+    if (!file)
+      return fail(kExitUsage, file.error());
+    auto recorded = sim::RecordedRunner::create(o.testReference, std::move(*file), outputNames);
     if (!recorded)
       return fail(kExitUsage, llvm::toString(recorded.takeError()));
     reference = std::move(*recorded);

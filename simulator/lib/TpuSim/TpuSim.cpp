@@ -144,10 +144,10 @@ llvm::Error TpuSimulator::Impl::loadWeight(size_t index, std::vector<std::string
   auto attr = module->getAttrOfType<StringAttr>(top::TopDialect::kWeightFileAttr);
   if (!exact && !op.getValue() && attr) {
     auto &file = weightFiles[attr.str()];
-    std::string error;
     if (!file) {
-      file = std::make_unique<NpzFile>();
-      if (!NpzFile::tryRead(attr.str(), *file, error))
+      Result<NpzFile> read = NpzFile::tryRead(attr.str());
+      file = std::make_unique<NpzFile>(read ? std::move(*read) : NpzFile());
+      if (!read)
         file->set("", Tensor()); // unreadable: keep the float values
     }
     if (file->has(op.getName().str()) && file->get(op.getName().str()).numElements() == program.sizes[id]) {

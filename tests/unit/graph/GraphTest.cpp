@@ -13,6 +13,7 @@
 #include <set>
 
 using namespace tpuc::graph;
+using tpuc::Result;
 
 namespace {
 
@@ -180,15 +181,15 @@ TEST(GraphData, SearchByNameTypeCategoryAndRegex) {
 
 TEST(GraphData, JsonRoundTrip) {
   Graph g = extract(kTinyTpu);
-  Graph back;
-  std::string error;
-  ASSERT_TRUE(fromJson(toJson(g), back, error)) << error;
-  ASSERT_EQ(back.nodes.size(), g.nodes.size());
-  EXPECT_EQ(toJson(back), toJson(g));
+  Result<Graph> back = fromJson(toJson(g));
+  ASSERT_TRUE(back) << back.error();
+  ASSERT_EQ(back->nodes.size(), g.nodes.size());
+  EXPECT_EQ(toJson(*back), toJson(g));
   // The names besides the tensor name (ONNX node, aliases, legacy name) survive JSON.
   Graph top = extract(kTinyTop);
-  Graph topBack;
-  ASSERT_TRUE(fromJson(toJson(top), topBack, error)) << error;
+  Result<Graph> topParsed = fromJson(toJson(top));
+  ASSERT_TRUE(topParsed) << topParsed.error();
+  const Graph &topBack = *topParsed;
   EXPECT_EQ(toJson(topBack), toJson(top));
   NodeId sigmoid = topBack.findByName("/head/Sigmoid_output_0");
   ASSERT_NE(sigmoid, kNoNode);
@@ -196,9 +197,10 @@ TEST(GraphData, JsonRoundTrip) {
   EXPECT_EQ(topBack.nodes[sigmoid].aliases, (std::vector<std::string>{"probs", "output"}));
   EXPECT_EQ(topBack.nodes[sigmoid].legacyName, "/head/Sigmoid");
   EXPECT_NE(toJson(top).find("\"onnx_node\":\"/head/Sigmoid\""), std::string::npos);
-  EXPECT_FALSE(fromJson("{\"format\": \"other\"}", back, error));
-  EXPECT_FALSE(fromJson("not json", back, error));
-  EXPECT_NE(error.find("malformed graph JSON"), std::string::npos);
+  EXPECT_FALSE(fromJson("{\"format\": \"other\"}"));
+  Result<Graph> malformed = fromJson("not json");
+  EXPECT_FALSE(malformed);
+  EXPECT_NE(malformed.error().find("malformed graph JSON"), std::string::npos);
 }
 
 TEST(GraphData, ChunksBoundEveryLevel) {
@@ -266,19 +268,21 @@ TEST(GraphLayout, RepeatedBlocksAndReopenedClustersReuseLayouts) {
 TEST(GraphRender, SvgPngAndDot) {
   Graph g = extract(kTinyTop);
   std::vector<bool> open(g.clusters.size(), true);
-  std::string error;
-  std::string svg = renderWithGraphviz(g, open, RenderFormat::Svg, error);
-  ASSERT_FALSE(svg.empty()) << error;
-  EXPECT_NE(svg.find("<svg"), std::string::npos);
-  EXPECT_NE(svg.find("cluster_1"), std::string::npos);
-  EXPECT_NE(svg.find("1x4x8x8 f32"), std::string::npos);
-  std::string png = renderWithGraphviz(g, open, RenderFormat::Png, error);
-  ASSERT_GE(png.size(), 8u) << error;
-  EXPECT_EQ(png.substr(1, 3), "PNG");
+  Result<std::string> svg = renderWithGraphviz(g, open, RenderFormat::Svg);
+  ASSERT_TRUE(svg) << svg.error();
+  ASSERT_FALSE(svg->empty());
+  EXPECT_NE(svg->find("<svg"), std::string::npos);
+  EXPECT_NE(svg->find("cluster_1"), std::string::npos);
+  EXPECT_NE(svg->find("1x4x8x8 f32"), std::string::npos);
+  Result<std::string> png = renderWithGraphviz(g, open, RenderFormat::Png);
+  ASSERT_TRUE(png) << png.error();
+  ASSERT_GE(png->size(), 8u);
+  EXPECT_EQ(png->substr(1, 3), "PNG");
   std::vector<bool> closed(g.clusters.size(), false);
-  std::string dot = renderWithGraphviz(g, closed, RenderFormat::Dot, error);
-  EXPECT_NE(dot.find("digraph"), std::string::npos);
-  EXPECT_NE(dot.find("3 ops"), std::string::npos); // the collapsed /block
+  Result<std::string> dot = renderWithGraphviz(g, closed, RenderFormat::Dot);
+  ASSERT_TRUE(dot) << dot.error();
+  EXPECT_NE(dot->find("digraph"), std::string::npos);
+  EXPECT_NE(dot->find("3 ops"), std::string::npos); // the collapsed /block
 }
 
 TEST(GraphExtract, TransformerShapedIR) {

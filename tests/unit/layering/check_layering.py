@@ -153,14 +153,15 @@ def check_op_names(root):
     return not bad
 
 
-ERROR_OUT_PARAM = re.compile(r"std::string\s*[&*]\s*(error|err|message)\b(?!\s*\()")  # not an accessor error()
+# A parameter, not an accessor: Result's `const std::string &error() const` is how the rule is kept.
+ERROR_OUT_PARAM = re.compile(r"std::string\s*[&*]\s*(error|err|message)\b(?!\s*\()")
 
 
 def check_error_params(root, allowed):
     """The error rule (docs/ARCHITECTURE.md, Errors): no new `std::string &error` out-parameters in
     public headers; the remaining ones are being converted, so their number may only fall."""
     found = []
-    for folder in ("compiler/include", "simulator/include", "driver", "app", "ui", "visualizer"):
+    for folder in ("compiler/include", "simulator/include", "driver", "app", "project", "ui", "visualizer"):
         base = root / folder
         if not base.exists():
             continue

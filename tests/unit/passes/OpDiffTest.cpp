@@ -174,11 +174,11 @@ TEST_F(OpDiffTest, DuplicateIdentitiesPairEqualContentsFirst) {
 
 TEST_F(OpDiffTest, OpsJsonRoundTrips) {
   OpRecords r = records(kChain);
-  std::string error;
-  auto back = opRecordsFromJson(opRecordsToJson(r), "ops.json", error);
-  ASSERT_TRUE(back) << error;
+  Result<OpRecords> back = opRecordsFromJson(opRecordsToJson(r), "ops.json");
+  ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(*back, r);
-  EXPECT_FALSE(opRecordsFromJson("{\"ops\": [{\"kind\": \"top.relu\"}]}", "bad.json", error));
-  EXPECT_EQ(error, "bad.json: ops[0]: missing \"name\"");
-  EXPECT_FALSE(opRecordsFromJson("[]", "bad.json", error));
+  Result<OpRecords> bad = opRecordsFromJson("{\"ops\": [{\"kind\": \"top.relu\"}]}", "bad.json");
+  EXPECT_FALSE(bad);
+  EXPECT_EQ(bad.error(), "bad.json: ops[0]: missing \"name\"");
+  EXPECT_FALSE(opRecordsFromJson("[]", "bad.json"));
 }

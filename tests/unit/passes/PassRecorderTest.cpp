@@ -134,12 +134,11 @@ TEST(PassRecorder, TopPipelineRecordsEveryPass) {
   EXPECT_GT(s[1].wallMs + s[2].wallMs, 0.0);
 
   // The index on disk is what the recorder holds.
-  std::string error;
-  auto back = readPassRun(dir, error);
-  ASSERT_TRUE(back) << error;
+  Result<PassRun> back = readPassRun(dir);
+  ASSERT_TRUE(back) << back.error();
   EXPECT_EQ(*back, r.run);
-  auto last = loadSnapshot(dir, s[5], error);
-  ASSERT_TRUE(last) << error;
+  Result<LoadedSnapshot> last = loadSnapshot(dir, s[5]);
+  ASSERT_TRUE(last) << last.error();
   EXPECT_NE(last->ir.find("do_relu = true"), std::string::npos);
   EXPECT_NE(last->ir.find("loc("), std::string::npos);
   EXPECT_EQ(last->ops.size(), s[5].opCount);
@@ -150,10 +149,9 @@ TEST(PassRecorder, ProvenanceOfFusedConvBnRelu) {
   std::string dir = tmp.file("snapshots");
   Recorded r = runTopPipeline(tmp, dir, /*saveWeights=*/false);
   ASSERT_EQ(labels(r.run).size(), 5u);
-  std::string error;
-  auto before = loadSnapshot(dir, r.run.snapshots[1], error); // shapes inferred, nothing fused yet
-  auto after = loadSnapshot(dir, r.run.snapshots.back(), error);
-  ASSERT_TRUE(before && after) << error;
+  Result<LoadedSnapshot> before = loadSnapshot(dir, r.run.snapshots[1]); // shapes inferred, nothing fused yet
+  Result<LoadedSnapshot> after = loadSnapshot(dir, r.run.snapshots.back());
+  ASSERT_TRUE(before && after) << before.error() << after.error();
   auto find = [](const OpRecords &ops, const std::string &kind, const std::string &name) -> std::size_t {
     for (std::size_t i = 0; i < ops.size(); ++i)
       if (ops[i].kind == kind && ops[i].name == name)
@@ -190,20 +188,22 @@ TEST(PassRecorder, UnwritableDirectoryIsAnError) {
 
 TEST(PassRecorder, MalformedIndexNamesTheFileAndField) {
   testsupport::TempDir tmp("tpuc-passes");
-  std::string error;
-  EXPECT_FALSE(readPassRun(tmp.path(), error));
-  EXPECT_NE(error.find("index.json: cannot be read"), std::string::npos);
+  Result<PassRun> missing = readPassRun(tmp.path());
+  EXPECT_FALSE(missing);
+  EXPECT_NE(missing.error().find("index.json: cannot be read"), std::string::npos);
   ASSERT_TRUE(writeTextFile(tmp.file("index.json"), R"({"format": "tpuc-pass-snapshots", "version": 1,
-    "passes": [{"index": 0, "pass": "input"}]})", error));
-  EXPECT_FALSE(readPassRun(tmp.path(), error));
-  EXPECT_EQ(error, tmp.file("index.json") + ": passes[0]: missing \"argument\"");
+    "passes": [{"index": 0, "pass": "input"}]})"));
+  Result<PassRun> incomplete = readPassRun(tmp.path());
+  EXPECT_FALSE(incomplete);
+  EXPECT_EQ(incomplete.error(), tmp.file("index.json") + ": passes[0]: missing \"argument\"");
   PassRun run;
   run.snapshots.push_back({});
   run.snapshots[0].irFile = "../../etc/passwd";
   run.snapshots[0].opsFile = "x.ops.json";
-  ASSERT_TRUE(writePassRunIndex(run, tmp.path(), error));
-  EXPECT_FALSE(readPassRun(tmp.path(), error));
-  EXPECT_NE(error.find("bad file name"), std::string::npos);
+  ASSERT_TRUE(writePassRunIndex(run, tmp.path()));
+  Result<PassRun> escaping = readPassRun(tmp.path());
+  EXPECT_FALSE(escaping);
+  EXPECT_NE(escaping.error().find("bad file name"), std::string::npos);
 }
 
 TEST(PassRecorder, ProvenanceThroughFusionAndLowering) {
@@ -227,10 +227,9 @@ TEST(PassRecorder, ProvenanceThroughFusionAndLowering) {
   ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
   PassRun run = recorder.run();
   ASSERT_EQ(labels(run).back(), "top-to-tpu");
-  std::string error;
-  auto top = loadSnapshot(dir, run.snapshots[1], error); // Top, before fusion
-  auto tpu = loadSnapshot(dir, run.snapshots.back(), error);
-  ASSERT_TRUE(top && tpu) << error;
+  Result<LoadedSnapshot> top = loadSnapshot(dir, run.snapshots[1]); // Top, before fusion
+  Result<LoadedSnapshot> tpu = loadSnapshot(dir, run.snapshots.back());
+  ASSERT_TRUE(top && tpu) << top.error() << tpu.error();
   std::vector<std::size_t> tpuConvs;
   for (std::size_t j = 0; j < tpu->ops.size(); ++j)
     if (tpu->ops[j].kind == "tpu.conv2d")
@@ -278,8 +277,7 @@ TEST(PassRecorder, FailedPassIsRecordedWithWhatItLeft) {
   EXPECT_TRUE(run.snapshots[1].failed);
   EXPECT_FALSE(run.snapshots[0].failed);
   EXPECT_EQ(run.snapshots[1].opCount, run.snapshots[0].opCount);
-  std::string error;
-  auto back = readPassRun(tmp.file("snapshots"), error);
-  ASSERT_TRUE(back) << error;
+  Result<PassRun> back = readPassRun(tmp.file("snapshots"));
+  ASSERT_TRUE(back) << back.error();
   EXPECT_TRUE(back->snapshots[1].failed);
 }

@@ -68,13 +68,12 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   sim::Interpreter interp(*module);
-  NpzFile inputs;
-  std::string error;
-  if (!NpzFile::tryRead(input, inputs, error)) {
-    std::fprintf(stderr, "error: %s\n", error.c_str());
+  Result<NpzFile> inputs = NpzFile::tryRead(input);
+  if (!inputs) {
+    std::fprintf(stderr, "error: %s\n", inputs.error().c_str());
     return 1;
   }
-  if (llvm::Error err = interp.setInputs(inputs)) {
+  if (llvm::Error err = interp.setInputs(*inputs)) {
     std::fprintf(stderr, "error: %s\n", llvm::toString(std::move(err)).c_str());
     return 1;
   }

@@ -255,10 +255,9 @@ TEST_F(NpzFiles, RejectsForeignMembersAndMissingFiles) {
             dir_.string() + ": is a directory");
   EXPECT_EQ(errorOf([&] { readNpy(path("nope.npy")); }),
             path("nope.npy") + ": cannot open: No such file or directory");
-  NpzFile out;
-  std::string error;
-  EXPECT_FALSE(NpzFile::tryRead(path("nope.npz"), out, error));
-  EXPECT_EQ(error, path("nope.npz") + ": no such file");
+  Result<NpzFile> missing = NpzFile::tryRead(path("nope.npz"));
+  EXPECT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(), path("nope.npz") + ": no such file");
   EXPECT_NE(errorOf([&] {
               NpzFile one;
               one.set("x", Tensor());

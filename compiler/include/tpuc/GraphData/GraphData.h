@@ -11,6 +11,8 @@
 #ifndef TPUC_GRAPH_GRAPHDATA_H
 #define TPUC_GRAPH_GRAPHDATA_H
 
+#include "tpuc/Support/Result.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -166,8 +168,8 @@ void buildClusters(Graph &graph, bool byLayerGroup = false, size_t maxLevelItems
 
 /// JSON form (`tpuc graph --format json`), read by the studio, which runs extraction out of process.
 std::string toJson(const Graph &graph);
-/// Parses toJson's output; returns false and sets `error` (one line) on malformed input.
-bool fromJson(std::string_view text, Graph &graph, std::string &error);
+/// Parses toJson's output; a Failure (one line) on malformed input.
+Result<Graph> fromJson(std::string_view text);
 
 } // namespace tpuc::graph
 

@@ -12,6 +12,7 @@
 #define TPUC_GRAPH_GRAPHLAYOUT_H
 
 #include "tpuc/GraphData/GraphData.h"
+#include "tpuc/Support/Result.h"
 
 #include <functional>
 #include <memory>
@@ -127,9 +128,9 @@ private:
 /// Output of `tpuc graph` / the export helpers rendered by Graphviz itself.
 enum class RenderFormat { Dot, Svg, Png };
 /// Renders the visible level (clusters in `expanded` open, as nested dot clusters) with category
-/// colours. Returns the file bytes, or empty with `error` set.
-std::string renderWithGraphviz(const Graph &graph, const std::vector<bool> &expanded, RenderFormat format,
-                               std::string &error);
+/// colours. Returns the file bytes, or a Failure naming what Graphviz could not do.
+Result<std::string> renderWithGraphviz(const Graph &graph, const std::vector<bool> &expanded,
+                                       RenderFormat format);
 
 /// Fill colour of a category as "#rrggbb" (shared by the view and the exporter so both agree).
 std::string categoryColor(std::string_view category);

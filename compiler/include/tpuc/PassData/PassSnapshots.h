@@ -7,8 +7,8 @@
 #define TPUC_TRANSFORMS_PASSSNAPSHOTS_H
 
 #include "tpuc/PassData/PassDiff.h"
+#include "tpuc/Support/Result.h"
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,21 +42,20 @@ struct PassRun {
   bool operator==(const PassRun &) const = default;
 };
 
-/// Writes `dir/index.json` (atomically: temp file then rename). False with a one-line `error` on failure.
-bool writePassRunIndex(const PassRun &run, const std::string &dir, std::string &error);
-/// Reads `dir/index.json`; nullopt with a one-line error naming the file and field when it is malformed.
-std::optional<PassRun> readPassRun(const std::string &dir, std::string &error);
+/// Writes `dir/index.json` (atomically: temp file then rename); a one-line Failure naming the file.
+Result<void> writePassRunIndex(const PassRun &run, const std::string &dir);
+/// Reads `dir/index.json`; a one-line Failure naming the file and field when it is malformed.
+Result<PassRun> readPassRun(const std::string &dir);
 
 /// The ops of a snapshot as JSON (what `NNN-<pass>.ops.json` holds).
 std::string opRecordsToJson(const OpRecords &records);
 /// Parses opRecordsToJson's output; `source` names the file in errors.
-std::optional<OpRecords> opRecordsFromJson(const std::string &text, const std::string &source,
-                                           std::string &error);
+Result<OpRecords> opRecordsFromJson(const std::string &text, const std::string &source);
 
-/// Reads a whole file; nullopt with a one-line error.
-std::optional<std::string> readTextFile(const std::string &path, std::string &error);
-/// Writes a file atomically; false with a one-line error.
-bool writeTextFile(const std::string &path, const std::string &text, std::string &error);
+/// Reads a whole file; a one-line Failure naming it.
+Result<std::string> readTextFile(const std::string &path);
+/// Writes a file atomically; a one-line Failure naming it.
+Result<void> writeTextFile(const std::string &path, const std::string &text);
 
 /// The files of one snapshot, loaded for display.
 struct LoadedSnapshot {
@@ -64,9 +63,8 @@ struct LoadedSnapshot {
   OpRecords ops;
   std::string graphJson; ///< "" when the run has no graph files
 };
-/// Loads `snapshot` of the run in `dir`.
-std::optional<LoadedSnapshot> loadSnapshot(const std::string &dir, const PassSnapshot &snapshot,
-                                           std::string &error);
+/// Loads `snapshot` of the run in `dir`; a Failure names the first file that is missing or malformed.
+Result<LoadedSnapshot> loadSnapshot(const std::string &dir, const PassSnapshot &snapshot);
 
 } // namespace tpuc
 

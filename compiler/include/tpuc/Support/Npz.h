@@ -14,6 +14,7 @@
 #ifndef TPUC_SUPPORT_NPZ_H
 #define TPUC_SUPPORT_NPZ_H
 
+#include "tpuc/Support/Result.h"
 #include "tpuc/Support/Tensor.h"
 
 #include <cstdint>
@@ -58,9 +59,8 @@ public:
   /// Parses an .npz image held in memory; `displayName` is used in messages.
   static NpzFile parse(const void *data, size_t size,
                        const std::string &displayName);
-  /// Non-throwing read: false and a one-line message in `error` on failure.
-  static bool tryRead(const std::string &path, NpzFile &out,
-                      std::string &error);
+  /// Non-throwing read: the file, or a Failure holding NpyError's one line.
+  static Result<NpzFile> tryRead(const std::string &path);
 
   /// Writes the file (members deflated when `compressed`). The file is
   /// written to a temporary and renamed, so readers never see half a file.

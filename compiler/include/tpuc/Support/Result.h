@@ -45,6 +45,14 @@ public:
   T *operator->() { return &**this; }
   const T *operator->() const { return &**this; }
 
+  /// The value, or `fallback` on failure (std::expected::value_or).
+  template <typename U> T value_or(U &&fallback) const & {
+    return ok() ? **this : static_cast<T>(std::forward<U>(fallback));
+  }
+  template <typename U> T value_or(U &&fallback) && {
+    return ok() ? std::move(**this) : static_cast<T>(std::forward<U>(fallback));
+  }
+
   /// The one-line message of a failure ("" on success).
   const std::string &error() const {
     static const std::string none;

@@ -51,11 +51,10 @@ FailureOr<const Tensor *> lookup(Operation *op, const std::string &path, StringR
   if (file.pending.has(name))
     return &file.pending.get(name);
   if (!file.onDisk) {
-    std::string error;
-    auto npz = std::make_unique<NpzFile>();
-    if (!NpzFile::tryRead(path, *npz, error))
-      return op->emitOpError() << "cannot read weight file: " << error;
-    file.onDisk = std::move(npz);
+    Result<NpzFile> npz = NpzFile::tryRead(path);
+    if (!npz)
+      return op->emitOpError() << "cannot read weight file: " << npz.error();
+    file.onDisk = std::make_unique<NpzFile>(std::move(*npz));
   }
   if (!file.onDisk->has(name))
     return op->emitOpError() << "weight '" << name << "' is not in the weight file '" << path << "'";
@@ -145,13 +144,14 @@ FailureOr<WeightOp> createWeight(OpBuilder &builder, Location loc, StringRef nam
   std::lock_guard<std::mutex> lock(cacheMutex());
   WeightFile &file = cache()[*path];
   if (!file.onDisk) {
-    std::string error;
-    auto npz = std::make_unique<NpzFile>();
+    Result<NpzFile> npz = NpzFile::tryRead(*path);
     // A weight file that does not exist yet is fine: the module is building it.
-    if (NpzFile::tryRead(*path, *npz, error) || !llvm::sys::fs::exists(*path))
-      file.onDisk = std::move(npz);
+    if (npz)
+      file.onDisk = std::make_unique<NpzFile>(std::move(*npz));
+    else if (!llvm::sys::fs::exists(*path))
+      file.onDisk = std::make_unique<NpzFile>();
     else
-      return emitError(loc) << "cannot read weight file: " << error;
+      return emitError(loc) << "cannot read weight file: " << npz.error();
   }
   std::string name = nameHint.str();
   for (int suffix = 1; file.pending.has(name) || file.onDisk->has(name); ++suffix)
