@@ -4,16 +4,21 @@
 // Why OpRewritePattern and a program-order driver, not OpConversionPattern and applyPartialConversion:
 // a lowering reads the *Top* value of each operand after its producer was lowered: its tensor name (the
 // calibration table's row), whether it is a top.weight (weights are requantized into new weights, not
-// cast), its f32 type (func.return casts back to it). A conversion pattern sees the replacement in its
-// adaptor, and once the driver replaces a Top result with a value of another element type (i8
-// quantized, f16, bf16) the Top value is gone or hidden behind an unrealized_conversion_cast. The casts
-// are shared: a tpu.cast made for one consumer is kept in the context and reused by every later one, so a
-// rolled-back pattern would leave the context pointing at erased ops. And the lowering must fail on the
-// first op with one line naming it, not with "failed to legalize". So, as TPU-MLIR's TopLowering<OpTy>
-// does, the patterns are OpRewritePatterns; the driver (TopToTpu.cpp) walks each function in program
-// order, runs the one pattern of each Top op with the rewriter installed as the context's builder, and
-// erases the Top ops once the whole function is lowered (each pattern maps the Top results to their
-// lowered values instead of replacing them, so the Top values stay readable until then).
+// cast), its f32 type (func.return casts back to it). The casts are shared: a tpu.cast made for one
+// consumer is kept in the context and reused by every later one, which a rolled-back pattern would leave
+// pointing at erased ops. And the lowering must stop at the first failing op with one line naming it.
+// Tried: these patterns under applyPartialConversion (Top illegal but input/weight/none, each Top op
+// replaced by the values its pattern mapped) on Conversion/Inputs/conv_relu_add_pool.mlir in INT8. With
+// rollback the conversion fails, "failed to legalize unresolved materialization from
+// tensor<...!quant.uniform<i8:f32, ...>> to tensor<...xf32> that remained live after conversion" at the
+// result func.return uses (the cast back to f32 would need a type converter whose materialization knows
+// the calibration); without rollback the uses are replaced at once, through
+// builtin.unrealized_conversion_cast ops back to f32 that later patterns would see instead of the Top
+// values, and it fails the same way.
+// So, as TPU-MLIR's TopLowering<OpTy> does, the patterns are OpRewritePatterns; the driver (TopToTpu.cpp)
+// walks each function in program order, runs the one pattern of each Top op with its rewriter installed
+// as the context's builder, and erases the Top ops once the whole function is lowered (a pattern maps the
+// Top results to their lowered values instead of replacing them, so the Top values stay readable).
 //===----------------------------------------------------------------------===//
 #ifndef TPUC_LIB_CONVERSION_TOPTOTPU_TOPLOWERING_H
 #define TPUC_LIB_CONVERSION_TOPTOTPU_TOPLOWERING_H
