@@ -1,10 +1,9 @@
 //===- LowerElementwise.cpp - Lowering of element-wise Top ops -------------===//
 // Binary ops with per-input requantization, scalar and unary ops through 256-entry tables in INT8.
 //===----------------------------------------------------------------------===//
-#include "Lowering.h"
+#include "TopLowering.h"
 
 #include "mlir/IR/TypeUtilities.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <functional>
@@ -71,127 +70,222 @@ FailureOr<Value> buildTable(Lowering &L, Operation *op, UniformQuantizedType in,
     double y = f(quant::dequantize(q, Lowering::paramsOf(in)));
     table[q + 128] = (int8_t)quant::quantize(y, Lowering::paramsOf(out), quant::IntType::Int8);
   }
-  return L.createWeight(opName(op), "table", RankedTensorType::get({256}, L.builder.getI8Type()),
+  return L.createWeight(opName(op), "table", RankedTensorType::get({256}, L.rewriter().getI8Type()),
                         Tensor::fromValues<int8_t>({256}, table));
 }
 
-/// Unary op through `TpuOp` (tpu.active or a *_const op): float, or INT8 with a table of `f`.
-template <typename TpuOp>
-LogicalResult lowerTableOp(Lowering &L, Operation *op, ArrayRef<NamedAttribute> extra,
-                           ArrayRef<StringRef> drop, const std::function<double(double)> &f) {
-  auto p = L.requestedPrecision(op);
-  if (failed(p))
-    return failure();
-  Value input = op->getOperand(0);
-  if (*p != top::Precision::INT8) {
-    top::Precision fp = L.floatPrecision(*p);
-    Type element = L.floatType(fp);
-    auto x = L.operandAs(input, element);
+/// Arithmetic on integer tensors (indices or bounds computed from inputs fed at run time): the chip's
+/// element-wise units compute in float and have no integer form.
+LogicalResult rejectIntegerArithmetic(Lowering &L, Operation *op) {
+  if (isa<IntegerType>(mlir::getElementTypeOrSelf(op->getResult(0).getType())))
+    return L.failOp(op, "integer arithmetic has no Tpu lowering (the chip computes element-wise in float); "
+                        "fix the integer inputs it comes from with --const_inputs at transform");
+  return success();
+}
+
+/// Arithmetic patterns refuse integer tensors before asking for the precision.
+template <typename TopOp> class ArithmeticLowering : public TopLowering<TopOp> {
+public:
+  using TopLowering<TopOp>::TopLowering;
+
+protected:
+  LogicalResult lower(TopOp op) const override {
+    if (failed(rejectIntegerArithmetic(this->L, op)))
+      return failure();
+    return TopLowering<TopOp>::lower(op);
+  }
+};
+
+/// What a table op lowers with: attributes to add and to drop, and the real function its INT8 table holds.
+struct TableForm {
+  SmallVector<NamedAttribute> extra;
+  SmallVector<StringRef> drop;
+  std::function<double(double)> function;
+};
+
+/// A unary op through `TpuOp` (tpu.active or a *_const op): float with no table, or INT8 with a 256-entry
+/// table of its function.
+template <typename TopOp, typename TpuOp> class TableLowering : public TopLowering<TopOp> {
+public:
+  using TopLowering<TopOp>::TopLowering;
+
+protected:
+  virtual TableForm form(TopOp op) const = 0;
+
+  LogicalResult lowerInt8(TopOp op) const override {
+    Lowering &L = this->L;
+    TableForm table = form(op);
+    auto x = L.operandInt8(op->getOperand(0));
+    auto out = L.calibratedType(opName(op));
+    if (failed(x) || failed(out))
+      return failure();
+    auto values = buildTable(L, op, quantTypeOf(*x), *out, table.function);
+    if (failed(values))
+      return failure();
+    auto attrs = L.attrsOf(op, top::Precision::INT8, table.drop);
+    attrs.append(table.extra.begin(), table.extra.end());
+    L.build<TpuOp>(op, {*x, *values}, {L.resultType(op->getResult(0), *out)}, attrs);
+    return success();
+  }
+
+  LogicalResult lowerFloat(TopOp op, top::Precision precision) const override {
+    Lowering &L = this->L;
+    TableForm table = form(op);
+    Type element = L.floatType(precision);
+    auto x = L.operandAs(op->getOperand(0), element);
     if (failed(x))
       return failure();
-    auto attrs = L.attrsOf(op, fp, drop);
-    attrs.append(extra.begin(), extra.end());
+    auto attrs = L.attrsOf(op, precision, table.drop);
+    attrs.append(table.extra.begin(), table.extra.end());
     L.build<TpuOp>(op, {*x, L.none()}, {L.resultType(op->getResult(0), element)}, attrs);
     return success();
   }
-  auto x = L.operandInt8(input);
-  auto out = L.calibratedType(opName(op));
-  if (failed(x) || failed(out))
-    return failure();
-  auto table = buildTable(L, op, quantTypeOf(*x), *out, f);
-  if (failed(table))
-    return failure();
-  auto attrs = L.attrsOf(op, top::Precision::INT8, drop);
-  attrs.append(extra.begin(), extra.end());
-  L.build<TpuOp>(op, {*x, *table}, {L.resultType(op->getResult(0), *out)}, attrs);
-  return success();
-}
+};
 
-LogicalResult lowerActive(Lowering &L, Operation *op, tpu::ActiveMode mode, double alpha = 0, double beta = 0,
-                          ArrayRef<StringRef> drop = {}) {
-  SmallVector<NamedAttribute> extra = {
-      L.builder.getNamedAttr("active_mode", tpu::ActiveModeAttr::get(L.builder.getContext(), mode))};
-  if (alpha != 0)
-    extra.push_back(L.builder.getNamedAttr("alpha", L.builder.getF64FloatAttr(alpha)));
-  if (beta != 0)
-    extra.push_back(L.builder.getNamedAttr("beta", L.builder.getF64FloatAttr(beta)));
-  return lowerTableOp<tpu::ActiveOp>(L, op, extra, drop,
-                                     [=](double x) { return activeValue(mode, alpha, beta, x); });
-}
+/// The tpu.active form of a unary Top op: its mode, alpha and beta (0 = absent) and the Top attributes
+/// they replace.
+struct ActiveForm {
+  tpu::ActiveMode mode;
+  double alpha = 0, beta = 0;
+  SmallVector<StringRef> drop;
+};
+
+/// A unary op lowering to tpu.active; `formOf` reads its mode and parameters.
+template <typename TopOp> class ActiveLowering : public TableLowering<TopOp, tpu::ActiveOp> {
+public:
+  ActiveLowering(Lowering &lowering, std::function<ActiveForm(TopOp)> formOf)
+      : TableLowering<TopOp, tpu::ActiveOp>(lowering), formOf(std::move(formOf)) {}
+
+protected:
+  LogicalResult lower(TopOp op) const override {
+    // Of the unary ops only abs is arithmetic a model applies to integer tensors.
+    if (std::is_same_v<TopOp, top::AbsOp> && failed(rejectIntegerArithmetic(this->L, op)))
+      return failure();
+    return TopLowering<TopOp>::lower(op);
+  }
+
+  TableForm form(TopOp op) const override {
+    ActiveForm active = formOf(op);
+    OpBuilder &b = this->L.rewriter();
+    TableForm table;
+    table.extra = {b.getNamedAttr("active_mode", tpu::ActiveModeAttr::get(b.getContext(), active.mode))};
+    if (active.alpha != 0)
+      table.extra.push_back(b.getNamedAttr("alpha", b.getF64FloatAttr(active.alpha)));
+    if (active.beta != 0)
+      table.extra.push_back(b.getNamedAttr("beta", b.getF64FloatAttr(active.beta)));
+    table.drop = active.drop;
+    table.function = [active](double x) { return activeValue(active.mode, active.alpha, active.beta, x); };
+    return table;
+  }
+
+private:
+  std::function<ActiveForm(TopOp)> formOf;
+};
 
 /// A `*_const` op: f(x) = x op c (or c op x with is_reverse), then the fused Relu.
-template <typename TpuOp, typename ConstOp>
-LogicalResult lowerConst(Lowering &L, ConstOp op, double (*fn)(double, double)) {
-  double c = op.getConstVal().convertToDouble(), limit = op.getReluLimit().convertToDouble();
-  bool reverse = op.getIsReverse(), relu = op.getDoRelu();
-  return lowerTableOp<TpuOp>(L, op, {}, {}, [=](double x) {
-    double y = reverse ? fn(c, x) : fn(x, c);
-    if (relu) {
-      y = std::max(y, 0.0);
-      if (limit > 0)
-        y = std::min(y, limit);
-    }
-    return y;
-  });
-}
+template <typename TopOp, typename TpuOp> class ConstLowering : public TableLowering<TopOp, TpuOp> {
+public:
+  ConstLowering(Lowering &lowering, double (*fn)(double, double))
+      : TableLowering<TopOp, TpuOp>(lowering), fn(fn) {}
 
-/// add, sub, mul: INT8 with requantization; div, max, min: float only.
-template <typename TpuOp> LogicalResult lowerBinary(Lowering &L, Operation *op) {
-  auto p = L.requestedPrecision(op);
-  if (failed(p))
-    return failure();
-  bool hasInt8 = llvm::is_one_of<TpuOp, tpu::AddOp, tpu::SubOp, tpu::MulOp>::value;
-  // A weight operand with infinities (an attention mask) has no int8 scale: the op stays in F32.
-  for (Value v : op->getOperands()) {
-    if (!Lowering::isWeight(v) || *p != top::Precision::INT8)
-      continue;
-    auto data = L.weightData(v);
-    if (failed(data))
+protected:
+  LogicalResult lower(TopOp op) const override {
+    if (failed(rejectIntegerArithmetic(this->L, op)))
       return failure();
-    if (!llvm::all_of(*data, [](float x) { return std::isfinite(x); }))
-      hasInt8 = false;
+    return TopLowering<TopOp>::lower(op);
   }
-  if (*p != top::Precision::INT8 || !hasInt8)
-    return L.lowerFloat<TpuOp>(op, *p);
-  auto a = L.operandInt8(op->getOperand(0));
-  auto b = L.operandInt8(op->getOperand(1));
-  auto out = L.calibratedType(opName(op));
-  if (failed(a) || failed(b) || failed(out))
-    return failure();
-  double sa = quantTypeOf(*a).getScale(), sb = quantTypeOf(*b).getScale(), so = out->getScale();
-  auto attrs = L.attrsOf(op, top::Precision::INT8);
-  if constexpr (std::is_same_v<TpuOp, tpu::MulOp>) {
-    auto ms = quant::chooseMultiplierShift(sa * sb / so);
-    if (!ms)
-      return L.failOp(op, "requant factor has no multiplier/shift");
-    attrs.push_back(L.namedI64Array("multiplier", {ms->multiplier}));
-    attrs.push_back(L.namedI64Array("rshift", {ms->rshift}));
-  } else {
-    double factors[] = {sa / so, sb / so};
-    auto shared = quant::chooseSharedShift(factors);
-    if (!shared)
-      return L.failOp(op, "input rescale factors have no multiplier/shift");
-    attrs.push_back(L.namedI64Array("multiplier", shared->multipliers));
-    attrs.push_back(L.namedI64Array("rshift", {shared->rshift}));
+
+  TableForm form(TopOp op) const override {
+    double c = op.getConstVal().convertToDouble(), limit = op.getReluLimit().convertToDouble();
+    bool reverse = op.getIsReverse(), relu = op.getDoRelu();
+    TableForm table;
+    table.function = [c, limit, reverse, relu, fn = fn](double x) {
+      double y = reverse ? fn(c, x) : fn(x, c);
+      if (relu) {
+        y = std::max(y, 0.0);
+        if (limit > 0)
+          y = std::min(y, limit);
+      }
+      return y;
+    };
+    return table;
   }
-  L.build<TpuOp>(op, {*a, *b}, {L.resultType(op->getResult(0), *out)}, attrs);
-  return success();
-}
+
+private:
+  double (*fn)(double, double);
+};
+
+/// add, sub, mul: INT8 with requantization (add and sub share one shift); div, max, min, power: float only.
+/// A weight operand with infinities (an attention mask) has no int8 scale: the op then stays in F32.
+template <typename TopOp, typename TpuOp> class BinaryLowering : public ArithmeticLowering<TopOp> {
+public:
+  using ArithmeticLowering<TopOp>::ArithmeticLowering;
+
+protected:
+  LogicalResult lowerInt8(TopOp op) const override {
+    Lowering &L = this->L;
+    bool hasInt8 = llvm::is_one_of<TpuOp, tpu::AddOp, tpu::SubOp, tpu::MulOp>::value;
+    for (Value v : op->getOperands()) {
+      if (!Lowering::isWeight(v))
+        continue;
+      auto data = L.weightData(v);
+      if (failed(data))
+        return failure();
+      if (!llvm::all_of(*data, [](float x) { return std::isfinite(x); }))
+        hasInt8 = false;
+    }
+    if (!hasInt8)
+      return this->lowerF32(op);
+    auto a = L.operandInt8(op->getOperand(0));
+    auto b = L.operandInt8(op->getOperand(1));
+    auto out = L.calibratedType(opName(op));
+    if (failed(a) || failed(b) || failed(out))
+      return failure();
+    double sa = quantTypeOf(*a).getScale(), sb = quantTypeOf(*b).getScale(), so = out->getScale();
+    auto attrs = L.attrsOf(op, top::Precision::INT8);
+    if constexpr (std::is_same_v<TpuOp, tpu::MulOp>) {
+      auto ms = quant::chooseMultiplierShift(sa * sb / so);
+      if (!ms)
+        return L.failOp(op, "requant factor has no multiplier/shift");
+      attrs.push_back(L.namedI64Array("multiplier", {ms->multiplier}));
+      attrs.push_back(L.namedI64Array("rshift", {ms->rshift}));
+    } else {
+      double factors[] = {sa / so, sb / so};
+      auto shared = quant::chooseSharedShift(factors);
+      if (!shared)
+        return L.failOp(op, "input rescale factors have no multiplier/shift");
+      attrs.push_back(L.namedI64Array("multiplier", shared->multipliers));
+      attrs.push_back(L.namedI64Array("rshift", {shared->rshift}));
+    }
+    L.build<TpuOp>(op, {*a, *b}, {L.resultType(op->getResult(0), *out)}, attrs);
+    return success();
+  }
+
+  LogicalResult lowerFloat(TopOp op, top::Precision precision) const override {
+    return this->L.template lowerFloat<TpuOp>(op, precision);
+  }
+};
 
 /// relu and clip: INT8 keeps the input's type.
-template <typename TpuOp> LogicalResult lowerKeepType(Lowering &L, Operation *op) {
-  auto p = L.requestedPrecision(op);
-  if (failed(p))
-    return failure();
-  if (*p != top::Precision::INT8)
-    return L.lowerFloat<TpuOp>(op, *p);
-  auto x = L.operandInt8(op->getOperand(0));
-  if (failed(x))
-    return failure();
-  L.build<TpuOp>(op, {*x}, {L.resultType(op->getResult(0), quantTypeOf(*x))},
-                 L.attrsOf(op, top::Precision::INT8));
-  return success();
-}
+template <typename TopOp, typename TpuOp> class KeepTypeLowering : public ArithmeticLowering<TopOp> {
+public:
+  using ArithmeticLowering<TopOp>::ArithmeticLowering;
+
+protected:
+  LogicalResult lowerInt8(TopOp op) const override {
+    Lowering &L = this->L;
+    auto x = L.operandInt8(op->getOperand(0));
+    if (failed(x))
+      return failure();
+    L.build<TpuOp>(op, {*x}, {L.resultType(op->getResult(0), quantTypeOf(*x))},
+                   L.attrsOf(op, top::Precision::INT8));
+    return success();
+  }
+
+  LogicalResult lowerFloat(TopOp op, top::Precision precision) const override {
+    return this->L.template lowerFloat<TpuOp>(op, precision);
+  }
+};
 
 double addFn(double a, double b) { return a + b; }
 double subFn(double a, double b) { return a - b; }
@@ -200,80 +294,68 @@ double divFn(double a, double b) { return a / b; }
 double maxFn(double a, double b) { return std::max(a, b); }
 double minFn(double a, double b) { return std::min(a, b); }
 
+/// The form of a unary op with no parameters.
+template <typename TopOp> std::function<ActiveForm(TopOp)> fixedMode(tpu::ActiveMode mode) {
+  return [mode](TopOp) { return ActiveForm{mode}; };
+}
+
 } // namespace
 
-LogicalResult lowerElementwiseOp(Lowering &L, Operation *op, bool &handled) {
+void populateElementwisePatterns(RewritePatternSet &patterns, Lowering &L) {
   using M = tpu::ActiveMode;
-  handled = true;
-  // Arithmetic on integer tensors (indices or bounds computed from inputs fed at run time): the chip's
-  // element-wise units compute in float and have no integer form.
-  if (isa<top::AddOp, top::SubOp, top::MulOp, top::DivOp, top::MaxOp, top::MinOp, top::PowerOp, top::AddConstOp,
-          top::SubConstOp, top::MulConstOp, top::DivConstOp, top::MaxConstOp, top::MinConstOp, top::ReluOp,
-          top::ClipOp, top::AbsOp>(op) &&
-      isa<IntegerType>(mlir::getElementTypeOrSelf(op->getResult(0).getType())))
-    return L.failOp(op, "integer arithmetic has no Tpu lowering (the chip computes element-wise in float); "
-                        "fix the integer inputs it comes from with --const_inputs at transform");
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](top::AddOp o) { return lowerBinary<tpu::AddOp>(L, o); })
-      .Case([&](top::SubOp o) { return lowerBinary<tpu::SubOp>(L, o); })
-      .Case([&](top::MulOp o) { return lowerBinary<tpu::MulOp>(L, o); })
-      .Case([&](top::DivOp o) { return lowerBinary<tpu::DivOp>(L, o); })
-      .Case([&](top::MaxOp o) { return lowerBinary<tpu::MaxOp>(L, o); })
-      .Case([&](top::MinOp o) { return lowerBinary<tpu::MinOp>(L, o); })
-      .Case([&](top::PowerOp o) { return lowerBinary<tpu::PowerOp>(L, o); })
-      .Case([&](top::AddConstOp o) { return lowerConst<tpu::AddConstOp>(L, o, addFn); })
-      .Case([&](top::SubConstOp o) { return lowerConst<tpu::SubConstOp>(L, o, subFn); })
-      .Case([&](top::MulConstOp o) { return lowerConst<tpu::MulConstOp>(L, o, mulFn); })
-      .Case([&](top::DivConstOp o) { return lowerConst<tpu::DivConstOp>(L, o, divFn); })
-      .Case([&](top::MaxConstOp o) { return lowerConst<tpu::MaxConstOp>(L, o, maxFn); })
-      .Case([&](top::MinConstOp o) { return lowerConst<tpu::MinConstOp>(L, o, minFn); })
-      .Case([&](top::ReluOp o) { return lowerKeepType<tpu::ReluOp>(L, o); })
-      .Case([&](top::ClipOp o) { return lowerKeepType<tpu::ClipOp>(L, o); })
-      .Case([&](top::LeakyReluOp o) {
-        return lowerActive(L, o, M::leaky_relu, o.getAlpha().convertToDouble(), 0, {"alpha"});
-      })
-      .Case([&](top::HardSigmoidOp o) {
-        return lowerActive(L, o, M::hardsigmoid, o.getAlpha().convertToDouble(), o.getBeta().convertToDouble(),
-                           {"alpha", "beta"});
-      })
-      .Case([&](top::GELUOp o) {
-        return lowerActive(L, o, o.getGeluApprox() == top::GeluApprox::tanh ? M::gelu_tanh : M::gelu, 0, 0,
-                           {"gelu_approx"});
-      })
-      .Case([&](top::PowOp o) {
-        return lowerActive(L, o, M::pow, o.getExponent().convertToDouble(), 0, {"exponent"});
-      })
-      .Case([&](top::SigmoidOp o) { return lowerActive(L, o, M::sigmoid); })
-      .Case([&](top::SiLUOp o) { return lowerActive(L, o, M::silu); })
-      .Case([&](top::MishOp o) { return lowerActive(L, o, M::mish); })
-      .Case([&](top::TanhOp o) { return lowerActive(L, o, M::tanh); })
-      .Case([&](top::HardSwishOp o) { return lowerActive(L, o, M::hardswish); })
-      .Case([&](top::ExpOp o) { return lowerActive(L, o, M::exp); })
-      .Case([&](top::LogOp o) { return lowerActive(L, o, M::log); })
-      .Case([&](top::SqrtOp o) { return lowerActive(L, o, M::sqrt); })
-      .Case([&](top::RsqrtOp o) { return lowerActive(L, o, M::rsqrt); })
-      .Case([&](top::AbsOp o) { return lowerActive(L, o, M::abs); })
-      .Case([&](top::ErfOp o) { return lowerActive(L, o, M::erf); })
-      .Case([&](top::ReciprocalOp o) { return lowerActive(L, o, M::reciprocal); })
-      .Case([&](top::FloorOp o) { return lowerActive(L, o, M::floor); })
-      .Case([&](top::CeilOp o) { return lowerActive(L, o, M::ceil); })
-      .Case([&](top::RoundOp o) { return lowerActive(L, o, M::round); })
-      .Case([&](top::SignOp o) { return lowerActive(L, o, M::sign); })
-      .Case([&](top::SinOp o) { return lowerActive(L, o, M::sin); })
-      .Case([&](top::CosOp o) { return lowerActive(L, o, M::cos); })
-      .Case([&](top::TanOp o) { return lowerActive(L, o, M::tan); })
-      .Case([&](top::AsinOp o) { return lowerActive(L, o, M::asin); })
-      .Case([&](top::AcosOp o) { return lowerActive(L, o, M::acos); })
-      .Case([&](top::AtanOp o) { return lowerActive(L, o, M::atan); })
-      .Case([&](top::SinhOp o) { return lowerActive(L, o, M::sinh); })
-      .Case([&](top::CoshOp o) { return lowerActive(L, o, M::cosh); })
-      .Case([&](top::AsinhOp o) { return lowerActive(L, o, M::asinh); })
-      .Case([&](top::AcoshOp o) { return lowerActive(L, o, M::acosh); })
-      .Case([&](top::AtanhOp o) { return lowerActive(L, o, M::atanh); })
-      .Default([&](Operation *) {
-        handled = false;
-        return failure();
-      });
+  patterns.add<BinaryLowering<top::AddOp, tpu::AddOp>, BinaryLowering<top::SubOp, tpu::SubOp>,
+               BinaryLowering<top::MulOp, tpu::MulOp>, BinaryLowering<top::DivOp, tpu::DivOp>,
+               BinaryLowering<top::MaxOp, tpu::MaxOp>, BinaryLowering<top::MinOp, tpu::MinOp>,
+               BinaryLowering<top::PowerOp, tpu::PowerOp>>(L);
+  patterns.add<ConstLowering<top::AddConstOp, tpu::AddConstOp>>(L, addFn);
+  patterns.add<ConstLowering<top::SubConstOp, tpu::SubConstOp>>(L, subFn);
+  patterns.add<ConstLowering<top::MulConstOp, tpu::MulConstOp>>(L, mulFn);
+  patterns.add<ConstLowering<top::DivConstOp, tpu::DivConstOp>>(L, divFn);
+  patterns.add<ConstLowering<top::MaxConstOp, tpu::MaxConstOp>>(L, maxFn);
+  patterns.add<ConstLowering<top::MinConstOp, tpu::MinConstOp>>(L, minFn);
+  patterns.add<KeepTypeLowering<top::ReluOp, tpu::ReluOp>, KeepTypeLowering<top::ClipOp, tpu::ClipOp>>(L);
+
+  patterns.add<ActiveLowering<top::LeakyReluOp>>(L, [](top::LeakyReluOp o) {
+    return ActiveForm{M::leaky_relu, o.getAlpha().convertToDouble(), 0, {"alpha"}};
+  });
+  patterns.add<ActiveLowering<top::HardSigmoidOp>>(L, [](top::HardSigmoidOp o) {
+    return ActiveForm{
+        M::hardsigmoid, o.getAlpha().convertToDouble(), o.getBeta().convertToDouble(), {"alpha", "beta"}};
+  });
+  patterns.add<ActiveLowering<top::GELUOp>>(L, [](top::GELUOp o) {
+    return ActiveForm{
+        o.getGeluApprox() == top::GeluApprox::tanh ? M::gelu_tanh : M::gelu, 0, 0, {"gelu_approx"}};
+  });
+  patterns.add<ActiveLowering<top::PowOp>>(L, [](top::PowOp o) {
+    return ActiveForm{M::pow, o.getExponent().convertToDouble(), 0, {"exponent"}};
+  });
+  patterns.add<ActiveLowering<top::SigmoidOp>>(L, fixedMode<top::SigmoidOp>(M::sigmoid));
+  patterns.add<ActiveLowering<top::SiLUOp>>(L, fixedMode<top::SiLUOp>(M::silu));
+  patterns.add<ActiveLowering<top::MishOp>>(L, fixedMode<top::MishOp>(M::mish));
+  patterns.add<ActiveLowering<top::TanhOp>>(L, fixedMode<top::TanhOp>(M::tanh));
+  patterns.add<ActiveLowering<top::HardSwishOp>>(L, fixedMode<top::HardSwishOp>(M::hardswish));
+  patterns.add<ActiveLowering<top::ExpOp>>(L, fixedMode<top::ExpOp>(M::exp));
+  patterns.add<ActiveLowering<top::LogOp>>(L, fixedMode<top::LogOp>(M::log));
+  patterns.add<ActiveLowering<top::SqrtOp>>(L, fixedMode<top::SqrtOp>(M::sqrt));
+  patterns.add<ActiveLowering<top::RsqrtOp>>(L, fixedMode<top::RsqrtOp>(M::rsqrt));
+  patterns.add<ActiveLowering<top::AbsOp>>(L, fixedMode<top::AbsOp>(M::abs));
+  patterns.add<ActiveLowering<top::ErfOp>>(L, fixedMode<top::ErfOp>(M::erf));
+  patterns.add<ActiveLowering<top::ReciprocalOp>>(L, fixedMode<top::ReciprocalOp>(M::reciprocal));
+  patterns.add<ActiveLowering<top::FloorOp>>(L, fixedMode<top::FloorOp>(M::floor));
+  patterns.add<ActiveLowering<top::CeilOp>>(L, fixedMode<top::CeilOp>(M::ceil));
+  patterns.add<ActiveLowering<top::RoundOp>>(L, fixedMode<top::RoundOp>(M::round));
+  patterns.add<ActiveLowering<top::SignOp>>(L, fixedMode<top::SignOp>(M::sign));
+  patterns.add<ActiveLowering<top::SinOp>>(L, fixedMode<top::SinOp>(M::sin));
+  patterns.add<ActiveLowering<top::CosOp>>(L, fixedMode<top::CosOp>(M::cos));
+  patterns.add<ActiveLowering<top::TanOp>>(L, fixedMode<top::TanOp>(M::tan));
+  patterns.add<ActiveLowering<top::AsinOp>>(L, fixedMode<top::AsinOp>(M::asin));
+  patterns.add<ActiveLowering<top::AcosOp>>(L, fixedMode<top::AcosOp>(M::acos));
+  patterns.add<ActiveLowering<top::AtanOp>>(L, fixedMode<top::AtanOp>(M::atan));
+  patterns.add<ActiveLowering<top::SinhOp>>(L, fixedMode<top::SinhOp>(M::sinh));
+  patterns.add<ActiveLowering<top::CoshOp>>(L, fixedMode<top::CoshOp>(M::cosh));
+  patterns.add<ActiveLowering<top::AsinhOp>>(L, fixedMode<top::AsinhOp>(M::asinh));
+  patterns.add<ActiveLowering<top::AcoshOp>>(L, fixedMode<top::AcoshOp>(M::acosh));
+  patterns.add<ActiveLowering<top::AtanhOp>>(L, fixedMode<top::AtanhOp>(M::atanh));
 }
 
 } // namespace tpuc::lowering

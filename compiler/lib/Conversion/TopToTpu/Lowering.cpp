@@ -9,7 +9,6 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -42,10 +41,9 @@ bool isWeightOnly(top::Precision p) {
          p == top::Precision::W4BF16;
 }
 
-Lowering::Lowering(ModuleOp module, const LoweringOptions &options, const quant::CalibrationTable *calibration,
-                   const quant::QuantizeTable *quantize)
-    : builder(module.getContext()), options(options), context(module.getContext()), calibration(calibration),
-      quantize(quantize) {
+Lowering::Lowering(ModuleOp module, const LoweringOptions &options,
+                   const quant::CalibrationTable *calibration, const quant::QuantizeTable *quantize)
+    : options(options), context(module.getContext()), calibration(calibration), quantize(quantize) {
   // Names already in the module stay unique: inserted ops never reuse them.
   module.walk([&](Operation *op) {
     if (op->getNumResults())
@@ -106,17 +104,18 @@ top::Precision Lowering::floatPrecision(top::Precision p) const {
 Type Lowering::floatType(top::Precision p) {
   switch (floatPrecision(p)) {
   case top::Precision::F16:
-    return builder.getF16Type();
+    return rewriter().getF16Type();
   case top::Precision::BF16:
-    return builder.getBF16Type();
+    return rewriter().getBF16Type();
   default:
-    return builder.getF32Type();
+    return rewriter().getF32Type();
   }
 }
 
 mlir::quant::UniformQuantizedType Lowering::int8Type(quant::QuantParams params) {
-  return mlir::quant::UniformQuantizedType::get(mlir::quant::QuantizationFlags::Signed, builder.getIntegerType(8),
-                                          builder.getF32Type(), params.scale, params.zeroPoint, -128, 127);
+  return mlir::quant::UniformQuantizedType::get(mlir::quant::QuantizationFlags::Signed,
+                                                rewriter().getIntegerType(8), rewriter().getF32Type(),
+                                                params.scale, params.zeroPoint, -128, 127);
 }
 
 FailureOr<mlir::quant::UniformQuantizedType> Lowering::calibratedType(StringRef name) {
@@ -155,11 +154,11 @@ Location Lowering::uniqueLoc(StringRef base, StringRef suffix) {
   for (int k = 1; usedNames.contains(name); ++k)
     name = (base + "_" + suffix + "_" + Twine(k)).str();
   usedNames.insert(name);
-  return NameLoc::get(builder.getStringAttr(name));
+  return NameLoc::get(rewriter().getStringAttr(name));
 }
 
 FailureOr<Value> Lowering::createWeight(StringRef base, StringRef suffix, RankedTensorType type, Tensor data) {
-  auto weight = top::createWeight(builder, NameLoc::get(builder.getStringAttr(base + "_" + suffix)),
+  auto weight = top::createWeight(rewriter(), NameLoc::get(rewriter().getStringAttr(base + "_" + suffix)),
                                   (base + "_" + suffix).str(), type, std::move(data));
   if (failed(weight))
     return fail("cannot create weight '" + base + "_" + suffix + "'");
@@ -200,8 +199,8 @@ FailureOr<Value> Lowering::convertWeight(Value topWeight, Type element) {
     return failure();
   auto shape = top::getShape(topWeight);
   FailureOr<Value> result = failure();
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPoint(weight); // next to the original, so it dominates every user
+  OpBuilder::InsertionGuard guard(rewriter());
+  rewriter().setInsertionPoint(weight); // next to the original, so it dominates every user
   if (auto q = dyn_cast<mlir::quant::UniformQuantizedType>(element)) {
     std::vector<int8_t> values = quant::quantizeToInt8(*data, paramsOf(q));
     result = createWeight(weight.getName(), "i8", RankedTensorType::get(shape, element),
@@ -228,16 +227,16 @@ FailureOr<Value> Lowering::castValue(Value lowered, StringRef base, Type element
     if (!ms)
       return fail("tensor '" + base + "': no integer rescale from scale " + Twine(std::to_string(fromQ.getScale())) + " to " +
                   Twine(std::to_string(toQ.getScale())));
-    result = tpu::RequantIntOp::create(builder, uniqueLoc(base, "requant"), type, lowered,
-                                       builder.getDenseI64ArrayAttr({ms->multiplier}),
-                                       builder.getDenseI64ArrayAttr({ms->rshift}),
-                                       tpu::RequantMode::multiplier_shift, top::Precision::INT8, IntegerAttr());
+    result = tpu::RequantIntOp::create(
+        rewriter(), uniqueLoc(base, "requant"), type, lowered,
+        rewriter().getDenseI64ArrayAttr({ms->multiplier}), rewriter().getDenseI64ArrayAttr({ms->rshift}),
+        tpu::RequantMode::multiplier_shift, top::Precision::INT8, IntegerAttr());
   } else {
     top::Precision precision = toQ               ? top::Precision::INT8
                                : element.isF16()  ? top::Precision::F16
                                : element.isBF16() ? top::Precision::BF16
                                                   : top::Precision::F32;
-    result = tpu::CastOp::create(builder, uniqueLoc(base, suffixOf(element)), type, lowered, precision,
+    result = tpu::CastOp::create(rewriter(), uniqueLoc(base, suffixOf(element)), type, lowered, precision,
                                  IntegerAttr());
   }
   casts[key] = result;
@@ -285,12 +284,12 @@ SmallVector<NamedAttribute> Lowering::attrsOf(Operation *op, top::Precision prec
   for (NamedAttribute attr : op->getAttrs())
     if (!llvm::is_contained(drop, attr.getName().getValue()))
       attrs.push_back(attr);
-  attrs.push_back(builder.getNamedAttr("precision", top::PrecisionAttr::get(context, precision)));
+  attrs.push_back(rewriter().getNamedAttr("precision", top::PrecisionAttr::get(context, precision)));
   return attrs;
 }
 
 NamedAttribute Lowering::namedI64Array(StringRef name, ArrayRef<int64_t> values) {
-  return builder.getNamedAttr(name, builder.getDenseI64ArrayAttr(values));
+  return rewriter().getNamedAttr(name, rewriter().getDenseI64ArrayAttr(values));
 }
 
 void Lowering::finishBuild(Operation *op, Operation *created) {
@@ -340,9 +339,10 @@ void Lowering::beginFunction(Block *entry) {
 
 Value Lowering::none() {
   if (!noneValue) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(entryBlock);
-    noneValue = top::NoneOp::create(builder, builder.getUnknownLoc(), builder.getNoneType()).getOutput();
+    OpBuilder::InsertionGuard guard(rewriter());
+    rewriter().setInsertionPointToStart(entryBlock);
+    noneValue =
+        top::NoneOp::create(rewriter(), rewriter().getUnknownLoc(), rewriter().getNoneType()).getOutput();
   }
   return noneValue;
 }

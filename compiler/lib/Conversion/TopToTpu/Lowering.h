@@ -11,11 +11,14 @@
 #include "tpuc/Support/Tensor.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cassert>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace tpuc::lowering {
 
@@ -28,7 +31,7 @@ std::string opName(mlir::Operation *op);
 /// Whether a precision is one of the weight-only modes.
 bool isWeightOnly(top::Precision precision);
 
-/// One lowering run over a module. Op lowerings (LowerNN.cpp, LowerElementwise.cpp, LowerShape.cpp) use
+/// One lowering run over a module: the context every lowering pattern (TopLowering.h) holds. Patterns use
 /// it to choose types, fetch converted operands and create weights; the first failure is kept as one
 /// line in `error`.
 class Lowering {
@@ -36,9 +39,29 @@ public:
   Lowering(mlir::ModuleOp module, const LoweringOptions &options, const quant::CalibrationTable *calibration,
            const quant::QuantizeTable *quantize);
 
-  mlir::OpBuilder builder;
   const LoweringOptions &options;
   std::string error;
+
+  /// The rewriter every IR change goes through: the running pattern's, else the driver's. Nothing is
+  /// created while none is installed.
+  mlir::RewriterBase &rewriter() const {
+    assert(active && "no rewriter installed in the lowering context");
+    return *active;
+  }
+  /// Installs a rewriter for the scope's lifetime (the driver for the run, a pattern while it runs).
+  class RewriterScope {
+  public:
+    RewriterScope(Lowering &lowering, mlir::RewriterBase &rewriter)
+        : lowering(lowering), previous(std::exchange(lowering.active, &rewriter)) {}
+    ~RewriterScope() { lowering.active = previous; }
+    RewriterScope(const RewriterScope &) = delete;
+    RewriterScope &operator=(const RewriterScope &) = delete;
+
+  private:
+    Lowering &lowering;
+    mlir::RewriterBase *previous;
+  };
+  mlir::MLIRContext *getContext() const { return context; }
 
   /// Records the first error (one line) and returns failure.
   mlir::LogicalResult fail(const llvm::Twine &message);
@@ -94,7 +117,7 @@ public:
   template <typename TpuOp>
   TpuOp build(mlir::Operation *op, mlir::ValueRange operands, mlir::TypeRange results,
               llvm::ArrayRef<mlir::NamedAttribute> attrs) {
-    auto created = TpuOp::create(builder, op->getLoc(), results, operands, attrs);
+    auto created = TpuOp::create(rewriter(), op->getLoc(), results, operands, attrs);
     finishBuild(op, created);
     return created;
   }
@@ -146,6 +169,7 @@ private:
   mlir::FailureOr<mlir::Value> convertWeight(mlir::Value topWeight, mlir::Type element);
 
   mlir::MLIRContext *context;
+  mlir::RewriterBase *active = nullptr;
   const quant::CalibrationTable *calibration;
   const quant::QuantizeTable *quantize;
   llvm::DenseMap<mlir::Value, mlir::Value> mapped;
@@ -155,15 +179,6 @@ private:
   mlir::Block *entryBlock = nullptr;
   mlir::Value noneValue;
 };
-
-/// Lowers one Top op (creating Tpu ops before it and mapping its results); fails with `lowering.error`.
-mlir::LogicalResult lowerOp(Lowering &lowering, mlir::Operation *op);
-
-// Per-category lowerings, dispatched by lowerOp. Each returns failure() without touching `error` when the
-// op is not of its category (`handled` stays false).
-mlir::LogicalResult lowerNNOp(Lowering &lowering, mlir::Operation *op, bool &handled);
-mlir::LogicalResult lowerElementwiseOp(Lowering &lowering, mlir::Operation *op, bool &handled);
-mlir::LogicalResult lowerShapeOp(Lowering &lowering, mlir::Operation *op, bool &handled);
 
 } // namespace tpuc::lowering
 

@@ -1,8 +1,8 @@
 //===- TopToTpu.cpp - The top-to-tpu pass and lowerToTpu ------------------===//
-// Walks each function in order, lowers every Top op through its category's lowering, casts the outputs
-// back to f32, erases the Top ops and records the Tpu state on the module.
+// Walks each function in program order, lowers every Top op through its pattern, casts the outputs back
+// to f32, erases the Top ops and records the Tpu state on the module.
 //===----------------------------------------------------------------------===//
-#include "Lowering.h"
+#include "TopLowering.h"
 
 #include "tpuc/Dialect/Top/ModuleState.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace tpuc {
@@ -28,22 +29,35 @@ std::optional<top::Precision> parseLoweringMode(llvm::StringRef name) {
 
 namespace lowering {
 
-LogicalResult lowerOp(Lowering &L, Operation *op) {
-  L.builder.setInsertionPoint(op);
-  bool handled = false;
-  for (auto category : {lowerNNOp, lowerElementwiseOp, lowerShapeOp}) {
-    LogicalResult result = category(L, op, handled);
-    if (handled)
-      return std::exchange(L.invalidBuild, false) ? failure() : result;
+void populateTopToTpuPatterns(RewritePatternSet &patterns, Lowering &lowering) {
+  populateNNPatterns(patterns, lowering);
+  populateElementwisePatterns(patterns, lowering);
+  populateShapePatterns(patterns, lowering);
+}
+
+PatternTable patternTable(const FrozenRewritePatternSet &patterns) {
+  PatternTable table;
+  for (const auto &[name, list] : patterns.getOpSpecificNativePatterns()) {
+    assert(list.size() == 1 && "one lowering pattern per Top op");
+    table[name] = list.front();
   }
-  return L.failOp(op, "has no Tpu lowering");
+  return table;
 }
 
 namespace {
 
+/// Lowers one Top op through its pattern, which creates the Tpu ops before it and maps its results.
+LogicalResult lowerOp(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter, Operation *op) {
+  auto it = patterns.find(op->getName());
+  if (it == patterns.end())
+    return L.failOp(op, "has no Tpu lowering");
+  rewriter.setInsertionPoint(op);
+  return it->second->matchAndRewrite(op, rewriter);
+}
+
 /// --quant_input / --quant_output: drop the boundary casts, retyping the function's arguments and results
 /// (lowerFunction then updates the signature).
-void quantizeBoundary(Lowering &L, func::FuncOp func) {
+void quantizeBoundary(Lowering &L, RewriterBase &rewriter, func::FuncOp func) {
   Block &entry = func.getBody().front();
   if (L.options.quantInput)
     // Collected first: the loop erases the casts that follow each input.
@@ -67,10 +81,8 @@ void quantizeBoundary(Lowering &L, func::FuncOp func) {
         continue;
       arg.setType(target);
       v.setType(target);
-      for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
-        user->getResult(0).replaceAllUsesWith(v);
-        user->erase();
-      }
+      for (Operation *user : llvm::make_early_inc_range(v.getUsers()))
+        rewriter.replaceOp(user, v);
     }
   if (L.options.quantOutput) {
     auto ret = cast<func::ReturnOp>(entry.getTerminator());
@@ -81,15 +93,16 @@ void quantizeBoundary(Lowering &L, func::FuncOp func) {
         Type from = cast<ShapedType>(back.getInput().getType()).getElementType();
         if (!isa<mlir::quant::UniformQuantizedType>(from) && !from.isF16() && !from.isBF16())
           continue;
-        operand.set(back.getInput());
+        rewriter.modifyOpInPlace(ret, [&] { operand.set(back.getInput()); });
         if (back->use_empty())
-          back->erase();
+          rewriter.eraseOp(back);
       }
   }
 }
 
-/// Lowers the body of one function; the Top ops are erased afterwards.
-LogicalResult lowerFunction(Lowering &L, func::FuncOp func) {
+/// Lowers the body of one function in program order; the Top ops are erased afterwards.
+LogicalResult lowerFunction(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter,
+                            func::FuncOp func) {
   if (func.isExternal())
     return success();
   Block &entry = func.getBody().front();
@@ -98,8 +111,8 @@ LogicalResult lowerFunction(Lowering &L, func::FuncOp func) {
   for (top::InputOp input : entry.getOps<top::InputOp>())
     if (auto arg = input->getNumOperands() == 1 ? dyn_cast<BlockArgument>(input.getInput()) : BlockArgument();
         arg && input.getCustomizationFormat()) {
-      auto u8 = mlir::quant::UniformQuantizedType::get(0, L.builder.getIntegerType(8, /*isSigned=*/false),
-                                                       L.builder.getF32Type(), 1.0, 0, 0, 255);
+      auto u8 = mlir::quant::UniformQuantizedType::get(0, rewriter.getIntegerType(8, /*isSigned=*/false),
+                                                       rewriter.getF32Type(), 1.0, 0, 0, 255);
       auto type = RankedTensorType::get(cast<ShapedType>(arg.getType()).getShape(), u8);
       arg.setType(type);
       input.getOutput().setType(type);
@@ -110,32 +123,33 @@ LogicalResult lowerFunction(Lowering &L, func::FuncOp func) {
       continue;
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       // Outputs go back to f32 (integer outputs such as indices stay as they are).
-      L.builder.setInsertionPoint(ret);
+      rewriter.setInsertionPoint(ret);
       for (OpOperand &operand : ret->getOpOperands()) {
         Value topValue = operand.get();
         Type expected = cast<ShapedType>(topValue.getType()).getElementType();
         auto lowered = L.operandAs(topValue, expected);
         if (failed(lowered))
           return failure();
-        operand.set(*lowered);
+        rewriter.modifyOpInPlace(ret, [&] { operand.set(*lowered); });
       }
       continue;
     }
     if (!isa<top::TopDialect>(op.getDialect()))
       return L.fail("op '" + op.getName().getStringRef() + "' '" + opName(&op) + "' is not a Top op");
-    if (failed(lowerOp(L, &op)))
+    if (failed(lowerOp(L, patterns, rewriter, &op)))
       return failure();
     topOps.push_back(&op);
   }
+  // Erased last, users first: until here later patterns read the Top values (names, weights, types).
   for (Operation *op : llvm::reverse(topOps)) {
     op->dropAllUses();
-    op->erase();
+    rewriter.eraseOp(op);
   }
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))
     if (isa<top::WeightOp, top::NoneOp>(op) && op.use_empty())
-      op.erase();
+      rewriter.eraseOp(&op);
   if (L.options.quantInput || L.options.quantOutput)
-    quantizeBoundary(L, func);
+    quantizeBoundary(L, rewriter, func);
   // The signature follows the arguments and results as lowering left them (UINT8 raw pixels, boundaries).
   SmallVector<Type> inputs(entry.getArgumentTypes());
   func.setType(FunctionType::get(func.getContext(), inputs, entry.getTerminator()->getOperandTypes()));
@@ -206,8 +220,15 @@ llvm::Error lowerToTpu(ModuleOp module, const LoweringOptions &options) {
       firstDiagnostic = diag.str();
     return success();
   });
+  RewritePatternSet set(module.getContext());
+  populateTopToTpuPatterns(set, L);
+  FrozenRewritePatternSet frozen(std::move(set));
+  PatternTable patterns = patternTable(frozen);
+  // The driver's own changes (input types, output casts, erasing) go through the same rewriter.
+  PatternRewriter rewriter(module.getContext());
+  Lowering::RewriterScope scope(L, rewriter);
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (failed(lowerFunction(L, func)))
+    if (failed(lowerFunction(L, patterns, rewriter, func)))
       return makeError(firstDiagnostic.empty() ? L.error : L.error + ": " + firstDiagnostic);
   MLIRContext *context = module.getContext();
   module->setAttr(top::TopDialect::kChipAttr, StringAttr::get(context, options.chip));
