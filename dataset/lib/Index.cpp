@@ -136,8 +136,10 @@ FileMetadata metadataFrom(const json &j) {
         hex.find_first_not_of("0123456789abcdef") != std::string::npos)
       throw std::runtime_error("'embedding' is not " + std::to_string(kEmbedSide * kEmbedSide) +
                                " hex bytes");
-    for (size_t i = 0; i < hex.size(); i += 2)
-      m.embedding.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+    m.embedding.resize(hex.size() / 2);
+    for (size_t i = 0; i < m.embedding.size(); ++i)
+      m.embedding[i] = static_cast<uint8_t>(nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]));
   }
   return m;
 }

@@ -16,8 +16,6 @@
 #include <stb/stb_image.h>
 #include <sys/stat.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -130,50 +128,56 @@ void imageMetadata(const uint8_t *data, size_t size, const std::string &name, Fi
   m.embedding = boxDownscale(gray.data(), image.width, image.height, kEmbedSide, kEmbedSide);
 }
 
-/// The cache: one JSON line per content hash, read once, appended to as files are computed. A line cut
-/// short by a crash, or of another schema, is skipped.
+/// The cache: one JSON line per content hash, read on the first lookup (a rescan that takes every file
+/// over from the previous index never reads it), appended to as files are computed. A line cut short by a
+/// crash, or of another schema, is skipped.
 class MetadataCache {
 public:
-  explicit MetadataCache(const std::string &dir) {
-    if (dir.empty())
-      return;
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    path = (fs::path(dir) / "metadata-v1.jsonl").string();
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) {
-      try {
-        auto j = nlohmann::json::parse(line);
-        auto meta = metadataFromJson(j.at("metadata").dump());
-        if (!meta) {
-          llvm::consumeError(meta.takeError());
-          continue;
-        }
-        entries[j.at("hash").get<std::string>()] = std::move(*meta);
-      } catch (const std::exception &) {
-      }
-    }
-    out.open(path, std::ios::app | std::ios::binary);
-  }
+  explicit MetadataCache(std::string dir) : dir(std::move(dir)) {}
   std::optional<FileMetadata> find(const std::string &hash) {
     std::lock_guard<std::mutex> lock(mutex);
+    load();
     auto it = entries.find(hash);
     if (it == entries.end())
       return std::nullopt;
     return it->second;
   }
   void put(const std::string &hash, const FileMetadata &metadata) {
-    if (path.empty())
-      return;
     std::lock_guard<std::mutex> lock(mutex);
-    if (!entries.emplace(hash, metadata).second)
+    load();
+    if (!out.is_open() || !entries.emplace(hash, metadata).second)
       return;
-    // Built apart from the metadata object so the line stays one line.
+    // Our own line layout, so that loading can cut the metadata out without parsing the line twice.
     out << "{\"hash\":\"" << hash << "\",\"metadata\":" << metadataToJson(metadata) << "}\n";
   }
 
 private:
-  std::string path;
+  void load() {
+    if (loaded || dir.empty())
+      return;
+    loaded = true;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    std::string path = (fs::path(dir) / "metadata-v1.jsonl").string();
+    std::ifstream in(path);
+    static const std::string head = "{\"hash\":\"", middle = "\",\"metadata\":";
+    for (std::string line; std::getline(in, line);) {
+      size_t split = line.find(middle);
+      if (line.rfind(head, 0) != 0 || split == std::string::npos || line.back() != '}')
+        continue;
+      auto meta =
+          metadataFromJson(line.substr(split + middle.size(), line.size() - split - middle.size() - 1));
+      if (!meta) {
+        llvm::consumeError(meta.takeError());
+        continue;
+      }
+      entries[line.substr(head.size(), split - head.size())] = std::move(*meta);
+    }
+    out.open(path, std::ios::app | std::ios::binary);
+  }
+
+  std::string dir;
+  bool loaded = false;
   std::mutex mutex;
   std::unordered_map<std::string, FileMetadata> entries;
   std::ofstream out;
