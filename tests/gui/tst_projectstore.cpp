@@ -141,7 +141,7 @@ void TestProjectStore::roundTripEverySection() {
   QVERIFY2(again, error.c_str());
   QVERIFY(*again == *loaded);
   QVERIFY(!(*again == original));
-  QCOMPARE(querySql(file, "PRAGMA user_version"), QString("2"));
+  QCOMPARE(querySql(file, "PRAGMA user_version"), QString("3"));
   QCOMPARE(querySql(file, "PRAGMA journal_mode"), QString("delete")); // one self-contained file
 }
 
@@ -215,7 +215,7 @@ void TestProjectStore::migrationFromV1() {
     QCOMPARE(f.readAll(), before);
   }
   QVERIFY2(saveProject(*p, str(file), SaveMode::InPlace, error), error.c_str());
-  QCOMPARE(querySql(file, "PRAGMA user_version"), QString("2"));
+  QCOMPARE(querySql(file, "PRAGMA user_version"), QString("3"));
   QCOMPARE(querySql(file, "SELECT count(*) FROM sqlite_schema WHERE name = 'settings'"), QString("0"));
   auto upgraded = loadProject(str(file), error);
   QVERIFY2(upgraded, error.c_str());
