@@ -1,13 +1,13 @@
 //===- DatasetScanBench.cpp - Dataset scan time and peak memory -------------===//
 //
-// Generates N distinct PNG images (64x48, tests/common/DatasetGen.h) over 10 folders, then, in a child
-// process (so the peak RSS is the scan's alone), scans them cold (every file read, hashed and decoded),
+// Generates N distinct PNG images (64x48 or --size, tests/common/DatasetGen.h) over 10 folders, then, in a
+// child process (so the peak RSS is the scan's alone), scans them cold (every file read, hashed and decoded),
 // again with the content-hash cache (a new index: every file read and hashed, none decoded), rescans with
 // the previous index (stat only), and times the quality report and a "most diverse 100" subset. Prints
 // each figure with the goal of issue 21 (all metadata of 10,000 images <= 60 s on 2 cores). Exit 1 when a
 // step fails; the goals are printed, not enforced (the machine may be loaded).
 //
-//   bench-dataset [--images N] [--threads T] [--dir DIR] [--keep]
+//   bench-dataset [--images N] [--size WxH] [--threads T] [--dir DIR] [--keep]
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,6 +77,7 @@ int runScans(const std::string &data, const std::string &cache, unsigned threads
 int main(int argc, char **argv) {
   size_t images = 10000;
   unsigned threads = 2;
+  int width = 64, height = 48;
   std::string dir;
   bool keep = false;
   for (int i = 1; i < argc; ++i) {
@@ -87,10 +88,13 @@ int main(int argc, char **argv) {
       threads = unsigned(std::stoul(argv[++i]));
     else if (arg == "--dir" && i + 1 < argc)
       dir = argv[++i];
+    else if (arg == "--size" && i + 1 < argc && std::sscanf(argv[i + 1], "%dx%d", &width, &height) == 2)
+      ++i;
     else if (arg == "--keep")
       keep = true;
     else {
-      std::fprintf(stderr, "usage: bench-dataset [--images N] [--threads T] [--dir DIR] [--keep]\n");
+      std::fprintf(stderr,
+                   "usage: bench-dataset [--images N] [--size WxH] [--threads T] [--dir DIR] [--keep]\n");
       return 2;
     }
   }
@@ -102,14 +106,14 @@ int main(int argc, char **argv) {
   // A kept folder of the same size is used again (generating 100,000 images takes a while).
   std::string marker = dir + "/images.count";
   std::ifstream previous(marker);
-  size_t had = 0;
-  if (!(previous >> had) || had != images) {
+  std::string kind = std::to_string(images) + " " + std::to_string(width) + "x" + std::to_string(height), had;
+  if (!std::getline(previous, had) || had != kind) {
     fs::remove_all(data);
-    testing::generateImageFolder(data, images, 10);
-    std::ofstream(marker) << images;
+    testing::generateImageFolder(data, images, 10, width, height);
+    std::ofstream(marker) << kind << "\n";
   }
-  std::printf("%zu images of 64x48 in %s (generated in %.1f s), %u threads\n", images, data.c_str(),
-              since(start), threads);
+  std::printf("%zu images of %dx%d in %s (generated in %.1f s), %u threads\n", images, width, height,
+              data.c_str(), since(start), threads);
   std::fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {

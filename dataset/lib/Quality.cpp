@@ -113,16 +113,24 @@ QualityReport analyzeQuality(const DatasetIndex &index, const QualityOptions &op
       report.exactDuplicates.push_back(std::move(paths));
     }
 
-  // Near duplicates over distinct contents with a dHash.
+  // Near duplicates over distinct contents with a dHash. Contents with the same dHash are one node (a flat
+  // or synthetic image set has many), so the buckets below hold distinct hashes only.
   std::vector<size_t> hashed; // content ids
+  std::unordered_map<uint64_t, size_t> nodeOf;
+  std::vector<uint64_t> nodeHash;
+  std::vector<size_t> contentNode;
   for (size_t c = 0; c < byContent.size(); ++c)
-    if (files[byContent[c].front()].metadata.hasDhash)
+    if (files[byContent[c].front()].metadata.hasDhash) {
+      uint64_t h = files[byContent[c].front()].metadata.dhash;
+      auto [it, inserted] = nodeOf.emplace(h, nodeHash.size());
+      if (inserted)
+        nodeHash.push_back(h);
       hashed.push_back(c);
+      contentNode.push_back(it->second);
+    }
   int t = std::clamp(options.nearThreshold, 0, 63);
   int blocks = t + 1;
-  UnionFind near(hashed.size());
-  std::vector<std::pair<size_t, size_t>> closePairs;
-  auto hashOf = [&](size_t k) { return files[byContent[hashed[k]].front()].metadata.dhash; };
+  UnionFind near(nodeHash.size());
   auto blockOf = [&](uint64_t h, int b) {
     int begin = 64 * b / blocks, end = 64 * (b + 1) / blocks;
     uint64_t mask = end - begin == 64 ? ~uint64_t(0) : ((uint64_t(1) << (end - begin)) - 1);
@@ -130,34 +138,32 @@ QualityReport analyzeQuality(const DatasetIndex &index, const QualityOptions &op
   };
   for (int b = 0; b < blocks; ++b) {
     std::unordered_map<uint64_t, std::vector<size_t>> buckets;
-    for (size_t k = 0; k < hashed.size(); ++k)
-      buckets[blockOf(hashOf(k), b)].push_back(k);
+    for (size_t k = 0; k < nodeHash.size(); ++k)
+      buckets[blockOf(nodeHash[k], b)].push_back(k);
     for (auto &[value, members] : buckets)
       for (size_t x = 0; x < members.size(); ++x)
         for (size_t y = x + 1; y < members.size(); ++y) {
-          uint64_t hx = hashOf(members[x]), hy = hashOf(members[y]);
+          uint64_t hx = nodeHash[members[x]], hy = nodeHash[members[y]];
           if (hammingDistance(hx, hy) > t)
             continue;
           // Counted once: in the first block where the pair agrees.
           bool earlier = false;
           for (int e = 0; e < b && !earlier; ++e)
             earlier = blockOf(hx, e) == blockOf(hy, e);
-          if (earlier)
-            continue;
-          near.unite(members[x], members[y]);
-          closePairs.emplace_back(members[x], members[y]);
+          if (!earlier)
+            near.unite(members[x], members[y]);
         }
   }
-  std::map<size_t, std::vector<std::string>> groups;
-  std::map<size_t, size_t> contents;
-  for (size_t k = 0; k < hashed.size(); ++k) {
-    size_t root = near.find(k);
-    ++contents[root];
-    for (size_t i : byContent[hashed[k]])
-      groups[root].push_back(files[i].path);
-  }
-  for (auto &[root, paths] : groups)
-    if (contents[root] > 1) {
+  // Groups of contents (ids into `hashed`) by component.
+  std::map<size_t, std::vector<size_t>> components;
+  for (size_t k = 0; k < hashed.size(); ++k)
+    components[near.find(contentNode[k])].push_back(k);
+  for (auto &[root, members] : components)
+    if (members.size() > 1) {
+      std::vector<std::string> paths;
+      for (size_t k : members)
+        for (size_t i : byContent[hashed[k]])
+          paths.push_back(files[i].path);
       std::sort(paths.begin(), paths.end());
       report.nearDuplicates.push_back(std::move(paths));
     }
@@ -196,22 +202,34 @@ QualityReport analyzeQuality(const DatasetIndex &index, const QualityOptions &op
   std::sort(report.outliers.begin(), report.outliers.end(),
             [](const Outlier &a, const Outlier &b) { return a.score > b.score; });
 
-  // Channel swaps among the close pairs: R and B exchanged within a few levels, and a clear R/B difference.
+  // Channel swaps: R and B exchanged within a few levels, and a clear R/B difference.
   std::vector<double> redMinusBlue;
   for (const auto &f : imageFeatures)
     redMinusBlue.push_back(f[0] - f[2]);
   double typical = median(redMinusBlue);
-  for (auto [x, y] : closePairs) {
-    const FileEntry &a = files[byContent[hashed[x]].front()], &b = files[byContent[hashed[y]].front()];
-    if (a.metadata.mean.size() < 3 || b.metadata.mean.size() < 3)
+  // Pairs within each near-duplicate group whose hashes are within the threshold; a group too large to pair
+  // up (thousands of flat frames) is left out.
+  constexpr size_t kLargestPairedGroup = 64;
+  for (auto &[root, members] : components) {
+    if (members.size() < 2 || members.size() > kLargestPairedGroup)
       continue;
-    double ar = a.metadata.mean[0], ab = a.metadata.mean[2], br = b.metadata.mean[0], bb = b.metadata.mean[2];
-    double tolerance = 2.0 + 0.02 * std::max(std::abs(ar - ab), 1.0);
-    if (std::abs(ar - ab) < 8 || std::abs(ar - bb) > tolerance || std::abs(ab - br) > tolerance)
-      continue;
-    // The copy whose red-minus-blue has the other sign than the dataset's typical file is the swapped one.
-    bool aAgainst = (ar - ab) * typical < 0;
-    report.channelSwaps.push_back(aAgainst ? ChannelSwap{a.path, b.path} : ChannelSwap{b.path, a.path});
+    for (size_t x = 0; x < members.size(); ++x)
+      for (size_t y = x + 1; y < members.size(); ++y) {
+        const FileEntry &a = files[byContent[hashed[members[x]]].front()];
+        const FileEntry &b = files[byContent[hashed[members[y]]].front()];
+        if (hammingDistance(a.metadata.dhash, b.metadata.dhash) > t || a.metadata.mean.size() < 3 ||
+            b.metadata.mean.size() < 3)
+          continue;
+        double ar = a.metadata.mean[0], ab = a.metadata.mean[2], br = b.metadata.mean[0],
+               bb = b.metadata.mean[2];
+        double tolerance = 2.0 + 0.02 * std::max(std::abs(ar - ab), 1.0);
+        if (std::abs(ar - ab) < 8 || std::abs(ar - bb) > tolerance || std::abs(ab - br) > tolerance)
+          continue;
+        // The copy whose red-minus-blue has the other sign than the dataset's typical file is the swapped
+        // one.
+        bool aAgainst = (ar - ab) * typical < 0;
+        report.channelSwaps.push_back(aAgainst ? ChannelSwap{a.path, b.path} : ChannelSwap{b.path, a.path});
+      }
   }
   std::sort(report.channelSwaps.begin(), report.channelSwaps.end(),
             [](const ChannelSwap &a, const ChannelSwap &b) { return a.swapped < b.swapped; });
