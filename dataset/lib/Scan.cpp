@@ -13,7 +13,6 @@
 #include "tpuc/Support/Npz.h"
 
 #include <openssl/evp.h>
-#include <stb/stb_image.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -102,9 +101,7 @@ std::vector<uint8_t> boxDownscale(const uint8_t *gray, int width, int height, in
 }
 
 void imageMetadata(const uint8_t *data, size_t size, const std::string &name, FileMetadata &m) {
-  int width = 0, height = 0, channels = 0;
-  if (!stbi_info_from_memory(data, int(size), &width, &height, &channels))
-    throw preprocess::PreprocessError(name + ": cannot decode image: " + stbi_failure_reason());
+  int channels = preprocess::imageInfo(data, size, name).channels;
   preprocess::Image image = preprocess::decodeImage(data, size, name, preprocess::PixelFormat::RGB);
   m.width = image.width, m.height = image.height, m.channels = channels;
   size_t pixels = size_t(image.width) * image.height;
@@ -209,7 +206,7 @@ bool readFile(const std::string &path, std::vector<uint8_t> &bytes, std::string 
 } // namespace
 
 bool isDatasetFile(std::string_view name) {
-  return preprocess::isImageFile(name) || preprocess::isTensorFile(name) || lowerExtension(name) == "webp";
+  return preprocess::isImageFile(name) || preprocess::isTensorFile(name);
 }
 
 std::string contentHash(const void *data, size_t size) {
@@ -256,9 +253,6 @@ llvm::Expected<FileMetadata> computeMetadata(const void *data, size_t size, cons
       m.dtype = std::string(dtypeName(first.dtype()));
       m.shape = first.shape();
       tensorStatistics(first, m);
-    } else if (m.format == "webp") {
-      return llvm::createStringError(displayName + ": WebP is not decoded by this build (stb_image reads " +
-                                     "jpg, png, bmp, gif, tga, pnm, psd)");
     } else {
       imageMetadata(bytes, size, displayName, m);
       if (m.format.empty())

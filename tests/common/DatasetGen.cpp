@@ -5,8 +5,10 @@
 #include "tpuc/Support/Npz.h"
 
 #include <stb/stb_image_write.h>
+#include <webp/encode.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -52,7 +54,22 @@ RgbImage brighten(const RgbImage &image, int delta) {
 
 void writeImage(const std::string &path, const RgbImage &image) {
   fs::create_directories(fs::path(path).parent_path());
-  bool bmp = path.size() > 4 && path.compare(path.size() - 4, 4, ".bmp") == 0;
+  auto endsWith = [&](const char *ext) {
+    size_t n = std::strlen(ext);
+    return path.size() > n && path.compare(path.size() - n, n, ext) == 0;
+  };
+  if (endsWith(".webp")) {
+    uint8_t *encoded = nullptr;
+    size_t size =
+        WebPEncodeLosslessRGB(image.pixels.data(), image.width, image.height, image.width * 3, &encoded);
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(encoded), std::streamsize(size));
+    WebPFree(encoded);
+    if (!size || !out)
+      throw std::runtime_error(path + ": cannot write the image");
+    return;
+  }
+  bool bmp = endsWith(".bmp");
   int ok =
       bmp ? stbi_write_bmp(path.c_str(), image.width, image.height, 3, image.pixels.data())
           : stbi_write_png(path.c_str(), image.width, image.height, 3, image.pixels.data(), image.width * 3);

@@ -29,7 +29,8 @@ RgbImage patternImage(uint64_t seed, int width = 64, int height = 48);
 RgbImage swapRedBlue(const RgbImage &image);
 /// Every channel plus `delta`, saturated.
 RgbImage brighten(const RgbImage &image, int delta);
-/// Writes a PNG (or a BMP when the name ends in .bmp); throws std::runtime_error on failure.
+/// Writes a PNG (a BMP when the name ends in .bmp, a lossless WebP for .webp); throws std::runtime_error on
+/// failure.
 void writeImage(const std::string &path, const RgbImage &image);
 
 /// What generateQualityFolder planted, as paths relative to the folder.

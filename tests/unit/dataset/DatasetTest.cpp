@@ -110,6 +110,33 @@ TEST_F(DatasetTest, MetadataOfImagesAndTensors) {
   EXPECT_EQ(index.find("root1.png")->folder(), "");
 }
 
+TEST_F(DatasetTest, WebPDecodesLikeThePngOfTheSamePixels) {
+  fs::path folder = dir / "webp";
+  tpuc::testing::writeImage((folder / "a.png").string(), tpuc::testing::patternImage(42));
+  tpuc::testing::writeImage((folder / "a.webp").string(), tpuc::testing::patternImage(42));
+  auto scanned = scanDataset(folder.string());
+  ASSERT_TRUE(bool(scanned)) << llvm::toString(scanned.takeError());
+  ASSERT_EQ(scanned->index.files.size(), 2u);
+  EXPECT_TRUE(scanned->index.unreadable.empty());
+  const FileMetadata &png = scanned->index.find("a.png")->metadata,
+                     &webp = scanned->index.find("a.webp")->metadata;
+  EXPECT_EQ(webp.format, "webp");
+  EXPECT_EQ(webp.width, 64);
+  EXPECT_EQ(webp.height, 48);
+  EXPECT_EQ(webp.channels, 3);
+  // Lossless: the same pixels, so the same statistics, hash and thumbnail.
+  EXPECT_EQ(webp.mean, png.mean);
+  EXPECT_EQ(webp.dhash, png.dhash);
+  EXPECT_EQ(webp.embedding, png.embedding);
+  // A file named .webp that is not one is unreadable with the reason.
+  std::ofstream(folder / "bad.webp") << "RIFF0000WEBPVP8 garbage";
+  auto again = scanDataset(folder.string());
+  ASSERT_TRUE(bool(again));
+  ASSERT_EQ(again->index.unreadable.size(), 1u);
+  EXPECT_NE(again->index.unreadable[0].reason.find("not a valid WebP file"), std::string::npos)
+      << again->index.unreadable[0].reason;
+}
+
 TEST_F(DatasetTest, DifferenceHashOfAGradientAndItsMirror) {
   std::vector<uint8_t> rising(90 * 80), falling(90 * 80);
   for (int y = 0; y < 80; ++y)

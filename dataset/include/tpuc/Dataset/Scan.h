@@ -1,6 +1,6 @@
 //===- Scan.h - Scanning a dataset folder into an index (TpucDataset) -----===//
 //
-// A recursive scan of a folder for sample files (images jpg/png/bmp/gif/..., .npy, .npz; hidden entries
+// A recursive scan of a folder for sample files (images jpg/png/bmp/gif/webp/..., .npy, .npz; hidden entries
 // skipped), each file's metadata computed on worker threads and cached by content hash in a cache folder
 // (metadata-v1.jsonl, one JSON line per distinct content), so a copy or a move of a file, or another
 // dataset holding the same images, is not decoded again. With a previous index, a file whose size and
@@ -24,8 +24,8 @@
 
 namespace tpuc::dataset {
 
-/// Whether a file name is a sample the scan looks at (by extension): the images calibration decodes,
-/// .webp (listed as unreadable: stb_image does not decode it), .npy and .npz.
+/// Whether a file name is a sample the scan looks at (by extension): the images calibration decodes
+/// (preprocess::isImageFile: jpg, png, bmp, gif, webp, ...), .npy and .npz.
 bool isDatasetFile(std::string_view name);
 
 /// "sha256:<hex>" of bytes.
