@@ -2,6 +2,7 @@
 #ifndef TPUC_APP_PROJECT_PROJECT_H
 #define TPUC_APP_PROJECT_PROJECT_H
 
+#include "tpuc/Dataset/Index.h"
 #include "tpuc/Driver/Chips.h"
 
 #include <cstdint>
@@ -64,6 +65,10 @@ struct Dataset {
   std::int64_t id = 0;
   std::string name;
   std::vector<Sample> samples;
+  /// The scanned folder behind the dataset (`tpuc dataset scan`, TpucDataset): every file with its
+  /// metadata, the unreadable ones with the reason, the named subsets. Its root is absolute in memory and
+  /// stored relative to the project file where possible; its file paths are relative to the root.
+  std::optional<dataset::DatasetIndex> index;
   bool operator==(const Dataset &) const = default;
 };
 

@@ -118,6 +118,77 @@ Result<void> readImportSettings(sql::Db &db, ImportSettings &s) {
   return {};
 }
 
+// A dataset's index (schema 3): the root relative to the project, the files relative to the root.
+Result<void> readDatasetIndex(sql::Db &db, const fs::path &dir, Dataset &d) {
+  sql::Stmt head(db, "SELECT root, subsets FROM dataset_indexes WHERE dataset_id = ?");
+  head.bind(1, d.id);
+  if (!head.step()) {
+    if (head.failed())
+      return Failure{db.lastError()};
+    return {};
+  }
+  dataset::DatasetIndex index;
+  index.root = fromStoredPath(head.columnText(0), dir);
+  auto subsets = dataset::subsetsFromJson(head.columnText(1));
+  if (!subsets)
+    return Failure{"dataset '" + d.name + "': " + llvm::toString(subsets.takeError())};
+  index.subsets = std::move(*subsets);
+  sql::Stmt files(db, "SELECT path, size, mtime_ns, content_hash, metadata FROM dataset_files "
+                      "WHERE dataset_id = ? ORDER BY ordinal");
+  files.bind(1, d.id);
+  while (files.step()) {
+    auto metadata = dataset::metadataFromJson(files.columnText(4));
+    if (!metadata)
+      return Failure{"dataset '" + d.name + "': file " + files.columnText(0) + ": " +
+                     llvm::toString(metadata.takeError())};
+    index.files.push_back({files.columnText(0), static_cast<std::uint64_t>(files.columnInt(1)),
+                           files.columnInt(2), files.columnText(3), std::move(*metadata)});
+  }
+  sql::Stmt unreadable(db,
+                       "SELECT path, reason FROM dataset_unreadable WHERE dataset_id = ? ORDER BY ordinal");
+  unreadable.bind(1, d.id);
+  while (unreadable.step())
+    index.unreadable.push_back({unreadable.columnText(0), unreadable.columnText(1)});
+  if (files.failed() || unreadable.failed())
+    return Failure{db.lastError()};
+  d.index = std::move(index);
+  return {};
+}
+
+bool writeDatasetIndex(sql::Db &db, std::int64_t id, const dataset::DatasetIndex &index,
+                       const fs::path &dir) {
+  sql::Stmt head(db, "INSERT INTO dataset_indexes(dataset_id, root, subsets) VALUES (?, ?, ?)");
+  if (!head.bind(1, id)
+           .bind(2, toStoredPath(index.root, dir))
+           .bind(3, dataset::subsetsToJson(index.subsets))
+           .run())
+    return false;
+  sql::Stmt file(
+      db, "INSERT INTO dataset_files(dataset_id, ordinal, path, size, mtime_ns, content_hash, metadata) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?)");
+  for (std::size_t i = 0; i < index.files.size(); ++i) {
+    const dataset::FileEntry &e = index.files[i];
+    if (!file.bind(1, id)
+             .bind(2, static_cast<std::int64_t>(i))
+             .bind(3, e.path)
+             .bind(4, static_cast<std::int64_t>(e.size))
+             .bind(5, e.mtimeNs)
+             .bind(6, e.contentHash)
+             .bind(7, dataset::metadataToJson(e.metadata))
+             .run())
+      return false;
+  }
+  sql::Stmt bad(db, "INSERT INTO dataset_unreadable(dataset_id, ordinal, path, reason) VALUES (?, ?, ?, ?)");
+  for (std::size_t i = 0; i < index.unreadable.size(); ++i)
+    if (!bad.bind(1, id)
+             .bind(2, static_cast<std::int64_t>(i))
+             .bind(3, index.unreadable[i].path)
+             .bind(4, index.unreadable[i].reason)
+             .run())
+      return false;
+  return true;
+}
+
 /// Reads every section into `p`; a failure is a malformed value or the database's error.
 Result<void> readAll(sql::Db &db, const fs::path &dir, Project &p) {
   {
@@ -149,6 +220,8 @@ Result<void> readAll(sql::Db &db, const fs::path &dir, Project &p) {
       samples.reset();
       if (samples.failed())
         return Failure{db.lastError()};
+      if (Result<void> index = readDatasetIndex(db, dir, d); !index)
+        return index;
       p.datasets.push_back(std::move(d));
     }
     if (sets.failed())
@@ -328,6 +401,8 @@ bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
       if (!sample.run())
         return false;
     }
+    if (d.index && !writeDatasetIndex(db, id, *d.index, dir))
+      return false;
   }
   sql::Stmt cali(db, "INSERT INTO cali_tables(id, ordinal, name, version, created, comment) "
                      "VALUES (?, ?, ?, ?, ?, ?)");

@@ -1,4 +1,4 @@
-// The .tpuproj SQLite schema (version 2) and the migration from version 1.
+// The .tpuproj SQLite schema (version 3) and the migrations from versions 1 and 2.
 #include "project/Schema.h"
 
 #include <nlohmann/json.hpp>
@@ -46,6 +46,21 @@ CREATE TABLE run_artifacts(
   kind TEXT NOT NULL, name TEXT NOT NULL, content_hash TEXT NOT NULL, PRIMARY KEY (run_id, ordinal));
 CREATE TABLE view_state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE notes(id INTEGER PRIMARY KEY CHECK (id = 1), text TEXT NOT NULL);
+)sql";
+
+// Version 3 adds the dataset index of a scanned folder (TpucDataset): its root and subsets (JSON), one row
+// per file (path relative to the root, the metadata as JSON) and per unreadable file.
+constexpr const char *kSchemaV3 = R"sql(
+CREATE TABLE dataset_indexes(
+  dataset_id INTEGER PRIMARY KEY REFERENCES datasets(id) ON DELETE CASCADE, root TEXT NOT NULL,
+  subsets TEXT NOT NULL);
+CREATE TABLE dataset_files(
+  dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE, ordinal INTEGER NOT NULL,
+  path TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, content_hash TEXT NOT NULL,
+  metadata TEXT NOT NULL, PRIMARY KEY (dataset_id, ordinal));
+CREATE TABLE dataset_unreadable(
+  dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE, ordinal INTEGER NOT NULL,
+  path TEXT NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (dataset_id, ordinal));
 )sql";
 
 std::string formatFromPath(const std::string &path) {
@@ -141,9 +156,12 @@ bool migrate1To2(sql::Db &db) {
   return stamp(db, 2);
 }
 
+// Version 2 had no dataset indexes: the new tables start empty.
+bool migrate2To3(sql::Db &db) { return db.exec(kSchemaV3) && stamp(db, 3); }
+
 } // namespace
 
-bool create(sql::Db &db) { return db.exec(kSchemaV2) && stamp(db, kCurrentVersion); }
+bool create(sql::Db &db) { return db.exec(kSchemaV2) && db.exec(kSchemaV3) && stamp(db, kCurrentVersion); }
 
 bool migrate(sql::Db &db, int from) {
   for (int version = from; version < kCurrentVersion; ++version) {
@@ -156,6 +174,9 @@ bool migrate(sql::Db &db, int from) {
         db.setError(std::string("malformed value in the schema v1 settings: ") + e.what());
         return false;
       }
+      break;
+    case 2:
+      ok = migrate2To3(db);
       break;
     default:
       db.setError("no migration from schema version " + std::to_string(version));

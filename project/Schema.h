@@ -9,8 +9,9 @@ namespace tpuc::project::schema {
 /// PRAGMA application_id of every .tpuproj ("TPUS"): tells our files from other apps' SQLite files.
 inline constexpr std::int64_t kApplicationId = 0x54505553;
 /// PRAGMA user_version written by this build. History: 1 = first release (flat settings, one
-/// unversioned calibration table), 2 = sections with versioned tables, datasets, configs and artifacts.
-inline constexpr int kCurrentVersion = 2;
+/// unversioned calibration table), 2 = sections with versioned tables, datasets, configs and artifacts,
+/// 3 = dataset indexes (files with metadata, unreadable files, subsets).
+inline constexpr int kCurrentVersion = 3;
 
 /// Creates the current schema in an empty database and stamps application_id and user_version.
 bool create(sql::Db &db);

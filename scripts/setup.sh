@@ -11,7 +11,7 @@ PKGS=(
   qt6-base-dev qt6-base-dev-tools libqt6svg6-dev libqt6charts6-dev libqt6opengl6-dev libgl-dev
   # engine libraries
   libonnx-dev libprotobuf-dev protobuf-compiler libgraphviz-dev libsqlite3-dev libsimdjson-dev
-  libssl-dev libopenblas-dev libeigen3-dev libzip-dev zipcmp zipmerge ziptool zlib1g-dev libstb-dev nlohmann-json3-dev libpcre2-dev libicu-dev
+  libssl-dev libopenblas-dev libeigen3-dev libzip-dev zipcmp zipmerge ziptool zlib1g-dev libstb-dev libwebp-dev nlohmann-json3-dev libpcre2-dev libicu-dev
   # (zipcmp/zipmerge/ziptool: libzip-dev's CMake config references their binaries)
   # tests
   googletest libgtest-dev libgmock-dev libbenchmark-dev xvfb xauth

@@ -30,6 +30,7 @@ namespace tpuc::cli {
 // The requests and their bindings, under the names the subcommands have always used.
 using driver::addCalibrateOptions;
 using driver::addCompareOptions;
+using driver::addDatasetOptions;
 using driver::addDeployOptions;
 using driver::addGraphOptions;
 using driver::addLlmConvertOptions;
@@ -41,6 +42,7 @@ using driver::CalibrateOptions;
 using driver::checkTolerance;
 using driver::CompareOptions;
 using driver::CompareResult;
+using driver::DatasetOptions;
 using driver::deployArtifactStem;
 using driver::DeployOptions;
 using driver::DeployResult;
@@ -60,6 +62,7 @@ using driver::toJson;
 using driver::TransformOptions;
 using driver::validateCalibrateOptions;
 using driver::validateCompareOptions;
+using driver::validateDatasetOptions;
 using driver::validateDeployOptions;
 using driver::validateGraphOptions;
 using driver::validateLlmConvertOptions;
@@ -92,6 +95,7 @@ int runLlmConvert(const LlmConvertOptions &opts);
 int runLlmRun(const LlmRunOptions &opts);
 int runModelTool(const ModelToolOptions &opts);
 int runGraph(const GraphOptions &opts);
+int runDataset(const DatasetOptions &opts);
 
 } // namespace tpuc::cli
 

@@ -99,9 +99,7 @@ const Subcommand kSubcommands[] = {
      "Lower Top MLIR to a chip, quantize and compile a model file "
      "(TPU-MLIR's model_deploy).",
      TPUC_SUBCOMMAND(Deploy)},
-    {"run",
-     "Run a model file or MLIR on the simulator (TPU-MLIR's model_runner).",
-     TPUC_SUBCOMMAND(Run)},
+    {"run", "Run a model file or MLIR on the simulator (TPU-MLIR's model_runner).", TPUC_SUBCOMMAND(Run)},
     {"compare",
      "Compare two .npz tensor files by cosine, euclidean similarity and SQNR "
      "(TPU-MLIR's npz_tool compare). Exit status 0 when every compared "
@@ -111,14 +109,15 @@ const Subcommand kSubcommands[] = {
      "Compile a HuggingFace LLM checkpoint stage by stage (LLM-TPU's "
      "llm_convert).",
      TPUC_SUBCOMMAND(LlmConvert)},
-    {"llm-run", "Generate text with a compiled LLM on the simulator.",
-     TPUC_SUBCOMMAND(LlmRun)},
-    {"model-tool",
-     "Inspect, extract or combine model files (TPU-MLIR's model_tool).",
+    {"llm-run", "Generate text with a compiled LLM on the simulator.", TPUC_SUBCOMMAND(LlmRun)},
+    {"model-tool", "Inspect, extract or combine model files (TPU-MLIR's model_tool).",
      TPUC_SUBCOMMAND(ModelTool)},
-    {"graph",
-     "Draw MLIR as a graph: SVG, PNG or dot by Graphviz, or the studio's graph JSON.",
+    {"graph", "Draw MLIR as a graph: SVG, PNG or dot by Graphviz, or the studio's graph JSON.",
      TPUC_SUBCOMMAND(Graph)},
+    {"dataset",
+     "Index a calibration folder (metadata, unreadable files, changes), make named subsets, export them as "
+     "data lists, and report duplicates and outliers.",
+     TPUC_SUBCOMMAND(Dataset)},
     {"view",
      "Draw a deploy's layer groups, memory timeline or engine timeline as SVG, PNG or CSV (the studio's "
      "chip views, headless).",

@@ -148,7 +148,7 @@ void TestProjectStore::roundTripEverySection() {
   QVERIFY2(again, again.error().c_str());
   QVERIFY(*again == *loaded);
   QVERIFY(!(*again == original));
-  QCOMPARE(querySql(file, "PRAGMA user_version"), QString("2"));
+  QCOMPARE(querySql(file, "PRAGMA user_version"), QString("3"));
   QCOMPARE(querySql(file, "PRAGMA journal_mode"), QString("delete")); // one self-contained file
 }
 
@@ -220,7 +220,7 @@ void TestProjectStore::migrationFromV1() {
     QCOMPARE(f.readAll(), before);
   }
   QVERIFY(succeeded(saveProject(*p, str(file), SaveMode::InPlace)));
-  QCOMPARE(querySql(file, "PRAGMA user_version"), QString("2"));
+  QCOMPARE(querySql(file, "PRAGMA user_version"), QString("3"));
   QCOMPARE(querySql(file, "SELECT count(*) FROM sqlite_schema WHERE name = 'settings'"), QString("0"));
   auto upgraded = loadProject(str(file));
   QVERIFY2(upgraded, upgraded.error().c_str());

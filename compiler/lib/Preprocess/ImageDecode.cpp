@@ -1,14 +1,15 @@
 //===- ImageDecode.cpp - Image files to 8-bit pixels in a given channel order ---===//
 //
-// Decoding is Debian's stb_image (libstb). Colour is converted to gray with OpenCV's cvtColor
-// integer coefficients so gray inputs match cv2 pipelines, and a JPEG's EXIF orientation is applied
-// as cv2.imread does (phone photos in calibration sets carry it).
+// Decoding is Debian's stb_image (libstb), and libwebp for WebP, which stb_image does not read. Colour is
+// converted to gray with OpenCV's cvtColor integer coefficients so gray inputs match cv2 pipelines, and a
+// JPEG's EXIF orientation is applied as cv2.imread does (phone photos in calibration sets carry it).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tpuc/Preprocess/Preprocess.h"
 
 #include <stb/stb_image.h>
+#include <webp/decode.h>
 
 #include <algorithm>
 #include <cctype>
@@ -30,10 +31,6 @@ std::string lowerExtension(std::string_view path) {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return ext;
 }
-
-struct StbFree {
-  void operator()(stbi_uc *p) const { stbi_image_free(p); }
-};
 
 /// The EXIF orientation (1-8) of a JPEG, 1 when absent or unreadable. Walks the marker segments
 /// up to the start of scan and reads tag 0x0112 of IFD0 in an APP1 "Exif" segment.
@@ -82,6 +79,50 @@ int jpegOrientation(const uint8_t *p, size_t size) {
   return 1;
 }
 
+bool isWebp(const uint8_t *p, size_t size) {
+  return size >= 12 && std::memcmp(p, "RIFF", 4) == 0 && std::memcmp(p + 8, "WEBP", 4) == 0;
+}
+
+/// Decoded pixels of `want` channels (3 RGB or 4 RGBA; 1 only for a gray stb file), whichever library
+/// decoded them.
+struct Decoded {
+  int width = 0, height = 0, fileChannels = 0, channels = 0;
+  std::unique_ptr<uint8_t, void (*)(void *)> pixels{nullptr, std::free};
+};
+
+Decoded decodePixels(const uint8_t *bytes, size_t size, const std::string &displayName, PixelFormat format) {
+  Decoded d;
+  if (isWebp(bytes, size)) {
+    WebPBitstreamFeatures features;
+    if (WebPGetFeatures(bytes, size, &features) != VP8_STATUS_OK)
+      throw PreprocessError(displayName + ": cannot decode image: not a valid WebP file");
+    d.fileChannels = features.has_alpha ? 4 : 3;
+    d.channels = format == PixelFormat::RGBA ? 4 : 3;
+    uint8_t *pixels = d.channels == 4 ? WebPDecodeRGBA(bytes, size, &d.width, &d.height)
+                                      : WebPDecodeRGB(bytes, size, &d.width, &d.height);
+    if (!pixels)
+      throw PreprocessError(displayName + ": cannot decode image: corrupt WebP data");
+    d.pixels = std::unique_ptr<uint8_t, void (*)(void *)>(pixels, WebPFree);
+    return d;
+  }
+  if (size > static_cast<size_t>(INT32_MAX))
+    throw PreprocessError(displayName + ": cannot decode image: file larger than 2 GiB");
+  int len = static_cast<int>(size);
+  if (!stbi_info_from_memory(bytes, len, &d.width, &d.height, &d.fileChannels))
+    throw PreprocessError(displayName + ": cannot decode image: " + stbi_failure_reason());
+  // Gray files stay gray; colour goes through RGB so the gray conversion is OpenCV's.
+  d.channels = 3;
+  if (format == PixelFormat::RGBA)
+    d.channels = 4;
+  else if (format == PixelFormat::Gray && d.fileChannels <= 2)
+    d.channels = 1;
+  uint8_t *pixels = stbi_load_from_memory(bytes, len, &d.width, &d.height, &d.fileChannels, d.channels);
+  if (!pixels)
+    throw PreprocessError(displayName + ": cannot decode image: " + stbi_failure_reason());
+  d.pixels = std::unique_ptr<uint8_t, void (*)(void *)>(pixels, stbi_image_free);
+  return d;
+}
+
 /// cv::imread's ApplyExifOrientation: transpose for 5-8, then flip (horizontal for 2 and 6, both for
 /// 3 and 7, vertical for 4 and 8).
 Image applyOrientation(Image src, int orientation) {
@@ -116,7 +157,7 @@ constexpr int kR2Y = 9798, kG2Y = 19235, kB2Y = 3735, kGrayShift = 15;
 
 bool isImageFile(std::string_view path) {
   static const char *const kExtensions[] = {"jpg", "jpeg", "png", "bmp", "tga", "gif",
-                                            "pnm", "ppm",  "pgm", "psd", "jpe"};
+                                            "pnm", "ppm",  "pgm", "psd", "jpe", "webp"};
   std::string ext = lowerExtension(path);
   return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
 }
@@ -126,28 +167,29 @@ bool isTensorFile(std::string_view path) {
   return ext == "npy" || ext == "npz";
 }
 
+ImageInfo imageInfo(const void *data, size_t size, const std::string &displayName) {
+  auto *bytes = static_cast<const uint8_t *>(data);
+  ImageInfo info;
+  if (isWebp(bytes, size)) {
+    WebPBitstreamFeatures features;
+    if (WebPGetFeatures(bytes, size, &features) != VP8_STATUS_OK)
+      throw PreprocessError(displayName + ": cannot decode image: not a valid WebP file");
+    return {features.width, features.height, features.has_alpha ? 4 : 3};
+  }
+  if (size > static_cast<size_t>(INT32_MAX) ||
+      !stbi_info_from_memory(bytes, static_cast<int>(size), &info.width, &info.height, &info.channels))
+    throw PreprocessError(
+        displayName + ": cannot decode image: " +
+        (size > static_cast<size_t>(INT32_MAX) ? "file larger than 2 GiB" : stbi_failure_reason()));
+  return info;
+}
+
 Image decodeImage(const void *data, size_t size, const std::string &displayName, PixelFormat format) {
-  if (size > static_cast<size_t>(INT32_MAX))
-    throw PreprocessError(displayName + ": cannot decode image: file larger than 2 GiB");
-  auto *bytes = static_cast<const stbi_uc *>(data);
-  int len = static_cast<int>(size);
-  int width = 0, height = 0, fileChannels = 0;
-  if (!stbi_info_from_memory(bytes, len, &width, &height, &fileChannels))
-    throw PreprocessError(displayName + ": cannot decode image: " + stbi_failure_reason());
-
-  // Gray files stay gray; colour goes through RGB so the gray conversion is OpenCV's.
-  int want = 3;
-  if (format == PixelFormat::RGBA)
-    want = 4;
-  else if (format == PixelFormat::Gray && fileChannels <= 2)
-    want = 1;
-  std::unique_ptr<stbi_uc, StbFree> pixels(
-      stbi_load_from_memory(bytes, len, &width, &height, &fileChannels, want));
-  if (!pixels)
-    throw PreprocessError(displayName + ": cannot decode image: " + stbi_failure_reason());
-
+  auto *bytes = static_cast<const uint8_t *>(data);
+  Decoded decoded = decodePixels(bytes, size, displayName, format);
+  int width = decoded.width, height = decoded.height, want = decoded.channels;
   size_t count = size_t(width) * height;
-  const stbi_uc *src = pixels.get();
+  const uint8_t *src = decoded.pixels.get();
   Image image(height, width, pixelFormatChannels(format));
   uint8_t *dst = image.pixels.data();
   switch (format) {

@@ -213,11 +213,25 @@ void addCalibrateOptions(ArgParser &p, CalibrateOptions &o) {
                "target chip of --search search_qtable", false, listChips(),
                std::string(kDefaultChip)},
               &o.chip);
+  p.addOption(
+      {{"--subset"},
+       "NAME|FILE",
+       "calibrate on a subset: a data list file (tpuc dataset export-list), or the name of a subset in "
+       "the index of --dataset (tpuc dataset subset)"},
+      &o.subset);
+  p.addOption(
+      {{"--report"},
+       "DIR",
+       "also write each tensor's histogram with every method's threshold (histograms.json) and how the "
+       "thresholds converge as samples are added (convergence.json) into DIR"},
+      &o.report);
 }
 
 std::string validateCalibrateOptions(const CalibrateOptions &o) {
-  if (o.dataset.empty() && o.dataList.empty())
+  if (o.dataset.empty() && o.dataList.empty() && o.subset.empty())
     return "one of '--dataset' or '--data_list' is required";
+  if (!o.subset.empty() && !o.dataList.empty())
+    return "'--subset' and '--data_list' both name the samples: give one";
   if (o.inputNum < 0)
     return "'--input_num' must not be negative";
   if (o.histogramBinNum < 2)

@@ -45,6 +45,7 @@ std::vector<std::string> allFlagNames() {
   addFlagNames<LlmRunOptions>(names);
   addFlagNames<ModelToolOptions>(names);
   addFlagNames<GraphOptions>(names);
+  addFlagNames<DatasetOptions>(names);
   return {names.begin(), names.end()};
 }
 

@@ -93,4 +93,66 @@ std::string validateModelToolOptions(const ModelToolOptions &o) {
   return "";
 }
 
+void addDatasetOptions(ArgParser &p, DatasetOptions &o) {
+  p.addPositional({{"action"}, "ACTION", "scan, subset, export-list or report", true}, &o.action);
+  p.addPositional(
+      {{"folder"}, "DIR", "the dataset folder (its index is DIR/.tpuc/index.json unless --index)"},
+      &o.folder);
+  p.addOption({{"--index"}, "FILE", "the dataset index (JSON) to write or read"}, &o.index);
+  p.addOption({{"--cache"}, "DIR", "scan: the content-hash metadata cache (default: beside the index)"},
+              &o.cache);
+  p.addOption({{"--threads"}, "N", "scan: threads to use (0 = all cores)", false, {}, "0"}, &o.threads);
+  p.addOption({{"--name"}, "NAME", "subset: the subset's name"}, &o.name);
+  p.addOption({{"--method"},
+               "METHOD",
+               "subset: how files are chosen",
+               false,
+               {"random", "first", "stratified", "manual", "diverse"},
+               "random"},
+              &o.method);
+  p.addOption({{"--count"}, "N", "subset: how many files", false, {}, "0"}, &o.count);
+  p.addOption({{"--seed"}, "N", "subset: seed of random and stratified", false, {}, "0"}, &o.seed);
+  p.addOption({{"--files"}, "PATHS", "subset --method manual: the files, comma-separated"}, &o.files);
+  p.addOption({{"--subset"}, "NAME", "export-list: the subset to write"}, &o.subset);
+  p.addOption(
+      {{"-o", "--output"}, "FILE", "export-list: the data list; report: the JSON report (default stdout)"},
+      &o.output);
+  p.addOption({{"--near_threshold"},
+               "BITS",
+               "report: near duplicates differ in at most this many dHash bits",
+               false,
+               {},
+               "5"},
+              &o.nearThreshold);
+  p.addOption(
+      {{"--outlier_z"}, "Z", "report: robust z-score above which a file is an outlier", false, {}, "5"},
+      &o.outlierZ);
+  p.addOption({{"--progress"}, "FMT", "progress reports", false, {"none", "json", "text"}, "none"},
+              &o.progress);
+}
+
+std::string validateDatasetOptions(const DatasetOptions &o) {
+  if (o.action != "scan" && o.action != "subset" && o.action != "export-list" && o.action != "report")
+    return "invalid action '" + o.action + "' (choose from scan, subset, export-list, report)";
+  if (o.folder.empty() && (o.action == "scan" || o.index.empty()))
+    return o.action == "scan" ? "'scan' needs the folder DIR"
+                              : "'" + o.action + "' needs the folder DIR or '--index'";
+  if (o.threads < 0)
+    return "'--threads' must not be negative";
+  if (o.action == "subset") {
+    if (o.name.empty())
+      return "'subset' needs '--name'";
+    if (o.method == "manual" ? o.files.empty() : o.count < 1)
+      return o.method == "manual" ? "'--method manual' needs '--files'"
+                                  : "'subset' needs '--count' of at least 1";
+  }
+  if (o.action == "export-list" && (o.subset.empty() || o.output.empty()))
+    return "'export-list' needs '--subset' and '-o'";
+  if (o.nearThreshold < 0 || o.nearThreshold > 64)
+    return "'--near_threshold' must be in 0..64";
+  if (!(o.outlierZ > 0))
+    return "'--outlier_z' must be positive";
+  return "";
+}
+
 } // namespace tpuc::driver

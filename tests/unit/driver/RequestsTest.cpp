@@ -85,6 +85,28 @@ CalibrateOptions calibrate() {
   o.threads = 4;
   o.parallel = "kernels";
   o.chip = listChips().back();
+  o.subset = "calib100";
+  o.report = "/c/report dir";
+  return o;
+}
+
+DatasetOptions dataset() {
+  DatasetOptions o;
+  o.action = "subset";
+  o.folder = "/data/my images";
+  o.index = "/data/index.json";
+  o.cache = "/tmp/cache";
+  o.threads = 3;
+  o.name = "calib 100";
+  o.method = "manual";
+  o.count = 100;
+  o.seed = 42;
+  o.files = {"a.png", "b/c.png"};
+  o.subset = "other";
+  o.output = "/tmp/list.txt";
+  o.nearThreshold = 3;
+  o.outlierZ = 3.5;
+  o.progress = "json";
   return o;
 }
 
@@ -224,6 +246,7 @@ TEST(Requests, EveryJobRoundTripsThroughItsArgv) {
   expectRoundTrip(llmRun());
   expectRoundTrip(modelTool());
   expectRoundTrip(graph());
+  expectRoundTrip(dataset());
 }
 
 TEST(Requests, DefaultsRenderToNothing) {
@@ -236,6 +259,7 @@ TEST(Requests, DefaultsRenderToNothing) {
   EXPECT_TRUE(toArgv(LlmRunOptions{}).args.empty());
   EXPECT_TRUE(toArgv(ModelToolOptions{}).args.empty());
   EXPECT_TRUE(toArgv(GraphOptions{}).args.empty());
+  EXPECT_TRUE(toArgv(DatasetOptions{}).args.empty());
 }
 
 TEST(Requests, RenderedSpellings) {

@@ -4,7 +4,7 @@
 // Turns a sample file into the tensor a network input expects, following the top.input attributes
 // with TPU-MLIR's semantics (python/utils/preprocess.py):
 //
-//   1. decode (jpg/png/bmp/... via stb_image) to 8-bit pixels in `pixelFormat` order;
+//   1. decode (jpg/png/bmp/... via stb_image, webp via libwebp) to 8-bit pixels in `pixelFormat` order;
 //   2. resize to `resizeDims` (default: the input's H, W; a dimension smaller than the input's is
 //      raised to it) with OpenCV's cv::resize INTER_LINEAR on 8-bit data, bit-exact;
 //      with `keepAspectRatio` the image is scaled by min(h/ih, w/iw) (sizes truncated) and placed
@@ -117,8 +117,16 @@ struct Image {
 };
 
 /// Whether `path` names an image by its extension: jpg, jpeg, jpe, png, bmp, tga, gif (first frame),
-/// pnm, ppm, pgm, psd (case-insensitive).
+/// pnm, ppm, pgm, psd, webp (case-insensitive).
 bool isImageFile(std::string_view path);
+
+/// An image's size and the channels its file stores (1 gray, 2 gray + alpha, 3 colour, 4 colour + alpha),
+/// read from the header without decoding the pixels.
+struct ImageInfo {
+  int width = 0, height = 0, channels = 0;
+};
+/// Throws PreprocessError ("cat.jpg: cannot decode image: <reason>").
+ImageInfo imageInfo(const void *data, size_t size, const std::string &displayName);
 /// Whether `path` is a .npy or .npz file.
 bool isTensorFile(std::string_view path);
 

@@ -88,11 +88,17 @@ struct CalibrateOptions {
   std::string progress = "none";
   bool debug = false;
   /// Not in run_calibration: threads in total (0: all cores) and how they are used (see
-  /// CalibrationRunConfig in CalibrateCommand.h).
+  /// CalibrationRunConfig in tpuc/Driver/Calibration.h).
   int64_t threads = 0;
   std::string parallel = "samples";
   /// Target chip of --search search_qtable.
   std::string chip{kDefaultChip};
+  /// Not in run_calibration: a data list file (`tpuc dataset export-list`), or the name of a subset in the
+  /// dataset index of --dataset (`tpuc dataset subset`).
+  std::string subset;
+  /// Not in run_calibration: a folder for the activation histograms with every method's threshold and the
+  /// thresholds' convergence as samples are added (JSON).
+  std::string report;
   bool operator==(const CalibrateOptions &) const = default;
 };
 void addCalibrateOptions(ArgParser &parser, CalibrateOptions &opts);
@@ -233,6 +239,30 @@ struct ModelToolOptions {
 void addModelToolOptions(ArgParser &parser, ModelToolOptions &opts);
 std::string validateModelToolOptions(const ModelToolOptions &opts);
 
+// --- dataset (not in TPU-MLIR) -------------------------------------------------
+/// `tpuc dataset scan|subset|export-list|report FOLDER`: a calibration folder's index (docs/DATASETS.md).
+struct DatasetOptions {
+  static constexpr std::string_view kCommand = "dataset";
+  std::string action; ///< scan, subset, export-list, report
+  std::string folder;
+  std::string index; ///< default <folder>/.tpuc/index.json
+  std::string cache; ///< default beside the index
+  int64_t threads = 0;
+  std::string name; ///< subset: the subset's name
+  std::string method = "random";
+  int64_t count = 0;
+  int64_t seed = 0;
+  std::vector<std::string> files; ///< subset --method manual
+  std::string subset;             ///< export-list: the subset to write
+  std::string output;
+  int64_t nearThreshold = 5;
+  double outlierZ = 5.0;
+  std::string progress = "none";
+  bool operator==(const DatasetOptions &) const = default;
+};
+void addDatasetOptions(ArgParser &parser, DatasetOptions &opts);
+std::string validateDatasetOptions(const DatasetOptions &opts);
+
 // --- graph -------------------------------------------------------------------
 struct GraphOptions {
   static constexpr std::string_view kCommand = "graph";
@@ -256,6 +286,7 @@ inline void bindOptions(ArgParser &p, LlmConvertOptions &o) { addLlmConvertOptio
 inline void bindOptions(ArgParser &p, LlmRunOptions &o) { addLlmRunOptions(p, o); }
 inline void bindOptions(ArgParser &p, ModelToolOptions &o) { addModelToolOptions(p, o); }
 inline void bindOptions(ArgParser &p, GraphOptions &o) { addGraphOptions(p, o); }
+inline void bindOptions(ArgParser &p, DatasetOptions &o) { addDatasetOptions(p, o); }
 
 /// A rendered command line, or why the request has none.
 struct Argv {

@@ -62,6 +62,42 @@ struct DeployReport {
   std::vector<std::string> messages;
 };
 
+/// One calibration sample: one file per model input, or one .npz holding every input.
+struct CalibrationSample {
+  std::vector<std::string> files;
+  /// "list.txt:12" for a data list line (error messages), "" for a --dataset file.
+  std::string origin;
+  bool operator==(const CalibrationSample &) const = default;
+};
+
+/// The outcome of a calibration that ran to its end (the table written, or a one-line error).
+struct CalibrateReport {
+  /// kExitOk; kExitUsage on unreadable input (samples, module, an unwritable table); with --search
+  /// search_qtable the search's code (kExitFailed when --expected_cos is not reached).
+  int exitCode = kExitOk;
+  /// Notes and one-line errors in the order they happened (tpuc prints each as "tpuc calibrate: <line>").
+  std::vector<std::string> messages;
+  size_t numSamples = 0;
+  /// Tensors in the table written.
+  size_t numTensors = 0;
+  /// The files written: the table first.
+  std::vector<std::string> artifacts;
+  /// "kl", or "search_threshold by cos (won: ...)": how the thresholds were chosen.
+  std::string summary;
+  double seconds = 0.0;
+  /// With --report: the sample count after which every threshold stays within 1 % of its final value,
+  /// and whether that leaves a quarter of the samples to confirm it.
+  size_t stableAfter = 0;
+  bool enoughData = false;
+};
+
+/// Calibrates as run_calibration does: statistics streamed per sample over worker threads (memory
+/// bounded by the model, not the sample count), thresholds by --cali_method or --search
+/// search_threshold, the table (and --debug files) written; with --search search_qtable the
+/// mixed-precision search follows. Progress per sample; the sink may cancel before any sample, which is
+/// the only error (nothing is written then).
+llvm::Expected<CalibrateReport> calibrate(const CalibrateOptions &options, const Sink &sink = {});
+
 /// Lowers, builds the model file, simulates and compares as `options` say. An error only when the sink
 /// cancelled ("deploy cancelled before <stage>"); no result record is written then.
 llvm::Expected<DeployReport> deploy(const DeployOptions &options, const Sink &sink = {});
