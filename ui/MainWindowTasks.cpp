@@ -300,9 +300,9 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
   request.caliMethod = method.toStdString();
   request.calibrationTable = table.toStdString();
   request.progress = "json";
-  const int id =
-      submit(tr("Cannot Calibrate"),
-             tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name)), request, cache);
+  const int id = submit(tr("Cannot Calibrate"),
+                        tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name)), request,
+                        cache, QString::fromStdString(driver::calibrateResultPath(request)));
   if (id < 0)
     return -1;
   // When this job ends, its table joins the project it was started for (not a project opened since).

@@ -9,6 +9,7 @@
 #include "Commands.h"
 
 #include "tpuc/Driver/Driver.h"
+#include "tpuc/Driver/Results.h"
 
 #include <iostream>
 
@@ -18,13 +19,29 @@ int runCalibrate(const CalibrateOptions &o) {
   ProgressReporter progress = makeProgressReporter(o.progress);
   driver::Sink sink = consoleSink(&progress);
   auto report = driver::calibrate(o, sink);
-  if (!report) {
+  if (!report) { // cancelled: nothing was written
     std::cerr << "tpuc calibrate: " << llvm::toString(report.takeError()) << std::endl;
     return kExitFailed;
   }
   for (const std::string &message : report->messages)
     std::cerr << "tpuc calibrate: " << message << std::endl;
-  return report->exitCode;
+  // The record the studio reads (calibrateResultPath), beside the table, whatever the outcome.
+  driver::CalibrateResult record;
+  record.exitCode = report->exitCode;
+  record.status = driver::resultStatus(report->exitCode);
+  if (report->exitCode != kExitOk && !report->messages.empty())
+    record.message = report->messages.back();
+  record.mlir = o.mlirFile;
+  record.table = o.calibrationTable;
+  record.artifacts = report->artifacts;
+  record.samples = static_cast<int64_t>(report->numSamples);
+  record.tensors = static_cast<int64_t>(report->numTensors);
+  record.summary = report->summary;
+  record.seconds = report->seconds;
+  record.stableAfter = static_cast<int64_t>(report->stableAfter);
+  record.enoughData = report->enoughData;
+  return writeResultRecord("calibrate", driver::calibrateResultPath(o), driver::toJson(record),
+                           record.exitCode);
 }
 
 } // namespace tpuc::cli

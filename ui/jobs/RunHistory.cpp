@@ -146,6 +146,10 @@ RecordRows recordRows(const JobInfo &job) {
     auto record = driver::parseModelRunResult(text);
     out.error = QString::fromStdString(record.error);
     out.status = QString::fromStdString(record.result.status);
+  } else if (command == QLatin1String("calibrate")) {
+    auto record = driver::parseCalibrateResult(text);
+    out.error = QString::fromStdString(record.error);
+    out.status = QString::fromStdString(record.result.status);
   } else if (command == QLatin1String("llm-convert")) {
     auto record = driver::parseLlmConvertResult(text);
     out.error = QString::fromStdString(record.error);

@@ -419,6 +419,8 @@ std::string deployResultPath(const DeployOptions &o) { return deployArtifactStem
 
 std::string runResultPath(const RunOptions &o) { return stripSuffix(o.output, ".npz") + "_run_result.json"; }
 
+std::string calibrateResultPath(const CalibrateOptions &o) { return o.calibrationTable + "_result.json"; }
+
 std::string llmConvertResultPath(const LlmConvertOptions &o) {
   return (o.outDir.empty() || o.outDir.back() == '/' ? o.outDir : o.outDir + "/") + "llm_convert_result.json";
 }

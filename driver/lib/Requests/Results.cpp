@@ -146,6 +146,20 @@ std::string toJson(const ModelRunResult &r) {
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+std::string toJson(const CalibrateResult &r) {
+  json j = header("calibrate", r.status, r.exitCode, r.message);
+  j["mlir"] = r.mlir;
+  j["table"] = r.table;
+  j["artifacts"] = r.artifacts;
+  j["samples"] = r.samples;
+  j["tensors"] = r.tensors;
+  j["summary"] = r.summary;
+  j["seconds"] = number(r.seconds);
+  j["stable_after"] = r.stableAfter;
+  j["enough_data"] = r.enoughData;
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 std::string toJson(const LlmConvertResult &r) {
   json j = header("llm-convert", r.status, r.exitCode, r.message);
   j["model"] = r.model;
@@ -195,6 +209,20 @@ ReadResult<ModelRunResult> parseModelRunResult(const std::string &text) {
     r.gdmaBusy = j.at("gdma_busy").get<int64_t>();
     r.tiuCommands = j.at("tiu_commands").get<int64_t>();
     r.gdmaCommands = j.at("gdma_commands").get<int64_t>();
+  });
+}
+
+ReadResult<CalibrateResult> parseCalibrateResult(const std::string &text) {
+  return read<CalibrateResult>(text, "calibrate", [](const json &j, CalibrateResult &r) {
+    r.mlir = j.at("mlir").get<std::string>();
+    r.table = j.at("table").get<std::string>();
+    r.artifacts = j.at("artifacts").get<std::vector<std::string>>();
+    r.samples = j.at("samples").get<int64_t>();
+    r.tensors = j.at("tensors").get<int64_t>();
+    r.summary = j.at("summary").get<std::string>();
+    r.seconds = numberOf(j.at("seconds"));
+    r.stableAfter = j.at("stable_after").get<int64_t>();
+    r.enoughData = j.at("enough_data").get<bool>();
   });
 }
 

@@ -101,6 +101,23 @@ TEST(Results, LlmConvertRecordRoundTrips) {
   EXPECT_EQ(back.result, r);
 }
 
+TEST(Results, CalibrateRecordRoundTrips) {
+  CalibrateResult r;
+  r.status = "passed";
+  r.mlir = "net.top.mlir";
+  r.table = "net_cali_table";
+  r.artifacts = {"net_cali_table", "net_cali_table_search_threshold.csv"};
+  r.samples = 100;
+  r.tensors = 57;
+  r.summary = "search_threshold by cos (won: kl_tune 40, max 17)";
+  r.seconds = 3.25;
+  r.stableAfter = 40;
+  r.enoughData = true;
+  ReadResult<CalibrateResult> back = parseCalibrateResult(toJson(r));
+  ASSERT_TRUE(back) << back.error;
+  EXPECT_EQ(back.result, r);
+}
+
 TEST(Results, ForeignOrNewerRecordsAreRejected) {
   EXPECT_EQ(parseCompareResult(R"({"schema": "other", "version": 1})").error,
             "not a tpuc result record (schema is not \"tpuc.result\")");

@@ -357,6 +357,8 @@ std::string deployResultPath(const DeployOptions &o);
 std::string transformResultPath(const TransformOptions &o);
 /// Where `tpuc run` writes its result record: --output without .npz, then "_run_result.json".
 std::string runResultPath(const RunOptions &o);
+/// Where `tpuc calibrate` writes its result record: the calibration table's path + "_result.json".
+std::string calibrateResultPath(const CalibrateOptions &o);
 /// Where `tpuc llm-convert` writes its result record: <out_dir>/llm_convert_result.json.
 std::string llmConvertResultPath(const LlmConvertOptions &o);
 

@@ -7,7 +7,8 @@
 // `tpuc deploy` that writes files (<stem>_result.json, deployResultPath) and
 // every `tpuc transform` (<mlir stem>_transform_result.json,
 // transformResultPath), every `tpuc run` (<output stem>_run_result.json,
-// runResultPath) and every `tpuc llm-convert` that writes files
+// runResultPath), every `tpuc calibrate` (<table>_result.json,
+// calibrateResultPath) and every `tpuc llm-convert` that writes files
 // (<out_dir>/llm_convert_result.json, llmConvertResultPath) write one. A reader
 // rejects another schema or a newer version with a one-line error. Non-finite
 // metrics are stored as "inf", "-inf" or null (NaN).
@@ -74,6 +75,23 @@ struct TransformResult {
   bool operator==(const TransformResult &) const = default;
 };
 
+/// `tpuc calibrate`: the table written and how its thresholds were chosen.
+struct CalibrateResult {
+  std::string status; ///< passed, failed (--search search_qtable missed --expected_cos), error (bad input)
+  int exitCode = 0;
+  std::string message; ///< the last error line, "" when it passed
+  std::string mlir, table;
+  std::vector<std::string> artifacts; ///< the table first
+  int64_t samples = 0, tensors = 0;
+  std::string summary; ///< "kl", "search_threshold by cos (won: ...)"
+  double seconds = 0;
+  /// With --report: the sample count after which every threshold stays within 1 %, and whether that
+  /// leaves a quarter of the samples to confirm it.
+  int64_t stableAfter = 0;
+  bool enoughData = false;
+  bool operator==(const CalibrateResult &) const = default;
+};
+
 /// `tpuc run`: which simulator ran, what it wrote and, for a model file, the simulated timing.
 struct ModelRunResult {
   std::string status; ///< passed, failed (the run failed), error (bad input)
@@ -109,6 +127,7 @@ std::string toJson(const CompareResult &result);
 std::string toJson(const DeployResult &result);
 std::string toJson(const TransformResult &result);
 std::string toJson(const ModelRunResult &result);
+std::string toJson(const CalibrateResult &result);
 std::string toJson(const LlmConvertResult &result);
 
 /// A record read back, or why it could not be (one line).
@@ -121,6 +140,7 @@ ReadResult<CompareResult> parseCompareResult(const std::string &json);
 ReadResult<DeployResult> parseDeployResult(const std::string &json);
 ReadResult<TransformResult> parseTransformResult(const std::string &json);
 ReadResult<ModelRunResult> parseModelRunResult(const std::string &json);
+ReadResult<CalibrateResult> parseCalibrateResult(const std::string &json);
 ReadResult<LlmConvertResult> parseLlmConvertResult(const std::string &json);
 
 /// "passed" / "failed" / "error" for a tpuc exit code.
