@@ -68,45 +68,49 @@ protected:
 };
 
 TEST_F(ProjectDatasetTest, IndexAndSubsetsRoundTripWithTheRootRelative) {
-  std::string error;
-  ASSERT_TRUE(saveProject(project, file, SaveMode::Replace, error)) << error;
+  if (Result<void> saved = saveProject(project, file, SaveMode::Replace); !saved)
+    FAIL() << saved.error();
   EXPECT_EQ(query("PRAGMA user_version"), std::to_string(schema::kCurrentVersion));
   EXPECT_EQ(schema::kCurrentVersion, 3);
   EXPECT_EQ(query("SELECT root FROM dataset_indexes"), "images");
   EXPECT_EQ(query("SELECT count(*) FROM dataset_files"), "2");
-  auto loaded = loadProject(file, error);
-  ASSERT_TRUE(loaded) << error;
+  auto loaded = loadProject(file);
+  ASSERT_TRUE(loaded) << loaded.error();
   EXPECT_EQ(loaded->datasets.size(), 2u);
   ASSERT_TRUE(loaded->datasets[0].index);
   EXPECT_EQ(*loaded->datasets[0].index, *project.datasets[0].index);
   EXPECT_FALSE(loaded->datasets[1].index);
   // In place again (rows replaced, not doubled).
-  ASSERT_TRUE(saveProject(*loaded, file, SaveMode::InPlace, error)) << error;
+  if (Result<void> saved = saveProject(*loaded, file, SaveMode::InPlace); !saved)
+    FAIL() << saved.error();
   EXPECT_EQ(query("SELECT count(*) FROM dataset_files"), "2");
   EXPECT_EQ(query("SELECT count(*) FROM dataset_unreadable"), "1");
 }
 
 TEST_F(ProjectDatasetTest, VersionTwoProjectsAreMigrated) {
-  std::string error;
   project.datasets[0].index.reset();
-  ASSERT_TRUE(saveProject(project, file, SaveMode::Replace, error)) << error;
+  if (Result<void> saved = saveProject(project, file, SaveMode::Replace); !saved)
+    FAIL() << saved.error();
   exec("DROP TABLE dataset_indexes; DROP TABLE dataset_files; DROP TABLE dataset_unreadable; "
        "PRAGMA user_version = 2;");
-  auto loaded = loadProject(file, error);
-  ASSERT_TRUE(loaded) << error;
+  auto loaded = loadProject(file);
+  ASSERT_TRUE(loaded) << loaded.error();
   EXPECT_EQ(loaded->datasets.size(), 2u);
   EXPECT_EQ(query("PRAGMA user_version"), "2"); // loading does not modify the file
-  ASSERT_TRUE(saveProject(*loaded, file, SaveMode::InPlace, error)) << error;
+  if (Result<void> saved = saveProject(*loaded, file, SaveMode::InPlace); !saved)
+    FAIL() << saved.error();
   EXPECT_EQ(query("PRAGMA user_version"), "3");
   EXPECT_EQ(query("SELECT count(*) FROM dataset_files"), "0");
 }
 
 TEST_F(ProjectDatasetTest, AMalformedIndexRowNamesTheDatasetAndFile) {
-  std::string error;
-  ASSERT_TRUE(saveProject(project, file, SaveMode::Replace, error)) << error;
+  if (Result<void> saved = saveProject(project, file, SaveMode::Replace); !saved)
+    FAIL() << saved.error();
   exec("UPDATE dataset_files SET metadata = '{\"width\": 3}' WHERE path = 'a.png'");
-  EXPECT_FALSE(loadProject(file, error));
-  EXPECT_NE(error.find("dataset 'calibration': file a.png: metadata:"), std::string::npos) << error;
+  Result<Project> broken = loadProject(file);
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().find("dataset 'calibration': file a.png: metadata:"), std::string::npos)
+      << broken.error();
 }
 
 } // namespace
