@@ -135,7 +135,11 @@ RecordRows recordRows(const JobInfo &job) {
   }
   const std::string text = file.readAll().toStdString();
   std::vector<driver::TensorResult> tensors;
-  const QString command = job.spec.arguments.value(0);
+  // The record says which job wrote it (its "job" field); the parser of that job checks the rest.
+  const QString command = QJsonDocument::fromJson(QByteArray::fromStdString(text))
+                              .object()
+                              .value(QStringLiteral("job"))
+                              .toString(job.spec.arguments.value(0));
   if (command == QLatin1String("deploy")) {
     auto record = driver::parseDeployResult(text);
     out.error = QString::fromStdString(record.error);

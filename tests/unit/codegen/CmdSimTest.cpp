@@ -85,9 +85,12 @@ TEST(CmdSim, ConvGroupRunsWithoutHazards) {
   EXPECT_TRUE(r.errors.empty()) << r.errors.front();
   EXPECT_GE(r.totalCycles, std::max(r.tiuBusy, r.gdmaBusy));
   EXPECT_LT(r.totalCycles, r.tiuBusy + r.gdmaBusy);
-  std::string json = traceJson(chip(), c.stage, r);
-  EXPECT_NE(json.find("\"schema\": \"tpuc-cmd-trace\""), std::string::npos);
-  EXPECT_NE(json.find("\"name\": \"c2\""), std::string::npos);
+  nlohmann::json trace = nlohmann::json::parse(traceJson(chip(), c.stage, r));
+  EXPECT_EQ(trace["schema"], "tpuc-cmd-trace");
+  bool named = false;
+  for (const nlohmann::json &op : trace["ops"])
+    named = named || op["name"] == "c2";
+  EXPECT_TRUE(named);
 }
 
 TEST(CmdSim, ReportsHazardsBoundsAndDeadlocks) {
@@ -362,11 +365,14 @@ TEST(CmdSim, TraceStringsAreEscaped) {
   r.errors.push_back("line\none");
   std::string text = traceJson(chip(), comp.stage, r);
   json t = json::parse(text);
-  EXPECT_EQ(t["stage"], "a \"quoted\" \\ stagewith a newline");
-  EXPECT_EQ(t["ops"][0]["name"], "xy");
-  EXPECT_EQ(t["errors"][0], "lineone");
-  for (const std::string &line : lines(text))
+  // Names come back exactly (escaped in the file), and no raw tab or newline splits an event's line.
+  EXPECT_EQ(t["stage"], "a \"quoted\" \\ stage\nwith a newline");
+  EXPECT_EQ(t["ops"][0]["name"], "x\ty");
+  EXPECT_EQ(t["errors"][0], "line\none");
+  for (const std::string &line : lines(text)) {
     EXPECT_EQ(line.find('\t'), std::string::npos);
+    EXPECT_NE(line.rfind("with a newline", 0), 0u) << "a name split over two lines: " << line;
+  }
 }
 
 // bm1688's two cores: the same network planned for both runs without errors, each core's streams meet at
