@@ -209,6 +209,24 @@ bool isDatasetFile(std::string_view name) {
   return preprocess::isImageFile(name) || preprocess::isTensorFile(name);
 }
 
+std::error_code forEachDatasetFile(const fs::path &root,
+                                   const std::function<void(const fs::directory_entry &)> &visit) {
+  std::error_code ec;
+  auto options = fs::directory_options::skip_permission_denied;
+  for (auto it = fs::recursive_directory_iterator(root, options, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!name.empty() && name.front() == '.') {
+      if (it->is_directory(ec))
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (isDatasetFile(name) && it->is_regular_file(ec))
+      visit(*it);
+  }
+  return ec;
+}
+
 std::string contentHash(const void *data, size_t size) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
@@ -282,26 +300,16 @@ llvm::Expected<ScanResult> scanDataset(const std::string &rootArg, const ScanOpt
   if (!fs::is_directory(root, ec))
     return llvm::createStringError(rootArg + ": not a directory");
   std::vector<Found> found;
-  auto dirOptions = fs::directory_options::skip_permission_denied;
-  for (auto it = fs::recursive_directory_iterator(root, dirOptions, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (!name.empty() && name.front() == '.') {
-      if (it->is_directory(ec))
-        it.disable_recursion_pending();
-      continue;
-    }
-    if (!isDatasetFile(name) || !it->is_regular_file(ec))
-      continue;
+  ec = forEachDatasetFile(root, [&](const fs::directory_entry &entry) {
     struct stat st;
     Found f;
-    f.relative = it->path().lexically_relative(root).generic_string();
-    if (::stat(it->path().c_str(), &st) == 0) {
+    f.relative = entry.path().lexically_relative(root).generic_string();
+    if (::stat(entry.path().c_str(), &st) == 0) {
       f.size = uint64_t(st.st_size);
       f.mtimeNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
     }
     found.push_back(std::move(f));
-  }
+  });
   if (ec)
     return llvm::createStringError(rootArg + ": " + ec.message());
   std::sort(found.begin(), found.end(),

@@ -60,10 +60,6 @@ std::string trim(const std::string &text) {
   return text.substr(begin, end - begin + 1);
 }
 
-bool isSampleFile(const std::string &path) {
-  return preprocess::isImageFile(path) || preprocess::isTensorFile(path);
-}
-
 /// The samples of --dataset: every image, .npy or .npz below the directory (recursively, hidden entries
 /// skipped), sorted by path so that --input_num picks the same files on every machine.
 llvm::Expected<std::vector<CalibrationSample>> datasetSamples(const std::string &dir) {
@@ -71,18 +67,8 @@ llvm::Expected<std::vector<CalibrationSample>> datasetSamples(const std::string 
   if (!fs::is_directory(dir, ec))
     return llvm::createStringError(dir + ": not a directory");
   std::vector<std::string> files;
-  auto options = fs::directory_options::skip_permission_denied;
-  for (auto it = fs::recursive_directory_iterator(dir, options, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (!name.empty() && name.front() == '.') {
-      if (it->is_directory(ec))
-        it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file(ec) && isSampleFile(name))
-      files.push_back(it->path().string());
-  }
+  ec = dataset::forEachDatasetFile(
+      dir, [&](const fs::directory_entry &entry) { files.push_back(entry.path().string()); });
   if (ec)
     return llvm::createStringError(dir + ": " + ec.message());
   std::sort(files.begin(), files.end());

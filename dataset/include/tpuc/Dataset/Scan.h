@@ -18,15 +18,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace tpuc::dataset {
 
 /// Whether a file name is a sample the scan looks at (by extension): the images calibration decodes
 /// (preprocess::isImageFile: jpg, png, bmp, gif, webp, ...), .npy and .npz.
 bool isDatasetFile(std::string_view name);
+
+/// Calls `visit` for every regular file below `root` that isDatasetFile accepts, recursively; hidden
+/// entries (a name starting with '.') are skipped with everything below them. Unordered. Returns the
+/// error that stopped the walk (the caller names the folder).
+std::error_code
+forEachDatasetFile(const std::filesystem::path &root,
+                   const std::function<void(const std::filesystem::directory_entry &)> &visit);
 
 /// "sha256:<hex>" of bytes.
 std::string contentHash(const void *data, size_t size);
