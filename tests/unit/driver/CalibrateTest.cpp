@@ -13,6 +13,8 @@
 #include "tpuc/Quant/Tables.h"
 #include "tpuc/Support/Npz.h"
 
+#include "TinyTopModule.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -24,17 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char *kTopModule = R"mlir(
-module attributes {top.state = #top.state<TOP_F32>} {
-  func.func @main(%arg0: tensor<1x4xf32>) -> (tensor<1x4xf32> {top.name = "r"}) {
-    %x = top.input %arg0 : tensor<1x4xf32> -> tensor<1x4xf32> loc("x")
-    %a = top.add %x, %x : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32> loc("a")
-    %r = top.relu %a : tensor<1x4xf32> -> tensor<1x4xf32> loc("r")
-    return %r : tensor<1x4xf32>
-  }
-}
-)mlir";
-
 class DriverCalibrateTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -43,7 +34,7 @@ protected:
     fs::remove_all(dir);
     fs::create_directories(dir / "ds/a");
     fs::create_directories(dir / "ds/b");
-    std::ofstream(dir / "tiny.mlir") << kTopModule;
+    std::ofstream(dir / "tiny.mlir") << tpuc::testing::kTinyTopModule;
     // Sample i holds i+1 at most: the max threshold of x is the number of samples.
     for (int i = 0; i < 6; ++i) {
       float v = float(i + 1);

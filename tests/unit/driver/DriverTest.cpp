@@ -8,6 +8,8 @@
 #include "tpuc/Driver/Driver.h"
 #include "tpuc/Support/Npz.h"
 
+#include "TinyTopModule.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,17 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char *kTopModule = R"mlir(
-module attributes {top.state = #top.state<TOP_F32>} {
-  func.func @main(%arg0: tensor<1x4xf32>) -> (tensor<1x4xf32> {top.name = "r"}) {
-    %x = top.input %arg0 : tensor<1x4xf32> -> tensor<1x4xf32> loc("x")
-    %a = top.add %x, %x : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32> loc("a")
-    %r = top.relu %a : tensor<1x4xf32> -> tensor<1x4xf32> loc("r")
-    return %r : tensor<1x4xf32>
-  }
-}
-)mlir";
-
 class DriverDeployTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -38,7 +29,7 @@ protected:
           ("tpuc_driver_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    std::ofstream(dir / "tiny.mlir") << kTopModule;
+    std::ofstream(dir / "tiny.mlir") << tpuc::testing::kTinyTopModule;
     NpzFile input;
     input.set("x", Tensor::fromValues<float>({1, 4}, std::vector<float>{1.0f, -2.0f, 3.0f, -0.5f}));
     input.write((dir / "tiny_in.npz").string());
