@@ -70,6 +70,8 @@ struct Dataset {
   /// stored relative to the project file where possible; its file paths are relative to the root.
   std::optional<dataset::DatasetIndex> index;
   bool operator==(const Dataset &) const = default;
+  /// The samples calibration can use: the readable files of the folder and the samples added one by one.
+  std::size_t fileCount() const { return samples.size() + (index ? index->files.size() : 0); }
 };
 
 /// One line of a TPU-MLIR calibration table: `op_name threshold min max`.

@@ -177,6 +177,13 @@ void MainWindow::createActions() {
     if (!paths.isEmpty())
       addSamples(paths);
   });
+  file->addAction(
+      tr("Import &Dataset Folder…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, [this] {
+        QString folder =
+            QFileDialog::getExistingDirectory(this, tr("Import Dataset Folder"), settings::lastDirectory());
+        if (!folder.isEmpty())
+          importDatasetFolder(folder);
+      });
   file->addAction(tr("Import Calibration &Table…"), this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Import Calibration Table"), settings::lastDirectory());
     if (!path.isEmpty())
@@ -363,7 +370,12 @@ void MainWindow::openTab(const Selection &selection) {
     for (const auto &d : p.datasets)
       if (d.id == selection.id) {
         title = tr("Dataset: %1").arg(name(d.name));
-        view = new DatasetView(m_context, d.id, m_tabs);
+        auto *datasetView = new DatasetView(m_context, d.id, m_tabs);
+        connect(datasetView, &DatasetView::calibrateRequested, this,
+                [this](qint64 id, const QString &subset, const QString &method) {
+                  runCalibrate(id, method, subset);
+                });
+        view = datasetView;
       }
     break;
   case Section::Runs:
@@ -595,8 +607,10 @@ void MainWindow::dropEvent(QDropEvent *event) {
       openProjectFile(path);
   } else if (isModelFile(path)) {
     openImportDialog(path);
-  } else if (isModelFolder(path)) {
-    openLlmImportDialog(path);
+  } else if (isModelFolder(path) && QFileInfo::exists(path + QStringLiteral("/config.json"))) {
+    openLlmImportDialog(path); // a HuggingFace model folder
+  } else if (QFileInfo(path).isDir()) {
+    importDatasetFolder(path); // any other folder: calibration samples
   }
 }
 

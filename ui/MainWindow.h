@@ -69,6 +69,10 @@ public:
   /// Adds image or tensor files as calibration samples to the selected dataset (or a new one),
   /// reading them and making thumbnails off the UI thread. Emits samplesAdded when done.
   void addSamples(const QStringList &paths);
+  /// Adds a folder of samples as a new dataset (recursively: images, .npy, .npz; hidden entries skipped)
+  /// and opens it: the files are listed off the UI thread at once, the dataset view then reads their
+  /// metadata and thumbnails in the background. Emits datasetImported when the dataset is in the project.
+  void importDatasetFolder(const QString &folder);
   /// In non-interactive mode (screenshots, scripts) no dialog is shown: questions take their safe
   /// default (no recovery, keep unsaved changes in the autosave) and errors go to the log.
   void setInteractive(bool interactive) { m_interactive = interactive; }
@@ -80,8 +84,10 @@ public:
   /// else the selected dataset, else the first one with samples. Its Top MLIR comes from the cache folder;
   /// when it is not there yet a transform job is queued first. When the calibrate job succeeds its table
   /// becomes a new calibration table of the project (calibrationTableAdded). Returns the calibrate job's
-  /// id, or -1 (with a message) when there is no model, file, engine or sample.
-  int runCalibrate(qint64 datasetId = -1, const QString &method = QStringLiteral("kl"));
+  /// id, or -1 (with a message) when there is no model, file, engine or sample. `subset` names a subset of
+  /// a folder dataset to calibrate on (all its files otherwise).
+  int runCalibrate(qint64 datasetId = -1, const QString &method = QStringLiteral("kl"),
+                   const QString &subset = {});
   /// Queues `tpuc deploy` (model_deploy up to the Tpu level) with a compile configuration of the project
   /// (`configId`, else the selected one, else the first; none: F32 on bm1684x). INT8 uses the newest
   /// calibration table, written to the cache folder; the first calibration sample on disk is the test
@@ -125,6 +131,8 @@ public:
 Q_SIGNALS:
   /// A batch of samples was added (or failed: `added` is 0); for tests and scripting.
   void samplesAdded(int added);
+  /// A dataset folder was added (`datasetId` < 0: it could not be read; the reason is in the log).
+  void datasetImported(qint64 datasetId);
   /// A model was recorded in the project (or `ok` is false: it could not be read).
   void modelImported(bool ok);
   /// A finished job was recorded in the run history (`runId` < 0: the project changed meanwhile).

@@ -3,6 +3,7 @@
 
 #include "project/ProjectStore.h"
 #include "project/TableFiles.h"
+#include "tpuc/Dataset/Scan.h"
 #include "tpuc/Driver/Results.h"
 #include "ui/Background.h"
 #include "ui/ImportDialog.h"
@@ -22,7 +23,9 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QUndoStack>
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include <memory>
 
@@ -112,6 +115,56 @@ void MainWindow::addSamples(const QStringList &paths) {
                                                                  tr("sample"), tr("samples"))));
     Q_EMIT samplesAdded(static_cast<int>(result.first.size()));
   });
+}
+
+void MainWindow::importDatasetFolder(const QString &folder) {
+  const QString absolute = QFileInfo(folder).absoluteFilePath();
+  settings::setLastDirectory(absolute);
+  m_statusLabel->setText(tr("Listing %1…").arg(absolute));
+  // The listing only (names and sizes): the dataset view reads the files' metadata in the background.
+  runInBackground(
+      this,
+      [absolute] {
+        auto index = std::make_shared<dataset::DatasetIndex>();
+        index->root = absolute.toStdString();
+        const std::filesystem::path root(index->root);
+        std::error_code ec =
+            dataset::forEachDatasetFile(root, [&](const std::filesystem::directory_entry &entry) {
+              std::error_code sizeError;
+              const auto size = entry.file_size(sizeError);
+              index->files.push_back({entry.path().lexically_relative(root).generic_string(),
+                                      sizeError ? 0 : static_cast<std::uint64_t>(size),
+                                      0,
+                                      {},
+                                      {}});
+            });
+        std::sort(index->files.begin(), index->files.end(),
+                  [](const dataset::FileEntry &a, const dataset::FileEntry &b) { return a.path < b.path; });
+        return std::make_pair(index, ec ? QString::fromStdString(ec.message()) : QString());
+      },
+      [this, absolute](const std::pair<std::shared_ptr<dataset::DatasetIndex>, QString> &listed) {
+        m_statusLabel->setText(tr("Ready"));
+        if (!listed.second.isEmpty() || listed.first->files.empty()) {
+          showError(
+              tr("Cannot Import Dataset"),
+              listed.second.isEmpty()
+                  ? tr("%1 holds no images (jpg, png, bmp, webp, ...) or tensors (.npy, .npz).").arg(absolute)
+                  : tr("%1: %2").arg(absolute, listed.second));
+          Q_EMIT datasetImported(-1);
+          return;
+        }
+        project::Dataset dataset;
+        dataset.name = QFileInfo(absolute).fileName().toStdString();
+        dataset.index = std::move(*listed.first);
+        const size_t files = dataset.index->files.size();
+        const qint64 id = m_context->addDataset(std::move(dataset));
+        m_context->log(LogLevel::Info,
+                       tr("Dataset %1: %2")
+                           .arg(absolute, countText(static_cast<qint64>(files), tr("file"), tr("files"))));
+        m_context->select({Section::Datasets, id});
+        m_context->activate({Section::Datasets, id});
+        Q_EMIT datasetImported(id);
+      });
 }
 
 void MainWindow::keepJobLog(const JobInfo &job) {
@@ -254,7 +307,7 @@ int MainWindow::runTransform() {
                 QString::fromStdString(driver::transformResultPath(request)));
 }
 
-int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
+int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QString &subset) {
   const project::Project &p = m_context->project();
   if (p.model.path.empty() || p.model.format == "hf") {
     showError(tr("Cannot Calibrate"), tr("The project has no ONNX model yet: use File ▸ Import Model first."));
@@ -270,21 +323,42 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
     datasetId = m_context->selection().id;
   const project::Dataset *dataset = nullptr;
   for (const project::Dataset &d : p.datasets)
-    if (d.id == datasetId || (datasetId < 0 && !dataset && !d.samples.empty()))
+    if (d.id == datasetId || (datasetId < 0 && !dataset && d.fileCount() > 0))
       dataset = &d;
-  if (!dataset || dataset->samples.empty()) {
-    showError(tr("Cannot Calibrate"), tr("Add calibration samples first: File ▸ Add Calibration Samples."));
+  if (!dataset || dataset->fileCount() == 0) {
+    showError(tr("Cannot Calibrate"), tr("Add calibration samples first: File ▸ Import Dataset Folder or "
+                                         "File ▸ Add Calibration Samples."));
     return -1;
+  }
+  // The samples: a subset of the folder, else all of its files and the samples added one by one.
+  std::vector<std::string> samples;
+  if (!subset.isEmpty()) {
+    const dataset::Subset *s = dataset->index ? dataset->index->findSubset(subset.toStdString()) : nullptr;
+    if (!s || s->paths.empty()) {
+      showError(tr("Cannot Calibrate"), tr("Dataset '%1' has no subset '%2' with files.")
+                                            .arg(QString::fromStdString(dataset->name), subset));
+      return -1;
+    }
+    for (const std::string &path : s->paths)
+      samples.push_back(dataset->index->absolutePath(path));
+  } else {
+    if (dataset->index)
+      for (const dataset::FileEntry &e : dataset->index->files)
+        samples.push_back(dataset->index->absolutePath(e.path));
+    for (const project::Sample &sample : dataset->samples)
+      samples.push_back(sample.path);
   }
   QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
   QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
   QDir().mkpath(cache);
   // The engine reads the samples from a run_calibration data list: one sample file a line.
-  QString list = cache + QStringLiteral("/calibration-dataset%1.txt").arg(dataset->id);
+  const QString source = subset.isEmpty() ? QStringLiteral("dataset%1").arg(dataset->id)
+                                          : QStringLiteral("dataset%1-%2").arg(dataset->id).arg(subset);
+  QString list = cache + QStringLiteral("/calibration-%1.txt").arg(source);
   QSaveFile listFile(list);
   QByteArray lines;
-  for (const project::Sample &sample : dataset->samples)
-    lines += QByteArray::fromStdString(sample.path) + '\n';
+  for (const std::string &sample : samples)
+    lines += QByteArray::fromStdString(sample) + '\n';
   if (!listFile.open(QIODevice::WriteOnly) || listFile.write(lines) < 0 || !listFile.commit()) {
     showError(tr("Cannot Calibrate"), tr("cannot write '%1': %2").arg(list, listFile.errorString()));
     return -1;
@@ -293,22 +367,29 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method) {
   QString mlir = cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir");
   if (!QFileInfo::exists(mlir) && runTransform() < 0)
     return -1;
-  QString table = cache + QLatin1Char('/') + name + QStringLiteral("_dataset%1_%2_cali_table").arg(dataset->id).arg(method);
+  QString table = cache + QLatin1Char('/') + name + QLatin1Char('_') + source + QLatin1Char('_') + method +
+                  QStringLiteral("_cali_table");
   driver::CalibrateOptions request;
   request.mlirFile = mlir.toStdString();
   request.dataList = list.toStdString();
   request.caliMethod = method.toStdString();
   request.calibrationTable = table.toStdString();
   request.progress = "json";
-  const int id = submit(tr("Cannot Calibrate"),
-                        tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name)), request,
-                        cache, QString::fromStdString(driver::calibrateResultPath(request)));
+  const int id =
+      submit(tr("Cannot Calibrate"),
+             subset.isEmpty()
+                 ? tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name))
+                 : tr("Calibrate %1 on %2 / %3").arg(name, QString::fromStdString(dataset->name), subset),
+             request, cache, QString::fromStdString(driver::calibrateResultPath(request)));
   if (id < 0)
     return -1;
   // When this job ends, its table joins the project it was started for (not a project opened since).
-  const std::string tableName = name.toStdString() + " " + dataset->name + " " + method.toStdString();
+  const std::string tableName = name.toStdString() + " " + dataset->name +
+                                (subset.isEmpty() ? "" : "/" + subset.toStdString()) + " " +
+                                method.toStdString();
   const std::string comment = "tpuc calibrate --cali_method " + method.toStdString() + " on " +
-                              std::to_string(dataset->samples.size()) + " samples of dataset '" + dataset->name + "'";
+                              std::to_string(samples.size()) + " samples of dataset '" + dataset->name + "'" +
+                              (subset.isEmpty() ? "" : ", subset '" + subset.toStdString() + "'");
   auto connection = std::make_shared<QMetaObject::Connection>();
   *connection = connect(m_jobs, &JobQueue::jobFinished, this,
                         [this, id, connection, table, tableName, comment, generation = m_projectGeneration](

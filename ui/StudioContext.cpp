@@ -339,6 +339,59 @@ void StudioContext::addSamples(qint64 datasetId, std::vector<project::Sample> sa
        });
 }
 
+void StudioContext::putSubset(qint64 datasetId, dataset::Subset subset) {
+  const project::Dataset *dataset = findById(m_project.datasets, datasetId);
+  if (!dataset || !dataset->index)
+    return;
+  std::vector<dataset::Subset> before = dataset->index->subsets;
+  const QString name = QString::fromStdString(subset.name);
+  edit(
+      tr("Make subset %1").arg(name), Section::Datasets,
+      [datasetId, subset = std::move(subset)](project::Project &p) {
+        if (project::Dataset *d = findById(p.datasets, datasetId); d && d->index)
+          d->index->putSubset(subset);
+      },
+      [datasetId, before](project::Project &p) {
+        if (project::Dataset *d = findById(p.datasets, datasetId); d && d->index)
+          d->index->subsets = before;
+      });
+}
+
+void StudioContext::removeSubset(qint64 datasetId, const QString &name) {
+  const project::Dataset *dataset = findById(m_project.datasets, datasetId);
+  if (!dataset || !dataset->index || !dataset->index->findSubset(name.toStdString()))
+    return;
+  std::vector<dataset::Subset> before = dataset->index->subsets;
+  edit(
+      tr("Delete subset %1").arg(name), Section::Datasets,
+      [datasetId, name = name.toStdString()](project::Project &p) {
+        if (project::Dataset *d = findById(p.datasets, datasetId); d && d->index)
+          std::erase_if(d->index->subsets, [&](const dataset::Subset &s) { return s.name == name; });
+      },
+      [datasetId, before](project::Project &p) {
+        if (project::Dataset *d = findById(p.datasets, datasetId); d && d->index)
+          d->index->subsets = before;
+      });
+}
+
+void StudioContext::setDatasetIndex(qint64 datasetId, dataset::DatasetIndex index) {
+  project::Dataset *dataset = findById(m_project.datasets, datasetId);
+  if (!dataset)
+    return;
+  if (dataset->index) // subsets made since the scan started: kept with the files that are still there
+    for (const dataset::Subset &current : dataset->index->subsets)
+      if (!index.findSubset(current.name)) {
+        dataset::Subset kept = current;
+        std::erase_if(kept.paths, [&](const std::string &path) { return !index.find(path); });
+        index.subsets.push_back(std::move(kept));
+      }
+  applyChange(Section::Datasets, [datasetId, &index](project::Project &p) {
+    if (project::Dataset *d = findById(p.datasets, datasetId))
+      d->index = std::move(index);
+  });
+  setExtraModified(true);
+}
+
 qint64 StudioContext::newCaliTableVersion(qint64 tableId) {
   const project::CaliTable *source = findById(m_project.caliTables, tableId);
   if (!source)

@@ -83,6 +83,9 @@ public:
   qint64 addDataset(project::Dataset dataset);
   /// Appends samples to a dataset (one undo step).
   void addSamples(qint64 datasetId, std::vector<project::Sample> samples);
+  /// Adds or replaces a named subset of a folder dataset (one undo step).
+  void putSubset(qint64 datasetId, dataset::Subset subset);
+  void removeSubset(qint64 datasetId, const QString &name);
   /// Copies a calibration table to a new version (highest version of its name + 1); returns the new id.
   qint64 newCaliTableVersion(qint64 tableId);
 
@@ -94,6 +97,9 @@ public:
   /// Appends a finished run (history is a record, not an edit) and announces runFinished.
   qint64 addRun(project::RunRecord run);
   void setViewState(const QString &key, const QString &value);
+  /// Takes a fresh scan of a folder dataset: a record of the disk, not an edit (not undoable). Subsets made
+  /// while the scan ran are kept, without the files the scan no longer found.
+  void setDatasetIndex(qint64 datasetId, dataset::DatasetIndex index);
 
   Selection selection() const { return m_selection; }
   void select(const Selection &selection);

@@ -7,6 +7,7 @@
 #include "ui/Settings.h"
 #include "ui/StudioContext.h"
 #include "ui/jobs/JobQueue.h"
+#include "ui/models/DatasetFilesModel.h"
 #include "ui/panels/CompileConfigEditor.h"
 #include "ui/views/DatasetView.h"
 #include "ui/views/TableView.h"
@@ -520,7 +521,10 @@ void TestMainWindow::droppedImagesBecomeSamples() {
   auto *view = qobject_cast<DatasetView *>(window.centralTabs()->currentWidget());
   QVERIFY(view);
   QCOMPARE(view->view()->model()->rowCount(), 3);
-  QCOMPARE(view->view()->model()->index(0, 0).data(Qt::DecorationRole).value<QPixmap>().size(), QSize(96, 96));
+  const int wideRow = view->filesModel()->rowOf(dir.filePath("wide.png"));
+  QVERIFY(wideRow >= 0);
+  QCOMPARE(view->filesModel()->index(wideRow, 0).data(Qt::DecorationRole).value<QIcon>().pixmap(96).size(),
+           QSize(96, 96));
   saveScreenshot(window, "main-window-dataset.png");
   // One undo step takes the new dataset and its samples away.
   context.undoStack()->undo();

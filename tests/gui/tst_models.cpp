@@ -3,13 +3,16 @@
 #include "ui/SampleImport.h"
 #include "ui/StudioContext.h"
 #include "ui/jobs/JobQueue.h"
+#include "ui/models/DatasetFilesModel.h"
 #include "ui/models/JobListModel.h"
 #include "ui/models/ProjectTreeModel.h"
-#include "ui/models/SampleListModel.h"
 #include "ui/models/TableModels.h"
+#include "ui/models/ThumbnailCache.h"
 
 #include <QAbstractItemModelTester>
 #include <QBuffer>
+#include <QDir>
+#include <QFileInfo>
 #include <QIcon>
 #include <QImage>
 #include <QPixmap>
@@ -53,6 +56,7 @@ private Q_SLOTS:
   void quantTableModelValidatesModes();
   void jobListModel();
   void sampleListModel();
+  void folderDatasetModel();
   void namesStayUnique();
 };
 
@@ -160,23 +164,126 @@ void TestModels::sampleListModel() {
   buffer.open(QIODevice::WriteOnly);
   image.save(&buffer, "PNG");
   p.datasets[0].samples[0].thumbnailPng.assign(png.begin(), png.end());
+  p.datasets[0].samples[0].metadataJson = R"({"bytes":1234,"format":"jpeg","width":640,"height":480})";
+  p.datasets[0].samples[1].metadataJson = R"({"bytes":99,"format":"npy","dtype":"<f4","shape":[1,3,2,2]})";
   load(context, p);
-  SampleListModel model(&context, 1);
+  ThumbnailCache thumbnails(kThumbnailSide, {});
+  DatasetFilesModel model(&context, 1, &thumbnails);
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
   QCOMPARE(model.rowCount(), 2);
-  QCOMPARE(model.index(0).data().toString(), QString("a.jpg"));
+  QCOMPARE(model.index(0, DatasetFilesModel::Name).data().toString(), QString("a.jpg"));
+  QCOMPARE(model.index(0, DatasetFilesModel::Dimensions).data().toString(), QString("640×480"));
+  QCOMPARE(model.index(0, DatasetFilesModel::Dimensions).data(DatasetFilesModel::SortRole).toLongLong(),
+           640 * 480);
+  QCOMPARE(model.index(1, DatasetFilesModel::Dimensions).data().toString(), QString("1×3×2×2 <f4"));
+  QCOMPARE(model.index(0, DatasetFilesModel::Size).data(DatasetFilesModel::SortRole).toLongLong(), 1234);
   // Thumbnails are centred on a square; tensors without one get an icon.
-  QImage shown = model.index(0).data(Qt::DecorationRole).value<QPixmap>().toImage();
+  QImage shown = model.index(0, 0).data(Qt::DecorationRole).value<QIcon>().pixmap(kThumbnailSide).toImage();
   QCOMPARE(shown.size(), QSize(kThumbnailSide, kThumbnailSide));
   QCOMPARE(QColor(shown.pixel(kThumbnailSide / 2, kThumbnailSide / 2)), QColor(Qt::red));
   QCOMPARE(qAlpha(shown.pixel(0, 0)), 0);
-  QVERIFY(model.index(1).data(Qt::DecorationRole).canConvert<QIcon>());
+  QVERIFY(model.index(1, 0).data(Qt::DecorationRole).canConvert<QIcon>());
   context.addSamples(1, {{"/d/c.png", "{}", {}}});
   QCOMPARE(model.rowCount(), 3);
   context.undoStack()->undo();
   QCOMPARE(model.rowCount(), 2);
-  SampleListModel missing(&context, 99);
+  DatasetFilesModel missing(&context, 99, &thumbnails);
   QCOMPARE(missing.rowCount(), 0);
+}
+
+void TestModels::folderDatasetModel() {
+  // A folder dataset: its index's files, then the unreadable ones with the reason; thumbnails are made off
+  // the UI thread and announced; the proxy sorts numerically and filters on words and subsets.
+  QTemporaryDir dir;
+  QImage wide(40, 20, QImage::Format_RGB32), tall(10, 30, QImage::Format_RGB32);
+  wide.fill(Qt::blue);
+  tall.fill(Qt::green);
+  QVERIFY(QDir(dir.path()).mkpath("cats"));
+  QVERIFY(wide.save(dir.filePath("cats/wide.png")));
+  QVERIFY(tall.save(dir.filePath("tall.png")));
+  project::Project p = sampleProject();
+  dataset::DatasetIndex index;
+  index.root = dir.path().toStdString();
+  dataset::FileEntry a{"cats/wide.png", 500, 0, "sha256:aaaaaaaaaaaa", {}};
+  a.metadata.format = "png";
+  a.metadata.width = 40;
+  a.metadata.height = 20;
+  a.metadata.channels = 3;
+  dataset::FileEntry b{"tall.png", 90, 0, "sha256:bbbbbbbbbbbb", {}};
+  b.metadata.format = "png";
+  b.metadata.width = 10;
+  b.metadata.height = 30;
+  b.metadata.channels = 3;
+  index.files = {a, b};
+  index.unreadable = {{"broken.jpg", "cannot decode image: bad Huffman table"}};
+  index.subsets = {{"one", "manual", 1, 0, {"tall.png"}}};
+  project::Dataset folder;
+  folder.id = 2;
+  folder.name = "folder";
+  folder.index = index;
+  p.datasets.push_back(folder);
+  StudioContext context;
+  load(context, p);
+  QTemporaryDir cache;
+  ThumbnailCache thumbnails(kThumbnailSide, cache.path());
+  DatasetFilesModel model(&context, 2, &thumbnails);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QCOMPARE(model.rowCount(), 3);
+  QCOMPARE(model.index(0, DatasetFilesModel::Folder).data().toString(), QString("cats"));
+  QCOMPARE(model.index(0, DatasetFilesModel::Channels).data().toInt(), 3);
+  QVERIFY(model.index(2, 0).data(DatasetFilesModel::UnreadableRole).toBool());
+  QCOMPARE(model.index(2, DatasetFilesModel::Problem).data().toString(),
+           QString("cannot decode image: bad Huffman table"));
+  // The thumbnail is not there at first; it is made in the background, announced, then served from memory
+  // and kept on disk under its content hash.
+  QSignalSpy ready(&thumbnails, &ThumbnailCache::ready);
+  QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+  const QImage blank =
+      model.index(0, 0).data(Qt::DecorationRole).value<QIcon>().pixmap(kThumbnailSide).toImage();
+  QCOMPARE(blank.size(), QSize(kThumbnailSide, kThumbnailSide)); // a placeholder of the same size
+  QCOMPARE(qAlpha(blank.pixel(kThumbnailSide / 2, kThumbnailSide / 2)), 0);
+  QVERIFY(ready.wait(5000));
+  QCOMPARE(ready.at(0).at(0).toString(), QString("sha256:aaaaaaaaaaaa"));
+  QVERIFY(!changed.isEmpty());
+  QImage shown = model.index(0, 0).data(Qt::DecorationRole).value<QIcon>().pixmap(kThumbnailSide).toImage();
+  QCOMPARE(shown.size(), QSize(kThumbnailSide, kThumbnailSide));
+  QCOMPARE(QColor(shown.pixel(kThumbnailSide / 2, kThumbnailSide / 2)), QColor(Qt::blue));
+  QVERIFY(QFileInfo::exists(cache.filePath("aa/aaaaaaaaaaaa.png")));
+  // Problems from the quality report join the unreadable reasons.
+  model.setProblems({{"tall.png", "outlier: mean B is far from the dataset's"}});
+  QCOMPARE(model.index(1, DatasetFilesModel::Problem).data().toString(),
+           QString("outlier: mean B is far from the dataset's"));
+  // Sort by dimensions (pixels): tall (300) before wide (800); filter on words, subsets, unreadable files.
+  DatasetFilesProxy proxy;
+  proxy.setSourceModel(&model);
+  proxy.sort(DatasetFilesModel::Dimensions, Qt::AscendingOrder);
+  QCOMPARE(proxy.index(0, 0).data().toString(), QString("broken.jpg")); // no dimensions: 0
+  QCOMPARE(proxy.index(1, 0).data().toString(), QString("tall.png"));
+  proxy.setSearch("CATS png");
+  QCOMPARE(proxy.rowCount(), 1);
+  proxy.setSearch("");
+  proxy.setShow(DatasetFilesProxy::Show::Paths, {"tall.png"});
+  QCOMPARE(proxy.rowCount(), 1);
+  proxy.setShow(DatasetFilesProxy::Show::Unreadable);
+  QCOMPARE(proxy.rowCount(), 1);
+  QCOMPARE(proxy.index(0, 0).data().toString(), QString("broken.jpg"));
+  proxy.setShow(DatasetFilesProxy::Show::Problems);
+  QCOMPARE(proxy.rowCount(), 2);
+  // A scan filling in metadata keeps the rows (no reset: scrolling and selection survive).
+  QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+  dataset::DatasetIndex scanned = *context.project().datasets[1].index;
+  scanned.files[1].metadata.width = 11;
+  context.setDatasetIndex(2, scanned);
+  QCOMPARE(reset.count(), 0);
+  QCOMPARE(model.index(1, DatasetFilesModel::Dimensions).data().toString(), QString("11×30"));
+  QCOMPARE(context.project().datasets[1].index->subsets.size(), std::size_t(1));
+  // An undoable subset edit.
+  context.putSubset(2, {"two", "manual", 2, 0, {"cats/wide.png", "tall.png"}});
+  QCOMPARE(context.project().datasets[1].index->subsets.size(), std::size_t(2));
+  context.undoStack()->undo();
+  QCOMPARE(context.project().datasets[1].index->subsets.size(), std::size_t(1));
+  context.removeSubset(2, "one");
+  QVERIFY(context.project().datasets[1].index->subsets.empty());
 }
 
 void TestModels::namesStayUnique() {

@@ -45,8 +45,8 @@ void ProjectTreeModel::rebuild() {
 
   Node datasets{Section::Datasets, tr("Calibration datasets"), QString::number(p.datasets.size()), {}};
   for (const auto &d : p.datasets)
-    datasets.children.append({qs(d.name), countText(static_cast<qint64>(d.samples.size()), tr("sample"), tr("samples")),
-                              {}, d.id});
+    datasets.children.append(
+        {qs(d.name), countText(static_cast<qint64>(d.fileCount()), tr("sample"), tr("samples")), {}, d.id});
   m_nodes.append(datasets);
 
   Node cali{Section::CaliTables, tr("Calibration tables"), QString::number(p.caliTables.size()), {}};

@@ -182,7 +182,7 @@ void PropertiesPanel::fillProperties(const Selection &selection) {
     break;
   case Section::Datasets:
     if (const auto *d = byId(p.datasets, selection.id))
-      rows = {{tr("Name"), qs(d->name)}, {tr("Samples"), QString::number(d->samples.size())}};
+      rows = {{tr("Name"), qs(d->name)}, {tr("Samples"), QString::number(d->fileCount())}};
     else
       rows = {{tr("Datasets"), QString::number(p.datasets.size())}};
     break;

@@ -33,7 +33,7 @@ void OverviewView::refresh() {
   };
   std::size_t samples = 0;
   for (const auto &d : p.datasets)
-    samples += d.samples.size();
+    samples += d.fileCount();
   QString html = QStringLiteral("<h2>%1</h2><table>").arg(m_context->displayName().toHtmlEscaped());
   html += row(tr("File"), m_context->filePath().isEmpty() ? tr("not saved yet") : m_context->filePath());
   html += row(tr("Model"), p.model.path.empty() ? tr("none — use File ▸ Import") : QString::fromStdString(p.model.path));
