@@ -1,6 +1,7 @@
 // The files of one calibration dataset as a table (and, column 0, a thumbnail grid).
 #include "ui/models/DatasetFilesModel.h"
 
+#include "ui/Background.h"
 #include "ui/SampleImport.h"
 #include "ui/models/ThumbnailCache.h"
 
@@ -128,47 +129,128 @@ const project::Dataset *DatasetFilesModel::dataset() const {
   return it == sets.end() ? nullptr : &*it;
 }
 
-void DatasetFilesModel::refresh() {
-  std::vector<DatasetRow> rows;
-  if (const project::Dataset *d = dataset()) {
-    if (d->index) {
-      rows.reserve(d->index->files.size() + d->index->unreadable.size());
-      for (const dataset::FileEntry &e : d->index->files)
-        rows.push_back(rowOfEntry(*d->index, e));
-      for (const dataset::UnreadableFile &u : d->index->unreadable) {
-        dataset::FileEntry e{u.path, 0, 0, {}, {}};
-        DatasetRow row = rowOfEntry(*d->index, e);
-        row.unreadable = true;
-        row.image = false;
-        row.format = tr("unreadable");
-        row.problem = QString::fromStdString(u.reason);
-        row.size = QFileInfo(row.absolute).size();
-        rows.push_back(std::move(row));
-      }
+quint64 DatasetFilesModel::fingerprint(const project::Dataset *d) {
+  // FNV-1a over what the rows show (not the subsets: making one changes no row).
+  quint64 h = 1469598103934665603ull;
+  auto mix = [&h](const void *data, size_t size) {
+    const auto *bytes = static_cast<const unsigned char *>(data);
+    for (size_t i = 0; i < size; ++i)
+      h = (h ^ bytes[i]) * 1099511628211ull;
+  };
+  auto text = [&mix](const std::string &s) { mix(s.data(), s.size() + 1); };
+  auto value = [&mix](const auto &v) { mix(&v, sizeof v); };
+  if (!d)
+    return 0;
+  if (d->index) {
+    text(d->index->root);
+    for (const dataset::FileEntry &e : d->index->files) {
+      text(e.path);
+      text(e.contentHash);
+      text(e.metadata.format);
+      text(e.metadata.dtype);
+      value(e.size);
+      value(e.metadata.width);
+      value(e.metadata.height);
+      value(e.metadata.channels);
+      for (int64_t dim : e.metadata.shape)
+        value(dim);
     }
-    for (const project::Sample &s : d->samples)
-      rows.push_back(rowOfSample(s));
+    for (const dataset::UnreadableFile &u : d->index->unreadable) {
+      text(u.path);
+      text(u.reason);
+    }
   }
-  for (DatasetRow &row : rows)
+  for (const project::Sample &sample : d->samples) {
+    text(sample.path);
+    text(sample.metadataJson);
+    value(sample.thumbnailPng.size());
+  }
+  return h | 1; // never 0, the fingerprint of no dataset
+}
+
+DatasetFilesModel::Rows DatasetFilesModel::buildRows(const project::Dataset *d) {
+  Rows built;
+  built.fingerprint = fingerprint(d);
+  if (!d)
+    return built;
+  std::vector<DatasetRow> &rows = built.rows;
+  if (d->index) {
+    rows.reserve(d->index->files.size() + d->index->unreadable.size());
+    for (const dataset::FileEntry &e : d->index->files)
+      rows.push_back(rowOfEntry(*d->index, e));
+    for (const dataset::UnreadableFile &u : d->index->unreadable) {
+      dataset::FileEntry e{u.path, 0, 0, {}, {}};
+      DatasetRow row = rowOfEntry(*d->index, e);
+      row.unreadable = true;
+      row.image = false;
+      row.format = tr("unreadable");
+      row.problem = QString::fromStdString(u.reason);
+      row.size = QFileInfo(row.absolute).size();
+      rows.push_back(std::move(row));
+    }
+  }
+  for (const project::Sample &s : d->samples)
+    rows.push_back(rowOfSample(s));
+  built.rowOf.reserve(static_cast<qsizetype>(rows.size()));
+  for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+    built.rowOf.insert(rows[i].path, i);
+    built.rowsOfKey[rows[i].thumbnailKey].append(i);
+  }
+  return built;
+}
+
+void DatasetFilesModel::refresh() {
+  // Every dataset view follows every change of the datasets section: the fingerprint (a pass over the
+  // entries, no allocation) skips the rebuild when this dataset's rows would not change.
+  const project::Dataset *current = dataset();
+  const quint64 now = fingerprint(current);
+  if (now == m_fingerprint || now == m_building)
+    return;
+  // Thousands of rows are made off the UI thread from a copy (copying is quick, making the rows' strings is
+  // not); the rows shown meanwhile are the previous ones.
+  constexpr size_t kBackgroundRows = 2000;
+  if (!current || current->fileCount() < kBackgroundRows) {
+    m_building = 0;
+    adopt(buildRows(current));
+    return;
+  }
+  m_building = now;
+  auto copy = std::make_shared<const project::Dataset>(*current);
+  runInBackground(
+      this, [copy] { return std::make_shared<Rows>(buildRows(copy.get())); },
+      [this](const std::shared_ptr<Rows> &rows) {
+        if (rows->fingerprint != m_building)
+          return; // a newer build is on its way
+        m_building = 0;
+        if (fingerprint(dataset()) == rows->fingerprint)
+          adopt(std::move(*rows));
+        else
+          refresh();
+      });
+}
+
+void DatasetFilesModel::adopt(Rows built) {
+  for (DatasetRow &row : built.rows)
     if (!row.unreadable)
       row.problem = m_problems.value(row.path);
   const bool sameFiles =
-      std::equal(rows.begin(), rows.end(), m_rows.begin(), m_rows.end(),
+      std::equal(built.rows.begin(), built.rows.end(), m_rows.begin(), m_rows.end(),
                  [](const DatasetRow &a, const DatasetRow &b) { return a.path == b.path; });
   if (!sameFiles)
     beginResetModel();
-  m_rows = std::move(rows);
+  m_fingerprint = built.fingerprint;
+  m_rows = std::move(built.rows);
+  m_rowOf = std::move(built.rowOf);
+  m_rowsOfKey = std::move(built.rowsOfKey);
   m_stored.clear();
-  m_rowOf.clear();
-  m_rowsOfKey.clear();
-  for (int i = 0; i < static_cast<int>(m_rows.size()); ++i) {
-    m_rowOf.insert(m_rows[i].path, i);
-    m_rowsOfKey[m_rows[i].thumbnailKey].append(i);
-  }
   if (!sameFiles)
     endResetModel();
-  else if (!m_rows.empty())
-    Q_EMIT dataChanged(index(0, 0), index(static_cast<int>(m_rows.size()) - 1, ColumnCount - 1));
+  else if (!m_rows.empty()) { // the same files (names and folders too): what a scan fills in, and the
+                              // thumbnails, now by content hash
+    const int last = static_cast<int>(m_rows.size()) - 1;
+    Q_EMIT dataChanged(index(0, Format), index(last, ColumnCount - 1));
+    Q_EMIT dataChanged(index(0, Name), index(last, Name), {Qt::DecorationRole, Qt::ToolTipRole});
+  }
 }
 
 void DatasetFilesModel::setProblems(const QHash<QString, QString> &problems) {
@@ -306,6 +388,7 @@ QVariant DatasetFilesModel::data(const QModelIndex &index, int role) const {
 DatasetFilesProxy::DatasetFilesProxy(QObject *parent) : QSortFilterProxyModel(parent) {
   setSortRole(DatasetFilesModel::SortRole);
   setSortCaseSensitivity(Qt::CaseInsensitive);
+  setSortLocaleAware(false);
 }
 
 void DatasetFilesProxy::setSearch(const QString &text) {

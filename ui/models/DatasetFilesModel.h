@@ -61,14 +61,31 @@ public:
   int rowOf(const QString &path) const { return m_rowOf.value(path, -1); }
   /// Problems found by the quality report, by path (shown in the Problem column beside unreadable files).
   void setProblems(const QHash<QString, QString> &problems);
-  /// Rebuilds the rows from the project.
+  /// Rebuilds the rows from the project when this dataset's changed (in the background for large ones).
   void refresh();
+  /// Rows are being made in the background.
+  bool building() const { return m_building != 0; }
+
+  /// The rows of a dataset, made on any thread (a scan builds them off the UI thread), and adopted by the
+  /// model on the UI thread; refresh() then finds them current by their fingerprint.
+  struct Rows {
+    std::vector<DatasetRow> rows;
+    QHash<QString, int> rowOf;
+    QHash<QString, QList<int>> rowsOfKey;
+    quint64 fingerprint = 0;
+  };
+  static Rows buildRows(const project::Dataset *dataset);
+  /// A hash of what the rows show (files, metadata, unreadable files, samples; not subsets); 0 for none.
+  static quint64 fingerprint(const project::Dataset *dataset);
+  void adopt(Rows rows);
 
 private:
   const project::Dataset *dataset() const;
   StudioContext *m_context;
   qint64 m_datasetId;
   ThumbnailCache *m_thumbnails;
+  quint64 m_fingerprint = 0; ///< of the dataset the rows were built from
+  quint64 m_building = 0;    ///< of the dataset whose rows are being made in the background, else 0
   std::vector<DatasetRow> m_rows;
   QHash<QString, int> m_rowOf;
   QHash<QString, QList<int>> m_rowsOfKey; ///< thumbnail key -> rows

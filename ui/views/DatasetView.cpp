@@ -52,6 +52,7 @@ const QString kShowProblems = QStringLiteral("\x01problems");
 
 struct ScanOutcome {
   std::optional<dataset::ScanResult> result;
+  DatasetFilesModel::Rows rows; ///< of the scanned dataset, made off the UI thread too
   QString error;
 };
 
@@ -104,8 +105,9 @@ DatasetView::DatasetView(StudioContext *context, qint64 datasetId, QWidget *pare
 
   m_table->setObjectName(QStringLiteral("datasetTable"));
   m_table->setModel(m_proxy);
+  // Unsorted (the files' path order) until a header is clicked: sorting 100,000 rows takes a while.
+  m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   m_table->setSortingEnabled(true);
-  m_table->sortByColumn(DatasetFilesModel::Name, Qt::AscendingOrder);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_table->setIconSize(QSize(line, line));
@@ -421,6 +423,8 @@ void DatasetView::updateSelection() {
 
 void DatasetView::rescan() { startScan(); }
 
+bool DatasetView::idle() const { return m_busy == 0 && !m_model->building(); }
+
 QString DatasetView::changesText() const { return m_changesText; }
 
 void DatasetView::startScan() {
@@ -443,7 +447,7 @@ void DatasetView::startScan() {
   ++m_busy;
   runInBackground(
       this,
-      [previous, cancel, done, total, cacheDir] {
+      [previous, cancel, done, total, cacheDir, id = d->id, name = d->name, samples = d->samples] {
         dataset::ScanOptions options;
         options.cacheDir = cacheDir;
         options.previous = previous.get();
@@ -454,9 +458,13 @@ void DatasetView::startScan() {
         options.cancelled = [cancel] { return cancel->load(); };
         auto outcome = std::make_shared<ScanOutcome>();
         auto scanned = dataset::scanDataset(previous->root, options);
-        if (scanned)
+        if (scanned) {
           outcome->result = std::move(*scanned);
-        else
+          // The rows of 100,000 files take a while to make: here, not on the UI thread.
+          project::Dataset scannedDataset{id, name, samples, std::move(outcome->result->index)};
+          outcome->rows = DatasetFilesModel::buildRows(&scannedDataset);
+          outcome->result->index = std::move(*scannedDataset.index);
+        } else
           outcome->error = QString::fromStdString(llvm::toString(scanned.takeError()));
         return outcome;
       },
@@ -500,8 +508,10 @@ void DatasetView::startScan() {
         }
         m_changes->setText(m_changesText);
         m_changes->setVisible(!m_changesText.isEmpty());
-        if (!(result.index == *d->index))
+        if (!(result.index == *d->index)) {
+          m_model->adopt(std::move(outcome->rows));
           m_context->setDatasetIndex(m_datasetId, std::move(result.index));
+        }
         m_context->log(
             LogLevel::Info,
             tr("Dataset %1 scanned: %2 (%3 read, %4 from the cache, %5 unchanged) in %6 s")

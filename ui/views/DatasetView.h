@@ -65,7 +65,7 @@ public:
   void rescan();
   bool scanning() const { return m_scanCancel != nullptr; }
   /// No scan, quality report or subset is being made or waiting to start.
-  bool idle() const { return m_busy == 0; }
+  bool idle() const;
   /// The last scan's changes as shown to the user ("" when none or on the first scan).
   QString changesText() const;
 
