@@ -4,9 +4,11 @@
 #include "project/ProjectStore.h"
 #include "project/TableFiles.h"
 #include "tpuc/Dataset/Scan.h"
+#include "tpuc/Dataset/Subsets.h"
 #include "tpuc/Driver/Results.h"
 #include "ui/Background.h"
 #include "ui/ImportDialog.h"
+#include "ui/ModelInputs.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
 #include "ui/jobs/DeployJob.h"
@@ -307,6 +309,17 @@ int MainWindow::runTransform() {
                 QString::fromStdString(driver::transformResultPath(request)));
 }
 
+namespace {
+
+QString joined(const std::vector<std::string> &parts, const QString &separator) {
+  QStringList list;
+  for (const std::string &part : parts)
+    list << QString::fromStdString(part);
+  return list.join(separator);
+}
+
+} // namespace
+
 int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QString &subset) {
   const project::Project &p = m_context->project();
   if (p.model.path.empty() || p.model.format == "hf") {
@@ -330,24 +343,47 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
                                          "File ▸ Add Calibration Samples."));
     return -1;
   }
-  // The samples: a subset of the folder, else all of its files and the samples added one by one.
-  std::vector<std::string> samples;
+  // The samples: a subset of the folder, else all of its files and the samples added one by one; for a
+  // model with several inputs, a folder with one subfolder per input pairs its files by name (as tpuc
+  // calibrate --dataset does), one sample a line with its files separated by commas.
+  const dataset::Subset *chosen = nullptr;
   if (!subset.isEmpty()) {
-    const dataset::Subset *s = dataset->index ? dataset->index->findSubset(subset.toStdString()) : nullptr;
-    if (!s || s->paths.empty()) {
+    chosen = dataset->index ? dataset->index->findSubset(subset.toStdString()) : nullptr;
+    if (!chosen || chosen->paths.empty()) {
       showError(tr("Cannot Calibrate"), tr("Dataset '%1' has no subset '%2' with files.")
                                             .arg(QString::fromStdString(dataset->name), subset));
       return -1;
     }
-    for (const std::string &path : s->paths)
-      samples.push_back(dataset->index->absolutePath(path));
-  } else {
-    if (dataset->index)
-      for (const dataset::FileEntry &e : dataset->index->files)
-        samples.push_back(dataset->index->absolutePath(e.path));
-    for (const project::Sample &sample : dataset->samples)
-      samples.push_back(sample.path);
   }
+  std::vector<std::string> inputNames;
+  if (Result<std::vector<ModelInput>> inputs = readOnnxInputsFromFile(p.model.path); inputs)
+    for (const ModelInput &input : *inputs)
+      inputNames.push_back(input.name);
+  std::vector<std::vector<std::string>> samples;
+  if (dataset->index) {
+    std::vector<std::string> paths;
+    for (const dataset::FileEntry &e : dataset->index->files)
+      paths.push_back(e.path);
+    dataset::InputGroups groups =
+        dataset::groupByInputs(paths, inputNames, chosen ? &chosen->paths : nullptr);
+    if (!groups.unmatched.empty()) {
+      showError(tr("Cannot Calibrate"),
+                tr("%1 has no partner of the same name under every other input's folder (%2 such files): a "
+                   "sample of this model needs one file under each of %3.")
+                    .arg(QString::fromStdString(dataset->index->absolutePath(groups.unmatched.front())))
+                    .arg(groups.unmatched.size())
+                    .arg(joined(inputNames, QStringLiteral("/, ")) + QLatin1Char('/')));
+      return -1;
+    }
+    for (std::vector<std::string> &sample : groups.samples) {
+      for (std::string &file : sample)
+        file = dataset->index->absolutePath(file);
+      samples.push_back(std::move(sample));
+    }
+  }
+  if (!chosen)
+    for (const project::Sample &sample : dataset->samples)
+      samples.push_back({sample.path});
   QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
   QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
   QDir().mkpath(cache);
@@ -357,8 +393,8 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
   QString list = cache + QStringLiteral("/calibration-%1.txt").arg(source);
   QSaveFile listFile(list);
   QByteArray lines;
-  for (const std::string &sample : samples)
-    lines += QByteArray::fromStdString(sample) + '\n';
+  for (const std::vector<std::string> &sample : samples)
+    lines += joined(sample, QStringLiteral(",")).toUtf8() + '\n';
   if (!listFile.open(QIODevice::WriteOnly) || listFile.write(lines) < 0 || !listFile.commit()) {
     showError(tr("Cannot Calibrate"), tr("cannot write '%1': %2").arg(list, listFile.errorString()));
     return -1;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 
 namespace tpuc::dataset {
 namespace fs = std::filesystem;
@@ -178,13 +179,79 @@ llvm::Expected<Subset> makeSubset(const DatasetIndex &index, const SubsetRequest
 
 llvm::Error writeDataList(const DatasetIndex &index, const std::vector<std::string> &paths,
                           const std::string &file) {
-  std::ofstream out(file, std::ios::binary);
+  std::vector<std::vector<std::string>> samples;
+  samples.reserve(paths.size());
   for (const std::string &path : paths)
-    out << index.absolutePath(path) << "\n";
+    samples.push_back({path});
+  return writeSampleList(index, samples, file);
+}
+
+llvm::Error writeSampleList(const DatasetIndex &index, const std::vector<std::vector<std::string>> &samples,
+                            const std::string &file) {
+  std::ofstream out(file, std::ios::binary);
+  for (const std::vector<std::string> &sample : samples) {
+    for (size_t i = 0; i < sample.size(); ++i)
+      out << (i ? "," : "") << index.absolutePath(sample[i]);
+    out << "\n";
+  }
   out.close();
   if (!out)
     return llvm::createStringError(file + ": cannot write the data list");
   return llvm::Error::success();
+}
+
+InputGroups groupByInputs(const std::vector<std::string> &paths, const std::vector<std::string> &inputNames,
+                          const std::vector<std::string> *chosen) {
+  InputGroups groups;
+  // The input a path is under, and its key there (the rest of the path less the extension).
+  auto split = [&](const std::string &path) -> std::pair<int, std::string> {
+    const size_t slash = path.find('/');
+    if (slash == std::string::npos)
+      return {-1, path};
+    auto it = std::find(inputNames.begin(), inputNames.end(), path.substr(0, slash));
+    if (it == inputNames.end())
+      return {-1, path};
+    std::string key = path.substr(slash + 1);
+    const size_t dot = key.rfind('.');
+    if (dot != std::string::npos && key.find('/', dot) == std::string::npos)
+      key.resize(dot);
+    return {static_cast<int>(it - inputNames.begin()), key};
+  };
+  std::vector<bool> hasFolder(inputNames.size(), false);
+  std::map<std::string, std::vector<std::string>> byKey; // key -> one path per input ("" when missing)
+  for (const std::string &path : paths)
+    if (auto [input, key] = split(path); input >= 0) {
+      hasFolder[input] = true;
+      auto &files = byKey.try_emplace(key, inputNames.size()).first->second;
+      files[input] = path;
+    }
+  groups.grouped =
+      inputNames.size() > 1 && std::all_of(hasFolder.begin(), hasFolder.end(), [](bool b) { return b; });
+  const std::vector<std::string> &order = chosen ? *chosen : paths;
+  std::set<std::string> taken;
+  for (const std::string &path : order) {
+    auto [input, key] = groups.grouped ? split(path) : std::pair<int, std::string>{-1, path};
+    if (input < 0) {
+      groups.samples.push_back({path});
+      continue;
+    }
+    if (!taken.insert(key).second)
+      continue;
+    auto found = byKey.find(key);
+    if (found == byKey.end()) { // a chosen file that is not among the folder's
+      groups.unmatched.push_back(path);
+      continue;
+    }
+    const std::vector<std::string> &files = found->second;
+    if (std::any_of(files.begin(), files.end(), [](const std::string &f) { return f.empty(); })) {
+      for (const std::string &f : files)
+        if (!f.empty())
+          groups.unmatched.push_back(f);
+      continue;
+    }
+    groups.samples.push_back(files);
+  }
+  return groups;
 }
 
 } // namespace tpuc::dataset

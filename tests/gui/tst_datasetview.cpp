@@ -31,6 +31,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 using namespace tpuc;
@@ -74,6 +75,7 @@ private Q_SLOTS:
   void importScanQualityAndSubsets();
   void droppedFolderAndRescan();
   void calibrateFromSubset();
+  void multiInputFolderPairsFiles();
 };
 
 void TestDatasetView::importScanQualityAndSubsets() {
@@ -333,6 +335,63 @@ void TestDatasetView::calibrateFromSubset() {
   const int list = job.spec.arguments.indexOf("--data_list");
   QVERIFY(list > 0);
   QCOMPARE(readLines(job.spec.arguments[list + 1]).size(), 4);
+#endif
+}
+
+void TestDatasetView::multiInputFolderPairsFiles() {
+#ifndef TPUC_ENGINE
+  QSKIP("the tpuc target is not part of this build");
+#else
+  // A two-input model and a folder laid out by input (ds/x/sK.npy, ds/y/sK.npy): the studio's calibration
+  // pairs the files by name, so the max thresholds are those of the pairs (x 4, y 50, z 51).
+  QTemporaryDir dir;
+  QProcess python;
+  python.start("/usr/bin/python3", {TPUC_TWO_INPUTS_SCRIPT, dir.path()});
+  QVERIFY(python.waitForFinished(60000));
+  QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+  StudioContext context;
+  MainWindow window(&context);
+  window.setInteractive(false);
+  window.startup(QString());
+  QSignalSpy imported(&window, &MainWindow::modelImported);
+  window.importModel(dir.filePath("two.onnx"));
+  QVERIFY(imported.wait(10000));
+  project::ImportSettings settings;
+  settings.inputShapes = "[[1,8],[1,8]]";
+  context.setImportSettings(settings);
+  QString error;
+  QVERIFY2(context.saveAs(dir.filePath("two.tpuproj"), &error), qPrintable(error));
+  QSignalSpy datasets(&window, &MainWindow::datasetImported);
+  window.importDatasetFolder(dir.filePath("ds"));
+  QVERIFY(datasets.wait(10000));
+  waitForScan(currentDatasetView(window));
+  qputenv("TPUC", TPUC_ENGINE);
+  QSignalSpy added(&window, &MainWindow::calibrationTableAdded);
+  QVERIFY(window.runCalibrate(datasets.front().front().toLongLong(), "max") > 0);
+  qunsetenv("TPUC");
+  QVERIFY(added.wait(120000));
+  QVERIFY2(added.front().front().toLongLong() > 0,
+           qPrintable(window.jobQueue()->jobs().back().log.join('\n')));
+  std::map<std::string, double> thresholds;
+  for (const project::CaliEntry &e : context.project().caliTables.back().entries)
+    thresholds[e.opName] = e.threshold;
+  QCOMPARE(thresholds["x"], 4.0);
+  QCOMPARE(thresholds["y"], 50.0);
+  QCOMPARE(thresholds["z"], 51.0);
+  QVERIFY2(QString::fromStdString(context.project().caliTables.back().comment).contains("4 samples"),
+           context.project().caliTables.back().comment.c_str());
+
+  // A file without its partner is refused before anything runs, naming it.
+  QVERIFY(QFile::copy(dir.filePath("ds/x/s0.npy"), dir.filePath("ds/x/lonely.npy")));
+  DatasetView *view = currentDatasetView(window);
+  QSignalSpy scanned(view, &DatasetView::scanFinished);
+  view->rescan();
+  QVERIFY(scanned.wait(30000));
+  const qsizetype jobs = window.jobQueue()->jobs().size();
+  qputenv("TPUC", TPUC_ENGINE);
+  QCOMPARE(window.runCalibrate(datasets.front().front().toLongLong(), "max"), -1);
+  qunsetenv("TPUC");
+  QCOMPARE(window.jobQueue()->jobs().size(), jobs);
 #endif
 }
 

@@ -9,6 +9,7 @@
 #include "tpuc/Driver/Calibration.h"
 #include "tpuc/Driver/Driver.h"
 #include "tpuc/Driver/SearchQtable.h"
+#include "tpuc/Driver/TestInputs.h"
 #include "tpuc/Driver/TopModule.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -42,15 +43,16 @@ llvm::Expected<CalibrateReport> calibrate(const CalibrateOptions &o, const Sink 
   auto start = Clock::now();
   CalibrateReport report;
   sink.report("calibrate", 0.0, "reading " + o.mlirFile);
-  auto samples = collectCalibrationSamples(o);
-  if (!samples)
-    return failWith(std::move(report), samples.takeError());
-  report.numSamples = samples->size();
   mlir::MLIRContext context;
   auto loaded = cli::loadTopModule(context, o.mlirFile);
   if (!loaded)
     return failWith(std::move(report), loaded.takeError());
   mlir::OwningOpRef<mlir::ModuleOp> module = std::move(*loaded);
+  // The inputs' names pair the files of a multi-input folder (one subfolder per input).
+  auto samples = collectCalibrationSamples(o, cli::inputNames(*module));
+  if (!samples)
+    return failWith(std::move(report), samples.takeError());
+  report.numSamples = samples->size();
   bool searchThreshold = o.search == "search_threshold";
   if (searchThreshold && o.caliMethod != "kl") // TPU-MLIR ignores it there too: a note, not an error.
     report.messages.push_back(

@@ -20,6 +20,7 @@
 
 #include "tpuc/Dataset/Index.h"
 #include "tpuc/Dataset/Scan.h"
+#include "tpuc/Dataset/Subsets.h"
 #include "tpuc/Driver/TopModule.h"
 
 #include "tpuc/Preprocess/Preprocess.h"
@@ -29,6 +30,7 @@
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/ThreadPool.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <algorithm>
@@ -62,20 +64,44 @@ std::string trim(const std::string &text) {
 
 /// The samples of --dataset: every image, .npy or .npz below the directory (recursively, hidden entries
 /// skipped), sorted by path so that --input_num picks the same files on every machine.
-llvm::Expected<std::vector<CalibrationSample>> datasetSamples(const std::string &dir) {
+/// Samples from every file of a folder (relative paths, sorted), paired by input folder for a multi-input
+/// model (dataset::groupByInputs); `chosen` restricts them to a subset's files.
+llvm::Expected<std::vector<CalibrationSample>> groupedSamples(const std::string &root,
+                                                              const std::vector<std::string> &paths,
+                                                              const std::vector<std::string> &inputNames,
+                                                              const std::vector<std::string> *chosen) {
+  dataset::InputGroups groups = dataset::groupByInputs(paths, inputNames, chosen);
+  if (!groups.unmatched.empty()) {
+    const std::string &file = groups.unmatched.front();
+    return llvm::createStringError((fs::path(root) / file).string() +
+                                   ": no partner file of the same name under every other input's folder (" +
+                                   std::to_string(groups.unmatched.size()) +
+                                   " such file(s); a multi-input sample needs one file under each of " +
+                                   llvm::join(inputNames, "/, ") + "/)");
+  }
+  std::vector<CalibrationSample> samples;
+  for (const std::vector<std::string> &sample : groups.samples) {
+    CalibrationSample s;
+    for (const std::string &file : sample)
+      s.files.push_back((fs::path(root) / file).lexically_normal().string());
+    samples.push_back(std::move(s));
+  }
+  return samples;
+}
+
+llvm::Expected<std::vector<CalibrationSample>> datasetSamples(const std::string &dir,
+                                                              const std::vector<std::string> &inputNames) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return llvm::createStringError(dir + ": not a directory");
   std::vector<std::string> files;
-  ec = dataset::forEachDatasetFile(
-      dir, [&](const fs::directory_entry &entry) { files.push_back(entry.path().string()); });
+  ec = dataset::forEachDatasetFile(dir, [&](const fs::directory_entry &entry) {
+    files.push_back(entry.path().lexically_relative(dir).generic_string());
+  });
   if (ec)
     return llvm::createStringError(dir + ": " + ec.message());
   std::sort(files.begin(), files.end());
-  std::vector<CalibrationSample> samples;
-  for (std::string &file : files)
-    samples.push_back({{std::move(file)}, ""});
-  return samples;
+  return groupedSamples(dir, files, inputNames, nullptr);
 }
 
 std::string sampleName(const CalibrationSample &sample) {
@@ -114,7 +140,8 @@ llvm::Expected<std::vector<CalibrationSample>> readDataList(const std::string &l
 }
 
 /// The samples of --subset: a data list file, or a named subset of the index of --dataset.
-llvm::Expected<std::vector<CalibrationSample>> subsetSamples(const CalibrateOptions &o) {
+llvm::Expected<std::vector<CalibrationSample>> subsetSamples(const CalibrateOptions &o,
+                                                             const std::vector<std::string> &inputNames) {
   std::error_code ec;
   if (fs::is_regular_file(o.subset, ec))
     return readDataList(o.subset);
@@ -135,15 +162,16 @@ llvm::Expected<std::vector<CalibrationSample>> subsetSamples(const CalibrateOpti
     return llvm::createStringError(indexPath + ": no subset '" + o.subset + "' (" +
                                    (names.empty() ? std::string("it has none") : "it has " + names) + ")");
   }
-  std::vector<CalibrationSample> samples;
-  for (const std::string &path : subset->paths)
-    samples.push_back({{index->absolutePath(path)}, ""});
-  return samples;
+  std::vector<std::string> paths;
+  for (const dataset::FileEntry &e : index->files)
+    paths.push_back(e.path);
+  return groupedSamples(index->root, paths, inputNames, &subset->paths);
 }
 
-llvm::Expected<std::vector<CalibrationSample>> collectCalibrationSamples(const CalibrateOptions &o) {
-  auto samples = !o.subset.empty()    ? subsetSamples(o)
-                 : o.dataList.empty() ? datasetSamples(o.dataset)
+llvm::Expected<std::vector<CalibrationSample>>
+collectCalibrationSamples(const CalibrateOptions &o, const std::vector<std::string> &inputNames) {
+  auto samples = !o.subset.empty()    ? subsetSamples(o, inputNames)
+                 : o.dataList.empty() ? datasetSamples(o.dataset, inputNames)
                                       : readDataList(o.dataList);
   if (!samples)
     return samples.takeError();

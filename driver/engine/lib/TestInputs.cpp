@@ -2,6 +2,7 @@
 
 #include "tpuc/Driver/TestInputs.h"
 
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Simulator/Interpreter.h"
 
@@ -22,6 +23,14 @@ mlir::func::FuncOp entryFunction(mlir::ModuleOp module) {
 }
 
 } // namespace
+
+std::vector<std::string> inputNames(mlir::ModuleOp module) {
+  mlir::func::FuncOp func = entryFunction(module);
+  if (!func)
+    return {};
+  std::vector<mlir::Value> arguments(func.getArguments().begin(), func.getArguments().end());
+  return top::nameValues(func, arguments);
+}
 
 std::vector<preprocess::PreprocessConfig> preprocessConfigs(mlir::ModuleOp module,
                                                             const sim::Interpreter &interpreter) {

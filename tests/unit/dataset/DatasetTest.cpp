@@ -362,3 +362,36 @@ TEST_F(DatasetTest, NearDuplicateThresholdZeroStillGroupsIdenticalHashes) {
 }
 
 } // namespace
+
+TEST(DatasetGroups, MultiInputFoldersPairFilesByPathAndSubsetsTakePartners) {
+  const std::vector<std::string> paths = {
+      "attention_mask/a.npy", "attention_mask/b.npy", "attention_mask/sub/c.npy", "input_ids/a.npy",
+      "input_ids/b.npz",      "input_ids/d.npy",      "input_ids/sub/c.npy",      "both.npz",
+      "notes/x.npy"};
+  const std::vector<std::string> inputs = {"input_ids", "attention_mask"};
+  dataset::InputGroups g = dataset::groupByInputs(paths, inputs);
+  ASSERT_TRUE(g.grouped);
+  // Pairs in input order (the extension may differ), files outside the input folders alone, the unpaired
+  // named.
+  std::vector<std::vector<std::string>> expected = {{"input_ids/a.npy", "attention_mask/a.npy"},
+                                                    {"input_ids/b.npz", "attention_mask/b.npy"},
+                                                    {"input_ids/sub/c.npy", "attention_mask/sub/c.npy"},
+                                                    {"both.npz"},
+                                                    {"notes/x.npy"}};
+  EXPECT_EQ(g.samples, expected);
+  EXPECT_EQ(g.unmatched, std::vector<std::string>{"input_ids/d.npy"});
+  // A subset: one file of a sample takes its partner, once, in the order first chosen.
+  const std::vector<std::string> chosen = {"input_ids/sub/c.npy", "attention_mask/sub/c.npy",
+                                           "attention_mask/a.npy", "elsewhere.npy"};
+  g = dataset::groupByInputs(paths, inputs, &chosen);
+  expected = {{"input_ids/sub/c.npy", "attention_mask/sub/c.npy"},
+              {"input_ids/a.npy", "attention_mask/a.npy"}};
+  EXPECT_EQ(std::vector(g.samples.begin(), g.samples.begin() + 2), expected);
+  // A single-input model, or a folder without every input's folder: every file is a sample.
+  g = dataset::groupByInputs(paths, {"input_ids"});
+  EXPECT_FALSE(g.grouped);
+  EXPECT_EQ(g.samples.size(), paths.size());
+  g = dataset::groupByInputs(paths, {"input_ids", "token_type_ids"});
+  EXPECT_FALSE(g.grouped);
+  EXPECT_EQ(g.samples.size(), paths.size());
+}

@@ -42,9 +42,32 @@ llvm::Expected<Subset> makeSubset(const DatasetIndex &index, const SubsetRequest
 std::vector<size_t> farthestPointSample(const std::vector<const std::vector<uint8_t> *> &embeddings,
                                         size_t count);
 
+/// The samples of a folder laid out for a multi-input model: one top-level folder per model input, named
+/// after it (`input_ids/`, `attention_mask/`); the files with the same path below each of them, less the
+/// extension, make one sample, their files in input order. A file outside the input folders is a sample on
+/// its own (an .npz holding every input).
+struct InputGroups {
+  /// Every input has its folder (and there are two inputs or more); otherwise every file is a sample.
+  bool grouped = false;
+  /// Paths as given (relative to the root, '/'-separated), one list per sample.
+  std::vector<std::vector<std::string>> samples;
+  /// Files under an input folder without a partner under every other input folder.
+  std::vector<std::string> unmatched;
+};
+
+/// Groups `paths` (every file of the folder, sorted) for a model with inputs `inputNames`. With `chosen`
+/// (a subset's paths), the samples are those of the chosen files, in the order first chosen: choosing one
+/// file of a sample takes its partners too.
+InputGroups groupByInputs(const std::vector<std::string> &paths, const std::vector<std::string> &inputNames,
+                          const std::vector<std::string> *chosen = nullptr);
+
 /// Writes `paths` (relative to the index's root) as a data list: one absolute path a line.
 llvm::Error writeDataList(const DatasetIndex &index, const std::vector<std::string> &paths,
                           const std::string &file);
+/// Writes samples of one or more files each (relative to the index's root) as a data list: a sample a line,
+/// its files separated by commas, as run_calibration reads a multi-input sample.
+llvm::Error writeSampleList(const DatasetIndex &index, const std::vector<std::vector<std::string>> &samples,
+                            const std::string &file);
 
 } // namespace tpuc::dataset
 

@@ -42,9 +42,12 @@ struct CalibrationRunConfig {
   std::string parallel = "samples";
 };
 
-/// The samples of --dataset, --data_list or --subset, cut to --input_num. The error is one line naming
-/// the path (unreadable list, missing directory, unknown subset, no samples).
-llvm::Expected<std::vector<CalibrationSample>> collectCalibrationSamples(const CalibrateOptions &options);
+/// The samples of --dataset, --data_list or --subset, cut to --input_num. For a model with several inputs
+/// (`inputNames`), a folder with one subfolder per input pairs the files of the same name below them into
+/// one sample (dataset::groupByInputs; docs/DATASETS.md). The error is one line naming the path (unreadable
+/// list, missing directory, unknown subset, no samples, a file without its partners).
+llvm::Expected<std::vector<CalibrationSample>>
+collectCalibrationSamples(const CalibrateOptions &options, const std::vector<std::string> &inputNames);
 
 /// The samples of a data list (TPU-MLIR's --data_list: one sample a line, the files of a multi-input
 /// sample separated by commas or spaces; blank lines and '#' comments skipped). A relative path that does

@@ -29,6 +29,10 @@ namespace tpuc::cli {
 std::vector<preprocess::PreprocessConfig> preprocessConfigs(mlir::ModuleOp module,
                                                             const sim::Interpreter &interpreter);
 
+/// The names of the inputs of `module`'s entry function, in argument order, as the interpreter names them
+/// (the ONNX input names).
+std::vector<std::string> inputNames(mlir::ModuleOp module);
+
 /// Loads `files` for the inputs of `interpreter`'s function; the error is one line naming the file.
 llvm::Expected<NpzFile> loadTestInputs(const std::vector<std::string> &files,
                                        const sim::Interpreter &interpreter, mlir::ModuleOp module);
