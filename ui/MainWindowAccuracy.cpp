@@ -6,6 +6,7 @@
 #include "ui/DeployDialog.h"
 #include "ui/views/AccuracyView.h"
 #include "ui/views/ChipViewsTab.h"
+#include "ui/views/TensorsTab.h"
 
 #include <QMessageBox>
 #include <QTabWidget>
@@ -69,8 +70,29 @@ AccuracyView *MainWindow::openAccuracy(qint64 runId) {
     return nullptr;
   auto *view = new AccuracyView(m_context, runId, m_tabs);
   view->setProperty("tpucRunId", runId);
+  connect(view, &AccuracyView::tensorsRequested, this, &MainWindow::openTensors);
   m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Accuracy: run #%1").arg(runId)));
   return view;
+}
+
+TensorsTab *MainWindow::openTensors(qint64 runId, const QString &layer) {
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (auto *tab = qobject_cast<TensorsTab *>(m_tabs->widget(i)); tab && tab->runId() == runId) {
+      tab->showLayer(layer);
+      m_tabs->setCurrentIndex(i);
+      return tab;
+    }
+  const project::RunRecord *run = m_context->project().findRun(runId);
+  if (!run || !tensorFilesOf(*run).complete()) {
+    showError(tr("Cannot Show Tensors"),
+              tr("Run #%1 kept no tensors: deploy with a test input and “compare every "
+                 "layer” (--compare_all).")
+                  .arg(runId));
+    return nullptr;
+  }
+  auto *tab = new TensorsTab(m_context, runId, layer, m_tabs);
+  m_tabs->setCurrentIndex(m_tabs->addTab(tab, tr("Tensors: run #%1").arg(runId)));
+  return tab;
 }
 
 ChipViewsTab *MainWindow::openChipViews(qint64 runId, int page) {

@@ -11,9 +11,11 @@
 #include "ui/views/AccuracyView.h"
 #include "ui/views/GraphViewTab.h"
 #include "ui/views/PassInspectorView.h"
+#include "ui/views/TensorsTab.h"
 #include "visualizer/GraphOverlay.h"
 #include "visualizer/GraphView.h"
 #include "visualizer/SideBySide.h"
+#include "visualizer/TensorViewer.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -411,6 +413,28 @@ void TestDeployJob::resnet18Int8EndToEnd() {
   const QString worst = view->filter()->index(0, AccuracyModel::Name).data().toString();
   view->table()->setCurrentIndex(view->filter()->index(0, AccuracyModel::Name));
   QVERIFY(view->grab().save(screenshotDir() + "/accuracy-view-error-born.png"));
+  // The tensor viewer on that layer: the run kept every Top and Tpu tensor; its cosine is the accuracy
+  // table's accumulated one, and the calibration table's threshold is there.
+  Q_EMIT view->tensorsRequested(asymmetricRun, worst);
+  auto *tensors = qobject_cast<TensorsTab *>(window.centralTabs()->currentWidget());
+  QVERIFY(tensors);
+  QSignalSpy loaded(tensors, &TensorsTab::loadFinished);
+  QVERIFY(tensors->loaded() || loaded.wait(60000));
+  QVERIFY2(loaded.isEmpty() || loaded.front().front().toString().isEmpty(),
+           qPrintable(loaded.front().front().toString()));
+  QCOMPARE(tensors->viewer()->tensorName(), worst);
+  const LayerAccuracy &worstRow = report.layers[report.indexOf(worst)];
+  QVERIFY2(std::abs(tensors->viewer()->stats().cosine - worstRow.accumulated.cosine) < 1e-4,
+           qPrintable(QString("viewer %1, table %2")
+                          .arg(tensors->viewer()->stats().cosine)
+                          .arg(worstRow.accumulated.cosine)));
+  QVERIFY(tensors->viewer()->stats().hasThreshold);
+  QVERIFY(tensors->viewer()->layout().planes > 1);
+  tensors->viewer()->setPlane(3);
+  QCOMPARE(tensors->viewer()->plane(), 3);
+  QCoreApplication::processEvents();
+  QVERIFY(window.grab().save(screenshotDir() + "/tensor-viewer-resnet18-int8.png"));
+  window.centralTabs()->setCurrentWidget(view);
   const qint64 table = view->keepLayerInFloat(worst, "F16");
   QVERIFY(table > 0);
   QCOMPARE(context.project().quantTables.back().entries.back().opName, worst.toStdString());

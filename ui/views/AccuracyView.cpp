@@ -1,6 +1,8 @@
 // The accuracy view: per-layer table, chart along the graph, keep-in-float and compare-with-run actions.
 #include "ui/views/AccuracyView.h"
 
+#include "ui/views/TensorsTab.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -45,7 +47,7 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
     : QWidget(parent), m_context(context), m_runId(runId), m_model(new AccuracyModel(this)),
       m_filter(new AccuracyFilter(this)), m_table(new QTableView(this)), m_chart(new QChartView(this)),
       m_summary(new QLabel(this)), m_mode(new QComboBox(this)), m_search(new QLineEdit(this)),
-      m_compare(new QComboBox(this)), m_keep(new QToolButton(this)) {
+      m_compare(new QComboBox(this)), m_keep(new QToolButton(this)), m_tensors(new QToolButton(this)) {
   m_filter->setSourceModel(m_model);
   m_table->setModel(m_filter);
   m_table->setSortingEnabled(true);
@@ -80,6 +82,17 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
     keepMenu->addAction(tr("Keep This Layer in %1").arg(mode), this, [this, mode] { keepLayerInFloat(currentLayer(), mode); });
   m_keep->setMenu(keepMenu);
   m_keep->setEnabled(false);
+  m_tensors->setObjectName(QStringLiteral("showTensors"));
+  m_tensors->setText(tr("Tensors…"));
+  m_tensors->setToolTip(tr("The selected layer's float and quantized tensors side by side, their difference, "
+                           "histogram and statistics (or double-click a row)"));
+  m_tensors->setEnabled(false);
+  connect(m_tensors, &QToolButton::clicked, this,
+          [this] { Q_EMIT tensorsRequested(m_runId, currentLayer()); });
+  connect(m_table, &QTableView::doubleClicked, this, [this] {
+    if (m_tensors->isEnabled())
+      Q_EMIT tensorsRequested(m_runId, currentLayer());
+  });
   m_compare->setToolTip(tr("Show another run's accumulated cosine per layer beside this one"));
 
   auto *bar = new QHBoxLayout;
@@ -90,6 +103,7 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
   bar->addWidget(new QLabel(tr("Compare with:"), this));
   bar->addWidget(m_compare, 1);
   bar->addWidget(m_keep);
+  bar->addWidget(m_tensors);
 
   auto *splitter = new QSplitter(Qt::Vertical, this);
   m_chart->setRenderHint(QPainter::Antialiasing);
@@ -114,6 +128,8 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
     const QString name = currentLayer();
     m_keep->setEnabled(!name.isEmpty());
+    const project::RunRecord *run = m_context->project().findRun(m_runId);
+    m_tensors->setEnabled(!name.isEmpty() && run && tensorFilesOf(*run).complete());
     rebuildChart();
     m_publishing = true;
     m_context->selectOp(name);

@@ -50,6 +50,10 @@ public:
   /// The run compared with, or -1.
   qint64 comparedRun() const { return m_previousRun; }
 
+Q_SIGNALS:
+  /// Show the tensors of `layer` (the Tensors button, or a double click on a row) of this run.
+  void tensorsRequested(qint64 runId, const QString &layer);
+
 private:
   void reloadRun();
   void fillRunChoices();
@@ -72,6 +76,7 @@ private:
   QLineEdit *m_search;
   QComboBox *m_compare;
   QToolButton *m_keep;
+  QToolButton *m_tensors;
   bool m_publishing = false;
 };
 

@@ -574,6 +574,16 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     if (!fusedInputs.empty())
       renamed = renameFused(reference->tensors());
     const NpzFile &referenceTensors = renamed ? *renamed : reference->tensors();
+    // Every reference tensor beside the Tpu ones (`_tpu_outputs.npz`): the studio's tensor viewer shows
+    // both side by side, layer by layer.
+    const std::string referenceFile = stem + "_top_outputs.npz";
+    try {
+      referenceTensors.write(referenceFile, /*compressed=*/false);
+    } catch (const std::exception &e) {
+      return fail(kExitUsage, e.what());
+    }
+    artifacts.push_back(referenceFile);
+    record.artifacts.push_back(referenceFile);
     sim::TpuRunner isolated(*tpu, outputNames, &referenceTensors);
     sim::RunCompareOptions layers;
     layers.allTensors = true;
