@@ -111,7 +111,7 @@ public:
   /// Opens (or focuses) the accuracy tab of a run with per-layer metrics; nullptr when it has none.
   AccuracyView *openAccuracy(qint64 runId);
   /// Opens (or focuses) the tensor viewer of a deploy run that kept its tensors (--compare_all) on `layer`.
-  TensorsTab *openTensors(qint64 runId, const QString &layer);
+  TensorsTab *openTensors(qint64 runId, const QString &layer, const QStringList &inputs = {});
   /// Opens (or focuses) the chip views of a run (layer groups, memory, engine timeline) on `page`
   /// (ChipViewsTab::Page). `runId` < 0: the selected run, else the newest run with a plan or trace; nullptr
   /// with a message when there is none.

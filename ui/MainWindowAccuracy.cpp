@@ -70,15 +70,16 @@ AccuracyView *MainWindow::openAccuracy(qint64 runId) {
     return nullptr;
   auto *view = new AccuracyView(m_context, runId, m_tabs);
   view->setProperty("tpucRunId", runId);
-  connect(view, &AccuracyView::tensorsRequested, this, &MainWindow::openTensors);
+  connect(view, &AccuracyView::tensorsRequested, this,
+          [this](qint64 run, const QString &layer) { openTensors(run, layer); });
   m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Accuracy: run #%1").arg(runId)));
   return view;
 }
 
-TensorsTab *MainWindow::openTensors(qint64 runId, const QString &layer) {
+TensorsTab *MainWindow::openTensors(qint64 runId, const QString &layer, const QStringList &inputs) {
   for (int i = 0; i < m_tabs->count(); ++i)
     if (auto *tab = qobject_cast<TensorsTab *>(m_tabs->widget(i)); tab && tab->runId() == runId) {
-      tab->showLayer(layer);
+      tab->showLayer(layer, inputs);
       m_tabs->setCurrentIndex(i);
       return tab;
     }
@@ -91,6 +92,7 @@ TensorsTab *MainWindow::openTensors(qint64 runId, const QString &layer) {
     return nullptr;
   }
   auto *tab = new TensorsTab(m_context, runId, layer, m_tabs);
+  tab->showLayer(layer, inputs);
   m_tabs->setCurrentIndex(m_tabs->addTab(tab, tr("Tensors: run #%1").arg(runId)));
   return tab;
 }

@@ -18,6 +18,7 @@ GraphViewTab *MainWindow::openGraph(const QString &mlirPath) {
       return tab;
     }
   auto *tab = new GraphViewTab(m_context, path, m_tabs);
+  connect(tab, &GraphViewTab::tensorsRequested, this, &MainWindow::openTensors);
   int index = m_tabs->addTab(tab, tr("Graph: %1").arg(QFileInfo(path).fileName()));
   m_tabs->setTabToolTip(index, path);
   m_tabs->setCurrentIndex(index);

@@ -4,6 +4,7 @@
 #include "tpuc/Support/FloatConvert.h"
 #include "tpuc/Support/Npz.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace tpuc::vis {
@@ -307,9 +309,10 @@ protected:
 TensorViewer::TensorViewer(QWidget *parent)
     : QWidget(parent), m_tensors(new QComboBox(this)), m_shape(new QLabel(this)),
       m_planeName(new QLabel(this)), m_error(new QLabel(this)), m_statsLabel(new QLabel(this)),
-      m_planeBox(new QSpinBox(this)), m_referenceMap(new HeatMapView(this)),
-      m_targetMap(new HeatMapView(this)), m_differenceMap(new HeatMapView(this)),
-      m_histogramPlot(new HistogramPlot(this)), m_scatterPlot(new ScatterPlot(this)) {
+      m_planeBox(new QSpinBox(this)), m_wholeScale(new QCheckBox(tr("Whole-tensor colour scale"), this)),
+      m_referenceMap(new HeatMapView(this)), m_targetMap(new HeatMapView(this)),
+      m_differenceMap(new HeatMapView(this)), m_histogramPlot(new HistogramPlot(this)),
+      m_scatterPlot(new ScatterPlot(this)) {
   m_tensors->setObjectName(QStringLiteral("tensorChoice"));
   m_tensors->setToolTip(tr("The layer's output, or one of its inputs"));
   m_tensors->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -319,6 +322,9 @@ TensorViewer::TensorViewer(QWidget *parent)
   m_planeBox->setToolTip(
       tr("The plane shown: the leading dimensions (N and C of NCHW, the batch of token × hidden)"));
   connect(m_planeBox, &QSpinBox::valueChanged, this, [this](int v) { setPlane(v); });
+  m_wholeScale->setToolTip(tr("Colour every plane on the range of the whole tensor (planes compare with each "
+                              "other), instead of each plane on its own range (its structure shows)"));
+  connect(m_wholeScale, &QCheckBox::toggled, this, [this] { updatePlane(); });
   m_error->setWordWrap(true);
   m_error->setStyleSheet(
       QStringLiteral("color: palette(highlighted-text); background: #b2182b; padding: 4px;"));
@@ -326,6 +332,7 @@ TensorViewer::TensorViewer(QWidget *parent)
   m_statsLabel->setObjectName(QStringLiteral("tensorStats"));
   m_statsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_statsLabel->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  m_statsLabel->setWordWrap(true);
   m_statsLabel->setMinimumWidth(fontMetrics().averageCharWidth() * 34);
 
   auto *top = new QHBoxLayout;
@@ -336,6 +343,7 @@ TensorViewer::TensorViewer(QWidget *parent)
   top->addWidget(new QLabel(tr("Plane"), this));
   top->addWidget(m_planeBox);
   top->addWidget(m_planeName);
+  top->addWidget(m_wholeScale);
   auto *maps = new QHBoxLayout;
   maps->addWidget(m_referenceMap);
   maps->addWidget(m_targetMap);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSpinBox;
@@ -106,6 +107,7 @@ private:
   QComboBox *m_tensors;
   QLabel *m_shape, *m_planeName, *m_error, *m_statsLabel;
   QSpinBox *m_planeBox;
+  QCheckBox *m_wholeScale;
   HeatMapView *m_referenceMap, *m_targetMap, *m_differenceMap;
   HistogramPlot *m_histogramPlot;
   ScatterPlot *m_scatterPlot;

@@ -1,6 +1,8 @@
 // The graph tab: runs `tpuc graph --format json`, shows the result, feeds overlays from the run history.
 #include "ui/views/GraphViewTab.h"
 
+#include "ui/views/TensorsTab.h"
+
 #include "ui/jobs/EngineClient.h"
 
 #include "ui/Background.h"
@@ -97,6 +99,12 @@ GraphViewTab::GraphViewTab(StudioContext *context, const QString &mlirPath, QWid
   button(tr("Expand All"), tr("Open every cluster (large graphs take a while)"), [this] { m_view->expandAll(); });
   button(tr("Collapse All"), tr("Close every cluster"), [this] { m_view->collapseAll(); });
   button(tr("Fit"), tr("Fit the graph in the view (F)"), [this] { m_view->fitToView(); });
+  QToolButton *tensors =
+      button(tr("Tensors…"),
+             tr("The selected op's float and quantized tensors side by side (from the selected "
+                "run, or the newest deploy that compared every layer)"),
+             [this] { requestTensors(); });
+  tensors->setObjectName(QStringLiteral("graphTensors"));
   button(tr("SVG…"), tr("Export what is shown as SVG"), [this] { exportAs(QStringLiteral("svg")); });
   button(tr("PNG…"), tr("Export what is shown as PNG"), [this] { exportAs(QStringLiteral("png")); });
   bar->addStretch(1);
@@ -221,6 +229,39 @@ void GraphViewTab::setOverlay(int mode) {
   int index = m_overlay->findData(mode);
   if (index >= 0)
     m_overlay->setCurrentIndex(index);
+}
+
+qint64 GraphViewTab::tensorRun() const {
+  const std::vector<project::RunRecord> &runs = m_context->project().runs;
+  if (m_context->selection().section == Section::Runs)
+    if (const project::RunRecord *r = m_context->project().findRun(m_context->selection().id);
+        r && tensorFilesOf(*r).complete())
+      return r->id;
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if (tensorFilesOf(*it).complete())
+      return it->id;
+  return -1;
+}
+
+bool GraphViewTab::requestTensors() {
+  const std::shared_ptr<const graph::Graph> graph = m_view->graph();
+  const graph::NodeId id = m_view->selectedNode();
+  const qint64 run = tensorRun();
+  if (!graph || id == graph::kNoNode || id >= graph->nodes.size()) {
+    m_status->setText(tr("Select an op first, then Tensors… shows its tensors."));
+    return false;
+  }
+  if (run < 0) {
+    m_status->setText(tr("No run kept its tensors: deploy with a test input and “compare every layer”."));
+    return false;
+  }
+  const graph::Node &node = graph->nodes[id];
+  QStringList inputs;
+  for (const graph::Operand &operand : node.operands)
+    if (!operand.constant && operand.producer != graph::kNoNode)
+      inputs << QString::fromStdString(operand.name);
+  Q_EMIT tensorsRequested(run, QString::fromStdString(node.name), inputs);
+  return true;
 }
 
 void GraphViewTab::applyRunMetrics() {

@@ -47,6 +47,16 @@ public:
 Q_SIGNALS:
   /// The graph is shown and laid out (or failed: `error` non-empty).
   void loaded(const QString &error);
+  /// Show the tensors of the selected node (`layer`, fed by `inputs`) in run `runId` (the Tensors button).
+  void tensorsRequested(qint64 runId, const QString &layer, const QStringList &inputs);
+
+public:
+  /// The run whose tensors the Tensors button shows: the selected run when it kept them, else the newest
+  /// that did; -1 when none.
+  qint64 tensorRun() const;
+  /// Asks for the selected node's tensors (what the Tensors button does); false when no node is selected or
+  /// no run kept tensors.
+  bool requestTensors();
 
 private:
   void applyRunMetrics();
