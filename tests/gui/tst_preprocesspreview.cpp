@@ -1,8 +1,8 @@
 // The preprocessing preview (issue 21): its tensors equal `tpuc transform --test_input`'s <name>_in_f32.npz
 // bit for bit on real photos under several settings (the real engine, run from the test); the warnings fire
 // on generated mistakes and stay quiet on a normal sample; bad samples give one line; the preview follows the
-// import settings through the context; a newer sample supersedes an older one; screenshots in light and dark
-// palettes.
+// import settings through the context; a newer sample supersedes an older one; the dataset view's pane;
+// screenshots in light and dark palettes.
 #include "DatasetGen.h"
 
 #include "tpuc/Dataset/Scan.h"
@@ -12,6 +12,7 @@
 #include "ui/StudioContext.h"
 #include "ui/jobs/EngineClient.h"
 #include "ui/jobs/TransformJob.h"
+#include "ui/views/DatasetView.h"
 #include "ui/views/PreprocessPreview.h"
 
 #include <QApplication>
@@ -19,6 +20,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QListView>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -112,6 +114,7 @@ private Q_SLOTS:
   void badSamplesGiveOneLine();
   void followsImportSettingsLive();
   void newerSampleSupersedesOlder();
+  void datasetViewShowsThePreview();
 
 private:
   /// A generated ONNX model with one float input `name` of `dims` (a name makes a dimension dynamic).
@@ -477,6 +480,37 @@ void TestPreprocessPreview::newerSampleSupersedesOlder() {
   QCOMPARE(updated.count(), 1);
   QCOMPARE(preview.result().inputs.size(), std::size_t(1));
   QCOMPARE(preview.result().inputs[0].file, files.back());
+}
+
+void TestPreprocessPreview::datasetViewShowsThePreview() {
+  const QString model = makeModel("view.onnx", "image", "1,3,48,64");
+  StudioContext context;
+  project::ModelRef ref;
+  ref.path = model.toStdString();
+  ref.format = "onnx";
+  context.setModel(ref);
+  project::ImportSettings settings = imagenet();
+  context.setImportSettings(settings);
+  project::Dataset set{0, "generated", {}, m_index};
+  for (const char *f : {"cats/cat13.png", "cats/cat14.png", "root_swapped.png", "tensors/t0.npy"})
+    set.samples.push_back({QDir(m_generated).filePath(f).toStdString(), "{}", {}});
+  const qint64 id = context.addDataset(set);
+  DatasetView view(&context, id);
+  view.resize(1100, 760);
+  auto *preview = view.findChild<PreprocessPreview *>();
+  QVERIFY(preview);
+  auto shows = [&](const QString &file) {
+    return !preview->isBusy() && preview->result().inputs.size() == 1 &&
+           QFileInfo(preview->result().inputs[0].file).fileName() == file;
+  };
+  view.view()->setCurrentIndex(view.view()->model()->index(2, 0));
+  // The model's inputs are read off the UI thread; the preview of the selected sample follows.
+  QTRY_VERIFY_WITH_TIMEOUT(shows("root_swapped.png"), 60000);
+  QCOMPARE(kinds(preview->result()), std::set{dataset::SampleWarningKind::SwappedFile});
+  QCOMPARE(view.grab().save(screenshotDir() + "/dataset-view-preprocess-preview.png"), true);
+  view.view()->setCurrentIndex(view.view()->model()->index(0, 0));
+  QTRY_VERIFY_WITH_TIMEOUT(shows("cat13.png"), 60000);
+  QVERIFY(preview->result().warnings.empty());
 }
 
 QTEST_MAIN(TestPreprocessPreview)
