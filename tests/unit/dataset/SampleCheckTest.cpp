@@ -22,6 +22,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <random>
 #include <set>
 
 using namespace tpuc;
@@ -33,7 +34,9 @@ namespace {
 class SampleCheckTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    dir = new fs::path(fs::temp_directory_path() / "tpuc_samplecheck");
+    // One folder per process: ctest runs each test of the suite as its own process, in parallel.
+    dir = new fs::path(fs::temp_directory_path() /
+                       ("tpuc_samplecheck_" + std::to_string(std::random_device()())));
     fs::remove_all(*dir);
     planted =
         new tpuc::testing::QualityFolder(tpuc::testing::generateQualityFolder((*dir / "data").string()));
