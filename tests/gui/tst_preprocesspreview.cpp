@@ -1,8 +1,9 @@
 // The preprocessing preview (issue 21): its tensors equal `tpuc transform --test_input`'s <name>_in_f32.npz
 // bit for bit on real photos under several settings (the real engine, run from the test); the warnings fire
 // on generated mistakes and stay quiet on a normal sample; bad samples give one line; the preview follows the
-// import settings through the context; a newer sample supersedes an older one; the dataset view's pane;
-// screenshots in light and dark palettes.
+// import settings through the context; a newer sample supersedes an older one; the dataset view's pane, on
+// the example project too (its real PaddleOCR model and settings, again against the CLI); screenshots in
+// light and dark palettes.
 #include "DatasetGen.h"
 
 #include "tpuc/Dataset/Scan.h"
@@ -115,6 +116,7 @@ private Q_SLOTS:
   void followsImportSettingsLive();
   void newerSampleSupersedesOlder();
   void datasetViewShowsThePreview();
+  void exampleProjectAgainstTheCli();
 
 private:
   /// A generated ONNX model with one float input `name` of `dims` (a name makes a dimension dynamic).
@@ -511,6 +513,53 @@ void TestPreprocessPreview::datasetViewShowsThePreview() {
   view.view()->setCurrentIndex(view.view()->model()->index(0, 0));
   QTRY_VERIFY_WITH_TIMEOUT(shows("cat13.png"), 60000);
   QVERIFY(preview->result().warnings.empty());
+}
+
+void TestPreprocessPreview::exampleProjectAgainstTheCli() {
+  const QString example = qEnvironmentVariable("TPUC_EXAMPLE_PROJECT");
+  if (example.isEmpty() || !QFileInfo(example).isFile())
+    QSKIP("the example project is not built (ninja tpuc-example-project)");
+  StudioContext context;
+  QString error;
+  QVERIFY2(context.openProject(example, &error), qPrintable(error));
+  const project::Project &p = context.project();
+  QVERIFY(p.datasets.size() >= 2);
+  // The photos dataset: a photo letterboxed into the classifier's 48x192 BGR input.
+  DatasetView view(&context, p.datasets[1].id);
+  view.resize(1200, 720);
+  auto *preview = view.findChild<PreprocessPreview *>();
+  QVERIFY(preview);
+  const QString sample = QString::fromStdString(p.datasets[1].samples.front().path);
+  view.view()->setCurrentIndex(view.view()->model()->index(0, 0));
+  QTRY_VERIFY_WITH_TIMEOUT(!preview->isBusy() && preview->result().inputs.size() == 1, 60000);
+  const PreviewResult &r = preview->result();
+  QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+  QCOMPARE(r.inputs[0].shape, (std::vector<int64_t>{1, 3, 48, 192}));
+  QCOMPARE(r.inputs[0].layout, QString("NCHW · bgr"));
+  QCOMPARE(r.inputs[0].channels[0].name, QString("B"));
+  QCOMPARE(view.grab().save(screenshotDir() + "/dataset-view-preprocess-preview-example.png"), true);
+#ifdef TPUC_ENGINE
+  // The same sample through tpuc transform with the project's settings and its real model.
+  auto request = transformRequest(p.importSettings);
+  QVERIFY2(request, request.error().c_str());
+  const QString out = m_dir.filePath("cli-example");
+  QVERIFY(QDir().mkpath(out));
+  request->modelName = "example";
+  request->modelDef = p.model.path;
+  request->mlir = (out + "/example.top.mlir").toStdString();
+  request->testInput = {sample.toStdString()};
+  EngineArgs args = engineArguments(*request);
+  QVERIFY2(args.error.isEmpty(), qPrintable(args.error));
+  QProcess tpuc;
+  tpuc.setWorkingDirectory(out);
+  tpuc.start(TPUC_ENGINE, args.args);
+  QVERIFY(tpuc.waitForFinished(180000));
+  QVERIFY2(tpuc.exitCode() == 0, tpuc.readAllStandardError().constData());
+  auto cli = NpzFile::tryRead((out + "/example_in_f32.npz").toStdString());
+  QVERIFY2(cli, cli.error().c_str());
+  const QString difference = tensorDifference(r.tensors, *cli);
+  QVERIFY2(difference.isEmpty(), qPrintable(difference));
+#endif
 }
 
 QTEST_MAIN(TestPreprocessPreview)
