@@ -14,6 +14,7 @@
 #include "ui/jobs/DeployJob.h"
 #include "ui/jobs/EngineClient.h"
 #include "ui/jobs/JobQueue.h"
+#include "ui/jobs/TransformJob.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -262,33 +263,14 @@ int MainWindow::runTransform() {
   QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
   QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
   QDir().mkpath(cache);
-  const project::ImportSettings &settings = p.importSettings;
-  driver::TransformOptions request;
+  auto settingsRequest = transformRequest(p.importSettings);
+  if (!settingsRequest) {
+    showError(tr("Cannot Transform"), QString::fromStdString(settingsRequest.error()));
+    return -1;
+  }
+  driver::TransformOptions request = std::move(*settingsRequest);
   request.modelName = name.toStdString();
   request.modelDef = p.model.path;
-  if (!settings.inputShapes.empty()) {
-    auto shapes = parseShapeList(settings.inputShapes);
-    if (!shapes) {
-      showError(tr("Cannot Transform"), tr("The input shapes '%1' are not shapes like [[1,3,224,224]].")
-                                            .arg(QString::fromStdString(settings.inputShapes)));
-      return -1;
-    }
-    request.inputShapes = *shapes;
-  }
-  request.mean = settings.mean;
-  request.scale = settings.scale;
-  request.resizeDims = settings.resizeDims;
-  if (settings.keepAspectRatio) {
-    request.keepAspectRatio = true;
-    if (settings.padValue != std::floor(settings.padValue)) {
-      showError(tr("Cannot Transform"), tr("The pad value %1 is not an integer.").arg(settings.padValue));
-      return -1;
-    }
-    request.padValue = static_cast<std::int64_t>(settings.padValue);
-  }
-  request.outputNames = splitList(settings.outputNames);
-  request.pixelFormat = settings.pixelFormat;
-  request.channelFormat = settings.channelFormat;
   request.mlir = (cache + QLatin1Char('/') + name + QStringLiteral(".top.mlir")).toStdString();
   // The first calibration sample on disk doubles as model_transform's test input: the engine then runs the
   // Top IR and compares it with the framework, and the run history keeps the per-output metrics.

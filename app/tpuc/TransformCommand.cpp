@@ -41,14 +41,7 @@ tpuc::TransformOptions importOptions(const TransformOptions &o) {
     if (t != "None")
       io.inputTypes.push_back(t);
   io.outputNames = o.outputNames;
-  io.mean = o.mean;
-  io.scale = o.scale;
-  io.pixelFormat = o.pixelFormat;
-  io.channelFormat = o.channelFormat;
-  io.resizeDims = o.resizeDims;
-  io.keepAspectRatio = o.keepAspectRatio;
-  io.padValue = static_cast<double>(o.padValue);
-  io.padType = o.padType;
+  io.preprocess = driver::preprocessFlags(o);
   io.mlirOut = o.mlir;
   return io;
 }

@@ -10,6 +10,7 @@
 
 #include "tpuc/Dataset/Quality.h"
 #include "tpuc/Dataset/Scan.h"
+#include "tpuc/Dataset/Statistics.h"
 
 #include <nlohmann/json.hpp>
 
@@ -37,56 +38,6 @@ struct UnionFind {
       parent[std::max(a, b)] = std::min(a, b);
   }
 };
-
-double median(std::vector<double> values) {
-  if (values.empty())
-    return 0;
-  size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + mid, values.end());
-  double upper = values[mid];
-  if (values.size() % 2)
-    return upper;
-  return (upper + *std::max_element(values.begin(), values.begin() + mid)) / 2;
-}
-
-std::string format(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.4g", value);
-  return text;
-}
-
-/// Scores the files of one class on their statistics (one vector per file, same length); `floor` keeps
-/// a near-constant statistic from making noise look far (its unit is the statistic's).
-void scoreOutliers(const std::vector<const FileEntry *> &members,
-                   const std::vector<std::vector<double>> &features, const std::vector<std::string> &names,
-                   double floor, double threshold, std::vector<Outlier> &out) {
-  if (members.size() < 4)
-    return; // too few to say what is typical
-  size_t dims = names.size();
-  std::vector<double> centre(dims), spread(dims);
-  for (size_t d = 0; d < dims; ++d) {
-    std::vector<double> column;
-    for (const auto &f : features)
-      column.push_back(f[d]);
-    centre[d] = median(column);
-    for (double &v : column)
-      v = std::abs(v - centre[d]);
-    spread[d] = std::max(1.4826 * median(column), floor + 1e-3 * std::abs(centre[d]));
-  }
-  for (size_t i = 0; i < members.size(); ++i) {
-    double worst = 0;
-    size_t worstDim = 0;
-    for (size_t d = 0; d < dims; ++d) {
-      double z = std::abs(features[i][d] - centre[d]) / spread[d];
-      if (z > worst)
-        worst = z, worstDim = d;
-    }
-    if (worst > threshold)
-      out.push_back({members[i]->path, worst,
-                     names[worstDim] + " " + format(features[i][worstDim]) + " is far from the dataset's " +
-                         format(centre[worstDim]) + " (robust z " + format(worst) + ")"});
-  }
-}
 
 } // namespace
 
@@ -170,35 +121,15 @@ QualityReport analyzeQuality(const DatasetIndex &index, const QualityOptions &op
   std::sort(report.nearDuplicates.begin(), report.nearDuplicates.end());
 
   // Outliers: images on their R, G, B means and their average spread; tensors per (dtype, shape) on their
-  // mean and standard deviation.
-  std::vector<const FileEntry *> images;
-  std::vector<std::vector<double>> imageFeatures;
-  std::map<std::string, std::pair<std::vector<const FileEntry *>, std::vector<std::vector<double>>>> tensors;
+  // mean and standard deviation (Statistics.h, the rule the preprocessing preview scores a sample by).
+  DatasetStatistics statistics = datasetStatistics(index);
+  std::vector<std::vector<double>> imageFeatures; // for the channel swaps below
   for (const FileEntry &e : files) {
-    const FileMetadata &m = e.metadata;
-    if (m.mean.empty())
-      continue;
-    if (m.hasDhash) {
-      std::vector<double> f(3);
-      for (int c = 0; c < 3; ++c)
-        f[c] = m.mean[std::min<size_t>(c, m.mean.size() - 1)];
-      f.push_back(std::accumulate(m.stddev.begin(), m.stddev.end(), 0.0) / double(m.stddev.size()));
-      images.push_back(&e);
-      imageFeatures.push_back(std::move(f));
-    } else {
-      std::string key = m.dtype + "[";
-      for (int64_t d : m.shape)
-        key += std::to_string(d) + ",";
-      auto &[members, features] = tensors[key + "]"];
-      members.push_back(&e);
-      features.push_back({m.mean.front(), m.stddev.front()});
-    }
+    if (classKey(e.metadata) == kImageClass)
+      imageFeatures.push_back(classFeatures(e.metadata));
+    if (auto d = deviation(e.metadata, statistics); d && d->z > options.outlierZ)
+      report.outliers.push_back({e.path, d->z, d->reason});
   }
-  // A gray level is the smallest difference that matters in pixels; tensors have no such unit.
-  scoreOutliers(images, imageFeatures, {"mean R", "mean G", "mean B", "std"}, 1.0, options.outlierZ,
-                report.outliers);
-  for (auto &[key, group] : tensors)
-    scoreOutliers(group.first, group.second, {"mean", "std"}, 1e-6, options.outlierZ, report.outliers);
   std::sort(report.outliers.begin(), report.outliers.end(),
             [](const Outlier &a, const Outlier &b) { return a.score > b.score; });
 

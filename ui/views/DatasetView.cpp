@@ -7,6 +7,7 @@
 #include "ui/models/DatasetFilesModel.h"
 #include "ui/models/ThumbnailCache.h"
 #include "ui/views/DatasetQualityView.h"
+#include "ui/views/PreprocessPreview.h"
 
 #include "project/ProjectStore.h"
 #include "tpuc/Dataset/Quality.h"
@@ -128,15 +129,23 @@ DatasetView::DatasetView(StudioContext *context, qint64 datasetId, QWidget *pare
   m_stack->addWidget(m_table);
 
   m_sampleLabel->setObjectName(QStringLiteral("sampleDetails"));
-  m_sampleLabel->setAlignment(Qt::AlignTop | Qt::AlignHCenter);
+  m_sampleLabel->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   m_sampleLabel->setWordWrap(true);
   m_sampleLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_sampleLabel->setMinimumWidth(line * 16);
 
+  // The selected sample as the model receives it (the engine's own preprocessing), beside the files.
+  m_preview = new PreprocessPreview(this);
+  m_preview->followProject(context, datasetId);
+  auto *side = new QWidget(this);
+  auto *sideLayout = new QVBoxLayout(side);
+  sideLayout->setContentsMargins(0, 0, 0, 0);
+  sideLayout->addWidget(m_sampleLabel);
+  sideLayout->addWidget(m_preview, 1);
   auto *files = new QSplitter(Qt::Horizontal, this);
   files->addWidget(m_stack);
-  files->addWidget(m_sampleLabel);
-  files->setStretchFactor(0, 3);
+  files->addWidget(side);
+  files->setStretchFactor(0, 1);
   files->setStretchFactor(1, 1);
   m_tabs->addTab(files, tr("Files"));
   m_tabs->addTab(m_quality, tr("Quality"));
@@ -408,10 +417,12 @@ QStringList DatasetView::selectedPaths() const {
 void DatasetView::updateSelection() {
   const QModelIndex current = m_table->selectionModel()->currentIndex();
   if (!current.isValid()) {
-    m_sampleLabel->setText(tr("Select a sample to see its details."));
+    m_sampleLabel->setText(tr("Select a sample to see what the model receives."));
+    m_preview->setSample({});
     return;
   }
   const DatasetRow &row = m_model->row(m_proxy->mapToSource(current).row());
+  m_preview->setSample(row.unreadable ? QStringList{} : QStringList{row.absolute});
   QString text =
       QStringLiteral("<p><b>%1</b></p><p>%2</p>").arg(row.name.toHtmlEscaped(), row.folder.toHtmlEscaped());
   if (!row.dimensions.isEmpty())

@@ -33,67 +33,52 @@ std::string modelNameOf(const TransformOptions &options) {
   return llvm::sys::path::stem(options.modelDef).str();
 }
 
-/// The preprocessing attributes of one image input, validated against its shape.
+/// The preprocessing attributes of one image input: the flags as preprocess::inputConfig resolves them
+/// for it (the one reading the studio's preview shares), recorded where a flag was given.
 bool preprocessAttrs(const TransformOptions &o, const std::string &name, RankedTensorType type, OpBuilder &b,
                      SmallVectorImpl<NamedAttribute> &attrs, const std::string &path, std::string &error) {
-  auto shape = type.getShape();
-  if (shape.size() != 4 || !isa<FloatType>(type.getElementType()))
+  preprocess::GraphInput input{name, std::vector<int64_t>(type.getShape()),
+                               isa<FloatType>(type.getElementType())};
+  if (!preprocess::takesPreprocessing(input))
     return true; // not an image: no preprocessing
-  bool nhwc = o.channelFormat == "nhwc";
-  int64_t channels = nhwc ? shape[3] : shape[1];
-  for (auto [flag, values] :
-       {std::pair<const char *, const std::vector<double> *>{"mean", &o.mean}, {"scale", &o.scale}}) {
-    if (values->empty())
-      continue;
-    std::vector<double> v = *values;
-    bool uniform = std::all_of(v.begin(), v.end(), [&](double x) { return x == v[0]; });
-    if ((int64_t)v.size() != channels && v.size() != 1) {
-      if (!uniform) {
-        error = path + ": input '" + name + "': --" + flag + " has " + std::to_string(v.size()) +
-                " values but the input has " + std::to_string(channels) + " channel(s)";
-        return false;
-      }
-      v.resize(1);
-    }
-    attrs.push_back(b.getNamedAttr(flag, b.getDenseF64ArrayAttr(v)));
+  const preprocess::PreprocessFlags &flags = o.preprocess;
+  auto config = preprocess::inputConfig(flags, input);
+  if (!config) {
+    error = path + ": " + config.error();
+    return false;
   }
-  if (!o.pixelFormat.empty())
+  if (!config->mean.empty())
+    attrs.push_back(b.getNamedAttr("mean", b.getDenseF64ArrayAttr(config->mean)));
+  if (!config->scale.empty())
+    attrs.push_back(b.getNamedAttr("scale", b.getDenseF64ArrayAttr(config->scale)));
+  if (!flags.pixelFormat.empty())
     attrs.push_back(b.getNamedAttr(
-        "pixel_format", PixelFormatAttr::get(b.getContext(), *symbolizePixelFormat(o.pixelFormat))));
-  if (!o.channelFormat.empty() && o.channelFormat != "none")
+        "pixel_format",
+        PixelFormatAttr::get(b.getContext(),
+                             *symbolizePixelFormat(preprocess::pixelFormatName(config->pixelFormat)))));
+  if (!flags.channelFormat.empty() && flags.channelFormat != "none")
     attrs.push_back(b.getNamedAttr(
-        "channel_format", ChannelFormatAttr::get(b.getContext(), *symbolizeChannelFormat(o.channelFormat))));
-  std::vector<int64_t> resize = o.resizeDims;
-  if (resize.empty() && o.keepAspectRatio)
-    resize = nhwc ? std::vector<int64_t>{shape[1], shape[2]} : std::vector<int64_t>{shape[2], shape[3]};
-  if (!resize.empty())
-    attrs.push_back(b.getNamedAttr("resize_dims", b.getDenseI64ArrayAttr(resize)));
-  if (o.keepAspectRatio) {
+        "channel_format",
+        ChannelFormatAttr::get(
+            b.getContext(), *symbolizeChannelFormat(preprocess::channelFormatName(config->channelFormat)))));
+  if (!config->resizeDims.empty())
+    attrs.push_back(b.getNamedAttr("resize_dims", b.getDenseI64ArrayAttr(config->resizeDims)));
+  if (config->keepAspectRatio) {
     attrs.push_back(b.getNamedAttr("keep_aspect_ratio", b.getBoolAttr(true)));
-    attrs.push_back(b.getNamedAttr("pad_value", b.getF64FloatAttr(o.padValue)));
-    if (!o.padType.empty())
-      attrs.push_back(
-          b.getNamedAttr("pad_type", PadTypeAttr::get(b.getContext(), *symbolizePadType(o.padType))));
+    attrs.push_back(b.getNamedAttr("pad_value", b.getF64FloatAttr(config->padValue)));
+    if (!flags.padType.empty())
+      attrs.push_back(b.getNamedAttr(
+          "pad_type",
+          PadTypeAttr::get(b.getContext(), *symbolizePadType(preprocess::padTypeName(config->padType)))));
   }
   return true;
 }
 
-/// Checks the option strings that map onto Top enums.
+/// Checks the option strings: the preprocessing flags (one rule with the studio's preview) and the
+/// input types.
 bool validateOptions(const TransformOptions &o, std::string &error) {
-  if (!o.pixelFormat.empty() && !symbolizePixelFormat(o.pixelFormat)) {
-    error = "--pixel_format '" + o.pixelFormat + "' is not supported (rgb, bgr, gray, rgba)";
-    return false;
-  }
-  if (!o.channelFormat.empty() && o.channelFormat != "none" && !symbolizeChannelFormat(o.channelFormat)) {
-    error = "--channel_format '" + o.channelFormat + "' is not supported (nchw, nhwc, none)";
-    return false;
-  }
-  if (!o.padType.empty() && !symbolizePadType(o.padType)) {
-    error = "--pad_type '" + o.padType + "' is not supported (center, normal)";
-    return false;
-  }
-  if (!o.resizeDims.empty() && (o.resizeDims.size() != 2 || o.resizeDims[0] <= 0 || o.resizeDims[1] <= 0)) {
-    error = "--resize_dims needs two positive sizes H,W";
+  if (auto checked = preprocess::checkFlags(o.preprocess); !checked) {
+    error = checked.error();
     return false;
   }
   static const char *kTypes[] = {"float32", "float16", "int32", "int64", "int8", "uint8", "bool", "None", ""};

@@ -116,6 +116,19 @@ void addTransformOptions(ArgParser &p, TransformOptions &o) {
               &o.snapshots);
 }
 
+preprocess::PreprocessFlags preprocessFlags(const TransformOptions &o) {
+  preprocess::PreprocessFlags flags;
+  flags.mean = o.mean;
+  flags.scale = o.scale;
+  flags.pixelFormat = o.pixelFormat;
+  flags.channelFormat = o.channelFormat;
+  flags.resizeDims = o.resizeDims;
+  flags.keepAspectRatio = o.keepAspectRatio;
+  flags.padValue = static_cast<double>(o.padValue);
+  flags.padType = o.padType;
+  return flags;
+}
+
 std::string validateTransformOptions(const TransformOptions &o) {
   if (!o.resizeDims.empty() && o.resizeDims.size() != 2)
     return "'--resize_dims' expects two numbers H,W";

@@ -374,3 +374,23 @@ TEST(Chips, DeployAcceptsExactlyTheListedChips) {
   std::vector<std::string> args = {"--mlir", "m.mlir", "--quantize", "F32", "--chip", "cv183x"};
   EXPECT_FALSE(parseRequest<DeployOptions>(args));
 }
+
+TEST(Requests, TransformPreprocessingFlagsAreTheRequestsOwn) {
+  // What tpuc transform hands the importer and the studio's preview resolves: every preprocessing field.
+  TransformOptions o = transform();
+  preprocess::PreprocessFlags flags = preprocessFlags(o);
+  EXPECT_EQ(flags.mean, o.mean);
+  EXPECT_EQ(flags.scale, o.scale);
+  EXPECT_EQ(flags.pixelFormat, "rgb");
+  EXPECT_EQ(flags.channelFormat, "nhwc");
+  EXPECT_EQ(flags.resizeDims, (std::vector<int64_t>{256, 256}));
+  EXPECT_TRUE(flags.keepAspectRatio);
+  EXPECT_EQ(flags.padValue, -3.0);
+  EXPECT_EQ(flags.padType, "normal");
+  // A default request: TPU-MLIR's defaults, which the importer records as given.
+  flags = preprocessFlags(TransformOptions{});
+  EXPECT_EQ(flags.pixelFormat, "bgr");
+  EXPECT_EQ(flags.channelFormat, "nchw");
+  EXPECT_FALSE(flags.keepAspectRatio);
+  EXPECT_TRUE(flags.mean.empty());
+}

@@ -10,6 +10,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/LLVM.h"
+#include "tpuc/Preprocess/Flags.h"
 #include "tpuc/Support/Tensor.h"
 #include "llvm/Support/Error.h"
 
@@ -41,18 +42,12 @@ struct TransformOptions {
   /// --output_names: tensors (graph outputs or internal tensors) that become the function's results, in
   /// this order. Empty: the graph outputs. Only the nodes these depend on are imported.
   std::vector<std::string> outputNames;
-  /// Preprocessing recorded on every 4-D float top.input (image inputs): `(x - mean) * scale` per channel
-  /// (one value, or one per channel), pixel_format (rgb, bgr, gray, rgba), channel_format (nchw, nhwc;
-  /// "none" or empty: not recorded), resize_dims [h, w], keep_aspect_ratio with pad_value and pad_type
-  /// (center, normal). Other inputs carry no preprocessing.
-  std::vector<double> mean;
-  std::vector<double> scale;
-  std::string pixelFormat;
-  std::string channelFormat;
-  std::vector<int64_t> resizeDims;
-  bool keepAspectRatio = false;
-  double padValue = 0;
-  std::string padType;
+  /// Preprocessing recorded on every 4-D float top.input (image inputs), as preprocess::inputConfig
+  /// resolves the flags for it: `(x - mean) * scale` per channel (one value, or one per channel),
+  /// pixel_format (rgb, bgr, gray, rgba), channel_format (nchw, nhwc; "none" or empty: not recorded),
+  /// resize_dims [h, w], keep_aspect_ratio with pad_value and pad_type (center, normal). A flag not given
+  /// is not recorded (the reader takes the same default). Other inputs carry no preprocessing.
+  preprocess::PreprocessFlags preprocess;
   /// --mlir: where to write the Top IR (with locations); empty: not written.
   std::string mlirOut;
   /// Weight file to write. Empty: `<modelName>_top_f32_all_weight.npz` (TPU-MLIR's name) in the directory

@@ -17,6 +17,7 @@
 #define TPUC_DRIVER_REQUESTS_H
 
 #include "tpuc/Driver/Chips.h"
+#include "tpuc/Preprocess/Flags.h"
 #include "tpuc/Support/ArgParser.h"
 
 #include <cstdint>
@@ -68,6 +69,10 @@ struct TransformOptions {
 };
 void addTransformOptions(ArgParser &parser, TransformOptions &opts);
 std::string validateTransformOptions(const TransformOptions &opts);
+/// The request's preprocessing flags (--mean ... --pad_type) as the importer takes them: `tpuc transform`
+/// passes these to the ONNX import, and the studio's preprocessing preview resolves the same ones with
+/// preprocess::inputConfigs, so both read a request alike.
+preprocess::PreprocessFlags preprocessFlags(const TransformOptions &opts);
 
 // --- calibrate (run_calibration) ---------------------------------------------
 struct CalibrateOptions {
