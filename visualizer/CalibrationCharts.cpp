@@ -121,9 +121,8 @@ QValueAxis *ratioAxis(double lo, double hi, double tolerance) {
   const auto [y0, y1] = ratioRange(lo, hi, tolerance, &clipped);
   auto *y = new QValueAxis;
   y->setTitleText(
-      clipped ? QCoreApplication::translate("CalibrationCharts", "threshold / final (clipped to 0–%1)")
-                    .arg(kRatioClip)
-              : QCoreApplication::translate("CalibrationCharts", "threshold / final"));
+      clipped ? QCoreApplication::translate("CalibrationCharts", "ratio (clipped to 0–%1)").arg(kRatioClip)
+              : QCoreApplication::translate("CalibrationCharts", "ratio"));
   y->setRange(y0, y1);
   y->applyNiceNumbers();
   y->setLabelFormat(QStringLiteral("%.3g"));
@@ -288,7 +287,8 @@ QChart *makeConvergenceChart(const CalibrationReport &report, int tensor, const 
   const double xEnd = std::max<double>(1, static_cast<double>(report.samples));
   chart->addSeries(band(0, xEnd, report.tolerance, palette));
   auto *series = new QLineSeries;
-  series->setName(QCoreApplication::translate("CalibrationCharts", "%1 / final").arg(report.method));
+  series->setName(
+      QCoreApplication::translate("CalibrationCharts", "%1 threshold / final").arg(report.method));
   series->setPen(QPen(methodColor(report.method), 2));
   series->setPointsVisible(true);
   double lo = 1, hi = 1;

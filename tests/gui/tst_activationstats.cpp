@@ -478,7 +478,7 @@ void TestActivationStats::chartsDrawEveryThresholdWithTheChosenOneSolid() {
   }
   // Convergence: the threshold relative to its final value at each checkpoint, the band and the marker.
   std::unique_ptr<QChart> convergence(vis::makeConvergenceChart(r, 0, palette));
-  QLineSeries *ratio = seriesNamed(convergence.get(), "kl / final");
+  QLineSeries *ratio = seriesNamed(convergence.get(), "kl threshold / final");
   QVERIFY(ratio);
   QCOMPARE(ratio->count(), 8);
   QCOMPARE(ratio->at(0), QPointF(1, 4.0 / 3.0));
@@ -495,7 +495,7 @@ void TestActivationStats::chartsDrawEveryThresholdWithTheChosenOneSolid() {
   QVERIFY(band);
   // fc's last threshold is null: no final value, no ratios, and no crash.
   std::unique_ptr<QChart> empty(vis::makeConvergenceChart(r, 2, palette));
-  QCOMPARE(seriesNamed(empty.get(), "kl / final")->count(), 0);
+  QCOMPARE(seriesNamed(empty.get(), "kl threshold / final")->count(), 0);
   // The overview colours the tensors that settled last and names them.
   std::unique_ptr<QChart> overview(vis::makeConvergenceOverviewChart(r, palette, 1));
   QVERIFY(seriesNamed(overview.get(), "relu1 (after 8)"));
