@@ -14,6 +14,7 @@
 #include "ui/panels/ProjectExplorer.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/views/AccuracyView.h"
+#include "ui/views/ActivationStatsView.h"
 #include "ui/views/ChipViewsTab.h"
 #include "ui/views/DatasetView.h"
 #include "ui/views/OverviewView.h"
@@ -251,6 +252,8 @@ void MainWindow::createActions() {
                         [this] { openChipViews(-1, ChipViewsTab::Memory); });
   m_viewMenu->addAction(tr("&Engine Timeline"), QKeySequence(Qt::CTRL | Qt::Key_T), this,
                         [this] { openChipViews(-1, ChipViewsTab::Timeline); });
+  m_viewMenu->addAction(tr("&Activation Statistics"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A), this,
+                        [this] { openActivationStats(); });
   m_viewMenu->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
                         [this] { setWindowState(windowState() ^ Qt::WindowFullScreen); });
 
@@ -356,7 +359,10 @@ void MainWindow::openTab(const Selection &selection) {
     for (const auto &t : p.caliTables)
       if (t.id == selection.id) {
         title = tr("Calibration: %1 v%2").arg(name(t.name)).arg(t.version);
-        view = new TableView(m_context, selection, m_tabs);
+        auto *table = new TableView(m_context, selection, m_tabs);
+        connect(table, &TableView::activationStatisticsRequested, this,
+                [this](qint64 tableId) { openActivationStats(tableId); });
+        view = table;
       }
     break;
   case Section::QuantTables:
@@ -384,6 +390,11 @@ void MainWindow::openTab(const Selection &selection) {
     // is shown and the pass inspector (Top vs Tpu side by side) opens beside it.
     for (const auto &r : p.runs)
       if (r.id == selection.id) {
+        // A calibration with a report (every studio calibration) opens its activation statistics.
+        if (const QString report = calibrationReportOfRun(r); !report.isEmpty()) {
+          openActivationStatsFolder(report, -1, tr("Statistics: %1").arg(name(r.configName)));
+          return;
+        }
         QString dir = PassInspectorView::snapshotDirOf(r);
         const bool deploy = QJsonDocument::fromJson(QByteArray::fromStdString(r.summaryJson))
                                 .object()

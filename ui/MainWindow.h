@@ -17,6 +17,7 @@ class QToolButton;
 namespace tpuc::ui {
 
 class AccuracyView;
+class ActivationStatsView;
 class TensorsTab;
 class AutosaveController;
 class ChipViewsTab;
@@ -84,9 +85,10 @@ public:
   /// Queues `tpuc calibrate` (run_calibration) with `method` over a dataset of the project: `datasetId`,
   /// else the selected dataset, else the first one with samples. Its Top MLIR comes from the cache folder;
   /// when it is not there yet a transform job is queued first. When the calibrate job succeeds its table
-  /// becomes a new calibration table of the project (calibrationTableAdded). Returns the calibrate job's
-  /// id, or -1 (with a message) when there is no model, file, engine or sample. `subset` names a subset of
-  /// a folder dataset to calibrate on (all its files otherwise).
+  /// becomes a new calibration table of the project (calibrationTableAdded) and its report (`--report`,
+  /// in the cache folder) opens in the activation statistics view. Returns the calibrate job's id, or -1
+  /// (with a message) when there is no model, file, engine or sample. `subset` names a subset of a folder
+  /// dataset to calibrate on (all its files otherwise).
   int runCalibrate(qint64 datasetId = -1, const QString &method = QStringLiteral("kl"),
                    const QString &subset = {});
   /// Queues `tpuc deploy` (model_deploy up to the Tpu level) with a compile configuration of the project
@@ -116,6 +118,13 @@ public:
   /// (ChipViewsTab::Page). `runId` < 0: the selected run, else the newest run with a plan or trace; nullptr
   /// with a message when there is none.
   ChipViewsTab *openChipViews(qint64 runId = -1, int page = 0);
+  /// Opens (or focuses) the activation statistics of calibration table `tableId` (its report: histograms
+  /// with every method's threshold, convergence). `tableId` < 0: the selected calibration table, else the
+  /// newest one with a report. nullptr with a message when the table has no report (imported, or its
+  /// report was deleted with the cache).
+  ActivationStatsView *openActivationStats(qint64 tableId = -1);
+  /// Opens (or focuses) the activation statistics of a report folder (`tpuc calibrate --report DIR`).
+  ActivationStatsView *openActivationStatsFolder(const QString &folder, qint64 tableId, const QString &title);
   /// Opens (or focuses) a graph tab of an MLIR file; returns the tab.
   GraphViewTab *openGraph(const QString &mlirPath);
   /// Opens the graph of the project's Top IR (`<cache>/<model>.top.mlir`, written by Run ▸ Transform);

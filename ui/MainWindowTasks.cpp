@@ -15,6 +15,7 @@
 #include "ui/jobs/EngineClient.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/jobs/TransformJob.h"
+#include "ui/views/ActivationStatsView.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -392,6 +393,14 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
   request.dataList = list.toStdString();
   request.caliMethod = method.toStdString();
   request.calibrationTable = table.toStdString();
+  // Every studio calibration keeps its activation statistics (histograms, every method's threshold,
+  // convergence) in a folder of its own, so a later calibration never overwrites an older table's report.
+  // The view draws them; the PNGs of the command line are not needed.
+  const QString report = cache + QStringLiteral("/calibration-reports/") + QFileInfo(table).fileName() +
+                         QLatin1Char('-') +
+                         QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+  request.report = report.toStdString();
+  request.reportFigures = 0;
   request.progress = "json";
   const int id =
       submit(tr("Cannot Calibrate"),
@@ -409,34 +418,37 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
                               std::to_string(samples.size()) + " samples of dataset '" + dataset->name + "'" +
                               (subset.isEmpty() ? "" : ", subset '" + subset.toStdString() + "'");
   auto connection = std::make_shared<QMetaObject::Connection>();
-  *connection = connect(m_jobs, &JobQueue::jobFinished, this,
-                        [this, id, connection, table, tableName, comment, generation = m_projectGeneration](
-                            int finished, JobState state) {
-    if (finished != id)
-      return;
-    QObject::disconnect(*connection);
-    if (state != JobState::Succeeded || generation != m_projectGeneration) {
-      Q_EMIT calibrationTableAdded(-1);
-      return;
-    }
-    QFile file(table);
-    Result<std::vector<project::CaliEntry>> entries =
-        file.open(QIODevice::ReadOnly)
-            ? project::parseCaliTable(file.readAll().toStdString(), table.toStdString())
-            : Failure{table.toStdString() + ": " + file.errorString().toStdString()};
-    if (!entries) {
-      m_context->log(LogLevel::Error,
-                     tr("Calibration table not stored: %1").arg(QString::fromStdString(entries.error())));
-      Q_EMIT calibrationTableAdded(-1);
-      return;
-    }
-    std::string created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
-    qint64 tableId = m_context->addCaliTable({0, tableName, 1, created, comment, std::move(*entries)});
-    m_context->log(LogLevel::Info, tr("Calibration table '%1' added (%2 tensors)")
-                                       .arg(QString::fromStdString(tableName))
-                                       .arg(m_context->project().caliTables.back().entries.size()));
-    Q_EMIT calibrationTableAdded(tableId);
-  });
+  *connection = connect(
+      m_jobs, &JobQueue::jobFinished, this,
+      [this, id, connection, table, report, tableName, comment,
+       generation = m_projectGeneration](int finished, JobState state) {
+        if (finished != id)
+          return;
+        QObject::disconnect(*connection);
+        if (state != JobState::Succeeded || generation != m_projectGeneration) {
+          Q_EMIT calibrationTableAdded(-1);
+          return;
+        }
+        QFile file(table);
+        Result<std::vector<project::CaliEntry>> entries =
+            file.open(QIODevice::ReadOnly)
+                ? project::parseCaliTable(file.readAll().toStdString(), table.toStdString())
+                : Failure{table.toStdString() + ": " + file.errorString().toStdString()};
+        if (!entries) {
+          m_context->log(LogLevel::Error,
+                         tr("Calibration table not stored: %1").arg(QString::fromStdString(entries.error())));
+          Q_EMIT calibrationTableAdded(-1);
+          return;
+        }
+        std::string created = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+        qint64 tableId = m_context->addCaliTable({0, tableName, 1, created, comment, std::move(*entries)});
+        m_context->log(LogLevel::Info, tr("Calibration table '%1' added (%2 tensors)")
+                                           .arg(QString::fromStdString(tableName))
+                                           .arg(m_context->project().caliTables.back().entries.size()));
+        setCalibrationReportOfTable(*m_context, tableId, report);
+        openActivationStats(tableId);
+        Q_EMIT calibrationTableAdded(tableId);
+      });
   return id;
 }
 

@@ -1,5 +1,9 @@
 // tpuc-view: `tpuc view groups|memory|timeline` — the studio's chip views rendered headless (SVG, PNG, CSV)
-// with the same drawing code. tpuc runs it for its `view` subcommand; it needs Qt (offscreen), tpuc does not.
+// with the same drawing code — and `tpuc view calibration`, the figures of a calibration report
+// (CalibrationView.h). tpuc runs it for its `view` subcommand and for `calibrate --report`; it needs Qt
+// (offscreen), tpuc does not.
+#include "CalibrationView.h"
+
 #include "tpuc/ChipData/Run.h"
 #include "tpuc/Support/ArgParser.h"
 #include "visualizer/ChipFigures.h"
@@ -22,9 +26,14 @@ struct ViewOptions {
 };
 
 void addViewOptions(ArgParser &p, ViewOptions &o) {
-  p.addPositional({{"view"}, "VIEW", "which view: groups (layer groups), memory (DDR and LMEM), timeline (engines)", true,
-                   {"groups", "memory", "timeline"}},
-                  &o.kind);
+  p.addPositional(
+      {{"view"},
+       "VIEW",
+       "which view: groups (layer groups), memory (DDR and LMEM), timeline (engines); calibration (a "
+       "calibration report's figures: see 'tpuc view calibration --help')",
+       true,
+       {"groups", "memory", "timeline"}},
+      &o.kind);
   p.addOption({{"--plan"}, "FILE", "the backend plan (<stem>_plan.json, written by tpuc deploy --model)"}, &o.plan);
   p.addOption({{"--trace"}, "FILE", "the engine trace (<stem>_trace.json, or tpuc run --profile)"}, &o.trace);
   p.addOption({{"--format"}, "FORMAT", "output format (csv: memory only)", false, {"svg", "png", "csv"}, "svg"}, &o.format);
@@ -69,6 +78,8 @@ int main(int argc, char **argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args.front() == "calibration")
+    return view::runCalibrationView(argc, argv, args);
   ViewOptions o;
   ArgParser parser("tpuc view",
                         "Render the layer-group, memory or engine-timeline view of a deploy as SVG, PNG or CSV (the "

@@ -4,8 +4,17 @@
 
 #include "tpuc/Simulator/Compare.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
 
 namespace tpuc::cli {
 
@@ -42,6 +51,57 @@ ProgressReporter makeProgressReporter(const std::string &format) {
   auto parsed = ProgressReporter::parseFormat(format);
   return ProgressReporter(parsed.value_or(ProgressReporter::Format::None),
                           std::cout, std::cerr);
+}
+
+std::filesystem::path siblingProgram(std::string_view name) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return (ec ? std::filesystem::path(".") : self.parent_path()) / std::string(name);
+}
+
+ChildRun runChild(const std::string &program, const std::vector<std::string> &args) {
+  ChildRun run;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    run.error = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return run;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::vector<std::string> copy(args);
+  std::vector<char *> argv{const_cast<char *>(program.c_str())};
+  for (std::string &a : copy)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (spawned != 0) {
+    ::close(fds[0]);
+    run.error = "cannot run " + program + ": " + std::strerror(spawned);
+    return run;
+  }
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buffer, sizeof(buffer));
+    if (n > 0)
+      run.output.append(buffer, static_cast<size_t>(n));
+    else if (n == 0 || errno != EINTR)
+      break;
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status))
+    run.exitCode = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    run.error = program + " was killed by signal " + std::to_string(WTERMSIG(status));
+  return run;
 }
 
 } // namespace tpuc::cli

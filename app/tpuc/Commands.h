@@ -17,6 +17,7 @@
 #include "tpuc/Support/Progress.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +86,18 @@ int writeResultRecord(std::string_view command, const std::string &path, const s
 /// A driver sink for the console: text to stdout (flushed where the driver asks), progress events to
 /// `progress` when given.
 driver::Sink consoleSink(ProgressReporter *progress = nullptr);
+
+/// A program installed beside tpuc (tpuc-view, built with the studio): its path, whether or not it exists.
+std::filesystem::path siblingProgram(std::string_view name);
+
+/// How a child program ended and what it printed.
+struct ChildRun {
+  int exitCode = -1;  ///< -1 when it could not start or did not exit normally
+  std::string output; ///< its stdout and stderr
+  std::string error;  ///< why it could not start or how it ended otherwise ("killed by signal 9")
+};
+/// Runs `program` with `args` and waits for it, collecting its output (stdout and stderr in one pipe).
+ChildRun runChild(const std::string &program, const std::vector<std::string> &args);
 
 int runTransform(const TransformOptions &opts);
 int runCalibrate(const CalibrateOptions &opts);

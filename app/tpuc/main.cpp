@@ -61,9 +61,7 @@ int drive(const Subcommand &self, std::span<const std::string> args,
 /// `tpuc view`: the chip views are drawn by the studio's code, which needs Qt; tpuc stays Qt-free and hands
 /// the arguments to tpuc-view, installed beside it.
 int runView(const Subcommand &, std::span<const std::string> args) {
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  std::filesystem::path viewer = (ec ? std::filesystem::path(".") : self.parent_path()) / "tpuc-view";
+  std::filesystem::path viewer = siblingProgram("tpuc-view");
   if (!std::filesystem::exists(viewer)) {
     std::cerr << "tpuc view: " << viewer.string()
               << " is missing (it is built with the studio: configure with TPUC_BUILD_STUDIO=ON)" << std::endl;
@@ -119,8 +117,8 @@ const Subcommand kSubcommands[] = {
      "data lists, and report duplicates and outliers.",
      TPUC_SUBCOMMAND(Dataset)},
     {"view",
-     "Draw a deploy's layer groups, memory timeline or engine timeline as SVG, PNG or CSV (the studio's "
-     "chip views, headless).",
+     "Draw a deploy's layer groups, memory timeline or engine timeline as SVG, PNG or CSV, or a calibration "
+     "report's figures as PNG (the studio's views, headless).",
      runView},
 };
 

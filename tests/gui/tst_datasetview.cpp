@@ -364,7 +364,9 @@ void TestDatasetView::multiInputFolderPairsFiles() {
   QSignalSpy datasets(&window, &MainWindow::datasetImported);
   window.importDatasetFolder(dir.filePath("ds"));
   QVERIFY(datasets.wait(10000));
-  waitForScan(currentDatasetView(window));
+  DatasetView *view = currentDatasetView(window); // calibrating opens the activation statistics in front
+  QVERIFY(view);
+  waitForScan(view);
   qputenv("TPUC", TPUC_ENGINE);
   QSignalSpy added(&window, &MainWindow::calibrationTableAdded);
   QVERIFY(window.runCalibrate(datasets.front().front().toLongLong(), "max") > 0);
@@ -383,7 +385,6 @@ void TestDatasetView::multiInputFolderPairsFiles() {
 
   // A file without its partner is refused before anything runs, naming it.
   QVERIFY(QFile::copy(dir.filePath("ds/x/s0.npy"), dir.filePath("ds/x/lonely.npy")));
-  DatasetView *view = currentDatasetView(window);
   QSignalSpy scanned(view, &DatasetView::scanFinished);
   view->rescan();
   QVERIFY(scanned.wait(30000));

@@ -238,6 +238,15 @@ void addCalibrateOptions(ArgParser &p, CalibrateOptions &o) {
        "also write each tensor's histogram with every method's threshold (histograms.json) and how the "
        "thresholds converge as samples are added (convergence.json) into DIR"},
       &o.report);
+  p.addOption(
+      {{"--report_figures"},
+       "N",
+       "with --report, also PNG figures (overview.png, one per tensor for at most N tensors, index.html) "
+       "when tpuc-view is installed beside tpuc; 0: JSON only",
+       false,
+       {},
+       "64"},
+      &o.reportFigures);
 }
 
 std::string validateCalibrateOptions(const CalibrateOptions &o) {
@@ -261,6 +270,8 @@ std::string validateCalibrateOptions(const CalibrateOptions &o) {
     return "'--benchmark_method' needs '--search search_threshold'";
   if (o.threads < 0)
     return "'--threads' must not be negative";
+  if (o.reportFigures < 0)
+    return "'--report_figures' must not be negative";
   return "";
 }
 

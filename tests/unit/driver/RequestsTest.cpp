@@ -87,6 +87,7 @@ CalibrateOptions calibrate() {
   o.chip = listChips().back();
   o.subset = "calib100";
   o.report = "/c/report dir";
+  o.reportFigures = 0;
   return o;
 }
 

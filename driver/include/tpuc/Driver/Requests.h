@@ -104,6 +104,9 @@ struct CalibrateOptions {
   /// Not in run_calibration: a folder for the activation histograms with every method's threshold and the
   /// thresholds' convergence as samples are added (JSON).
   std::string report;
+  /// With --report: PNG figures of at most this many tensors, the overview and an index.html, drawn by
+  /// tpuc-view when it is installed beside tpuc (0: the JSON only; the studio draws the report itself).
+  int64_t reportFigures = 64;
   bool operator==(const CalibrateOptions &) const = default;
 };
 void addCalibrateOptions(ArgParser &parser, CalibrateOptions &opts);
