@@ -170,6 +170,19 @@ QString tensorLabel(const TensorReport &t) {
       .arg(elided(t.name, 36), QString::number(t.stableAfter));
 }
 
+/// The dotted line at the sample count by which a threshold must settle to leave a quarter of the samples to
+/// confirm it ("enough data"), on a chart of `report` spanning y0..y1.
+void addConfirmLine(QChart *chart, const CalibrationReport &report, const QPalette &palette, double y0,
+                    double y1) {
+  if (report.samples < 4)
+    return;
+  const qint64 confirmBy = report.samples - report.samples / 4;
+  chart->addSeries(verticalLine(
+      static_cast<double>(confirmBy), y0, y1,
+      QPen(blend(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.5), 1, Qt::DotLine),
+      QCoreApplication::translate("CalibrationCharts", "enough if settled by %1").arg(confirmBy)));
+}
+
 } // namespace
 
 QColor methodColor(const QString &method) {
@@ -306,12 +319,7 @@ QChart *makeConvergenceChart(const CalibrationReport &report, int tensor, const 
   chart->addSeries(series);
   QValueAxis *y = ratioAxis(lo, hi, report.tolerance);
   const double y0 = y->min(), y1 = y->max();
-  const qint64 confirmBy = report.samples - report.samples / 4;
-  if (report.samples >= 4)
-    chart->addSeries(verticalLine(
-        static_cast<double>(confirmBy), y0, y1,
-        QPen(blend(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.5), 1, Qt::DotLine),
-        QCoreApplication::translate("CalibrationCharts", "enough if settled by %1").arg(confirmBy)));
+  addConfirmLine(chart, report, palette, y0, y1);
   if (t.stableAfter > 0) {
     const QColor mark = settled ? kSettledColor : kLateColor;
     chart->addSeries(verticalLine(
@@ -384,12 +392,7 @@ QChart *makeConvergenceOverviewChart(const CalibrationReport &report, const QPal
   }
   QValueAxis *y = ratioAxis(lo, hi, report.tolerance);
   const double y0 = y->min(), y1 = y->max();
-  const qint64 confirmBy = report.samples - report.samples / 4;
-  if (report.samples >= 4)
-    chart->addSeries(verticalLine(
-        static_cast<double>(confirmBy), y0, y1,
-        QPen(blend(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.5), 1, Qt::DotLine),
-        QCoreApplication::translate("CalibrationCharts", "enough if settled by %1").arg(confirmBy)));
+  addConfirmLine(chart, report, palette, y0, y1);
   if (report.stableAfter > 0)
     chart->addSeries(verticalLine(
         static_cast<double>(report.stableAfter), y0, y1,

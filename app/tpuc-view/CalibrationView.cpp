@@ -3,6 +3,7 @@
 #include "CalibrationView.h"
 
 #include "tpuc/Support/ArgParser.h"
+#include "tpuc/Support/ParseOrExit.h"
 #include "visualizer/CalibrationCharts.h"
 #include "visualizer/ChipFigures.h"
 
@@ -46,15 +47,8 @@ int runCalibrationView(int argc, char **argv, const std::vector<std::string> &ar
   parser.addOption({{"--width"}, "PX", "figure width", false, {}, "1200"}, &o.width);
   parser.addOption({{"--height"}, "PX", "figure height", false, {}, "900"}, &o.height);
   parser.addOption({{"--theme"}, "THEME", "colours", false, {"light", "dark"}, "light"}, &o.theme);
-  ParseOutcome outcome = parser.parse(args);
-  if (outcome.kind == ParseOutcome::Help) {
-    std::cout << parser.help();
-    return kExitOk;
-  }
-  if (outcome.kind == ParseOutcome::Error) {
-    std::cerr << outcome.message << std::endl;
-    return kExitUsage;
-  }
+  if (std::optional<int> exit = parseOrExit(parser, args, kExitUsage))
+    return *exit;
   if (o.width < 400 || o.height < 300 || o.width > 8000 || o.height > 8000) {
     std::cerr << "tpuc view: --width and --height must be within 400..8000 and 300..8000" << std::endl;
     return kExitUsage;

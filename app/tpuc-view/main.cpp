@@ -6,6 +6,7 @@
 
 #include "tpuc/ChipData/Run.h"
 #include "tpuc/Support/ArgParser.h"
+#include "tpuc/Support/ParseOrExit.h"
 #include "visualizer/ChipFigures.h"
 
 #include <QGuiApplication>
@@ -85,15 +86,8 @@ int main(int argc, char **argv) {
                         "Render the layer-group, memory or engine-timeline view of a deploy as SVG, PNG or CSV (the "
                         "studio's drawing code).");
   addViewOptions(parser, o);
-  ParseOutcome outcome = parser.parse(args);
-  if (outcome.kind == ParseOutcome::Help) {
-    std::cout << parser.help();
-    return kExitOk;
-  }
-  if (outcome.kind == ParseOutcome::Error) {
-    std::cerr << outcome.message << std::endl;
-    return kExitUsage;
-  }
+  if (std::optional<int> exit = parseOrExit(parser, args, kExitUsage))
+    return *exit;
   if (std::string e = validate(o); !e.empty()) {
     std::cerr << "tpuc view: " << e << " (see 'tpuc view --help')" << std::endl;
     return kExitUsage;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "tpuc/Support/ParseOrExit.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -40,15 +41,8 @@ int drive(const Subcommand &self, std::span<const std::string> args,
   std::string program = std::string("tpuc ") + self.name;
   ArgParser parser(program, self.summary);
   addOptions(parser, opts);
-  ParseOutcome outcome = parser.parse(args);
-  if (outcome.kind == ParseOutcome::Help) {
-    std::cout << parser.help();
-    return kExitOk;
-  }
-  if (outcome.kind == ParseOutcome::Error) {
-    std::cerr << outcome.message << std::endl;
-    return kExitUsage;
-  }
+  if (std::optional<int> exit = parseOrExit(parser, args, kExitUsage))
+    return *exit;
   std::string error = validate(opts);
   if (!error.empty()) {
     std::cerr << program << ": " << error << " (see '" << program

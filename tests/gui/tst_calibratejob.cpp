@@ -4,6 +4,7 @@
 // (the job's --report, progress per sample) open on their own, from the table, the run and the View menu;
 // an INT8 deploy then uses it and records the comparison. A long calibration is cancelled midway. The cases
 // without model, samples or engine are refused with a message.
+#include "GuiTestSupport.h"
 #include "project/ProjectStore.h"
 #include "project/TableFiles.h"
 #include "ui/MainWindow.h"
@@ -44,22 +45,16 @@ namespace {
 /// in `dir`; returns the id of a dataset holding `samples`.
 qint64 makeCnnProject(const QString &dir, StudioContext &context, MainWindow &window,
                       std::vector<project::Sample> samples) {
-  QProcess python;
-  python.start("/usr/bin/python3", {TPUC_CNN_SCRIPT, dir});
-  if (!python.waitForFinished(60000) || python.exitCode() != 0)
-    qFatal("make_onnx_cnn.py failed: %s", python.readAllStandardError().constData());
-  window.setInteractive(false);
-  window.startup(QString());
-  QSignalSpy imported(&window, &MainWindow::modelImported);
-  window.importModel(dir + "/cnn.onnx");
-  if (!imported.wait(10000))
-    qFatal("the model was not imported");
+  if (QString problem = ui::guitest::runPython(TPUC_CNN_SCRIPT, {dir}); !problem.isEmpty())
+    qFatal("%s", qPrintable(problem));
   project::ImportSettings settings;
   settings.inputShapes = "[[1,3,8,8]]";
   settings.mean = {0, 0, 0};
   settings.scale = {0.0039, 0.0039, 0.0039};
   settings.pixelFormat = "rgb";
-  context.setImportSettings(settings);
+  if (QString problem = ui::guitest::startWithModel(window, context, dir + "/cnn.onnx", settings);
+      !problem.isEmpty())
+    qFatal("%s", qPrintable(problem));
   const qint64 datasetId = context.addDataset({0, "photos", std::move(samples)});
   QString error;
   if (!context.saveAs(dir + "/cnn.tpuproj", &error))

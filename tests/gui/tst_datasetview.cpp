@@ -5,6 +5,7 @@
 // the data list export, a rescan noticing moved, changed, added and removed files, a project that moves
 // with its dataset, and calibration from a subset with the real engine.
 #include "DatasetGen.h"
+#include "GuiTestSupport.h"
 
 #include "project/ProjectStore.h"
 #include "ui/MainWindow.h"
@@ -286,24 +287,18 @@ void TestDatasetView::calibrateFromSubset() {
   QSKIP("the tpuc target is not part of this build");
 #else
   QTemporaryDir dir;
-  QProcess python;
-  python.start("/usr/bin/python3", {TPUC_CNN_SCRIPT, dir.path()});
-  QVERIFY(python.waitForFinished(60000));
-  QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+  QString problem = ui::guitest::runPython(TPUC_CNN_SCRIPT, {dir.path()});
+  QVERIFY2(problem.isEmpty(), qPrintable(problem));
   const QString folder = dir.filePath("images");
   testing::generateImageFolder(folder.toStdString(), 9, 3);
   StudioContext context;
   MainWindow window(&context);
-  window.setInteractive(false);
-  window.startup(QString());
-  QSignalSpy imported(&window, &MainWindow::modelImported);
-  window.importModel(dir.filePath("cnn.onnx"));
-  QVERIFY(imported.wait(10000));
   project::ImportSettings settings;
   settings.inputShapes = "[[1,3,8,8]]";
   settings.mean = {0, 0, 0};
   settings.scale = {0.0039, 0.0039, 0.0039};
-  context.setImportSettings(settings);
+  problem = ui::guitest::startWithModel(window, context, dir.filePath("cnn.onnx"), settings);
+  QVERIFY2(problem.isEmpty(), qPrintable(problem));
   QString error;
   QVERIFY2(context.saveAs(dir.filePath("cnn.tpuproj"), &error), qPrintable(error));
   QSignalSpy datasets(&window, &MainWindow::datasetImported);
@@ -345,20 +340,14 @@ void TestDatasetView::multiInputFolderPairsFiles() {
   // A two-input model and a folder laid out by input (ds/x/sK.npy, ds/y/sK.npy): the studio's calibration
   // pairs the files by name, so the max thresholds are those of the pairs (x 4, y 50, z 51).
   QTemporaryDir dir;
-  QProcess python;
-  python.start("/usr/bin/python3", {TPUC_TWO_INPUTS_SCRIPT, dir.path()});
-  QVERIFY(python.waitForFinished(60000));
-  QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+  QString problem = ui::guitest::runPython(TPUC_TWO_INPUTS_SCRIPT, {dir.path()});
+  QVERIFY2(problem.isEmpty(), qPrintable(problem));
   StudioContext context;
   MainWindow window(&context);
-  window.setInteractive(false);
-  window.startup(QString());
-  QSignalSpy imported(&window, &MainWindow::modelImported);
-  window.importModel(dir.filePath("two.onnx"));
-  QVERIFY(imported.wait(10000));
   project::ImportSettings settings;
   settings.inputShapes = "[[1,8],[1,8]]";
-  context.setImportSettings(settings);
+  problem = ui::guitest::startWithModel(window, context, dir.filePath("two.onnx"), settings);
+  QVERIFY2(problem.isEmpty(), qPrintable(problem));
   QString error;
   QVERIFY2(context.saveAs(dir.filePath("two.tpuproj"), &error), qPrintable(error));
   QSignalSpy datasets(&window, &MainWindow::datasetImported);

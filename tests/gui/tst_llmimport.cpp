@@ -1,6 +1,7 @@
 // Offscreen tests of the LLM path and the run history: a HuggingFace folder dropped on the window reaches
 // the LLM import dialog with the model's values, llm_convert's rules, the llm-convert job (exit codes of
 // the engine, a real engine failing on a broken checkpoint), and finished jobs recorded as runs that survive saving and reopening.
+#include "GuiTestSupport.h"
 #include "project/ProjectStore.h"
 #include "ui/LlmImportDialog.h"
 #include "ui/MainWindow.h"
@@ -354,20 +355,14 @@ void TestLlmImport::realEngineRunsAreRecorded() {
   // Runtime, and the run keeps the metrics; llm-convert on a folder whose safetensors header is broken
   // fails with the engine's one-line reason naming the file.
   QTemporaryDir dir;
-  QProcess python;
-  python.start("/usr/bin/python3", {TPUC_CNN_SCRIPT, dir.path()});
-  QVERIFY(python.waitForFinished(60000));
-  QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+  QString problem = ui::guitest::runPython(TPUC_CNN_SCRIPT, {dir.path()});
+  QVERIFY2(problem.isEmpty(), qPrintable(problem));
   StudioContext context;
   MainWindow window(&context);
-  window.setInteractive(false);
-  window.startup(QString());
-  QSignalSpy imported(&window, &MainWindow::modelImported);
-  window.importModel(dir.filePath("cnn.onnx"));
-  QVERIFY(imported.wait(10000));
   project::ImportSettings settings;
   settings.inputShapes = "[[1,3,8,8]]";
-  context.setImportSettings(settings);
+  problem = ui::guitest::startWithModel(window, context, dir.filePath("cnn.onnx"), settings);
+  QVERIFY2(problem.isEmpty(), qPrintable(problem));
   context.addDataset({0, "test", {{dir.filePath("cnn_in.npz").toStdString(), "{}", {}}}});
   QString error;
   QVERIFY2(context.saveAs(dir.filePath("cnn.tpuproj"), &error), qPrintable(error));

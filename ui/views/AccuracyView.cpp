@@ -1,6 +1,8 @@
 // The accuracy view: per-layer table, chart along the graph, keep-in-float and compare-with-run actions.
 #include "ui/views/AccuracyView.h"
 
+#include "ui/views/LayerTable.h"
+
 #include "ui/views/TensorsTab.h"
 
 #include <QChart>
@@ -50,19 +52,7 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
       m_compare(new QComboBox(this)), m_keep(new QToolButton(this)), m_tensors(new QToolButton(this)) {
   m_filter->setSourceModel(m_model);
   m_table->setModel(m_filter);
-  m_table->setSortingEnabled(true);
-  m_table->sortByColumn(AccuracyModel::Order, Qt::AscendingOrder);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_table->setAlternatingRowColors(true);
-  m_table->verticalHeader()->hide();
-  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  // The name gets a fixed share (elided in the middle) so the metrics stay in sight; the user can widen it.
-  m_table->horizontalHeader()->setSectionResizeMode(AccuracyModel::Name, QHeaderView::Interactive);
-  m_table->horizontalHeader()->setHighlightSections(false);
-  m_table->setTextElideMode(Qt::ElideMiddle); // long ONNX names differ at the end, not the start
-  m_table->setWordWrap(false);
+  setUpLayerTable(m_table, AccuracyModel::Name, AccuracyModel::Order);
 
   m_summary->setWordWrap(true);
   m_summary->setTextFormat(Qt::RichText);

@@ -1,6 +1,8 @@
 // The activation statistics view: tensor table, histogram with thresholds, convergence, verdict banner.
 #include "ui/views/ActivationStatsView.h"
 
+#include "ui/views/LayerTable.h"
+
 #include "project/ProjectStore.h"
 #include "ui/Background.h"
 #include "ui/views/ActivationStatsModel.h"
@@ -75,18 +77,7 @@ ActivationStatsView::ActivationStatsView(StudioContext *context, const QString &
       m_figure(new vis::CalibrationTensorFigure(this)), m_overview(new vis::CalibrationOverviewFigure(this)) {
   m_filter->setSourceModel(m_model);
   m_table->setModel(m_filter);
-  m_table->setSortingEnabled(true);
-  m_table->sortByColumn(ActivationStatsModel::Order, Qt::AscendingOrder);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_table->setAlternatingRowColors(true);
-  m_table->verticalHeader()->hide();
-  m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(ActivationStatsModel::Name, QHeaderView::Interactive);
-  m_table->horizontalHeader()->setHighlightSections(false);
-  m_table->setTextElideMode(Qt::ElideMiddle); // ONNX tensor names differ at the end, not the start
-  m_table->setWordWrap(false);
+  setUpLayerTable(m_table, ActivationStatsModel::Name, ActivationStatsModel::Order);
 
   m_banner->setWordWrap(true);
   m_banner->setTextFormat(Qt::RichText);

@@ -61,6 +61,7 @@ void fillBars(QChartView *view, const QString &title, std::vector<std::pair<QStr
   values->setRange(0, std::max(1.0, top));
   values->setLabelFormat(QStringLiteral("%d"));
   values->setTickCount(std::min(6, std::max(2, static_cast<int>(top) + 1)));
+  values->applyNiceNumbers();
   values->setLabelsBrush(view->palette().text());
   chart->addAxis(categories, Qt::AlignLeft);
   chart->addAxis(values, Qt::AlignBottom);
@@ -94,7 +95,7 @@ DatasetQualityView::DatasetQualityView(QWidget *parent)
   m_tree->setColumnWidth(0, fontMetrics().averageCharWidth() * 48);
   for (QChartView *view : {m_resolutions, m_aspects, m_folders}) {
     view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumHeight(fontMetrics().height() * 10);
+    view->setMinimumHeight(fontMetrics().height() * 12);
   }
   m_resolutions->setObjectName(QStringLiteral("resolutionChart"));
   m_aspects->setObjectName(QStringLiteral("aspectChart"));
@@ -190,9 +191,10 @@ void DatasetQualityView::setReport(const dataset::QualityReport &report) {
   for (const dataset::FolderCount &f : r.folders)
     folders.emplace_back(f.folder.empty() ? tr("(top folder)") : QString::fromStdString(f.folder),
                          static_cast<double>(f.files));
-  fillBars(m_resolutions, tr("Resolutions (most common)"), std::move(resolutions), true, 12);
-  fillBars(m_aspects, tr("Aspect ratios (w/h)"), std::move(aspects), false, 24);
-  fillBars(m_folders, tr("Files per folder"), std::move(folders), true, 16);
+  // As many bars as keep their labels readable in the chart's height.
+  fillBars(m_resolutions, tr("Resolutions (most common)"), std::move(resolutions), true, 6);
+  fillBars(m_aspects, tr("Aspect ratios (w/h, most common)"), std::move(aspects), true, 6);
+  fillBars(m_folders, tr("Files per folder (largest)"), std::move(folders), true, 6);
 }
 
 QHash<QString, QString> DatasetQualityView::problems() const {

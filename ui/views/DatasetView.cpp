@@ -417,18 +417,20 @@ QStringList DatasetView::selectedPaths() const {
 void DatasetView::updateSelection() {
   const QModelIndex current = m_table->selectionModel()->currentIndex();
   if (!current.isValid()) {
-    m_sampleLabel->setText(tr("Select a sample to see what the model receives."));
+    m_sampleLabel->hide(); // the preview says what to do
     m_preview->setSample({});
     return;
   }
+  m_sampleLabel->show();
   const DatasetRow &row = m_model->row(m_proxy->mapToSource(current).row());
   m_preview->setSample(row.unreadable ? QStringList{} : QStringList{row.absolute});
-  QString text =
-      QStringLiteral("<p><b>%1</b></p><p>%2</p>").arg(row.name.toHtmlEscaped(), row.folder.toHtmlEscaped());
+  QString text = QStringLiteral("<b>%1</b>").arg(row.name.toHtmlEscaped());
+  if (!row.folder.isEmpty())
+    text += QStringLiteral(" in %1").arg(row.folder.toHtmlEscaped());
   if (!row.dimensions.isEmpty())
-    text += QStringLiteral("<p>%1 · %2</p>").arg(row.format, row.dimensions);
+    text += QStringLiteral(" · %1 · %2").arg(row.format, row.dimensions);
   if (!row.problem.isEmpty())
-    text += QStringLiteral("<p>%1</p>").arg(row.problem.toHtmlEscaped());
+    text += QStringLiteral("<br>⚠ %1").arg(row.problem.toHtmlEscaped());
   m_sampleLabel->setText(text);
 }
 
@@ -601,6 +603,7 @@ void DatasetView::makeSubset(const QString &name, const QString &method, int cou
         const QString name = QString::fromStdString(outcome->subset->name);
         m_context->putSubset(m_datasetId, std::move(*outcome->subset));
         showSubset(name);
+        m_tabs->setCurrentIndex(0); // the subset's files
         Q_EMIT subsetMade(QString());
       });
 }
@@ -625,11 +628,15 @@ void DatasetView::newSubsetDialog() {
                   QStringLiteral("manual"));
   auto *count = new QSpinBox(&dialog);
   count->setRange(1, std::max<int>(1, static_cast<int>(d->index->files.size())));
-  count->setValue(std::min<int>(200, static_cast<int>(d->index->files.size())));
+  // TPU-MLIR's guide asks for 100 to 1,000 images; a small folder gets half of its files.
+  const int files = static_cast<int>(d->index->files.size());
+  count->setValue(files > 400 ? 200 : std::max(1, files / 2));
   auto *seed = new QSpinBox(&dialog);
   seed->setRange(0, 1 << 30);
   auto *hint = new QLabel(&dialog);
   hint->setWordWrap(true);
+  hint->setMinimumWidth(fontMetrics().averageCharWidth() * 48);
+  hint->setMinimumHeight(fontMetrics().height() * 3);
   auto update = [=] {
     const QString m = method->currentData().toString();
     count->setEnabled(m != QLatin1String("manual"));
