@@ -376,7 +376,8 @@ void MainWindow::openTab(const Selection &selection) {
     for (const auto &d : p.datasets)
       if (d.id == selection.id) {
         title = tr("Dataset: %1").arg(name(d.name));
-        auto *datasetView = new DatasetView(m_context, d.id, m_tabs);
+        auto *datasetView = new DatasetView(m_context, d.id, m_tabs,
+                                            m_preparedDatasetId == d.id ? m_preparedDataset.get() : nullptr);
         connect(datasetView, &DatasetView::calibrateRequested, this,
                 [this](qint64 id, const QString &subset, const QString &method) {
                   runCalibrate(id, method, subset);

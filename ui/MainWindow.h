@@ -6,6 +6,8 @@
 
 #include <QMainWindow>
 
+#include <memory>
+
 #include <optional>
 
 class QLabel;
@@ -19,6 +21,7 @@ namespace tpuc::ui {
 class AccuracyView;
 class ActivationStatsView;
 class TensorsTab;
+struct PreparedDataset;
 class AutosaveController;
 class ChipViewsTab;
 class DeployDialog;
@@ -202,6 +205,9 @@ private:
   QToolButton *m_cancelJob = nullptr;
   bool m_interactive = true;
   quint64 m_projectGeneration = 0; ///< bumped when a project is loaded or closed (late results are dropped)
+  /// A folder just listed: its rows and index copy made off the UI thread, for the view that opens on it.
+  std::shared_ptr<PreparedDataset> m_preparedDataset;
+  qint64 m_preparedDatasetId = -1;
 };
 
 } // namespace tpuc::ui

@@ -16,6 +16,7 @@
 #include "ui/jobs/JobQueue.h"
 #include "ui/jobs/TransformJob.h"
 #include "ui/views/ActivationStatsView.h"
+#include "ui/views/DatasetView.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -144,9 +145,17 @@ void MainWindow::importDatasetFolder(const QString &folder) {
             });
         std::sort(index->files.begin(), index->files.end(),
                   [](const dataset::FileEntry &a, const dataset::FileEntry &b) { return a.path < b.path; });
-        return std::make_pair(index, ec ? QString::fromStdString(ec.message()) : QString());
+        // The view's rows and the first scan's previous index, made here rather than on the UI thread.
+        auto prepared = std::make_shared<PreparedDataset>();
+        prepared->snapshot = std::make_shared<const dataset::DatasetIndex>(*index);
+        project::Dataset listing{0, {}, {}, *index};
+        prepared->rows = DatasetFilesModel::buildRows(&listing);
+        return std::make_tuple(index, prepared, ec ? QString::fromStdString(ec.message()) : QString());
       },
-      [this, absolute](const std::pair<std::shared_ptr<dataset::DatasetIndex>, QString> &listed) {
+      [this, absolute](const std::tuple<std::shared_ptr<dataset::DatasetIndex>,
+                                        std::shared_ptr<PreparedDataset>, QString> &result) {
+        const auto &[listedIndex, prepared, listError] = result;
+        const std::pair<std::shared_ptr<dataset::DatasetIndex>, QString> listed{listedIndex, listError};
         m_statusLabel->setText(tr("Ready"));
         if (!listed.second.isEmpty() || listed.first->files.empty()) {
           showError(
@@ -162,11 +171,15 @@ void MainWindow::importDatasetFolder(const QString &folder) {
         dataset.index = std::move(*listed.first);
         const size_t files = dataset.index->files.size();
         const qint64 id = m_context->addDataset(std::move(dataset));
+        m_preparedDataset = prepared;
+        m_preparedDatasetId = id;
         m_context->log(LogLevel::Info,
                        tr("Dataset %1: %2")
                            .arg(absolute, countText(static_cast<qint64>(files), tr("file"), tr("files"))));
         m_context->select({Section::Datasets, id});
         m_context->activate({Section::Datasets, id});
+        m_preparedDataset.reset();
+        m_preparedDatasetId = -1;
         Q_EMIT datasetImported(id);
       });
 }

@@ -9,6 +9,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <map>
 
 namespace tpuc::ui {
 
@@ -317,8 +318,11 @@ bool StudioContext::setCompileConfig(const project::CompileConfig &config) {
 qint64 StudioContext::addDataset(project::Dataset dataset) {
   dataset.id = nextId(m_project.datasets);
   qint64 id = dataset.id;
-  edit(tr("Add dataset"), Section::Datasets, [dataset](project::Project &p) { p.datasets.push_back(dataset); },
-       [id](project::Project &p) { std::erase_if(p.datasets, [id](auto &d) { return d.id == id; }); });
+  // Shared by the command: a folder of 100,000 files is copied once per redo, not once per capture.
+  auto shared = std::make_shared<const project::Dataset>(std::move(dataset));
+  edit(
+      tr("Add dataset"), Section::Datasets, [shared](project::Project &p) { p.datasets.push_back(*shared); },
+      [id](project::Project &p) { std::erase_if(p.datasets, [id](auto &d) { return d.id == id; }); });
   return id;
 }
 
@@ -374,17 +378,23 @@ void StudioContext::removeSubset(qint64 datasetId, const QString &name) {
       });
 }
 
-void StudioContext::setDatasetIndex(qint64 datasetId, dataset::DatasetIndex index) {
+void StudioContext::setDatasetIndex(qint64 datasetId, dataset::DatasetIndex index,
+                                    const std::vector<std::pair<std::string, std::string>> &moved) {
   project::Dataset *dataset = findById(m_project.datasets, datasetId);
   if (!dataset)
     return;
-  if (dataset->index) // subsets made since the scan started: kept with the files that are still there
+  if (dataset->index) { // subsets made since the scan started: kept, following moved files, without the gone
+    std::map<std::string, std::string> movedTo(moved.begin(), moved.end());
     for (const dataset::Subset &current : dataset->index->subsets)
       if (!index.findSubset(current.name)) {
         dataset::Subset kept = current;
+        for (std::string &path : kept.paths)
+          if (auto it = movedTo.find(path); it != movedTo.end())
+            path = it->second;
         std::erase_if(kept.paths, [&](const std::string &path) { return !index.find(path); });
         index.subsets.push_back(std::move(kept));
       }
+  }
   applyChange(Section::Datasets, [datasetId, &index](project::Project &p) {
     if (project::Dataset *d = findById(p.datasets, datasetId))
       d->index = std::move(index);

@@ -97,9 +97,11 @@ public:
   /// Appends a finished run (history is a record, not an edit) and announces runFinished.
   qint64 addRun(project::RunRecord run);
   void setViewState(const QString &key, const QString &value);
-  /// Takes a fresh scan of a folder dataset: a record of the disk, not an edit (not undoable). Subsets made
-  /// while the scan ran are kept, without the files the scan no longer found.
-  void setDatasetIndex(qint64 datasetId, dataset::DatasetIndex index);
+  /// Takes a fresh scan of a folder dataset: a record of the disk, not an edit (not undoable). Subsets the
+  /// scan did not carry over (made while it ran, or unknown to the index it started from) are kept,
+  /// following the scan's `moved` files (old path, new path) and without the files it no longer found.
+  void setDatasetIndex(qint64 datasetId, dataset::DatasetIndex index,
+                       const std::vector<std::pair<std::string, std::string>> &moved = {});
 
   Selection selection() const { return m_selection; }
   void select(const Selection &selection);

@@ -107,7 +107,7 @@ QString sizeText(qint64 bytes) {
 } // namespace
 
 DatasetFilesModel::DatasetFilesModel(StudioContext *context, qint64 datasetId, ThumbnailCache *thumbnails,
-                                     QObject *parent)
+                                     QObject *parent, Rows *prebuilt)
     : QAbstractTableModel(parent), m_context(context), m_datasetId(datasetId), m_thumbnails(thumbnails) {
   connect(context, &StudioContext::projectChanged, this, [this](Section section) {
     if (section == Section::Datasets)
@@ -119,7 +119,10 @@ DatasetFilesModel::DatasetFilesModel(StudioContext *context, qint64 datasetId, T
     for (int row : m_rowsOfKey.value(key))
       Q_EMIT dataChanged(index(row, Name), index(row, Name), {Qt::DecorationRole});
   });
-  refresh();
+  if (prebuilt && prebuilt->fingerprint == fingerprint(dataset()))
+    adopt(std::move(*prebuilt));
+  else
+    refresh();
 }
 
 const project::Dataset *DatasetFilesModel::dataset() const {

@@ -48,8 +48,11 @@ public:
     UnreadableRole,
     ProblemRole, ///< true when the row has a problem
   };
+  struct Rows;
+  /// `prebuilt`: rows made off the UI thread for the dataset as it is now (a folder just listed); taken when
+  /// its fingerprint matches, else the rows are built as usual.
   DatasetFilesModel(StudioContext *context, qint64 datasetId, ThumbnailCache *thumbnails,
-                    QObject *parent = nullptr);
+                    QObject *parent = nullptr, Rows *prebuilt = nullptr);
 
   int rowCount(const QModelIndex &parent = {}) const override;
   int columnCount(const QModelIndex &parent = {}) const override;
@@ -63,6 +66,8 @@ public:
   void setProblems(const QHash<QString, QString> &problems);
   /// Rebuilds the rows from the project when this dataset's changed (in the background for large ones).
   void refresh();
+  /// The fingerprint of the dataset the rows shown were made from (0 before any).
+  quint64 shownFingerprint() const { return m_fingerprint; }
   /// Rows are being made in the background.
   bool building() const { return m_building != 0; }
 

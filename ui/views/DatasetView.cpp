@@ -53,7 +53,11 @@ const QString kShowProblems = QStringLiteral("\x01problems");
 
 struct ScanOutcome {
   std::optional<dataset::ScanResult> result;
-  DatasetFilesModel::Rows rows; ///< of the scanned dataset, made off the UI thread too
+  /// Made off the UI thread too: the scanned dataset's rows, its quality report, and a copy of the index
+  /// (the next scan's previous index; copying 100,000 entries on the UI thread would stall it).
+  DatasetFilesModel::Rows rows;
+  std::shared_ptr<const dataset::QualityReport> quality;
+  std::shared_ptr<const dataset::DatasetIndex> snapshot;
   QString error;
 };
 
@@ -73,11 +77,12 @@ QString datasetCacheDir(const StudioContext *context) {
   return QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/datasets");
 }
 
-DatasetView::DatasetView(StudioContext *context, qint64 datasetId, QWidget *parent)
+DatasetView::DatasetView(StudioContext *context, qint64 datasetId, QWidget *parent, PreparedDataset *prepared)
     : QWidget(parent), m_context(context), m_datasetId(datasetId),
       m_thumbnails(
           new ThumbnailCache(kThumbnailSide, datasetCacheDir(context) + QStringLiteral("/thumbnails"), this)),
-      m_model(new DatasetFilesModel(context, datasetId, m_thumbnails, this)),
+      m_model(new DatasetFilesModel(context, datasetId, m_thumbnails, this,
+                                    prepared ? &prepared->rows : nullptr)),
       m_proxy(new DatasetFilesProxy(this)), m_header(new QLabel(this)), m_changes(new QLabel(this)),
       m_cancelScan(new QPushButton(tr("Stop"), this)), m_search(new QLineEdit(this)),
       m_show(new QComboBox(this)), m_gridButton(new QToolButton(this)), m_tableButton(new QToolButton(this)),
@@ -85,6 +90,12 @@ DatasetView::DatasetView(StudioContext *context, qint64 datasetId, QWidget *pare
       m_grid(new QListView(this)), m_table(new QTableView(this)), m_sampleLabel(new QLabel(this)),
       m_quality(new DatasetQualityView(this)), m_scanTimer(new QTimer(this)) {
   m_proxy->setSourceModel(m_model);
+  // The listing's copy of the index is the first scan's previous index when the rows it came with were taken.
+  if (const quint64 now = DatasetFilesModel::fingerprint(datasetData());
+      prepared && prepared->snapshot && m_model->shownFingerprint() == now) {
+    m_snapshot = prepared->snapshot;
+    m_snapshotFingerprint = now;
+  }
   const int line = fontMetrics().height();
 
   // The grid: column 0 with thumbnails. Uniform item sizes and batched layout keep 100,000 files cheap;
@@ -444,7 +455,13 @@ void DatasetView::startScan() {
   const project::Dataset *d = datasetData();
   if (!d || !d->index || m_scanCancel)
     return;
-  auto previous = std::make_shared<const dataset::DatasetIndex>(*d->index);
+  // The previous index: the last scan's copy when the dataset's files are still those (made off the UI
+  // thread), else a copy now (a project just opened).
+  std::shared_ptr<const dataset::DatasetIndex> previous =
+      m_snapshot && m_snapshotFingerprint == DatasetFilesModel::fingerprint(d) &&
+              m_snapshot->root == d->index->root
+          ? m_snapshot
+          : std::make_shared<const dataset::DatasetIndex>(*d->index);
   // Right after an import the entries have no content yet: that first scan fills them in, it changes nothing.
   const bool firstScan = std::any_of(previous->files.begin(), previous->files.end(),
                                      [](const dataset::FileEntry &e) { return e.contentHash.empty(); });
@@ -477,6 +494,9 @@ void DatasetView::startScan() {
           project::Dataset scannedDataset{id, name, samples, std::move(outcome->result->index)};
           outcome->rows = DatasetFilesModel::buildRows(&scannedDataset);
           outcome->result->index = std::move(*scannedDataset.index);
+          outcome->snapshot = std::make_shared<const dataset::DatasetIndex>(outcome->result->index);
+          outcome->quality =
+              std::make_shared<const dataset::QualityReport>(dataset::analyzeQuality(*outcome->snapshot));
         } else
           outcome->error = QString::fromStdString(llvm::toString(scanned.takeError()));
         return outcome;
@@ -523,8 +543,11 @@ void DatasetView::startScan() {
         m_changes->setVisible(!m_changesText.isEmpty());
         if (!(result.index == *d->index)) {
           m_model->adopt(std::move(outcome->rows));
-          m_context->setDatasetIndex(m_datasetId, std::move(result.index));
+          m_context->setDatasetIndex(m_datasetId, std::move(result.index), result.changes.moved);
         }
+        d = datasetData();
+        m_snapshot = outcome->snapshot;
+        m_snapshotFingerprint = DatasetFilesModel::fingerprint(d);
         m_context->log(
             LogLevel::Info,
             tr("Dataset %1 scanned: %2 (%3 read, %4 from the cache, %5 unchanged) in %6 s")
@@ -535,7 +558,7 @@ void DatasetView::startScan() {
                 .arg(result.reused)
                 .arg(result.seconds, 0, 'f', 2));
         updateHeader();
-        startQuality();
+        showQuality(*outcome->quality);
         Q_EMIT scanFinished(true);
       });
 }
@@ -553,17 +576,21 @@ void DatasetView::startQuality() {
       this, [index] { return std::make_shared<dataset::QualityReport>(dataset::analyzeQuality(*index)); },
       [this, generation](const std::shared_ptr<dataset::QualityReport> &report) {
         --m_busy;
-        if (generation != m_qualityGeneration)
-          return;
-        m_quality->setReport(*report);
-        m_model->setProblems(m_quality->problems());
-        m_tabs->setTabText(1, report->exactDuplicates.empty() && report->nearDuplicates.empty() &&
-                                      report->outliers.empty() && report->channelSwaps.empty() &&
-                                      report->corrupt.empty()
-                                  ? tr("Quality")
-                                  : tr("Quality ⚠"));
-        Q_EMIT qualityReady();
+        if (generation == m_qualityGeneration)
+          showQuality(*report);
       });
+}
+
+void DatasetView::showQuality(const dataset::QualityReport &report) {
+  ++m_qualityGeneration; // a report computed before this one is stale
+  m_quality->setReport(report);
+  m_model->setProblems(m_quality->problems());
+  m_tabs->setTabText(1, report.exactDuplicates.empty() && report.nearDuplicates.empty() &&
+                                report.outliers.empty() && report.channelSwaps.empty() &&
+                                report.corrupt.empty()
+                            ? tr("Quality")
+                            : tr("Quality ⚠"));
+  Q_EMIT qualityReady();
 }
 
 void DatasetView::makeSubset(const QString &name, const QString &method, int count, quint64 seed,

@@ -3,7 +3,9 @@
 #ifndef TPUC_UI_VIEWS_DATASETVIEW_H
 #define TPUC_UI_VIEWS_DATASETVIEW_H
 
+#include "tpuc/Dataset/Quality.h"
 #include "ui/StudioContext.h"
+#include "ui/models/DatasetFilesModel.h"
 
 #include <QWidget>
 
@@ -24,11 +26,17 @@ class QToolButton;
 
 namespace tpuc::ui {
 
-class DatasetFilesModel;
 class DatasetFilesProxy;
 class DatasetQualityView;
 class PreprocessPreview;
 class ThumbnailCache;
+
+/// What a folder's listing prepares off the UI thread for the view that opens on it: the rows and a copy of
+/// the index (the first scan's previous index), so that 100,000 files are not copied on the UI thread.
+struct PreparedDataset {
+  DatasetFilesModel::Rows rows;
+  std::shared_ptr<const dataset::DatasetIndex> snapshot;
+};
 
 /// The folder the studio keeps dataset caches in (metadata by content hash, thumbnails): beside the project
 /// file's other regenerable artifacts, or in the user's cache folder for an untitled project.
@@ -37,7 +45,9 @@ QString datasetCacheDir(const StudioContext *context);
 class DatasetView : public QWidget {
   Q_OBJECT
 public:
-  DatasetView(StudioContext *context, qint64 datasetId, QWidget *parent = nullptr);
+  /// `prepared`: what the folder's listing made off the UI thread (taken when it still matches the dataset).
+  DatasetView(StudioContext *context, qint64 datasetId, QWidget *parent = nullptr,
+              PreparedDataset *prepared = nullptr);
   ~DatasetView() override;
   Selection dataset() const { return {Section::Datasets, m_datasetId}; }
 
@@ -92,6 +102,7 @@ private:
   void updateSelection();
   void startScan();
   void startQuality();
+  void showQuality(const dataset::QualityReport &report);
   void newSubsetDialog();
   void exportDataList();
   const project::Dataset *datasetData() const;
@@ -120,6 +131,9 @@ private:
   std::shared_ptr<std::atomic<size_t>> m_scanDone, m_scanTotal;
   QString m_changesText;
   int m_qualityGeneration = 0;
+  /// A copy of the last scan's index, made off the UI thread, and the fingerprint of the dataset it matches.
+  std::shared_ptr<const dataset::DatasetIndex> m_snapshot;
+  quint64 m_snapshotFingerprint = 0;
   int m_busy = 0; ///< background tasks started or scheduled and not finished
 };
 
