@@ -210,14 +210,13 @@ DatasetView::DatasetView(StudioContext *context, qint64 datasetId, QWidget *pare
   updateSelection();
   // A folder dataset is rescanned whenever it is opened: cheap for unchanged files (their size and time are
   // compared, nothing is read), and it notices files moved, changed or removed since.
+  // Its quality report comes with each scan; samples added one by one have none.
   if (const project::Dataset *d = datasetData(); d && d->index) {
     ++m_busy; // until the scan starts
     QTimer::singleShot(0, this, [this] {
       --m_busy;
       startScan();
     });
-  } else {
-    startQuality();
   }
 }
 
@@ -563,26 +562,7 @@ void DatasetView::startScan() {
       });
 }
 
-void DatasetView::startQuality() {
-  const project::Dataset *d = datasetData();
-  if (!d || !d->index) {
-    Q_EMIT qualityReady();
-    return;
-  }
-  auto index = std::make_shared<const dataset::DatasetIndex>(*d->index);
-  const int generation = ++m_qualityGeneration;
-  ++m_busy;
-  runInBackground(
-      this, [index] { return std::make_shared<dataset::QualityReport>(dataset::analyzeQuality(*index)); },
-      [this, generation](const std::shared_ptr<dataset::QualityReport> &report) {
-        --m_busy;
-        if (generation == m_qualityGeneration)
-          showQuality(*report);
-      });
-}
-
 void DatasetView::showQuality(const dataset::QualityReport &report) {
-  ++m_qualityGeneration; // a report computed before this one is stale
   m_quality->setReport(report);
   m_model->setProblems(m_quality->problems());
   m_tabs->setTabText(1, report.exactDuplicates.empty() && report.nearDuplicates.empty() &&

@@ -101,7 +101,6 @@ private:
   void updateSubsetChoices();
   void updateSelection();
   void startScan();
-  void startQuality();
   void showQuality(const dataset::QualityReport &report);
   void newSubsetDialog();
   void exportDataList();
@@ -130,7 +129,6 @@ private:
   std::shared_ptr<std::atomic<bool>> m_scanCancel;
   std::shared_ptr<std::atomic<size_t>> m_scanDone, m_scanTotal;
   QString m_changesText;
-  int m_qualityGeneration = 0;
   /// A copy of the last scan's index, made off the UI thread, and the fingerprint of the dataset it matches.
   std::shared_ptr<const dataset::DatasetIndex> m_snapshot;
   quint64 m_snapshotFingerprint = 0;
