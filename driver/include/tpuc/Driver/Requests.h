@@ -114,10 +114,24 @@ struct DeployOptions {
   std::string quantizeTable;
   std::string chip;
   int64_t qGroupSize = 0;
+  /// One sample (a file per input, or one .npz), or many: a folder (its samples as calibrate --dataset
+  /// collects them) or a data list (.txt).
   std::vector<std::string> testInput;
+  /// Not in model_deploy: a subset of the --test_input folder (a name in its dataset index, or a data list
+  /// file), as calibrate's --subset.
+  std::string testSubset;
+  /// Not in model_deploy: at most this many samples of a folder or data list (0: all).
+  int64_t testNum = 0;
   std::string testReference;
   std::string tolerance = "0.8,0.5";
   bool compareAll = false;
+  /// Not in model_deploy: after --compare_all, the first divergent layers (isolated error out of
+  /// tolerance, inputs within it), each re-run in float to measure the gain in the output
+  /// (<stem>_first_divergent.json). docs/ACCURACY.md.
+  bool findDivergent = false;
+  /// How many of those layers are re-run in float, and on how many samples (the worst by output cosine).
+  int64_t divergentTop = 5;
+  int64_t divergentSamples = 3;
   std::string snapshots;
   std::string tpuMlir;
   std::string model;
