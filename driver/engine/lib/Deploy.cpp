@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeployInternal.h"
+
 #include "tpuc/Driver/DeployStages.h"
 #include "tpuc/Driver/Driver.h"
 #include "tpuc/Driver/TestInputs.h"
@@ -53,11 +55,6 @@ using driver::resultStatus;
 using driver::TensorResult;
 using driver::toJson;
 
-namespace {
-
-/// deploy()'s code for "the sink cancelled"; never an exit code.
-constexpr int kCancelled = -1;
-
 bool writeText(const std::string &path, const std::string &text, std::string &error) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if ((out << text) && out.flush())
@@ -65,6 +62,14 @@ bool writeText(const std::string &path, const std::string &text, std::string &er
   error = path + ": cannot write";
   return false;
 }
+
+int DeployContext::fail(int code, const std::string &message) const {
+  report.messages.push_back(message);
+  report.record.message = message;
+  return code;
+}
+
+namespace {
 
 std::string stripSuffix(const std::string &path, const std::string &suffix) {
   if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
@@ -315,6 +320,42 @@ llvm::Expected<ModelCheck> checkModelFile(const std::string &modelPath, const Np
   return check;
 }
 
+std::optional<int> checkModelStage(DeployContext &context, const NpzFile &inputs, sim::Runner &tpu,
+                                   std::vector<std::string> &artifacts) {
+  // Codegen's proof: the model file on the command-level simulator against the Tpu simulation, per layer.
+  const DeployOptions &o = context.options;
+  const driver::Sink &progress = context.progress;
+  if (progress.isCancelled()) {
+    context.cancelled = "before the run stage";
+    return kCancelled;
+  }
+  progress.report("run", 0.0, "command-level simulation of " + o.model);
+  std::string stem = artifactStem(o);
+  std::string modelOutputs = stem + "_model_outputs.npz", trace = stem + "_trace.json",
+              modelInputs = stem + "_in_f32.npz", error;
+  auto check = checkModelFile(o.model, inputs, tpu, o.correctness, modelOutputs);
+  if (!check)
+    return context.fail(kExitUsage, llvm::toString(check.takeError()));
+  progress.write(check->summary + "\n", /*flush=*/true);
+  // The engine trace of that run, and its inputs as tensors (model_runner's input; TPU-MLIR's in_f32.npz).
+  if (!writeText(trace, check->trace, error))
+    return context.fail(kExitUsage, error);
+  try {
+    inputs.write(modelInputs, /*compressed=*/false);
+  } catch (const std::exception &e) {
+    return context.fail(kExitUsage, e.what());
+  }
+  artifacts.insert(artifacts.end(), {modelOutputs, trace, modelInputs});
+  if (!check->failing.empty()) {
+    progress.report("run", 1.0, "model file differs at " + check->failing, artifacts);
+    return context.fail(kExitFailed, o.model + ": model-file tensor '" + check->failing +
+                                         "' differs from the Tpu simulation beyond --correctness " +
+                                         o.correctness);
+  }
+  progress.report("run", 1.0, check->summary, artifacts);
+  return std::nullopt;
+}
+
 namespace {
 
 /// The deploy itself; `report` collects what the result record says beyond the exit code, and the stage
@@ -331,7 +372,7 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
   auto cancelled = [&](const char *stage) {
     if (!progress.isCancelled())
       return false;
-    cancelledStage = stage;
+    cancelledStage = std::string("before the ") + stage + " stage";
     return true;
   };
   if (cancelled("lower"))
@@ -464,6 +505,13 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     return kExitOk;
   if (cancelled("simulate"))
     return kCancelled;
+  DeployContext deployed{o,       progress, report,      cancelledStage, *top, fusedTop ? *fusedTop : nullptr,
+                         lowered, *tpu,     fusedInputs, lowering};
+  if (manyTestSamples(o))
+    return compareSamples(deployed);
+  if (o.testNum > 0)
+    return fail(kExitUsage, "'--test_num' applies to a folder or data list of test inputs, not to '" +
+                                o.testInput.front() + "'");
 
   sim::Interpreter interpreter(*top);
   auto referenceInputs = loadTestInputs(o.testInput, interpreter, *top);
@@ -525,35 +573,9 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     return fail(kExitUsage, e.what());
   }
   artifacts = {outputsFile};
-  if (!o.model.empty()) {
-    // Codegen's proof: the model file on the command-level simulator against the Tpu simulation, per layer.
-    if (cancelled("run"))
-      return kCancelled;
-    progress.report("run", 0.0, "command-level simulation of " + o.model);
-    std::string modelOutputs = stem + "_model_outputs.npz", trace = stem + "_trace.json",
-                modelInputs = stem + "_in_f32.npz";
-    auto check = checkModelFile(o.model, *inputs, accumulated, o.correctness, modelOutputs);
-    if (!check) {
-      error = llvm::toString(check.takeError());
-      return fail(kExitUsage, error);
-    }
-    progress.write(check->summary + "\n", /*flush=*/true);
-    // The engine trace of that run, and its inputs as tensors (model_runner's input; TPU-MLIR's in_f32.npz).
-    if (!writeText(trace, check->trace, error))
-      return fail(kExitUsage, error);
-    try {
-      inputs->write(modelInputs, /*compressed=*/false);
-    } catch (const std::exception &e) {
-      return fail(kExitUsage, e.what());
-    }
-    artifacts.insert(artifacts.end(), {modelOutputs, trace, modelInputs});
-    if (!check->failing.empty()) {
-      progress.report("run", 1.0, "model file differs at " + check->failing, artifacts);
-      return fail(kExitFailed, o.model + ": model-file tensor '" + check->failing +
-                                   "' differs from the Tpu simulation beyond --correctness " + o.correctness);
-    }
-    progress.report("run", 1.0, check->summary, artifacts);
-  }
+  if (!o.model.empty())
+    if (std::optional<int> code = checkModelStage(deployed, *inputs, accumulated, artifacts))
+      return *code;
 
   record.artifacts.insert(record.artifacts.end(), artifacts.begin(), artifacts.end());
   record.outputs = tensorResults(outputs->comparison);
@@ -563,12 +585,7 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     // With fused preprocessing, an input's name holds raw pixels on the chip and preprocessed values in the
     // reference: the reference's tensor is compared with (and in isolated mode fed to) the preprocessed one.
     auto renameFused = [&](const NpzFile &tensors) {
-      NpzFile renamed;
-      for (const std::string &name : tensors.names()) {
-        auto f = llvm::find_if(fusedInputs, [&](const FusedInput &f) { return f.input == name; });
-        renamed.set(f == fusedInputs.end() ? name : f->preprocessed, tensors.get(name));
-      }
-      return renamed;
+      return driver::renameFusedInputs(tensors, fusedInputs);
     };
     std::optional<NpzFile> renamed;
     if (!fusedInputs.empty())
@@ -601,6 +618,15 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     artifacts.push_back(csv);
     artifacts.push_back(json);
     record.artifacts.insert(record.artifacts.end(), {csv, json});
+    if (o.findDivergent) {
+      // The rule on this one sample's comparisons; the float re-runs on the same sample.
+      driver::SampleAggregator one;
+      one.add(driver::sampleResult(o.testInput, {outputs->comparison, rows}), driver::observations(rows));
+      driver::SampleLoader loader(*top, fusedTop ? *fusedTop : nullptr);
+      if (std::optional<int> code = writeFirstDivergent(
+              deployed, one.layers(), 1, {driver::CalibrationSample{o.testInput, ""}}, loader, artifacts))
+        return *code;
+    }
     for (const LayerRow &row : rows)
       if (!row.accumulated.passed()) {
         record.firstFailing = row.name;
@@ -641,7 +667,7 @@ llvm::Expected<DeployReport> deploy(const DeployOptions &o, const Sink &sink) {
   std::string cancelledStage;
   int code = cli::deploy(o, sink, report, cancelledStage);
   if (code == cli::kCancelled)
-    return llvm::createStringError("deploy cancelled before the " + cancelledStage + " stage");
+    return llvm::createStringError("deploy cancelled " + cancelledStage);
   record.exitCode = report.exitCode = code;
   record.status = resultStatus(record.exitCode);
   // The record beside the other outputs (deployResultPath): the studio reads it rather than the text. A
