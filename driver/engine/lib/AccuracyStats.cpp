@@ -151,14 +151,16 @@ bool statsPass(const MetricStats &stats, const CompareTolerance &tolerance) {
 }
 
 std::vector<size_t> firstDivergentLayers(const std::vector<LayerStats> &layers, const TensorGraph &graph,
-                                         const CompareTolerance &tolerance) {
+                                         const CompareTolerance &tolerance, DivergenceRule rule) {
   std::unordered_map<std::string, size_t> byName;
   for (size_t i = 0; i < layers.size(); ++i)
     byName.emplace(layers[i].name, i);
   std::vector<size_t> found;
   for (size_t i = 0; i < layers.size(); ++i) {
     const LayerStats &layer = layers[i];
-    if (!layer.isolated || !graph.ops.count(layer.name) || statsPass(*layer.isolated, tolerance))
+    if (!layer.isolated || !graph.ops.count(layer.name))
+      continue;
+    if (rule == DivergenceRule::Isolated && statsPass(*layer.isolated, tolerance))
       continue;
     auto producers = graph.producers.find(layer.name);
     bool inputsPass = true;
@@ -204,8 +206,14 @@ std::string formatCompareSamples(const CompareSamplesRecord &r) {
 
 std::string formatFirstDivergent(const FirstDivergentRecord &r) {
   std::ostringstream out;
-  out << "first divergent layers (isolated p5 beyond cos " << fixed(r.toleranceCosine, 3) << ", euc "
-      << fixed(r.toleranceEuclidean, 3) << " while their inputs pass; " << r.samples << " sample(s)):\n";
+  if (r.rule == "headroom")
+    out << "no layer breaks the tolerance (cos " << fixed(r.toleranceCosine, 3) << ", euc "
+        << fixed(r.toleranceEuclidean, 3)
+        << ") on its own: the layers with the least isolated headroom whose "
+        << "inputs pass (" << r.samples << " sample(s)):\n";
+  else
+    out << "first divergent layers (isolated p5 beyond cos " << fixed(r.toleranceCosine, 3) << ", euc "
+        << fixed(r.toleranceEuclidean, 3) << " while their inputs pass; " << r.samples << " sample(s)):\n";
   if (r.candidates.empty()) {
     out << "  none: " << r.summary << "\n";
     return out.str();

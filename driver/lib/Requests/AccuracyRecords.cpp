@@ -181,6 +181,7 @@ std::string toJson(const FirstDivergentRecord &r) {
   j["deployed"] = deployedJson(r.mlir, r.chip, r.quantize);
   j["tolerance"] = toleranceJson(r.toleranceCosine, r.toleranceEuclidean);
   j["samples"] = r.samples;
+  j["rule"] = r.rule.empty() ? ordered_json(nullptr) : ordered_json(r.rule);
   j["float_mode"] = r.floatMode;
   j["gain_samples"] = r.gainSamples;
   j["baseline_output_cosine"] = number(r.baselineOutputCosine);
@@ -226,6 +227,8 @@ ReadResult<FirstDivergentRecord> parseFirstDivergent(const std::string &text) {
         r.toleranceCosine = numberOf(j.at("tolerance").at("cosine"));
         r.toleranceEuclidean = numberOf(j.at("tolerance").at("euclidean"));
         r.samples = j.at("samples").get<int64_t>();
+        if (!j.at("rule").is_null())
+          r.rule = j.at("rule").get<std::string>();
         r.floatMode = j.at("float_mode").get<std::string>();
         r.gainSamples = j.at("gain_samples").get<std::vector<std::string>>();
         r.baselineOutputCosine = numberOf(j.at("baseline_output_cosine"));

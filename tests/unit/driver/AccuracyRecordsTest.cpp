@@ -62,6 +62,7 @@ FirstDivergentRecord divergentRecord() {
   r.toleranceCosine = 0.99;
   r.toleranceEuclidean = 0.9;
   r.samples = 3;
+  r.rule = "isolated";
   r.floatMode = "F16";
   r.gainSamples = {"b.jpg", "c.npz"};
   r.baselineOutputCosine = 0.93;

@@ -167,6 +167,32 @@ TEST(FirstDivergentRule, NamesLayersThatBreakWhileTheirInputsPass) {
   EXPECT_EQ(layers[found[2]].name, "d");
 }
 
+TEST(FirstDivergentRule, HeadroomRuleRanksEveryLayerWhoseInputsPass) {
+  // in -> a -> b -> c: nothing breaks on its own (isolated), yet c fails accumulated (the error builds up).
+  TensorGraph g;
+  g.ops = {"a", "b", "c"};
+  g.producers = {{"a", {"in"}}, {"b", {"a"}}, {"c", {"b"}}};
+  CompareTolerance tol;
+  tol.cosine = 0.9;
+  tol.euclidean = 0.8;
+  std::vector<LayerStats> layers = {
+      row("in", p5(1, 1), p5(1, 1)),
+      row("a", p5(0.99, 0.95), p5(0.99, 0.95)), // headroom min(0.9, 0.75) = 0.75
+      row("b", p5(0.95, 0.85), p5(0.97, 0.84)), // headroom min(0.7, 0.2) = 0.2
+      row("c", p5(0.85, 0.7), p5(0.98, 0.9)),   // headroom 0.5; its input b passes accumulated
+  };
+  EXPECT_TRUE(firstDivergentLayers(layers, g, tol, DivergenceRule::Isolated).empty());
+  std::vector<size_t> found = firstDivergentLayers(layers, g, tol, DivergenceRule::Headroom);
+  std::vector<std::string> names;
+  for (size_t i : found)
+    names.push_back(layers[i].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"b", "c", "a"}));
+  // A layer whose input fails accumulated is not a first layer under either rule.
+  layers[2].accumulated = p5(0.5, 0.5);
+  found = firstDivergentLayers(layers, g, tol, DivergenceRule::Headroom);
+  EXPECT_EQ(found, (std::vector<size_t>{2, 1})); // b (0.2), a (0.75); c's input b now fails
+}
+
 TEST(FirstDivergentRule, NothingBreaksNothingNamed) {
   TensorGraph g;
   g.ops = {"a"};
@@ -333,6 +359,7 @@ TEST_F(DeploySamplesTest, FindDivergentNamesTheLayerWithABadThreshold) {
   ASSERT_FALSE(r.result.candidates.empty());
   const DivergentCandidate &first = r.result.candidates.front();
   EXPECT_EQ(first.name, "a");
+  EXPECT_EQ(r.result.rule, "isolated");
   EXPECT_EQ(r.result.candidates.size(), 1u); // r breaks too, but its input a fails
   ASSERT_EQ(first.inputs.size(), 1u);
   EXPECT_EQ(first.inputs[0].name, "x");

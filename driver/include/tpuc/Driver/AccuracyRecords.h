@@ -95,13 +95,14 @@ struct DivergentInput {
   bool operator==(const DivergentInput &) const = default;
 };
 
-/// A first divergent layer: its isolated error breaks the tolerance while its inputs pass.
+/// A first divergent layer: its isolated error breaks the tolerance while its inputs pass (or, when no layer
+/// breaks it on its own, one adding to the error: FirstDivergentRecord::rule).
 struct DivergentCandidate {
   std::string name;
   MetricStats isolated, accumulated;
   std::vector<DivergentInput> inputs;
   std::vector<std::string> consumers;
-  /// How far the isolated p5 metrics sit below the tolerance, as a fraction of the room between the
+  /// How far the isolated p5 metrics sit above the tolerance, as a fraction of the room between the
   /// tolerance and 1 (the smaller of cosine and euclidean; negative: broken). The pre-ranking.
   double headroom = 0;
   /// Whether it was re-run in float (the `top` candidates by headroom).
@@ -124,6 +125,10 @@ struct FirstDivergentRecord {
   double toleranceCosine = 0, toleranceEuclidean = 0;
   /// Samples the per-layer statistics come from.
   int64_t samples = 0;
+  /// Which rule named the candidates (all with inputs whose accumulated statistics pass): "isolated" (their
+  /// isolated statistics break the tolerance), "headroom" (no layer breaks it on its own, yet the run leaves
+  /// it: every such layer, least isolated headroom first), "" (none: every layer is within the tolerance).
+  std::string rule;
   /// The precision a candidate is re-run in ("F16"; "" when nothing was re-run).
   std::string floatMode;
   /// The samples of the float re-runs (the worst by output cosine).

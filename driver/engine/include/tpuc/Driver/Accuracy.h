@@ -116,11 +116,21 @@ double headroom(const MetricStats &stats, const CompareTolerance &tolerance);
 /// Whether a layer's statistics pass: p5 cosine and p5 euclidean at least the tolerance.
 bool statsPass(const MetricStats &stats, const CompareTolerance &tolerance);
 
-/// The rule: indices into `layers` of the ops whose isolated statistics break the tolerance while the
-/// accumulated statistics of every producer pass (a producer that was not compared counts as passing),
-/// smallest headroom first, graph order among equals.
+/// How the rule picks layers whose producers' accumulated statistics pass.
+enum class DivergenceRule {
+  /// Those whose isolated statistics break the tolerance: the error they make on exact inputs.
+  Isolated,
+  /// All of them, least isolated headroom first: the fallback when no layer breaks the tolerance on its
+  /// own but the run leaves it (the error builds up, and the layers adding most to it are wanted).
+  Headroom,
+};
+
+/// The rule: indices into `layers` of the ops (with isolated statistics) whose producers' accumulated
+/// statistics all pass (a producer that was not compared counts as passing) and, by `rule`, whose isolated
+/// statistics break the tolerance; smallest isolated headroom first, graph order among equals.
 std::vector<size_t> firstDivergentLayers(const std::vector<LayerStats> &layers, const TensorGraph &graph,
-                                         const CompareTolerance &tolerance);
+                                         const CompareTolerance &tolerance,
+                                         DivergenceRule rule = DivergenceRule::Isolated);
 
 /// `tensors` with each fused input (--fuse_preprocess) renamed to its preprocessed tensor: the reference's
 /// preprocessed values under the name the chip's tensors give them.
