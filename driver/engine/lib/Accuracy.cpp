@@ -16,6 +16,7 @@
 #include "tpuc/Driver/SearchQtable.h"
 #include "tpuc/Driver/TestInputs.h"
 
+#include "tpuc/Dataset/Scan.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Preprocess/Preprocess.h"
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -231,6 +233,82 @@ llvm::Expected<SamplesEvaluation> evaluateSamples(const std::vector<CalibrationS
     progress.report("compare", begin + (end - begin) * double(i + 1) / double(total), line);
   }
   return evaluation;
+}
+
+llvm::Expected<FolderComparison> compareFolders(const std::string &target, const std::string &reference,
+                                                const CompareTolerance &tolerance,
+                                                const std::vector<std::string> &excepts,
+                                                const Sink &progress) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const std::string &dir : {target, reference})
+    if (!fs::is_directory(dir, ec))
+      return llvm::make_error<SampleInputError>(dir + ": not a directory");
+  std::vector<std::string> files;
+  ec = dataset::forEachDatasetFile(target, [&](const fs::directory_entry &entry) {
+    if (entry.path().extension() == ".npz")
+      files.push_back(entry.path().lexically_relative(target).generic_string());
+  });
+  if (ec)
+    return llvm::make_error<SampleInputError>(target + ": " + ec.message());
+  if (files.empty())
+    return llvm::make_error<SampleInputError>(target + ": no .npz files");
+  std::sort(files.begin(), files.end());
+  for (const std::string &file : files)
+    if (!fs::is_regular_file(fs::path(reference) / file, ec))
+      return llvm::make_error<SampleInputError>((fs::path(target) / file).string() +
+                                                ": no file of that name in " + reference);
+  FolderComparison result;
+  SampleAggregator aggregate;
+  double worst = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (progress.isCancelled())
+      return llvm::make_error<CancelledError>("cancelled after " + std::to_string(i) + "/" +
+                                              std::to_string(files.size()) + " pairs");
+    std::string t = (fs::path(target) / files[i]).string(), r = (fs::path(reference) / files[i]).string();
+    Result<NpzFile> targetTensors = NpzFile::tryRead(t);
+    if (!targetTensors)
+      return llvm::make_error<SampleInputError>(targetTensors.error());
+    Result<NpzFile> referenceTensors = NpzFile::tryRead(r);
+    if (!referenceTensors)
+      return llvm::make_error<SampleInputError>(referenceTensors.error());
+    NpzComparison comparison = compareNpz(*targetTensors, *referenceTensors, tolerance, excepts);
+    comparison.targetName = t;
+    comparison.referenceName = r;
+    SampleResult sample;
+    sample.name = files[i];
+    sample.files = {t, r};
+    sample.pass = comparison.allPassed();
+    sample.outputCosine = comparison.results.empty() ? std::numeric_limits<double>::quiet_NaN() : 1.0;
+    std::vector<LayerObservation> layers;
+    for (const TensorComparison &c : comparison.results) {
+      layers.push_back({c.name, {c.metrics.cosine, c.metrics.euclidean, c.passed()}, std::nullopt});
+      sample.outputs.push_back({c.name, c.metrics.cosine, c.metrics.euclidean, c.passed()});
+      if (sample.firstFailing.empty() && !c.passed())
+        sample.firstFailing = c.name;
+      if (std::isnan(c.metrics.cosine) || c.metrics.cosine < sample.outputCosine)
+        sample.outputCosine = c.metrics.cosine;
+    }
+    if (aggregate.size() == 0 || std::isnan(sample.outputCosine) ||
+        (!std::isnan(worst) && sample.outputCosine < worst)) {
+      worst = sample.outputCosine;
+      result.worst = comparison;
+    }
+    progress.report("compare", double(i + 1) / double(files.size()),
+                    "pair " + std::to_string(i + 1) + "/" + std::to_string(files.size()) + ": " + files[i] +
+                        ": lowest cos " + fixed(sample.outputCosine));
+    aggregate.add(std::move(sample), layers);
+  }
+  CompareSamplesRecord &record = result.record;
+  record.target = target;
+  record.reference = reference;
+  record.toleranceCosine = tolerance.cosine;
+  record.toleranceEuclidean = tolerance.euclidean;
+  record.failingSamples = aggregate.failingSamples();
+  record.worstSample = aggregate.worstSample();
+  record.layers = aggregate.layers();
+  record.samples = aggregate.samples();
+  return result;
 }
 
 std::optional<quant::QuantMode> divergentFloatMode(const std::string &quantize, const std::string &chip) {

@@ -180,25 +180,32 @@ std::vector<size_t> firstDivergentLayers(const std::vector<LayerStats> &layers, 
 
 std::string formatCompareSamples(const CompareSamplesRecord &r) {
   size_t width = 24;
-  for (const LayerStats &layer : r.layers)
+  bool isolated = false;
+  for (const LayerStats &layer : r.layers) {
     width = std::max(width, layer.name.size() + 2);
+    isolated |= layer.isolated.has_value();
+  }
   std::ostringstream out;
   out << std::left << std::setw(static_cast<int>(width)) << "name" << std::right << std::setw(10)
-      << "acc mean" << std::setw(10) << "acc min" << std::setw(10) << "acc p5" << std::setw(10) << "iso p5"
-      << std::setw(9) << "failing"
+      << "mean cos" << std::setw(10) << "min cos" << std::setw(10) << "p5 cos";
+  if (isolated)
+    out << std::setw(12) << "iso p5 cos";
+  out << std::setw(9) << "failing"
       << "  worst sample\n";
   for (const LayerStats &layer : r.layers) {
     out << std::left << std::setw(static_cast<int>(width)) << layer.name << std::right << std::setw(10)
         << fixed(layer.accumulated.meanCosine, 5) << std::setw(10) << fixed(layer.accumulated.minCosine, 5)
-        << std::setw(10) << fixed(layer.accumulated.p5Cosine, 5) << std::setw(10)
-        << (layer.isolated ? fixed(layer.isolated->p5Cosine, 5) : std::string("-")) << std::setw(9)
-        << layer.accumulated.failingSamples << "  " << layer.accumulated.worstSampleName << "\n";
+        << std::setw(10) << fixed(layer.accumulated.p5Cosine, 5);
+    if (isolated)
+      out << std::setw(12) << (layer.isolated ? fixed(layer.isolated->p5Cosine, 5) : std::string("-"));
+    out << std::setw(9) << layer.accumulated.failingSamples << "  " << layer.accumulated.worstSampleName
+        << "\n";
   }
   out << r.samples.size() << " sample(s), " << r.failingSamples << " beyond the tolerance (cos "
       << fixed(r.toleranceCosine, 3) << ", euc " << fixed(r.toleranceEuclidean, 3) << ")";
   if (r.worstSample >= 0 && r.worstSample < static_cast<int64_t>(r.samples.size())) {
     const SampleResult &worst = r.samples[static_cast<size_t>(r.worstSample)];
-    out << "; worst output: " << worst.name << " (cos " << fixed(worst.outputCosine) << ")";
+    out << "; worst: " << worst.name << " (cos " << fixed(worst.outputCosine) << ")";
   }
   out << "\n";
   return out.str();

@@ -197,6 +197,8 @@ int compareSamples(DeployContext &context) {
 
   const driver::SampleAggregator &aggregate = evaluation->aggregate;
   driver::CompareSamplesRecord samplesRecord;
+  samplesRecord.target = "tpu";
+  samplesRecord.reference = "top";
   samplesRecord.mlir = o.mlir;
   samplesRecord.chip = o.chip;
   samplesRecord.quantize = o.quantize;

@@ -92,6 +92,8 @@ ordered_json deployedJson(const std::string &mlir, const std::string &chip, cons
 
 std::string toJson(const CompareSamplesRecord &r) {
   ordered_json j = header(kCompareSamplesSchema);
+  j["target"] = r.target;
+  j["reference"] = r.reference;
   j["deployed"] = deployedJson(r.mlir, r.chip, r.quantize);
   j["test_input"] = r.testInput;
   j["test_subset"] = r.testSubset;
@@ -136,6 +138,8 @@ std::string toJson(const CompareSamplesRecord &r) {
 ReadResult<CompareSamplesRecord> parseCompareSamples(const std::string &text) {
   return read<CompareSamplesRecord>(
       text, kCompareSamplesSchema, [](const ordered_json &j, CompareSamplesRecord &r) {
+        r.target = j.at("target").get<std::string>();
+        r.reference = j.at("reference").get<std::string>();
         const ordered_json &deployed = j.at("deployed");
         r.mlir = deployed.at("mlir").get<std::string>();
         r.chip = deployed.at("chip").get<std::string>();

@@ -30,6 +30,8 @@ MetricStats stats(double meanCos, double minCos, double p5Cos, int64_t failing, 
 
 CompareSamplesRecord samplesRecord() {
   CompareSamplesRecord r;
+  r.target = "tpu";
+  r.reference = "top";
   r.mlir = "/m/net.mlir";
   r.chip = "bm1684x";
   r.quantize = "INT8";

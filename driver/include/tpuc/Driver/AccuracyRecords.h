@@ -57,7 +57,7 @@ struct SampleOutput {
   bool operator==(const SampleOutput &) const = default;
 };
 
-/// One sample as it was evaluated.
+/// One sample as it was evaluated (deploy: a test input; compare: a pair of files of the same name).
 struct SampleResult {
   int64_t index = 0;
   /// The sample's files joined by ","; `files` lists them.
@@ -67,17 +67,20 @@ struct SampleResult {
   bool pass = false;
   /// The first accumulated layer beyond the tolerance, "" when none.
   std::string firstFailing;
-  /// The lowest cosine over the outputs.
+  /// The lowest cosine over the outputs (compare: over every tensor of the pair, all listed in `outputs`).
   double outputCosine = 0;
   std::vector<SampleOutput> outputs;
   bool operator==(const SampleResult &) const = default;
 };
 
-/// <stem>_compare_samples.json: per-layer statistics over many samples and every sample's outputs.
+/// <stem>_compare_samples.json (deploy) or `tpuc compare DIR DIR --format json`: per-layer statistics over
+/// many samples and every sample's outputs.
 struct CompareSamplesRecord {
-  std::string mlir, chip, quantize;
-  std::string testInput;  ///< the folder or data list
-  std::string testSubset; ///< "" when every sample of it ran
+  /// What was compared with what: "tpu" and "top" for deploy, the two folders for compare.
+  std::string target, reference;
+  std::string mlir, chip, quantize; ///< deploy's model ("" for compare)
+  std::string testInput;            ///< the folder or data list (deploy)
+  std::string testSubset;           ///< "" when every sample of it ran
   double toleranceCosine = 0, toleranceEuclidean = 0;
   double percentile = kStatsPercentile;
   int64_t failingSamples = 0;

@@ -211,6 +211,23 @@ llvm::Expected<SamplesEvaluation> evaluateSamples(const std::vector<CalibrationS
                                                   const SampleLoader &loader, SampleEvaluator &evaluator,
                                                   const Sink &progress, double begin = 0.0, double end = 1.0);
 
+/// `tpuc compare TARGET_DIR REFERENCE_DIR`: the pairs and their statistics.
+struct FolderComparison {
+  /// Per tensor: statistics over the pairs (accumulated only); per pair: every tensor compared.
+  CompareSamplesRecord record;
+  /// The comparison of the pair with the lowest cosine (the result record's tensors).
+  NpzComparison worst;
+};
+
+/// Every .npz below `target` (recursively, hidden entries skipped, sorted) against the file of the same
+/// relative path below `reference`, one pair at a time, folded into per-tensor statistics as samples are. A
+/// target file without its partner or a file that cannot be read is a one-line error naming it (a
+/// SampleInputError); reference files without a target are left out. "compare" progress per pair.
+llvm::Expected<FolderComparison> compareFolders(const std::string &target, const std::string &reference,
+                                                const CompareTolerance &tolerance,
+                                                const std::vector<std::string> &excepts,
+                                                const Sink &progress = {});
+
 /// Lowers the Top module again with `floatOps` (op name -> mode) on top of the deploy's quantize table.
 using Relower =
     std::function<llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>(const quant::QuantizeTable &floatOps)>;
