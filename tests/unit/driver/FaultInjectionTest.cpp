@@ -4,7 +4,7 @@
 // debugger evaluating 4 others; in each, faults of both kinds planted in random ops. The debugger must name
 // the faulty op or a direct neighbour first in at least 95 % of the trials where the fault is visible at
 // the tolerance; the rate is printed. TPU-MLIR's INT8 tolerance for layers of a healthy deployment: cos
-// 0.99, euc 0.90 (the resnet18 lit test's). TPUC_FAULT_GRAPHS sets the number of graphs (default 12: the
+// 0.99, euc 0.90 (the resnet18 lit test's). TPUC_FAULT_GRAPHS sets the number of graphs (default 40: the
 // representative subset CI runs; docs/ACCURACY.md records longer runs), TPUC_FAULT_TRIALS the trials per
 // kind and graph (4), TPUC_FAULT_SEED the seed of the first graph (1000).
 //
@@ -36,7 +36,7 @@ int envInt(const char *name, int fallback) {
 } // namespace
 
 TEST(FaultInjection, RandomGraphsNameTheFaultyOpOrANeighbour) {
-  const int graphs = envInt("TPUC_FAULT_GRAPHS", 12);
+  const int graphs = envInt("TPUC_FAULT_GRAPHS", 40);
   const int trialsPerKind = envInt("TPUC_FAULT_TRIALS", 4);
   const int seed = envInt("TPUC_FAULT_SEED", 1000);
   testsupport::TempDir dir("tpuc-fault");
