@@ -13,8 +13,10 @@
 
 #include "DeployInternal.h"
 
+#include "tpuc/Driver/AccuracyRecords.h"
 #include "tpuc/Driver/DeployStages.h"
 #include "tpuc/Driver/Driver.h"
+#include "tpuc/Driver/ManifestInputs.h"
 #include "tpuc/Driver/TestInputs.h"
 #include "tpuc/Driver/TopModule.h"
 
@@ -38,6 +40,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -395,6 +398,14 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     return fail(kExitUsage, error);
   }
   mlir::OwningOpRef<mlir::ModuleOp> top = std::move(*loaded);
+  // The run manifest's inputs: what this deploy reads, hashed as it starts.
+  report.inputs = driver::modelInputs(o.mlir, *top);
+  if (!o.calibrationTable.empty())
+    report.inputs.push_back(driver::hashInput("calibration_table", o.calibrationTable));
+  if (!o.quantizeTable.empty())
+    report.inputs.push_back(driver::hashInput("quantize_table", o.quantizeTable));
+  if (std::string profile = driver::chipProfileFile(o.chip); !profile.empty())
+    report.inputs.push_back(driver::hashInput("chip_profile", profile));
   // --fuse_preprocess: the Top module whose inputs take raw pixels. It is what gets lowered; the reference
   // stays the unfused module on the preprocessed input.
   mlir::OwningOpRef<mlir::ModuleOp> fusedTop;
@@ -509,6 +520,10 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
                          lowered, *tpu,     fusedInputs, lowering};
   if (manyTestSamples(o))
     return compareSamples(deployed);
+  for (const std::string &file : o.testInput)
+    report.inputs.push_back(driver::hashInput("test_input", file));
+  if (!o.testReference.empty())
+    report.inputs.push_back(driver::hashInput("test_reference", o.testReference));
   if (o.testNum > 0)
     return fail(kExitUsage, "'--test_num' applies to a folder or data list of test inputs, not to '" +
                                 o.testInput.front() + "'");
@@ -674,7 +689,26 @@ llvm::Expected<DeployReport> deploy(const DeployOptions &o, const Sink &sink) {
   // deploy that writes no file (no --tpu_mlir, --model or --debug) leaves none in the working directory.
   if (o.tpuMlir.empty() && o.model.empty() && !o.debug)
     return report;
-  std::string path = deployResultPath(o), error;
+  // The manifest first, so that the record lists it; it names the records beside it that this run wrote.
+  std::string manifestPath = deployManifestPath(o), path = deployResultPath(o), error;
+  auto written = [&](const std::string &file) {
+    return llvm::is_contained(record.artifacts, file) ? std::filesystem::path(file).filename().string()
+                                                      : std::string();
+  };
+  RunManifest manifest;
+  manifest.version = tpucVersion();
+  manifest.command = std::string(DeployOptions::kCommand);
+  manifest.argv = toArgv(o).args;
+  manifest.flags = requestFlags(o);
+  manifest.inputs = report.inputs;
+  manifest.result = std::filesystem::path(path).filename().string();
+  manifest.compare = written(deployArtifactStem(o) + "_compare.json");
+  manifest.compareSamples = written(compareSamplesPath(o));
+  manifest.firstDivergent = written(firstDivergentPath(o));
+  if (cli::writeText(manifestPath, toJson(manifest), error))
+    record.artifacts.push_back(manifestPath);
+  else
+    report.messages.push_back(error);
   if (!cli::writeText(path, toJson(record), error)) {
     report.messages.push_back(error);
     if (report.exitCode == kExitOk)

@@ -14,6 +14,7 @@
 
 #include "tpuc/Driver/AccuracyRecords.h"
 #include "tpuc/Driver/Calibration.h"
+#include "tpuc/Driver/ManifestInputs.h"
 #include "tpuc/Driver/TestInputs.h"
 
 #include "tpuc/Quant/Tables.h"
@@ -169,6 +170,8 @@ int compareSamples(DeployContext &context) {
   auto samples = testSamples(o, context.top);
   if (!samples)
     return context.fail(kExitUsage, llvm::toString(samples.takeError()));
+  context.report.inputs.push_back(driver::hashSampleSet(
+      "test_samples", o.testSubset.empty() ? source : source + " (subset " + o.testSubset + ")", *samples));
   driver::SampleLoader loader(context.top, context.fusedTop);
   std::vector<std::string> artifacts;
   if (!o.model.empty()) {

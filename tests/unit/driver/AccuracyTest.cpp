@@ -11,6 +11,7 @@
 #include "tpuc/Driver/Accuracy.h"
 #include "tpuc/Driver/AccuracyRecords.h"
 #include "tpuc/Driver/Driver.h"
+#include "tpuc/Driver/Manifest.h"
 #include "tpuc/Driver/TopModule.h"
 #include "tpuc/Support/Npz.h"
 
@@ -288,6 +289,16 @@ TEST_F(DeploySamplesTest, FolderOfSamplesWritesStatisticsAndTheWorstSample) {
   EXPECT_NE(std::find(messages.begin(), messages.end(),
                       "sample 5/5: " + (dir / "samples" / "s4.npz").string() + ": output cos 1.000000"),
             messages.end());
+  // The run manifest: the samples as one input (five files), the records beside it.
+  ReadResult<RunManifest> manifest = parseManifest(readText(deployManifestPath(options)));
+  ASSERT_TRUE(manifest) << manifest.error;
+  auto samples = std::find_if(manifest.result.inputs.begin(), manifest.result.inputs.end(),
+                              [](const ManifestInput &in) { return in.role == "test_samples"; });
+  ASSERT_NE(samples, manifest.result.inputs.end());
+  EXPECT_EQ(samples->files, 5);
+  EXPECT_EQ(samples->path, options.testInput.front());
+  EXPECT_EQ(manifest.result.compareSamples, fs::path(compareSamplesPath(options)).filename().string());
+  EXPECT_EQ(manifest.result.firstDivergent, "");
 }
 
 TEST_F(DeploySamplesTest, TestNumAndADataListSubsetPickSamples) {
