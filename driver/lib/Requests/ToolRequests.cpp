@@ -54,6 +54,17 @@ std::string validateCompareOptions(const CompareOptions &o) {
   return checkTolerance("--tolerance", o.tolerance);
 }
 
+void addRunsOptions(ArgParser &p, RunsOptions &o) {
+  p.addPositional({{"action"}, "ACTION", "diff", true, {"diff"}}, &o.action);
+  p.addPositional({{"manifest_a"}, "A", "the first run's manifest (<stem>_manifest.json)", true}, &o.a);
+  p.addPositional({{"manifest_b"}, "B", "the second run's manifest", true}, &o.b);
+  p.addOption({{"--format"}, "FMT", "text, or json (schema tpuc.runs_diff)", false, {"text", "json"}, "text"},
+              &o.format);
+  p.addOption({{"-o", "--output"}, "FILE", "write the report here instead of stdout"}, &o.output);
+}
+
+std::string validateRunsOptions(const RunsOptions &) { return ""; }
+
 void addGraphOptions(ArgParser &p, GraphOptions &o) {
   p.addPositional({{"mlir"}, "FILE", "MLIR file (text or bytecode) to draw", true}, &o.mlir);
   p.addOption({{"--format"}, "FORMAT", "output format", false, {"svg", "png", "dot", "json"}, "svg"}, &o.format);

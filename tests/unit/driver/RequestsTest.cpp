@@ -110,6 +110,16 @@ DatasetOptions dataset() {
   return o;
 }
 
+RunsOptions runs() {
+  RunsOptions o;
+  o.action = "diff";
+  o.a = "/r/a_manifest.json";
+  o.b = "/r/b manifest.json";
+  o.format = "json";
+  o.output = "/r/diff.json";
+  return o;
+}
+
 DeployOptions deploy() {
   DeployOptions o;
   o.mlir = "/c/m.top.mlir";
@@ -252,6 +262,7 @@ TEST(Requests, EveryJobRoundTripsThroughItsArgv) {
   expectRoundTrip(modelTool());
   expectRoundTrip(graph());
   expectRoundTrip(dataset());
+  expectRoundTrip(runs());
 }
 
 TEST(Requests, DefaultsRenderToNothing) {
@@ -265,6 +276,7 @@ TEST(Requests, DefaultsRenderToNothing) {
   EXPECT_TRUE(toArgv(ModelToolOptions{}).args.empty());
   EXPECT_TRUE(toArgv(GraphOptions{}).args.empty());
   EXPECT_TRUE(toArgv(DatasetOptions{}).args.empty());
+  EXPECT_TRUE(toArgv(RunsOptions{}).args.empty());
 }
 
 TEST(Requests, RenderedSpellings) {

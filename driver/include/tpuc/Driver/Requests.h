@@ -277,6 +277,21 @@ struct DatasetOptions {
 void addDatasetOptions(ArgParser &parser, DatasetOptions &opts);
 std::string validateDatasetOptions(const DatasetOptions &opts);
 
+// --- runs (not in TPU-MLIR) ---------------------------------------------------
+/// `tpuc runs diff A B`: what differs between two run manifests (<stem>_manifest.json of deploy,
+/// <table>_manifest.json of calibrate) and, when both runs compared every layer, their layers side by side
+/// (Manifest.h).
+struct RunsOptions {
+  static constexpr std::string_view kCommand = "runs";
+  std::string action; ///< diff
+  std::string a, b;   ///< the manifests
+  std::string format = "text";
+  std::string output;
+  bool operator==(const RunsOptions &) const = default;
+};
+void addRunsOptions(ArgParser &parser, RunsOptions &opts);
+std::string validateRunsOptions(const RunsOptions &opts);
+
 // --- graph -------------------------------------------------------------------
 struct GraphOptions {
   static constexpr std::string_view kCommand = "graph";
@@ -301,6 +316,7 @@ inline void bindOptions(ArgParser &p, LlmRunOptions &o) { addLlmRunOptions(p, o)
 inline void bindOptions(ArgParser &p, ModelToolOptions &o) { addModelToolOptions(p, o); }
 inline void bindOptions(ArgParser &p, GraphOptions &o) { addGraphOptions(p, o); }
 inline void bindOptions(ArgParser &p, DatasetOptions &o) { addDatasetOptions(p, o); }
+inline void bindOptions(ArgParser &p, RunsOptions &o) { addRunsOptions(p, o); }
 
 /// A rendered command line, or why the request has none.
 struct Argv {
