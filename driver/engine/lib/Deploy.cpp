@@ -58,17 +58,18 @@ using driver::resultStatus;
 using driver::TensorResult;
 using driver::toJson;
 
-bool writeText(const std::string &path, const std::string &text, std::string &error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if ((out << text) && out.flush())
-    return true;
-  error = path + ": cannot write";
-  return false;
+llvm::Error writeText(std::initializer_list<std::pair<std::string, std::string>> files) {
+  for (const auto &[path, text] : files) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!(out << text) || !out.flush())
+      return llvm::createStringError(path + ": cannot write");
+  }
+  return llvm::Error::success();
 }
 
-int DeployContext::fail(int code, const std::string &message) const {
-  report.messages.push_back(message);
-  report.record.message = message;
+int DeployContext::fail(int code, const std::string &line) const {
+  report.messages.push_back(line);
+  report.record.message = line;
   return code;
 }
 
@@ -335,14 +336,14 @@ std::optional<int> checkModelStage(DeployContext &context, const NpzFile &inputs
   progress.report("run", 0.0, "command-level simulation of " + o.model);
   std::string stem = artifactStem(o);
   std::string modelOutputs = stem + "_model_outputs.npz", trace = stem + "_trace.json",
-              modelInputs = stem + "_in_f32.npz", error;
+              modelInputs = stem + "_in_f32.npz";
   auto check = checkModelFile(o.model, inputs, tpu, o.correctness, modelOutputs);
   if (!check)
     return context.fail(kExitUsage, llvm::toString(check.takeError()));
   progress.write(check->summary + "\n", /*flush=*/true);
   // The engine trace of that run, and its inputs as tensors (model_runner's input; TPU-MLIR's in_f32.npz).
-  if (!writeText(trace, check->trace, error))
-    return context.fail(kExitUsage, error);
+  if (llvm::Error err = writeText({{trace, check->trace}}))
+    return context.fail(kExitUsage, llvm::toString(std::move(err)));
   try {
     inputs.write(modelInputs, /*compressed=*/false);
   } catch (const std::exception &e) {
@@ -505,8 +506,9 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
       if (model.nets.empty() || model.nets[0].stages.empty())
         return fail(kExitFailed, o.model + ": the model file has no stage");
       const codegen::Stage &stage = model.nets[0].stages[0];
-      if (!writeText(trace, cmdsim::traceJson(chip, stage, cmdsim::simulateStage(chip, stage)), error))
-        return fail(kExitUsage, error);
+      if (llvm::Error err =
+              writeText({{trace, cmdsim::traceJson(chip, stage, cmdsim::simulateStage(chip, stage))}}))
+        return fail(kExitUsage, llvm::toString(std::move(err)));
       written.push_back(trace);
     }
     progress.report("backend", 1.0, "wrote " + o.model, written);
@@ -627,9 +629,9 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     std::vector<LayerRow> rows = sideBySide(accAll->comparison, &isoAll->comparison, referenceTensors);
     progress.write(formatSideBySideText(rows));
     std::string csv = stem + "_compare.csv", json = stem + "_compare.json";
-    if (!writeText(csv, formatSideBySideCsv(rows), error) ||
-        !writeText(json, formatSideBySideJson(rows, tolerance), error))
-      return fail(kExitUsage, error);
+    if (llvm::Error err =
+            writeText({{csv, formatSideBySideCsv(rows)}, {json, formatSideBySideJson(rows, tolerance)}}))
+      return fail(kExitUsage, llvm::toString(std::move(err)));
     artifacts.push_back(csv);
     artifacts.push_back(json);
     record.artifacts.insert(record.artifacts.end(), {csv, json});
@@ -690,7 +692,7 @@ llvm::Expected<DeployReport> deploy(const DeployOptions &o, const Sink &sink) {
   if (o.tpuMlir.empty() && o.model.empty() && !o.debug)
     return report;
   // The manifest first, so that the record lists it; it names the records beside it that this run wrote.
-  std::string manifestPath = deployManifestPath(o), path = deployResultPath(o), error;
+  std::string manifestPath = deployManifestPath(o), path = deployResultPath(o);
   auto written = [&](const std::string &file) {
     return llvm::is_contained(record.artifacts, file) ? std::filesystem::path(file).filename().string()
                                                       : std::string();
@@ -705,12 +707,12 @@ llvm::Expected<DeployReport> deploy(const DeployOptions &o, const Sink &sink) {
   manifest.compare = written(deployArtifactStem(o) + "_compare.json");
   manifest.compareSamples = written(compareSamplesPath(o));
   manifest.firstDivergent = written(firstDivergentPath(o));
-  if (cli::writeText(manifestPath, toJson(manifest), error))
-    record.artifacts.push_back(manifestPath);
+  if (llvm::Error err = cli::writeText({{manifestPath, toJson(manifest)}}))
+    report.messages.push_back(llvm::toString(std::move(err)));
   else
-    report.messages.push_back(error);
-  if (!cli::writeText(path, toJson(record), error)) {
-    report.messages.push_back(error);
+    record.artifacts.push_back(manifestPath);
+  if (llvm::Error err = cli::writeText({{path, toJson(record)}})) {
+    report.messages.push_back(llvm::toString(std::move(err)));
     if (report.exitCode == kExitOk)
       report.exitCode = kExitUsage;
   }

@@ -18,9 +18,12 @@
 #include "tpuc/Transforms/FusePreprocess.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
 
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tpuc::cli {
@@ -43,11 +46,11 @@ struct DeployContext {
   const LoweringOptions &lowering;
 
   /// Records a one-line failure and returns `code`.
-  int fail(int code, const std::string &message) const;
+  int fail(int code, const std::string &line) const;
 };
 
-/// Writes `text` to `path`; the error names the file.
-bool writeText(const std::string &path, const std::string &text, std::string &error);
+/// Writes each (path, text) in order, stopping at the first that cannot be written; the error names it.
+llvm::Error writeText(std::initializer_list<std::pair<std::string, std::string>> files);
 
 /// The model file of --model on the command-level simulator against `tpu` (which has run `inputs` with every
 /// tensor dumped), its outputs, trace and inputs written beside it (added to `artifacts`). nullopt when it

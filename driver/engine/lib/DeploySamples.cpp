@@ -144,9 +144,9 @@ std::optional<int> writeFirstDivergent(DeployContext &context, const std::vector
   record->mlir = o.mlir;
   record->chip = o.chip;
   record->quantize = o.quantize;
-  std::string path = driver::firstDivergentPath(o), error;
-  if (!writeText(path, driver::toJson(*record), error))
-    return context.fail(kExitUsage, error);
+  std::string path = driver::firstDivergentPath(o);
+  if (llvm::Error err = writeText({{path, driver::toJson(*record)}}))
+    return context.fail(kExitUsage, llvm::toString(std::move(err)));
   artifacts.push_back(path);
   context.report.record.artifacts.push_back(path);
   context.progress.write(driver::formatFirstDivergent(*record), /*flush=*/true);
@@ -213,13 +213,13 @@ int compareSamples(DeployContext &context) {
   samplesRecord.worstSample = aggregate.worstSample();
   samplesRecord.layers = aggregate.layers();
   samplesRecord.samples = aggregate.samples();
-  std::string stem = deployArtifactStem(o), error;
+  std::string stem = deployArtifactStem(o);
   std::string samplesJson = driver::compareSamplesPath(o), csv = stem + "_compare.csv",
               json = stem + "_compare.json";
-  if (!writeText(samplesJson, driver::toJson(samplesRecord), error) ||
-      !writeText(csv, formatSideBySideCsv(evaluation->worstRows), error) ||
-      !writeText(json, formatSideBySideJson(evaluation->worstRows, tolerance), error))
-    return context.fail(kExitUsage, error);
+  if (llvm::Error err = writeText({{samplesJson, driver::toJson(samplesRecord)},
+                                   {csv, formatSideBySideCsv(evaluation->worstRows)},
+                                   {json, formatSideBySideJson(evaluation->worstRows, tolerance)}}))
+    return context.fail(kExitUsage, llvm::toString(std::move(err)));
   artifacts.insert(artifacts.end(), {samplesJson, csv, json});
   record.artifacts.insert(record.artifacts.end(), artifacts.begin(), artifacts.end());
   record.outputs = tensorResults(evaluation->worstOutputs);
