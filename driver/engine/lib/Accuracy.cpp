@@ -19,11 +19,13 @@
 #include "tpuc/Dataset/Scan.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Preprocess/Preprocess.h"
 #include "tpuc/Simulator/Runner.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -401,6 +403,11 @@ llvm::Expected<FirstDivergentRecord> findFirstDivergent(const std::vector<LayerS
       auto module = search.relower(floatOps);
       if (!module)
         return module.takeError();
+      // The lowering's new weights go with the module: a re-run's memory is freed before the next.
+      auto release = llvm::make_scope_exit([&] {
+        if (search.source)
+          top::releasePendingWeights(**module, search.source);
+      });
       sim::TpuRunner runner(**module, outputNames);
       double sum = 0;
       for (const GainSample &g : gains) {

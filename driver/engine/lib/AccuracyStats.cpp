@@ -228,7 +228,12 @@ std::string formatFirstDivergent(const FirstDivergentRecord &r) {
   size_t width = 8;
   for (const DivergentCandidate &c : r.candidates)
     width = std::max(width, c.name.size() + 2);
-  for (size_t i = 0; i < r.candidates.size(); ++i) {
+  // Every re-run candidate, then at most a few more by headroom (the record lists them all).
+  constexpr size_t kUnmeasuredShown = 5;
+  size_t shown = 0, unmeasured = 0;
+  for (const DivergentCandidate &c : r.candidates)
+    shown += c.measured || unmeasured++ < kUnmeasuredShown;
+  for (size_t i = 0; i < shown; ++i) {
     const DivergentCandidate &c = r.candidates[i];
     out << "  " << std::setw(2) << i + 1 << ". " << std::left << std::setw(static_cast<int>(width)) << c.name
         << std::right << "isolated cos " << fixed(c.isolated.p5Cosine) << " euc "
@@ -240,6 +245,8 @@ std::string formatFirstDivergent(const FirstDivergentRecord &r) {
     }
     out << "\n";
   }
+  if (shown < r.candidates.size())
+    out << "  ... " << r.candidates.size() - shown << " more, by isolated headroom, in the JSON record\n";
   out << r.summary << "\n";
   return out.str();
 }

@@ -123,6 +123,7 @@ std::optional<int> writeFirstDivergent(DeployContext &context, const std::vector
   }
   driver::DivergentSearch search;
   search.top = context.top;
+  search.source = context.lowered;
   search.relower = [&](const quant::QuantizeTable &floatOps) {
     LoweringOptions lowering = context.lowering;
     quant::QuantizeTable table = base;
@@ -193,8 +194,11 @@ int compareSamples(DeployContext &context) {
   progress.report("compare", 0.0,
                   "every layer, accumulated and isolated, on " + std::to_string(samples->size()) +
                       " sample(s)");
-  driver::SampleEvaluator evaluator(context.top, context.tpu, {tolerance, o.excepts, context.fused});
-  auto evaluation = driver::evaluateSamples(*samples, loader, evaluator, progress);
+  // The evaluator (the runners, their weights, the last sample's tensors) is gone before the float re-runs.
+  auto evaluation = [&] {
+    driver::SampleEvaluator evaluator(context.top, context.tpu, {tolerance, o.excepts, context.fused});
+    return driver::evaluateSamples(*samples, loader, evaluator, progress);
+  }();
   if (!evaluation)
     return sampleError(context, evaluation.takeError());
 

@@ -419,6 +419,7 @@ llvm::Expected<Trial> FaultInjector::run(std::mt19937 &rng, Kind kind) {
     driver::DivergentSearch search;
     search.top = *s.top;
     search.relower = relower;
+    search.source = *s.top;
     search.floatMode = quant::QuantMode::F16;
     search.tolerance = s.model.tolerance;
     search.candidates = s.model.candidates;

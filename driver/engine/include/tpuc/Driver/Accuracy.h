@@ -236,6 +236,9 @@ using Relower =
 struct DivergentSearch {
   mlir::ModuleOp top; ///< the reference
   Relower relower;
+  /// The module `relower` lowers copies of: once a re-run is done, the weights its lowering created are
+  /// released (top::releasePendingWeights), keeping this module's. Null: they stay until the process ends.
+  mlir::ModuleOp source;
   /// The precision a candidate is kept in; nullopt: nothing is re-run (an F32 deploy).
   std::optional<quant::QuantMode> floatMode;
   CompareTolerance tolerance;
