@@ -14,11 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tpuc/Testing/ChildProcess.h"
 #include "tpuc/Testing/TestAssets.h"
-
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -34,59 +31,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-struct ChildResult {
-  int status = -1;      ///< exit code, or -1 when the child did not exit normally
-  double seconds = 0;
-  double cpuSeconds = 0; ///< user + system time of the child, less sensitive than wall time to a loaded machine
-  long peakRssKb = 0;
-};
-
-/// Runs `argv` with stdout and stderr sent to `logPath`; waits for it and measures it.
-ChildResult runChild(const std::vector<std::string> &argv, const std::string &logPath) {
-  ChildResult result;
-  auto start = Clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE *log = std::fopen(logPath.c_str(), "w");
-    if (log) {
-      dup2(fileno(log), STDOUT_FILENO);
-      dup2(fileno(log), STDERR_FILENO);
-    }
-    std::vector<char *> args;
-    for (const std::string &a : argv)
-      args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    std::perror(args[0]);
-    _exit(127);
-  }
-  if (pid < 0)
-    return result;
-  int status = 0;
-  struct rusage usage {};
-  if (wait4(pid, &status, 0, &usage) < 0)
-    return result;
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  result.peakRssKb = usage.ru_maxrss;
-  result.cpuSeconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                      1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-  if (WIFEXITED(status))
-    result.status = WEXITSTATUS(status);
-  return result;
-}
-
-std::string tail(const std::string &path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  std::string text;
-  for (size_t i = lines.size() > 5 ? lines.size() - 5 : 0; i < lines.size(); ++i)
-    text += "    " + lines[i] + "\n";
-  return text;
-}
+using tpuc::testsupport::ChildResult;
+using tpuc::testsupport::runChild;
 
 std::vector<std::string> split(const std::string &text) {
   std::vector<std::string> parts;
@@ -175,7 +121,8 @@ int main(int argc, char **argv) {
                 "--pixel_format", "rgb", "--mlir", mlir},
                dir.file("transform.log"));
   if (transform.status != 0) {
-    std::cerr << "bench-calibrate: tpuc transform failed:\n" << tail(dir.file("transform.log"));
+    std::cerr << "bench-calibrate: tpuc transform failed:\n"
+              << tpuc::testsupport::logTail(dir.file("transform.log"));
     return 1;
   }
   std::string what = search == "False" ? method : "--search " + search;
@@ -216,7 +163,8 @@ int main(int argc, char **argv) {
         args.insert(args.end(), {"--report", dir.file("report_" + tag), "--report_figures", "0"});
       ChildResult run = runChild(args, log);
       if (run.status != 0) {
-        std::printf("%-10s %7d failed (exit %d)\n%s", mode.c_str(), images, run.status, tail(log).c_str());
+        std::printf("%-10s %7d failed (exit %d)\n%s", mode.c_str(), images, run.status,
+                    tpuc::testsupport::logTail(log).c_str());
         allRan = false;
         continue;
       }

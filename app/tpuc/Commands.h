@@ -38,6 +38,7 @@ using driver::addLlmConvertOptions;
 using driver::addLlmRunOptions;
 using driver::addModelToolOptions;
 using driver::addRunOptions;
+using driver::addRunsOptions;
 using driver::addTransformOptions;
 using driver::CalibrateOptions;
 using driver::checkTolerance;
@@ -58,6 +59,7 @@ using driver::LlmRunOptions;
 using driver::ModelToolOptions;
 using driver::resultStatus;
 using driver::RunOptions;
+using driver::RunsOptions;
 using driver::TensorResult;
 using driver::toJson;
 using driver::TransformOptions;
@@ -70,6 +72,7 @@ using driver::validateLlmConvertOptions;
 using driver::validateLlmRunOptions;
 using driver::validateModelToolOptions;
 using driver::validateRunOptions;
+using driver::validateRunsOptions;
 using driver::validateTransformOptions;
 
 /// Prints "tpuc <sub>: not implemented yet in this build" to stderr and
@@ -109,6 +112,7 @@ int runLlmRun(const LlmRunOptions &opts);
 int runModelTool(const ModelToolOptions &opts);
 int runGraph(const GraphOptions &opts);
 int runDataset(const DatasetOptions &opts);
+int runRuns(const RunsOptions &opts);
 
 } // namespace tpuc::cli
 

@@ -110,6 +110,10 @@ const Subcommand kSubcommands[] = {
      "Index a calibration folder (metadata, unreadable files, changes), make named subsets, export them as "
      "data lists, and report duplicates and outliers.",
      TPUC_SUBCOMMAND(Dataset)},
+    {"runs",
+     "Tell two runs apart: what differs between their manifests (version, flags, the hashes of the model, "
+     "tables, samples and chip profile) and their per-layer accuracy side by side.",
+     TPUC_SUBCOMMAND(Runs)},
     {"view",
      "Draw a deploy's layer groups, memory timeline or engine timeline as SVG, PNG or CSV, or a calibration "
      "report's figures as PNG (the studio's views, headless).",

@@ -331,6 +331,49 @@ std::vector<std::string> ArgParser::flagNames() const {
   return names;
 }
 
+std::vector<std::pair<std::string, std::string>> ArgParser::values() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Entry &entry : entries_) {
+    std::string text;
+    Value current = std::visit([](auto *field) -> Value { return *field; }, entry.target);
+    std::visit(
+        [&](const auto &value) {
+          using T = std::decay_t<decltype(value)>;
+          auto join = [&](const auto &items, auto spell) {
+            for (size_t i = 0; i < items.size(); ++i)
+              text += (i ? "," : "") + spell(items[i]);
+          };
+          if constexpr (std::is_same_v<T, bool>)
+            text = value ? "true" : "false";
+          else if constexpr (std::is_same_v<T, std::string>)
+            text = value;
+          else if constexpr (std::is_same_v<T, int64_t>)
+            text = std::to_string(value);
+          else if constexpr (std::is_same_v<T, double>)
+            text = formatDouble(value);
+          else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+            join(value, [](const std::string &v) { return v; });
+          else if constexpr (std::is_same_v<T, std::vector<double>>)
+            join(value, [](double v) { return formatDouble(v); });
+          else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+            join(value, [](int64_t v) { return std::to_string(v); });
+          else {
+            text = "[";
+            join(value, [](const std::vector<int64_t> &shape) {
+              std::string dims;
+              for (size_t i = 0; i < shape.size(); ++i)
+                dims += (i ? "," : "") + std::to_string(shape[i]);
+              return "[" + dims + "]";
+            });
+            text += "]";
+          }
+        },
+        current);
+    out.emplace_back(displayName(entry.spec), std::move(text));
+  }
+  return out;
+}
+
 ArgParser::Rendered ArgParser::render() const {
   Rendered out;
   std::vector<std::string> positionals;

@@ -1,13 +1,15 @@
 //===- Calibrate.cpp - driver::calibrate: run_calibration as a library call ===//
 //
 // The samples, one statistics pass (two with --search search_threshold), the table and its side files,
-// then the mixed-precision search when asked. Errors become one line in the report and kExitUsage, as
-// tpuc calibrate has always exited; a cancelled sink is the only Expected error.
+// then the mixed-precision search when asked; the run manifest beside the table. Errors become one line in
+// the report and kExitUsage, as tpuc calibrate has always exited; a cancelled sink is the only Expected
+// error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tpuc/Driver/Calibration.h"
 #include "tpuc/Driver/Driver.h"
+#include "tpuc/Driver/ManifestInputs.h"
 #include "tpuc/Driver/SearchQtable.h"
 #include "tpuc/Driver/TestInputs.h"
 #include "tpuc/Driver/TopModule.h"
@@ -16,6 +18,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 
 namespace tpuc::driver {
@@ -127,6 +131,30 @@ llvm::Expected<CalibrateReport> calibrate(const CalibrateOptions &o, const Sink 
   report.numTensors = table.int8.size();
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   sink.report("calibrate", 1.0, "wrote " + o.calibrationTable, report.artifacts);
+  // The run manifest beside the table (after the progress line, which lists what the user asked for): the
+  // command, every flag, and what it read, hashed.
+  RunManifest manifest;
+  manifest.version = tpucVersion();
+  manifest.command = std::string(CalibrateOptions::kCommand);
+  manifest.argv = toArgv(o).args;
+  manifest.flags = requestFlags(o);
+  manifest.inputs = modelInputs(o.mlirFile, *module);
+  std::string source = !o.subset.empty()
+                           ? (o.dataset.empty() ? o.subset : o.dataset + " (subset " + o.subset + ")")
+                       : o.dataList.empty() ? o.dataset
+                                            : o.dataList;
+  manifest.inputs.push_back(hashSampleSet("calibration_samples", source, *samples));
+  if (o.search == "search_qtable")
+    if (std::string profile = chipProfileFile(o.chip); !profile.empty())
+      manifest.inputs.push_back(hashInput("chip_profile", profile));
+  manifest.result = std::filesystem::path(calibrateResultPath(o)).filename().string();
+  {
+    std::ofstream out(calibrateManifestPath(o), std::ios::binary | std::ios::trunc);
+    if (!(out << toJson(manifest)) || !out.flush())
+      return failWith(std::move(report),
+                      llvm::createStringError(calibrateManifestPath(o) + ": cannot write"));
+  }
+  report.artifacts.push_back(calibrateManifestPath(o));
   char seconds[32];
   std::snprintf(seconds, sizeof(seconds), "%.2f", report.seconds);
   sink.write("tpuc calibrate: " + std::to_string(report.numTensors) + " tensors over " +

@@ -177,8 +177,7 @@ collectCalibrationSamples(const CalibrateOptions &o, const std::vector<std::stri
     return samples.takeError();
   std::string source = !o.subset.empty() ? o.subset : o.dataList.empty() ? o.dataset : o.dataList;
   if (samples->empty())
-    return llvm::createStringError(source +
-                                   ": no calibration samples (images .jpg/.png/.bmp/..., .npy or .npz)");
+    return llvm::createStringError(source + ": no samples (images .jpg/.png/.bmp/..., .npy or .npz)");
   if (o.inputNum > 0 && static_cast<size_t>(o.inputNum) < samples->size())
     samples->resize(static_cast<size_t>(o.inputNum));
   return samples;

@@ -11,8 +11,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeployInternal.h"
+
+#include "tpuc/Driver/AccuracyRecords.h"
 #include "tpuc/Driver/DeployStages.h"
 #include "tpuc/Driver/Driver.h"
+#include "tpuc/Driver/ManifestInputs.h"
 #include "tpuc/Driver/TestInputs.h"
 #include "tpuc/Driver/TopModule.h"
 
@@ -36,6 +40,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -53,18 +58,22 @@ using driver::resultStatus;
 using driver::TensorResult;
 using driver::toJson;
 
-namespace {
-
-/// deploy()'s code for "the sink cancelled"; never an exit code.
-constexpr int kCancelled = -1;
-
-bool writeText(const std::string &path, const std::string &text, std::string &error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if ((out << text) && out.flush())
-    return true;
-  error = path + ": cannot write";
-  return false;
+llvm::Error writeText(std::initializer_list<std::pair<std::string, std::string>> files) {
+  for (const auto &[path, text] : files) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!(out << text) || !out.flush())
+      return llvm::createStringError(path + ": cannot write");
+  }
+  return llvm::Error::success();
 }
+
+int DeployContext::fail(int code, const std::string &line) const {
+  report.messages.push_back(line);
+  report.record.message = line;
+  return code;
+}
+
+namespace {
 
 std::string stripSuffix(const std::string &path, const std::string &suffix) {
   if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
@@ -315,6 +324,42 @@ llvm::Expected<ModelCheck> checkModelFile(const std::string &modelPath, const Np
   return check;
 }
 
+std::optional<int> checkModelStage(DeployContext &context, const NpzFile &inputs, sim::Runner &tpu,
+                                   std::vector<std::string> &artifacts) {
+  // Codegen's proof: the model file on the command-level simulator against the Tpu simulation, per layer.
+  const DeployOptions &o = context.options;
+  const driver::Sink &progress = context.progress;
+  if (progress.isCancelled()) {
+    context.cancelled = "before the run stage";
+    return kCancelled;
+  }
+  progress.report("run", 0.0, "command-level simulation of " + o.model);
+  std::string stem = artifactStem(o);
+  std::string modelOutputs = stem + "_model_outputs.npz", trace = stem + "_trace.json",
+              modelInputs = stem + "_in_f32.npz";
+  auto check = checkModelFile(o.model, inputs, tpu, o.correctness, modelOutputs);
+  if (!check)
+    return context.fail(kExitUsage, llvm::toString(check.takeError()));
+  progress.write(check->summary + "\n", /*flush=*/true);
+  // The engine trace of that run, and its inputs as tensors (model_runner's input; TPU-MLIR's in_f32.npz).
+  if (llvm::Error err = writeText({{trace, check->trace}}))
+    return context.fail(kExitUsage, llvm::toString(std::move(err)));
+  try {
+    inputs.write(modelInputs, /*compressed=*/false);
+  } catch (const std::exception &e) {
+    return context.fail(kExitUsage, e.what());
+  }
+  artifacts.insert(artifacts.end(), {modelOutputs, trace, modelInputs});
+  if (!check->failing.empty()) {
+    progress.report("run", 1.0, "model file differs at " + check->failing, artifacts);
+    return context.fail(kExitFailed, o.model + ": model-file tensor '" + check->failing +
+                                         "' differs from the Tpu simulation beyond --correctness " +
+                                         o.correctness);
+  }
+  progress.report("run", 1.0, check->summary, artifacts);
+  return std::nullopt;
+}
+
 namespace {
 
 /// The deploy itself; `report` collects what the result record says beyond the exit code, and the stage
@@ -331,7 +376,7 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
   auto cancelled = [&](const char *stage) {
     if (!progress.isCancelled())
       return false;
-    cancelledStage = stage;
+    cancelledStage = std::string("before the ") + stage + " stage";
     return true;
   };
   if (cancelled("lower"))
@@ -354,6 +399,14 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     return fail(kExitUsage, error);
   }
   mlir::OwningOpRef<mlir::ModuleOp> top = std::move(*loaded);
+  // The run manifest's inputs: what this deploy reads, hashed as it starts.
+  report.inputs = driver::modelInputs(o.mlir, *top);
+  if (!o.calibrationTable.empty())
+    report.inputs.push_back(driver::hashInput("calibration_table", o.calibrationTable));
+  if (!o.quantizeTable.empty())
+    report.inputs.push_back(driver::hashInput("quantize_table", o.quantizeTable));
+  if (std::string profile = driver::chipProfileFile(o.chip); !profile.empty())
+    report.inputs.push_back(driver::hashInput("chip_profile", profile));
   // --fuse_preprocess: the Top module whose inputs take raw pixels. It is what gets lowered; the reference
   // stays the unfused module on the preprocessed input.
   mlir::OwningOpRef<mlir::ModuleOp> fusedTop;
@@ -453,8 +506,9 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
       if (model.nets.empty() || model.nets[0].stages.empty())
         return fail(kExitFailed, o.model + ": the model file has no stage");
       const codegen::Stage &stage = model.nets[0].stages[0];
-      if (!writeText(trace, cmdsim::traceJson(chip, stage, cmdsim::simulateStage(chip, stage)), error))
-        return fail(kExitUsage, error);
+      if (llvm::Error err =
+              writeText({{trace, cmdsim::traceJson(chip, stage, cmdsim::simulateStage(chip, stage))}}))
+        return fail(kExitUsage, llvm::toString(std::move(err)));
       written.push_back(trace);
     }
     progress.report("backend", 1.0, "wrote " + o.model, written);
@@ -464,6 +518,17 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     return kExitOk;
   if (cancelled("simulate"))
     return kCancelled;
+  DeployContext deployed{o,       progress, report,      cancelledStage, *top, fusedTop ? *fusedTop : nullptr,
+                         lowered, *tpu,     fusedInputs, lowering};
+  if (manyTestSamples(o))
+    return compareSamples(deployed);
+  for (const std::string &file : o.testInput)
+    report.inputs.push_back(driver::hashInput("test_input", file));
+  if (!o.testReference.empty())
+    report.inputs.push_back(driver::hashInput("test_reference", o.testReference));
+  if (o.testNum > 0)
+    return fail(kExitUsage, "'--test_num' applies to a folder or data list of test inputs, not to '" +
+                                o.testInput.front() + "'");
 
   sim::Interpreter interpreter(*top);
   auto referenceInputs = loadTestInputs(o.testInput, interpreter, *top);
@@ -525,35 +590,9 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     return fail(kExitUsage, e.what());
   }
   artifacts = {outputsFile};
-  if (!o.model.empty()) {
-    // Codegen's proof: the model file on the command-level simulator against the Tpu simulation, per layer.
-    if (cancelled("run"))
-      return kCancelled;
-    progress.report("run", 0.0, "command-level simulation of " + o.model);
-    std::string modelOutputs = stem + "_model_outputs.npz", trace = stem + "_trace.json",
-                modelInputs = stem + "_in_f32.npz";
-    auto check = checkModelFile(o.model, *inputs, accumulated, o.correctness, modelOutputs);
-    if (!check) {
-      error = llvm::toString(check.takeError());
-      return fail(kExitUsage, error);
-    }
-    progress.write(check->summary + "\n", /*flush=*/true);
-    // The engine trace of that run, and its inputs as tensors (model_runner's input; TPU-MLIR's in_f32.npz).
-    if (!writeText(trace, check->trace, error))
-      return fail(kExitUsage, error);
-    try {
-      inputs->write(modelInputs, /*compressed=*/false);
-    } catch (const std::exception &e) {
-      return fail(kExitUsage, e.what());
-    }
-    artifacts.insert(artifacts.end(), {modelOutputs, trace, modelInputs});
-    if (!check->failing.empty()) {
-      progress.report("run", 1.0, "model file differs at " + check->failing, artifacts);
-      return fail(kExitFailed, o.model + ": model-file tensor '" + check->failing +
-                                   "' differs from the Tpu simulation beyond --correctness " + o.correctness);
-    }
-    progress.report("run", 1.0, check->summary, artifacts);
-  }
+  if (!o.model.empty())
+    if (std::optional<int> code = checkModelStage(deployed, *inputs, accumulated, artifacts))
+      return *code;
 
   record.artifacts.insert(record.artifacts.end(), artifacts.begin(), artifacts.end());
   record.outputs = tensorResults(outputs->comparison);
@@ -563,12 +602,7 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     // With fused preprocessing, an input's name holds raw pixels on the chip and preprocessed values in the
     // reference: the reference's tensor is compared with (and in isolated mode fed to) the preprocessed one.
     auto renameFused = [&](const NpzFile &tensors) {
-      NpzFile renamed;
-      for (const std::string &name : tensors.names()) {
-        auto f = llvm::find_if(fusedInputs, [&](const FusedInput &f) { return f.input == name; });
-        renamed.set(f == fusedInputs.end() ? name : f->preprocessed, tensors.get(name));
-      }
-      return renamed;
+      return driver::renameFusedInputs(tensors, fusedInputs);
     };
     std::optional<NpzFile> renamed;
     if (!fusedInputs.empty())
@@ -605,12 +639,21 @@ int deploy(const DeployOptions &o, const driver::Sink &progress, driver::DeployR
     std::vector<LayerRow> rows = sideBySide(accAll->comparison, &isoAll->comparison, referenceTensors);
     progress.write(formatSideBySideText(rows));
     std::string csv = stem + "_compare.csv", json = stem + "_compare.json";
-    if (!writeText(csv, formatSideBySideCsv(rows), error) ||
-        !writeText(json, formatSideBySideJson(rows, tolerance), error))
-      return fail(kExitUsage, error);
+    if (llvm::Error err =
+            writeText({{csv, formatSideBySideCsv(rows)}, {json, formatSideBySideJson(rows, tolerance)}}))
+      return fail(kExitUsage, llvm::toString(std::move(err)));
     artifacts.push_back(csv);
     artifacts.push_back(json);
     record.artifacts.insert(record.artifacts.end(), {csv, json});
+    if (o.findDivergent) {
+      // The rule on this one sample's comparisons; the float re-runs on the same sample.
+      driver::SampleAggregator one;
+      one.add(driver::sampleResult(o.testInput, {outputs->comparison, rows}), driver::observations(rows));
+      driver::SampleLoader loader(*top, fusedTop ? *fusedTop : nullptr);
+      if (std::optional<int> code = writeFirstDivergent(
+              deployed, one.layers(), 1, {driver::CalibrationSample{o.testInput, ""}}, loader, artifacts))
+        return *code;
+    }
     for (const LayerRow &row : rows)
       if (!row.accumulated.passed()) {
         record.firstFailing = row.name;
@@ -651,16 +694,35 @@ llvm::Expected<DeployReport> deploy(const DeployOptions &o, const Sink &sink) {
   std::string cancelledStage;
   int code = cli::deploy(o, sink, report, cancelledStage);
   if (code == cli::kCancelled)
-    return llvm::createStringError("deploy cancelled before the " + cancelledStage + " stage");
+    return llvm::createStringError("deploy cancelled " + cancelledStage);
   record.exitCode = report.exitCode = code;
   record.status = resultStatus(record.exitCode);
   // The record beside the other outputs (deployResultPath): the studio reads it rather than the text. A
   // deploy that writes no file (no --tpu_mlir, --model or --debug) leaves none in the working directory.
   if (o.tpuMlir.empty() && o.model.empty() && !o.debug)
     return report;
-  std::string path = deployResultPath(o), error;
-  if (!cli::writeText(path, toJson(record), error)) {
-    report.messages.push_back(error);
+  // The manifest first, so that the record lists it; it names the records beside it that this run wrote.
+  std::string manifestPath = deployManifestPath(o), path = deployResultPath(o);
+  auto written = [&](const std::string &file) {
+    return llvm::is_contained(record.artifacts, file) ? std::filesystem::path(file).filename().string()
+                                                      : std::string();
+  };
+  RunManifest manifest;
+  manifest.version = tpucVersion();
+  manifest.command = std::string(DeployOptions::kCommand);
+  manifest.argv = toArgv(o).args;
+  manifest.flags = requestFlags(o);
+  manifest.inputs = report.inputs;
+  manifest.result = std::filesystem::path(path).filename().string();
+  manifest.compare = written(deployArtifactStem(o) + "_compare.json");
+  manifest.compareSamples = written(compareSamplesPath(o));
+  manifest.firstDivergent = written(firstDivergentPath(o));
+  if (llvm::Error err = cli::writeText({{manifestPath, toJson(manifest)}}))
+    report.messages.push_back(llvm::toString(std::move(err)));
+  else
+    record.artifacts.push_back(manifestPath);
+  if (llvm::Error err = cli::writeText({{path, toJson(record)}})) {
+    report.messages.push_back(llvm::toString(std::move(err)));
     if (report.exitCode == kExitOk)
       report.exitCode = kExitUsage;
   }

@@ -9,9 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace tpuc::cli {
-namespace {
 
-/// The entry function: the public `main`, else the only function (the interpreter's rule).
 mlir::func::FuncOp entryFunction(mlir::ModuleOp module) {
   mlir::func::FuncOp only;
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
@@ -21,8 +19,6 @@ mlir::func::FuncOp entryFunction(mlir::ModuleOp module) {
   }
   return only;
 }
-
-} // namespace
 
 std::vector<std::string> inputNames(mlir::ModuleOp module) {
   mlir::func::FuncOp func = entryFunction(module);

@@ -304,9 +304,26 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
                "weight-only quantization group size (0 = per channel)", false,
                {}, "0"},
               &o.qGroupSize);
-  p.addOption({{"--test_input"}, "FILES",
-               "inputs (.npz) to verify the deployed model with"},
-              &o.testInput);
+  p.addOption(
+      {{"--test_input"},
+       "FILES|DIR|LIST",
+       "inputs to verify the deployed model with: one sample (one file per input: image, .npy, .npz; or "
+       "one .npz holding every input), or with --compare_all many: a folder (every sample below it, "
+       "as calibrate --dataset) or a data list (.txt, as calibrate --data_list); per-layer statistics "
+       "over the samples in <stem>_compare_samples.json"},
+      &o.testInput);
+  p.addOption({{"--test_subset"},
+               "NAME|FILE",
+               "only the samples of a subset of the --test_input folder: a subset name in its index (tpuc "
+               "dataset subset) or a data list file"},
+              &o.testSubset);
+  p.addOption({{"--test_num"},
+               "N",
+               "at most N samples of a --test_input folder or data list (0 = all)",
+               false,
+               {},
+               "0"},
+              &o.testNum);
   p.addOption({{"--test_reference"}, "FILE",
                "reference outputs (.npz) of --test_input"},
               &o.testReference);
@@ -316,6 +333,21 @@ void addDeployOptions(ArgParser &p, DeployOptions &o) {
               &o.tolerance);
   p.addFlag({{"--compare_all"}, "", "compare every tensor, not only outputs"},
             &o.compareAll);
+  p.addFlag({{"--find_divergent"},
+             "",
+             "with --compare_all: name the first divergent layers (isolated error beyond --tolerance while "
+             "their inputs are within it), re-run the worst of them in float and rank them by the output "
+             "cosine gained (<stem>_first_divergent.json)"},
+            &o.findDivergent);
+  p.addOption({{"--divergent_top"}, "K", "first divergent layers re-run in float", false, {}, "5"},
+              &o.divergentTop);
+  p.addOption({{"--divergent_samples"},
+               "N",
+               "samples the float re-runs use (the worst by output cosine)",
+               false,
+               {},
+               "3"},
+              &o.divergentSamples);
   p.addOption({{"--tpu_mlir"}, "FILE", "also write the Tpu dialect MLIR here"},
               &o.tpuMlir);
   p.addOption({{"--snapshots"}, "DIR",
@@ -376,6 +408,20 @@ std::string validateDeployOptions(const DeployOptions &o) {
     return "'--q_group_size' applies to W8*/W4* quantization only";
   if (!o.testReference.empty() && o.testInput.empty())
     return "'--test_reference' needs '--test_input'";
+  if (!o.testSubset.empty() && o.testInput.size() != 1)
+    return "'--test_subset' needs '--test_input DIR' (the folder whose samples it selects)";
+  if (o.testNum < 0)
+    return "'--test_num' must not be negative";
+  if (o.testNum > 0 && o.testInput.size() != 1)
+    return "'--test_num' needs '--test_input DIR' or '--test_input LIST.txt'";
+  if (o.findDivergent && !o.compareAll)
+    return "'--find_divergent' needs '--compare_all' (it reads the per-layer comparisons)";
+  if (o.findDivergent && !o.testReference.empty())
+    return "'--find_divergent' re-runs the Top reference: it does not take '--test_reference'";
+  if (o.divergentTop < 1)
+    return "'--divergent_top' must be at least 1";
+  if (o.divergentSamples < 1)
+    return "'--divergent_samples' must be at least 1";
   if (o.explainGroups && o.model.empty())
     return "'--explain_groups' needs '--model'";
   if (o.numCore < 1)

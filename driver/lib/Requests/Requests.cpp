@@ -46,6 +46,7 @@ std::vector<std::string> allFlagNames() {
   addFlagNames<ModelToolOptions>(names);
   addFlagNames<GraphOptions>(names);
   addFlagNames<DatasetOptions>(names);
+  addFlagNames<RunsOptions>(names);
   return {names.begin(), names.end()};
 }
 

@@ -4,6 +4,8 @@
 
 #include "tpuc/Driver/Requests.h"
 
+#include "JsonNumbers.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -12,27 +14,9 @@
 namespace tpuc::driver {
 namespace {
 
+using json_numbers::number;
+using json_numbers::numberOf;
 using nlohmann::json;
-
-json number(double v) {
-  if (std::isnan(v))
-    return nullptr;
-  if (std::isinf(v))
-    return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
-double numberOf(const json &v) {
-  if (v.is_number())
-    return v.get<double>();
-  if (v.is_string() && v.get<std::string>() == "inf")
-    return std::numeric_limits<double>::infinity();
-  if (v.is_string() && v.get<std::string>() == "-inf")
-    return -std::numeric_limits<double>::infinity();
-  if (v.is_null())
-    return std::numeric_limits<double>::quiet_NaN();
-  throw json::type_error::create(302, "a metric must be a number, \"inf\", \"-inf\" or null", &v);
-}
 
 json header(const char *job, const std::string &status, int exitCode, const std::string &message) {
   return {{"schema", kResultSchema}, {"version", kResultVersion}, {"job", job},

@@ -10,9 +10,14 @@
 namespace tpuc::driver {
 
 void addCompareOptions(ArgParser &p, CompareOptions &o) {
-  p.addPositional({{"target_file"}, "", "tensors to check (.npz)", true},
-                  &o.targetFile);
-  p.addPositional({{"ref_file"}, "", "reference tensors (.npz)", true},
+  p.addPositional(
+      {{"target_file"},
+       "",
+       "tensors to check (.npz), or a folder of them: each compared with the file of the same name "
+       "in the reference folder, statistics per tensor over the pairs",
+       true},
+      &o.targetFile);
+  p.addPositional({{"ref_file"}, "", "reference tensors (.npz), or a folder of them", true},
                   &o.referenceFile);
   p.addOption({{"--tolerance"}, "COS,EUC",
                "minimum cosine and euclidean similarity", false, {},
@@ -21,8 +26,12 @@ void addCompareOptions(ArgParser &p, CompareOptions &o) {
   p.addOption({{"--excepts"}, "NAMES",
                "tensors left out of the comparison, comma-separated"},
               &o.excepts);
-  p.addOption({{"--format"}, "FMT", "report format", false,
-               {"text", "csv", "json"}, "text"},
+  p.addOption({{"--format"},
+               "FMT",
+               "report format (with folders: json is the compare_samples record, csv one row per tensor)",
+               false,
+               {"text", "csv", "json"},
+               "text"},
               &o.format);
   p.addOption({{"-o", "--output"}, "FILE",
                "write the report here instead of stdout"},
@@ -44,6 +53,17 @@ void addCompareOptions(ArgParser &p, CompareOptions &o) {
 std::string validateCompareOptions(const CompareOptions &o) {
   return checkTolerance("--tolerance", o.tolerance);
 }
+
+void addRunsOptions(ArgParser &p, RunsOptions &o) {
+  p.addPositional({{"action"}, "ACTION", "diff", true, {"diff"}}, &o.action);
+  p.addPositional({{"manifest_a"}, "A", "the first run's manifest (<stem>_manifest.json)", true}, &o.a);
+  p.addPositional({{"manifest_b"}, "B", "the second run's manifest", true}, &o.b);
+  p.addOption({{"--format"}, "FMT", "text, or json (schema tpuc.runs_diff)", false, {"text", "json"}, "text"},
+              &o.format);
+  p.addOption({{"-o", "--output"}, "FILE", "write the report here instead of stdout"}, &o.output);
+}
+
+std::string validateRunsOptions(const RunsOptions &) { return ""; }
 
 void addGraphOptions(ArgParser &p, GraphOptions &o) {
   p.addPositional({{"mlir"}, "FILE", "MLIR file (text or bytecode) to draw", true}, &o.mlir);

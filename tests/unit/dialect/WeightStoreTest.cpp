@@ -111,3 +111,42 @@ TEST(WeightStore, ShapeMismatchIsReported) {
 }
 
 } // namespace
+
+TEST(WeightStore, ReleasingADiscardedCopyKeepsTheSourcesArrays) {
+  std::string in = tempPath("in.npz");
+  NpzFile original;
+  original.set("w", Tensor::fromValues<float>({2}, std::vector<float>{1, 2}));
+  original.write(in);
+  top::clearWeightCache();
+  auto context = test::makeContext();
+  auto module = test::parse(*context, "module attributes {top.weight_file = \"" + in + R"("} {
+      func.func @f() -> tensor<2xf32> {
+        %w = top.weight "w" : tensor<2xf32>
+        return %w : tensor<2xf32>
+      }
+    })");
+  ASSERT_TRUE(module);
+  auto weight = *(*module->getOps<func::FuncOp>().begin()).getOps<top::WeightOp>().begin();
+  // The source has an array a pass created (as fused preprocessing does); a copy adds one of its own.
+  OpBuilder builder(weight);
+  auto shared =
+      top::createWeightF32(builder, weight.getLoc(), "shared", {300}, std::vector<float>(300, 1.0f));
+  ASSERT_TRUE(succeeded(shared));
+  OwningOpRef<ModuleOp> copy(module->clone());
+  auto copyWeight = *(*copy->getOps<func::FuncOp>().begin()).getOps<top::WeightOp>().begin();
+  OpBuilder copyBuilder(copyWeight);
+  auto own =
+      top::createWeightF32(copyBuilder, copyWeight.getLoc(), "own", {300}, std::vector<float>(300, 2.0f));
+  ASSERT_TRUE(succeeded(own));
+  EXPECT_EQ(top::releasePendingWeights(*copy, *module),
+            1u); // "own" only: "shared" the source names, "w" is on disk
+  EXPECT_TRUE(succeeded(top::readWeightF32(*shared)));
+  EXPECT_TRUE(succeeded(top::readWeightF32(weight)));
+  std::string message;
+  ScopedDiagnosticHandler capture(context.get(), [&](Diagnostic &d) {
+    message = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(top::readWeightF32(*own)));
+  EXPECT_NE(message.find("'own'"), std::string::npos) << message;
+}

@@ -73,7 +73,8 @@ TEST_F(DriverCalibrateTest, WritesTheTableAndReportsEverySample) {
   EXPECT_EQ(report->numSamples, 6u);
   EXPECT_EQ(report->numTensors, 3u);
   EXPECT_EQ(report->summary, "max");
-  EXPECT_EQ(report->artifacts, std::vector<std::string>{options.calibrationTable});
+  EXPECT_EQ(report->artifacts,
+            (std::vector<std::string>{options.calibrationTable, calibrateManifestPath(options)}));
   EXPECT_NE(std::find(messages.begin(), messages.end(), "sample 6/6"), messages.end());
   EXPECT_NE(printed.find("tpuc calibrate: 3 tensors over 6 sample(s), max"), std::string::npos) << printed;
   auto table = quant::readCalibrationTable(options.calibrationTable);
@@ -146,7 +147,7 @@ TEST_F(DriverCalibrateTest, ReportFollowsTheThresholdsAsSamplesAreAdded) {
       printed.find("every max threshold within 1 % of its final value after 4 of 8 samples: enough data"),
       std::string::npos)
       << printed;
-  EXPECT_EQ(report->artifacts.size(), 3u);
+  EXPECT_EQ(report->artifacts.size(), 4u); // the table, its manifest, histograms.json, convergence.json
   EXPECT_EQ(convergenceCheckpoints(8), (std::vector<size_t>{1, 2, 3, 4, 5, 6, 7, 8}));
   EXPECT_EQ(convergenceCheckpoints(100).size(), 16u + 21u); // 1..16, then 20, 24, ..., 100 (every 4)
   // The JSON holds the same answer, per tensor.

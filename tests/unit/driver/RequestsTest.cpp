@@ -111,6 +111,16 @@ DatasetOptions dataset() {
   return o;
 }
 
+RunsOptions runs() {
+  RunsOptions o;
+  o.action = "diff";
+  o.a = "/r/a_manifest.json";
+  o.b = "/r/b manifest.json";
+  o.format = "json";
+  o.output = "/r/diff.json";
+  return o;
+}
+
 DeployOptions deploy() {
   DeployOptions o;
   o.mlir = "/c/m.top.mlir";
@@ -121,9 +131,14 @@ DeployOptions deploy() {
   o.chip = listChips().front();
   o.qGroupSize = 128;
   o.testInput = {"/data/a.npz"};
+  o.testSubset = "hard";
+  o.testNum = 50;
   o.testReference = "/data/ref.npz";
   o.tolerance = "0.99,0.9";
   o.compareAll = true;
+  o.findDivergent = true;
+  o.divergentTop = 3;
+  o.divergentSamples = 7;
   o.snapshots = "/c/snap";
   o.tpuMlir = "/c/m.tpu.mlir";
   o.model = "/c/m.tpum";
@@ -248,6 +263,7 @@ TEST(Requests, EveryJobRoundTripsThroughItsArgv) {
   expectRoundTrip(modelTool());
   expectRoundTrip(graph());
   expectRoundTrip(dataset());
+  expectRoundTrip(runs());
 }
 
 TEST(Requests, DefaultsRenderToNothing) {
@@ -261,6 +277,7 @@ TEST(Requests, DefaultsRenderToNothing) {
   EXPECT_TRUE(toArgv(ModelToolOptions{}).args.empty());
   EXPECT_TRUE(toArgv(GraphOptions{}).args.empty());
   EXPECT_TRUE(toArgv(DatasetOptions{}).args.empty());
+  EXPECT_TRUE(toArgv(RunsOptions{}).args.empty());
 }
 
 TEST(Requests, RenderedSpellings) {
@@ -394,4 +411,38 @@ TEST(Requests, TransformPreprocessingFlagsAreTheRequestsOwn) {
   EXPECT_EQ(flags.channelFormat, "nchw");
   EXPECT_FALSE(flags.keepAspectRatio);
   EXPECT_TRUE(flags.mean.empty());
+}
+
+TEST(Requests, DeploySampleFlagsAreValidatedTogether) {
+  DeployOptions o;
+  o.mlir = "m.mlir";
+  o.quantize = "F32";
+  o.chip = listChips().front();
+  EXPECT_EQ(validateDeployOptions(o), "");
+  o.testSubset = "hard";
+  EXPECT_EQ(validateDeployOptions(o),
+            "'--test_subset' needs '--test_input DIR' (the folder whose samples it selects)");
+  o.testInput = {"/data/val"};
+  EXPECT_EQ(validateDeployOptions(o), "");
+  o.testNum = -1;
+  EXPECT_EQ(validateDeployOptions(o), "'--test_num' must not be negative");
+  o.testNum = 5;
+  o.testInput = {"a.npy", "b.npy"};
+  o.testSubset.clear();
+  EXPECT_EQ(validateDeployOptions(o), "'--test_num' needs '--test_input DIR' or '--test_input LIST.txt'");
+  o.testNum = 0;
+  o.findDivergent = true;
+  EXPECT_EQ(validateDeployOptions(o),
+            "'--find_divergent' needs '--compare_all' (it reads the per-layer comparisons)");
+  o.compareAll = true;
+  EXPECT_EQ(validateDeployOptions(o), "");
+  o.testReference = "ref.npz";
+  EXPECT_EQ(validateDeployOptions(o),
+            "'--find_divergent' re-runs the Top reference: it does not take '--test_reference'");
+  o.testReference.clear();
+  o.divergentTop = 0;
+  EXPECT_EQ(validateDeployOptions(o), "'--divergent_top' must be at least 1");
+  o.divergentTop = 5;
+  o.divergentSamples = 0;
+  EXPECT_EQ(validateDeployOptions(o), "'--divergent_samples' must be at least 1");
 }

@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -89,6 +90,10 @@ public:
   Rendered render() const;
   /// The long spellings of every option ("--model_path"), in binding order.
   std::vector<std::string> flagNames() const;
+  /// Every bound field with its current value, defaults included, in binding order: options by their long
+  /// spelling, positionals by their name; values as render() spells them (booleans "true" / "false", lists
+  /// comma-joined, shapes as [[..]]) but never refused (what a run manifest records).
+  std::vector<std::pair<std::string, std::string>> values() const;
   const std::string &program() const { return program_; }
 
 private:

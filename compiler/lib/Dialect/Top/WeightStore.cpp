@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 using namespace mlir;
 
@@ -193,6 +194,25 @@ LogicalResult saveWeights(ModuleOp module, StringRef path) {
   cache().erase(path.str()); // the file changed on disk; reread it on demand
   module->setAttr(TopDialect::kWeightFileAttr, StringAttr::get(module.getContext(), path));
   return success();
+}
+
+size_t releasePendingWeights(ModuleOp module, ModuleOp keep) {
+  auto path = weightFileOf(module.getOperation());
+  if (!path)
+    return 0;
+  std::set<std::string> kept;
+  if (keep && weightFileOf(keep.getOperation()) == path)
+    keep.walk([&](WeightOp op) { kept.insert(op.getName().str()); });
+  std::lock_guard<std::mutex> lock(cacheMutex());
+  auto file = cache().find(*path);
+  if (file == cache().end())
+    return 0;
+  size_t released = 0;
+  module.walk([&](WeightOp op) {
+    if (!op.getValue() && !kept.count(op.getName().str()) && file->second.pending.remove(op.getName()))
+      ++released;
+  });
+  return released;
 }
 
 void clearWeightCache() {

@@ -122,10 +122,24 @@ struct DeployOptions {
   std::string quantizeTable;
   std::string chip;
   int64_t qGroupSize = 0;
+  /// One sample (a file per input, or one .npz), or many: a folder (its samples as calibrate --dataset
+  /// collects them) or a data list (.txt).
   std::vector<std::string> testInput;
+  /// Not in model_deploy: a subset of the --test_input folder (a name in its dataset index, or a data list
+  /// file), as calibrate's --subset.
+  std::string testSubset;
+  /// Not in model_deploy: at most this many samples of a folder or data list (0: all).
+  int64_t testNum = 0;
   std::string testReference;
   std::string tolerance = "0.8,0.5";
   bool compareAll = false;
+  /// Not in model_deploy: after --compare_all, the first divergent layers (isolated error out of
+  /// tolerance, inputs within it), each re-run in float to measure the gain in the output
+  /// (<stem>_first_divergent.json). docs/ACCURACY.md.
+  bool findDivergent = false;
+  /// How many of those layers are re-run in float, and on how many samples (the worst by output cosine).
+  int64_t divergentTop = 5;
+  int64_t divergentSamples = 3;
   std::string snapshots;
   std::string tpuMlir;
   std::string model;
@@ -271,6 +285,21 @@ struct DatasetOptions {
 void addDatasetOptions(ArgParser &parser, DatasetOptions &opts);
 std::string validateDatasetOptions(const DatasetOptions &opts);
 
+// --- runs (not in TPU-MLIR) ---------------------------------------------------
+/// `tpuc runs diff A B`: what differs between two run manifests (<stem>_manifest.json of deploy,
+/// <table>_manifest.json of calibrate) and, when both runs compared every layer, their layers side by side
+/// (Manifest.h).
+struct RunsOptions {
+  static constexpr std::string_view kCommand = "runs";
+  std::string action; ///< diff
+  std::string a, b;   ///< the manifests
+  std::string format = "text";
+  std::string output;
+  bool operator==(const RunsOptions &) const = default;
+};
+void addRunsOptions(ArgParser &parser, RunsOptions &opts);
+std::string validateRunsOptions(const RunsOptions &opts);
+
 // --- graph -------------------------------------------------------------------
 struct GraphOptions {
   static constexpr std::string_view kCommand = "graph";
@@ -295,6 +324,7 @@ inline void bindOptions(ArgParser &p, LlmRunOptions &o) { addLlmRunOptions(p, o)
 inline void bindOptions(ArgParser &p, ModelToolOptions &o) { addModelToolOptions(p, o); }
 inline void bindOptions(ArgParser &p, GraphOptions &o) { addGraphOptions(p, o); }
 inline void bindOptions(ArgParser &p, DatasetOptions &o) { addDatasetOptions(p, o); }
+inline void bindOptions(ArgParser &p, RunsOptions &o) { addRunsOptions(p, o); }
 
 /// A rendered command line, or why the request has none.
 struct Argv {

@@ -33,6 +33,12 @@ mlir::FailureOr<WeightOp> createWeight(mlir::OpBuilder &builder, mlir::Location 
 /// only, in IR order) and points `top.weight_file` at it.
 mlir::LogicalResult saveWeights(mlir::ModuleOp module, llvm::StringRef path);
 
+/// Forgets the arrays passes created for `module` (file-backed weights not saved yet) that `keep` does not
+/// name too: for a module that is being discarded, such as a lowering tried and dropped, whose new weights
+/// would otherwise stay in memory until the process ends. Arrays on disk are untouched; `keep` is the module
+/// it was made from (whose own created arrays the copy shares). Returns the arrays forgotten.
+size_t releasePendingWeights(mlir::ModuleOp module, mlir::ModuleOp keep);
+
 /// Forgets every cached weight file; the next read goes to disk again.
 void clearWeightCache();
 

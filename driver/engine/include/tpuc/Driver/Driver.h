@@ -9,6 +9,7 @@
 #ifndef TPUC_DRIVER_DRIVER_H
 #define TPUC_DRIVER_DRIVER_H
 
+#include "tpuc/Driver/Manifest.h"
 #include "tpuc/Driver/Requests.h"
 #include "tpuc/Driver/Results.h"
 
@@ -60,6 +61,8 @@ struct DeployReport {
   int exitCode = kExitOk;
   /// One-line errors in the order they happened (tpuc prints each as "tpuc deploy: <line>").
   std::vector<std::string> messages;
+  /// What the deploy read, hashed: its run manifest's inputs (deployManifestPath, written with the record).
+  std::vector<ManifestInput> inputs;
 };
 
 /// One calibration sample: one file per model input, or one .npz holding every input.

@@ -11,6 +11,7 @@
 #include "tpuc/Preprocess/Preprocess.h"
 #include "tpuc/Support/Npz.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
@@ -28,6 +29,10 @@ namespace tpuc::cli {
 /// interpreter names its inputs.
 std::vector<preprocess::PreprocessConfig> preprocessConfigs(mlir::ModuleOp module,
                                                             const sim::Interpreter &interpreter);
+
+/// The entry function of `module`: the public `main`, else the only function (the interpreter's rule);
+/// null when there is none.
+mlir::func::FuncOp entryFunction(mlir::ModuleOp module);
 
 /// The names of the inputs of `module`'s entry function, in argument order, as the interpreter names them
 /// (the ONNX input names).
