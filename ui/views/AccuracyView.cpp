@@ -90,8 +90,8 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
   // Over many samples: the selected layer's worst sample one click away.
   m_worst->setObjectName(QStringLiteral("worstSample"));
   m_worst->setText(tr("Worst Sample…"));
-  m_worst->setToolTip(tr("The selected layer's tensors on the sample where its accumulated cosine is lowest "
-                         "(the run kept the overall worst sample's; another is deployed again on its own)"));
+  m_worst->setToolTip(tr("The selected layer's tensors on the sample where its accumulated cosine is lowest: "
+                         "the configuration is deployed again on that sample alone, keeping every tensor"));
   m_worst->setVisible(false);
   connect(m_worst, &QToolButton::clicked, this, [this] { showWorstSample(currentLayer()); });
   m_samplesPanel->setVisible(false);
@@ -252,8 +252,11 @@ bool AccuracyView::showLayerOnSample(const QString &layer, int64_t sampleIndex) 
   const driver::SampleResult *sample = m_records.sample(sampleIndex);
   if (layer.isEmpty() || !sample)
     return false;
-  if (sampleIndex == m_records.samples->worstSample) {
-    Q_EMIT tensorsRequested(m_runId, layer); // the run kept this sample's tensors
+  // A deploy over many samples streams them and keeps no tensors; one that kept the worst sample's (a run
+  // on that one sample) shows them directly.
+  const project::RunRecord *run = m_context->project().findRun(m_runId);
+  if (sampleIndex == m_records.samples->worstSample && run && tensorFilesOf(*run).complete()) {
+    Q_EMIT tensorsRequested(m_runId, layer);
     return true;
   }
   QStringList files;
@@ -360,7 +363,7 @@ void AccuracyView::updateSummary() {
                                               .arg(samples->failingSamples)
                                         : tr("none failing");
     if (const driver::SampleResult *worst = m_records.sample(samples->worstSample))
-      text += tr(", worst sample <b>%1</b> (output cos %2; the layers and tensors above are its own)")
+      text += tr(", worst sample <b>%1</b> (output cos %2; the single-sample metrics above are its own)")
                   .arg(QString::fromStdString(worst->name).toHtmlEscaped())
                   .arg(worst->outputCosine, 0, 'f', 6);
   }

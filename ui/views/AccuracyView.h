@@ -59,8 +59,9 @@ public:
   /// UI thread when the run is shown (samplesLoaded tells when).
   const SampleRecords &sampleRecords() const { return m_records; }
   SamplesPanel *samplesPanel() const { return m_samplesPanel; }
-  /// Shows `layer` on sample `sampleIndex`: the run's own tensors when it is the sample they were kept for
-  /// (the overall worst), else sampleTensorsRequested with its files. False when there is no such sample.
+  /// Shows `layer` on sample `sampleIndex`: sampleTensorsRequested with its files (a deploy over many
+  /// samples keeps no tensors), or tensorsRequested when the run did keep that sample's tensors. False when
+  /// there is no such sample.
   bool showLayerOnSample(const QString &layer, int64_t sampleIndex);
   /// showLayerOnSample on the layer's worst sample (lowest accumulated cosine there).
   bool showWorstSample(const QString &layer);

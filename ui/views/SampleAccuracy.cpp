@@ -178,7 +178,9 @@ QVariant SamplesModel::data(const QModelIndex &index, int role) const {
                ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
   case Qt::ToolTipRole:
-    return s.index == m_worst ? tr("%1 — the worst sample: the run kept its tensors").arg(name) : name;
+    return s.index == m_worst
+               ? tr("%1 — the worst sample (the run's single-sample metrics are its own)").arg(name)
+               : name;
   default:
     return {};
   }

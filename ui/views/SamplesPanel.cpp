@@ -34,8 +34,8 @@ SamplesPanel::SamplesPanel(QWidget *parent)
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
   }
   m_samplesNote->setText(
-      tr("Double-click a sample to see the selected layer's tensors on it (the worst sample's "
-         "were kept; another is deployed again on its own)."));
+      tr("Double-click a sample to see the selected layer's tensors on it: the configuration is deployed "
+         "again on that sample alone, keeping every tensor."));
   m_samplesNote->setForegroundRole(QPalette::PlaceholderText);
 
   auto *samplesLayout = new QVBoxLayout(m_samplesPage);
