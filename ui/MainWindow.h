@@ -97,9 +97,11 @@ public:
   /// Queues `tpuc deploy` (model_deploy up to the Tpu level) with a compile configuration of the project
   /// (`configId`, else the selected one, else the first; none: F32 on bm1684x). INT8 uses the newest
   /// calibration table, written to the cache folder; the first calibration sample on disk is the test
-  /// input, and the run keeps the per-layer comparison (accumulated and isolated, --compare_all). A
-  /// transform job is queued first when the Top MLIR is not in the cache. Returns the job id, or -1.
-  int runDeploy(qint64 configId = -1);
+  /// input, and the run keeps the per-layer comparison (accumulated and isolated, --compare_all); a
+  /// configuration testing many samples passes its folder or its dataset as a data list. `sampleFiles`
+  /// replaces the test input by one sample's files (its artifacts beside the configuration's, not over
+  /// them). A transform job is queued first when the Top MLIR is not in the cache. Returns the job id, or -1.
+  int runDeploy(qint64 configId = -1, const QStringList &sampleFiles = {});
   /// Queues `tpuc run` (model_runner) on the model file a deploy of the compile configuration wrote
   /// (`configId`, else the selected one, else the first), with that deploy's test input as tensors: the
   /// command-level simulation, its outputs and engine trace (simulated latency, cycles per op). Returns
@@ -117,6 +119,10 @@ public:
   AccuracyView *openAccuracy(qint64 runId);
   /// Opens (or focuses) the tensor viewer of a deploy run that kept its tensors (--compare_all) on `layer`.
   TensorsTab *openTensors(qint64 runId, const QString &layer, const QStringList &inputs = {});
+  /// The tensors of `layer` on one sample of a many-sample run (issue 22): deploys the run's configuration on
+  /// the sample's `files` (runDeploy) and opens the tensor viewer on that run when it is recorded. Returns
+  /// the job id, or -1.
+  int showLayerOnSample(qint64 runId, const QString &layer, const QStringList &files);
   /// Opens (or focuses) the chip views of a run (layer groups, memory, engine timeline) on `page`
   /// (ChipViewsTab::Page). `runId` < 0: the selected run, else the newest run with a plan or trace; nullptr
   /// with a message when there is none.

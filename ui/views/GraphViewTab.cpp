@@ -1,6 +1,8 @@
 // The graph tab: runs `tpuc graph --format json`, shows the result, feeds overlays from the run history.
 #include "ui/views/GraphViewTab.h"
 
+#include "ui/views/SampleAccuracy.h"
+
 #include "ui/views/TensorsTab.h"
 
 #include "ui/jobs/EngineClient.h"
@@ -275,7 +277,20 @@ void GraphViewTab::applyRunMetrics() {
     std::stable_partition(runs.begin(), runs.end(),
                           [&](const project::RunRecord *r) { return r->id == m_context->selection().id; });
   bool haveCosine = false, haveCycles = false, haveGroups = false;
-  for (auto it = runs.begin(); it != runs.end() && !(haveCosine && haveCycles && haveGroups); ++it) {
+  // The error overlays follow the run the cosine comes from; the float gain the newest run that measured it.
+  bool haveGain = false;
+  for (auto it = runs.begin(); it != runs.end() && !(haveCosine && haveCycles && haveGroups && haveGain);
+       ++it) {
+    if (!haveGain)
+      if (auto values = floatGainValues(**it); !values.empty()) {
+        m_view->setNodeValues(vis::OverlayMode::FloatGain, std::move(values));
+        haveGain = true;
+      }
+    if (!haveCosine)
+      if (auto values = runLayerValues(**it, "cosine"); !values.empty()) {
+        m_view->setNodeValues(vis::OverlayMode::IsolatedError, layerErrorValues(**it, true));
+        m_view->setNodeValues(vis::OverlayMode::AccumulatedError, layerErrorValues(**it, false));
+      }
     if (!haveCosine)
       if (auto values = runLayerValues(**it, "cosine"); !values.empty()) {
         m_view->setNodeValues(vis::OverlayMode::Cosine, std::move(values));
