@@ -245,13 +245,17 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
   for (size_t i = 0; i < std::min<size_t>(ranked.size(), 8); ++i)
     out << (i ? ", " : "") << ranked[i].second << " " << fixed(ranked[i].first, 5);
   out << "\n";
-  out << "  step  op" << std::string(34, ' ') << what << " cos  simulated ms  cycles\n";
+  // The op column fits the longest name (an ONNX tensor name can be long: resnet18's are ~50 characters).
+  size_t width = 36;
+  for (const SearchStep &step : steps)
+    width = std::max(width, step.op.size() + 1 + quant::quantModeName(floatMode).size());
+  out << "  step  op" << std::string(width - 2, ' ') << what << " cos  simulated ms  cycles\n";
   for (const SearchStep &step : steps) {
     std::string op = step.op.empty() ? std::string("(INT8)")
                                      : step.op + " " + std::string(quant::quantModeName(floatMode));
-    out << "  " << std::setw(4) << step.step << "  " << std::left << std::setw(36) << op << std::right << " "
-        << fixed(step.cosine) << "  " << std::setw(12) << fixed(step.latencyMs, 3) << "  " << std::setw(6)
-        << step.cycles << "\n";
+    out << "  " << std::setw(4) << step.step << "  " << std::left << std::setw(static_cast<int>(width)) << op
+        << std::right << " " << fixed(step.cosine) << "  " << std::setw(12) << fixed(step.latencyMs, 3)
+        << "  " << std::setw(6) << step.cycles << "\n";
   }
   bool reached = cosine >= o.expectedCos;
   if (!o.searchReport.empty()) {
