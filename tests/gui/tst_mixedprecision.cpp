@@ -12,12 +12,14 @@
 #include "ui/jobs/DeployJob.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/jobs/RunManifests.h"
+#include "ui/panels/ProjectExplorer.h"
 #include "ui/views/GraphViewTab.h"
 #include "ui/views/RunCompareView.h"
 #include "ui/views/SearchQtableView.h"
 #include "visualizer/GraphView.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QChart>
 #include <QChartView>
 #include <QDir>
@@ -276,7 +278,14 @@ void TestMixedPrecision::keepInFloatRedeployCompareAndSearch() {
   saveScreenshot(window, "run-compare-keep-in-float.png");
   // The same comparison from Run ▸ Compare Runs… (non-interactive: the newest and the one before).
   context.select({Section::Runs, secondRun});
-  window.compareRunsDialog();
+  auto *explorer = window.findChild<ProjectExplorer *>();
+  QVERIFY(explorer);
+  QAction *compareAction = nullptr;
+  for (QAction *action : explorer->actions())
+    if (action->text().remove('&') == "Compare Runs…")
+      compareAction = action;
+  QVERIFY(compareAction); // the project tree's context menu offers it
+  compareAction->trigger();
   QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget *>(view));
 
   // search_qtable as a job: an unreachable target keeps 3 ops in float, one step each; the curve opens.
