@@ -25,6 +25,7 @@
 #include <QDir>
 #include <QLabel>
 #include <QLineSeries>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSignalSpy>
@@ -230,6 +231,26 @@ void TestMixedPrecision::keepInFloatRedeployCompareAndSearch() {
   QCOMPARE(context.project().quantTables.size(), size_t(1));
   QCOMPARE(floatOpsOf(context.project(), cnn.configId).size(), size_t(2));
   saveScreenshot(window, "graph-keep-in-float.png");
+  // The properties panel of a selected node: its precision, and Keep in F16 when it is quantized.
+  const graph::NodeId pool = graph->view()->graph()->findByName("pool_out");
+  QVERIFY(pool != graph::kNoNode);
+  graph->view()->selectNode(pool);
+  auto keepButtonOf = [&](const QString &op) -> QPushButton * {
+    for (QPushButton *b : window.findChildren<QPushButton *>("propertiesKeepFloat"))
+      if (b->property("op").toString() == op)
+        return b;
+    return nullptr;
+  };
+  QPushButton *keepButton = nullptr;
+  QTRY_VERIFY((keepButton = keepButtonOf("pool_out")));
+  QVERIFY2(keepButton->text().contains("Keep in F16"), qPrintable(keepButton->text()));
+  keepButton->click();
+  QTRY_COMPARE(floatOpsOf(context.project(), cnn.configId).size(), size_t(3));
+  QCOMPARE(graph->view()->nodeBadge(pool), QString("F16"));
+  QTRY_VERIFY(!keepButtonOf("pool_out")); // kept: the row says so instead
+  context.undoStack()->undo();            // back to relu_out and logits
+  QCOMPARE(floatOpsOf(context.project(), cnn.configId).size(), size_t(2));
+  QVERIFY(graph->view()->nodeBadge(pool).isEmpty());
 
   // Re-deploy and compare: the new run against the first, the quantize table among the differences.
   QSignalSpy compared(&window, &MainWindow::runComparisonOpened);

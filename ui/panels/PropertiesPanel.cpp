@@ -294,6 +294,7 @@ void PropertiesPanel::addFloatRow(const std::string &op) {
     item->setText(1, QString::fromStdString(config->precision));
     auto *button = new QPushButton(tr("Keep in %1 (configuration '%2')").arg(mode, name), m_properties);
     button->setObjectName(QStringLiteral("propertiesKeepFloat"));
+    button->setProperty("op", QString::fromStdString(op));
     button->setToolTip(tr("Add this op to the configuration's quantize table in %1 (undoable)").arg(mode));
     // Queued: the edit refills this tree, which deletes the button.
     connect(button, &QPushButton::clicked, this, [this, op, configId, mode] {
