@@ -97,7 +97,7 @@ int MainWindow::redeployAndCompare(qint64 configId) {
   qint64 previous = -1, newest = 0;
   for (const project::RunRecord &r : p.runs) {
     newest = std::max<qint64>(newest, r.id);
-    if (configOfRun(p, r.id) == config.id && !runManifestOf(r).isEmpty())
+    if (configOfRun(p, r.id) == config.id && isDeployRun(r) && !runManifestOf(r).isEmpty())
       previous = r.id;
   }
   const int job = runDeploy(config.id);

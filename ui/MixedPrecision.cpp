@@ -6,6 +6,8 @@
 #include "ui/StudioContext.h"
 #include "ui/jobs/DeployJob.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QUndoStack>
 
 #include <algorithm>
@@ -31,6 +33,11 @@ qint64 configOfRun(const project::Project &p, qint64 runId) {
     if (run->configName.ends_with("(" + c.name + ")"))
       return c.id;
   return -1;
+}
+
+bool isDeployRun(const project::RunRecord &run) {
+  const QJsonObject summary = QJsonDocument::fromJson(QByteArray::fromStdString(run.summaryJson)).object();
+  return summary.value(QStringLiteral("command")).toString() == QLatin1String("deploy");
 }
 
 qint64 currentConfigId(const StudioContext &context) {

@@ -31,8 +31,12 @@ struct SearchSettings {
 /// project has none.
 qint64 currentConfigId(const StudioContext &context);
 
-/// The configuration a run deployed (its title ends in "(<configuration>)"), or -1.
+/// The configuration a run deployed or searched for (its title ends in "(<configuration>)"), or -1.
 qint64 configOfRun(const project::Project &project, qint64 runId);
+
+/// Whether a run is a `tpuc deploy` (its summary's command), not a calibration or search for the same
+/// configuration.
+bool isDeployRun(const project::RunRecord &run);
 
 /// The float mode an op of `config` is kept in: for INT8 and weight-only deploys the chip's
 /// (driver::chipFloatMode: F16, BF16 on a profile without F16), for F16/BF16 deploys F32; empty for F32,

@@ -257,6 +257,7 @@ void TestMixedPrecision::keepInFloatRedeployCompareAndSearch() {
   Q_EMIT graph->redeployRequested(cnn.configId);
   QVERIFY(compared.wait(90000));
   QCOMPARE(compared.front().at(0).toLongLong(), firstRun);
+  QVERIFY(isDeployRun(*context.project().findRun(firstRun)));
   const qint64 secondRun = compared.front().at(1).toLongLong();
   QVERIFY(secondRun > firstRun);
   auto *view = qobject_cast<RunCompareView *>(window.centralTabs()->currentWidget());
@@ -381,6 +382,20 @@ void TestMixedPrecision::keepInFloatRedeployCompareAndSearch() {
   window.centralTabs()->setCurrentWidget(graph);
   graph->view()->fitToView();
   saveScreenshot(window, "graph-search-float-ops.png");
+  // Deploying the searched table and comparing: against the last deploy, not the search run of the same
+  // configuration; the quantize table's content is what differs.
+  compared.clear();
+  Q_EMIT graph->redeployRequested(cnn.configId);
+  QVERIFY(compared.wait(90000));
+  QCOMPARE(compared.front().at(0).toLongLong(), secondRun);
+  auto *third = qobject_cast<RunCompareView *>(window.centralTabs()->currentWidget());
+  QVERIFY(third);
+  QTRY_VERIFY_WITH_TIMEOUT(third->isLoaded(), 30000);
+  QVERIFY2(third->error().isEmpty(), qPrintable(third->error()));
+  QVERIFY(std::any_of(third->diff().differences.begin(), third->diff().differences.end(),
+                      [](const driver::ManifestDifference &d) {
+                        return d.what == "input quantize_table (content differs)";
+                      }));
   qunsetenv("TPUC");
 #endif
 }
