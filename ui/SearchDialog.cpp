@@ -76,6 +76,15 @@ void SearchDialog::check() {
   if (m_config->count() == 0)
     why = tr("Add a compile configuration first (Edit ▸ Add Compile Configuration): the search plans for its "
              "chip.");
+  else if (const project::CompileConfig *c = [&]() -> const project::CompileConfig * {
+             for (const project::CompileConfig &config : m_project.compileConfigs)
+               if (config.id == m_config->currentData().value<qint64>())
+                 return &config;
+             return nullptr;
+           }();
+           c && QString::fromStdString(c->precision).toUpper() != QLatin1String("INT8"))
+    why = tr("search_qtable searches INT8 deployments: configuration '%1' deploys %2.")
+              .arg(QString::fromStdString(c->name), QString::fromStdString(c->precision));
   else if (m_dataset->count() == 0)
     why = tr("Add calibration samples first: the search calibrates on them and scores the first four.");
   m_note->setText(why.isEmpty()

@@ -8,6 +8,7 @@
 #include "project/ProjectStore.h"
 #include "ui/MainWindow.h"
 #include "ui/MixedPrecision.h"
+#include "ui/SearchDialog.h"
 #include "ui/StudioContext.h"
 #include "ui/jobs/DeployJob.h"
 #include "ui/jobs/JobQueue.h"
@@ -22,13 +23,17 @@
 #include <QAction>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineSeries>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -47,6 +52,7 @@ class TestMixedPrecision : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void compareModelOnKnownRuns();
+  void searchDialogTakesSettings();
   void keepInFloatRedeployCompareAndSearch();
   void searchJobCancels();
 };
@@ -118,6 +124,47 @@ void TestMixedPrecision::compareModelOnKnownRuns() {
   QCOMPARE(filter.index(1, 0).data().toString(), QString("conv"));
   QVERIFY(
       std::isnan(filter.index(3, RunCompareModel::DeltaCosine).data(RunCompareModel::SortRole).toDouble()));
+}
+
+void TestMixedPrecision::searchDialogTakesSettings() {
+  project::Project p;
+  p.datasets.push_back({7, "photos", {{"/data/a.jpg", "{}", {}}, {"/data/b.jpg", "{}", {}}}});
+  dataset::DatasetIndex index;
+  index.subsets.push_back({"hard", "manual", 1, 0, {"a.jpg"}});
+  p.datasets.back().index = index;
+  // Without a configuration the search has no chip: OK stays disabled with the reason.
+  {
+    SearchDialog dialog(p, {});
+    QVERIFY(!dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled());
+  }
+  p.compileConfigs.push_back({3, "int8", "bm1688", "INT8", "{}"});
+  p.compileConfigs.push_back({4, "w8", "cv186ah", "W8F16", "{}"});
+  SearchSettings initial;
+  initial.configId = 4;
+  initial.datasetId = 7;
+  initial.subset = "hard";
+  initial.expectedCos = 0.995;
+  initial.maxFloatLayers = 8;
+  SearchDialog dialog(p, initial);
+  // search_qtable searches INT8 deployments: the weight-only configuration is refused, the INT8 one taken.
+  QPushButton *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+  QVERIFY(!ok->isEnabled());
+  auto *config = dialog.findChildren<QComboBox *>().front();
+  config->setCurrentIndex(config->findData(QVariant::fromValue<qint64>(3)));
+  QVERIFY(ok->isEnabled());
+  SearchSettings s = dialog.settings();
+  QCOMPARE(s.configId, qint64(3));
+  QCOMPARE(s.datasetId, qint64(7));
+  QCOMPARE(s.subset, QString("hard"));
+  QCOMPARE(s.expectedCos, 0.995);
+  QCOMPARE(s.maxFloatLayers, 8);
+  dialog.expectedCos()->setValue(0.9999);
+  dialog.maxFloatLayers()->setValue(3);
+  s = dialog.settings();
+  QCOMPARE(s.expectedCos, 0.9999);
+  QCOMPARE(s.maxFloatLayers, 3);
+  dialog.resize(dialog.sizeHint().expandedTo(QSize(560, 0)));
+  saveScreenshot(dialog, "search-dialog.png");
 }
 
 #ifdef TPUC_ENGINE
