@@ -8,6 +8,7 @@
 #include "tpuc/Driver/Results.h"
 #include "ui/Background.h"
 #include "ui/ImportDialog.h"
+#include "ui/MixedPrecision.h"
 #include "ui/ModelInputs.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
@@ -363,7 +364,8 @@ std::optional<std::vector<std::vector<std::string>>> datasetSamples(const projec
 
 } // namespace
 
-int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QString &subset) {
+int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QString &subset,
+                             const SearchSettings *search) {
   const project::Project &p = m_context->project();
   if (p.model.path.empty() || p.model.format == "hf") {
     showError(tr("Cannot Calibrate"), tr("The project has no ONNX model yet: use File ▸ Import Model first."));
@@ -428,12 +430,33 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
   request.report = report.toStdString();
   request.reportFigures = 0;
   request.progress = "json";
-  const int id =
-      submit(tr("Cannot Calibrate"),
-             subset.isEmpty()
-                 ? tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name))
-                 : tr("Calibrate %1 on %2 / %3").arg(name, QString::fromStdString(dataset->name), subset),
-             request, cache, QString::fromStdString(driver::calibrateResultPath(request)));
+  // The mixed-precision search: the same calibration, then search_qtable for the configuration's chip, every
+  // step recorded (its curve opens when the job ends).
+  QString searchRecord;
+  project::CompileConfig searchConfig;
+  if (search) {
+    searchConfig = compileConfigFor(search->configId);
+    const QString stem = table + QStringLiteral("-search-") +
+                         QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+    searchRecord = stem + QStringLiteral(".json");
+    request.search = "search_qtable";
+    request.chip = searchConfig.chip;
+    request.expectedCos = search->expectedCos;
+    request.maxFloatLayers = search->maxFloatLayers;
+    request.quantizeTable = (stem + QStringLiteral(".qtable")).toStdString();
+    request.searchReport = searchRecord.toStdString();
+  }
+  const QString title =
+      subset.isEmpty()
+          ? tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name))
+          : tr("Calibrate %1 on %2 / %3").arg(name, QString::fromStdString(dataset->name), subset);
+  const int id = submit(tr("Cannot Calibrate"),
+                        search ? tr("Search mixed precision of %1 for %2 on %3 (%4)")
+                                     .arg(name, QString::fromStdString(searchConfig.chip),
+                                          QString::fromStdString(dataset->name),
+                                          QString::fromStdString(searchConfig.name))
+                               : title,
+                        request, cache, QString::fromStdString(driver::calibrateResultPath(request)));
   if (id < 0)
     return -1;
   // When this job ends, its table joins the project it was started for (not a project opened since).
@@ -446,12 +469,20 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
   auto connection = std::make_shared<QMetaObject::Connection>();
   *connection = connect(
       m_jobs, &JobQueue::jobFinished, this,
-      [this, id, connection, table, report, tableName, comment,
+      [this, id, connection, table, report, tableName, comment, searchRecord, configId = searchConfig.id,
        generation = m_projectGeneration](int finished, JobState state) {
         if (finished != id)
           return;
         QObject::disconnect(*connection);
-        if (state != JobState::Succeeded || generation != m_projectGeneration) {
+        // A search that ran to its end writes its record whether or not it reached the target (exit 1).
+        if (!searchRecord.isEmpty() && generation == m_projectGeneration && QFileInfo::exists(searchRecord) &&
+            (state == JobState::Succeeded || state == JobState::Failed))
+          openSearchResult(searchRecord, configId);
+        // A search short of its target exits 1, but its calibration table is whole.
+        const std::optional<JobInfo> job = m_jobs->job(id);
+        const bool tableWritten = state == JobState::Succeeded ||
+                                  (!searchRecord.isEmpty() && job && job->exitCode == driver::kExitFailed);
+        if (!tableWritten || generation != m_projectGeneration) {
           Q_EMIT calibrationTableAdded(-1);
           return;
         }
@@ -472,7 +503,8 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
                                            .arg(QString::fromStdString(tableName))
                                            .arg(m_context->project().caliTables.back().entries.size()));
         setCalibrationReportOfTable(*m_context, tableId, report);
-        openActivationStats(tableId);
+        if (searchRecord.isEmpty())
+          openActivationStats(tableId);
         Q_EMIT calibrationTableAdded(tableId);
       });
   return id;
