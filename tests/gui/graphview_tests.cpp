@@ -1,5 +1,6 @@
 // The graph view: layout through the view, search, clusters, exports, selection into the properties panel,
 // `tpuc graph`, and screenshots of resnet18's Top IR (the real engine extracts it out of process).
+#include "Screenshots.h"
 #include "tpuc/GraphData/GraphLayout.h"
 #include "tpuc/GraphData/GraphSynthetic.h"
 #include "tpuc/Testing/TestAssets.h"
@@ -24,10 +25,7 @@ using namespace tpuc;
 
 namespace {
 
-QString screenshotDir() {
-  QDir().mkpath(QStringLiteral(TPUC_SCREENSHOT_DIR));
-  return QStringLiteral(TPUC_SCREENSHOT_DIR);
-}
+using tpuc::ui::guitest::screenshotDir;
 
 bool parsesAsXml(const QString &path) {
   QFile file(path);

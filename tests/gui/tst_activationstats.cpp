@@ -3,6 +3,7 @@
 // banner, filters and selection linking through the context, the charts' threshold lines, the PNG figures;
 // with the real engine a synthetic dataset whose thresholds settle at a known sample count (stable_after and
 // enough_data through tpuc, the reader and the view), and screenshots of resnet18's report.
+#include "Screenshots.h"
 #include "tpuc/Support/Npz.h"
 #include "tpuc/Testing/TestAssets.h"
 #include "ui/StudioContext.h"
@@ -39,10 +40,7 @@ using namespace tpuc::ui;
 
 namespace {
 
-QString screenshotDir() {
-  QDir().mkpath(QStringLiteral(TPUC_SCREENSHOT_DIR));
-  return QStringLiteral(TPUC_SCREENSHOT_DIR);
-}
+using tpuc::ui::guitest::screenshotDir;
 
 QJsonArray numbers(std::initializer_list<double> values) {
   QJsonArray array;

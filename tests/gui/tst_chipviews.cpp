@@ -3,6 +3,7 @@
 // critical path on a hand-made trace; SVG classes and data-op; the item models; and, on resnet18 INT8 deployed
 // by the real engine, selection linking in both directions through the StudioContext (graph, chip views),
 // the run records, the compare page and screenshots of every view.
+#include "Screenshots.h"
 #include "tpuc/ChipDataGen.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
@@ -43,10 +44,7 @@ namespace {
 
 QString inputs(const QString &name) { return QStringLiteral(TPUC_CHIP_INPUTS) + QLatin1Char('/') + name; }
 
-QString screenshotDir() {
-  QDir().mkpath(QStringLiteral(TPUC_SCREENSHOT_DIR));
-  return QStringLiteral(TPUC_SCREENSHOT_DIR);
-}
+using tpuc::ui::guitest::screenshotDir;
 
 std::shared_ptr<const chip::ChipRun> load(const QString &plan, const QString &trace) {
   auto run = chip::ChipRun::load(plan.toStdString(), trace.toStdString());

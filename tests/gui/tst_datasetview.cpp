@@ -6,6 +6,7 @@
 // with its dataset, and calibration from a subset with the real engine.
 #include "DatasetGen.h"
 #include "GuiTestSupport.h"
+#include "Screenshots.h"
 
 #include "project/ProjectStore.h"
 #include "ui/MainWindow.h"
@@ -40,13 +41,7 @@ using namespace tpuc::ui;
 
 namespace {
 
-void saveScreenshot(QWidget &widget, const QString &name) {
-  QDir().mkpath(TPUC_SCREENSHOT_DIR);
-  QApplication::processEvents();
-  QImage image = widget.grab().toImage();
-  QVERIFY(!image.isNull());
-  QVERIFY(image.save(QString(TPUC_SCREENSHOT_DIR) + "/" + name, "PNG"));
-}
+using tpuc::ui::guitest::saveScreenshot;
 
 /// Waits until the view's scan and quality report are done.
 void waitForScan(DatasetView *view) { QTRY_VERIFY_WITH_TIMEOUT(view->idle(), 60000); }

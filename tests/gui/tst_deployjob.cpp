@@ -2,6 +2,7 @@
 // (tables and test input from the project), configurations surviving the project file, the deploy dialog,
 // a crashing deploy child reported with its log tail, and resnet18 INT8 end to end with the real engine
 // (calibrate, two deploys, the accuracy view comparing them; screenshots).
+#include "Screenshots.h"
 #include "project/ProjectStore.h"
 #include "ui/DeployDialog.h"
 #include "ui/MainWindow.h"
@@ -43,10 +44,7 @@ using namespace tpuc::ui;
 
 namespace {
 
-QString screenshotDir() {
-  QDir().mkpath(QStringLiteral(TPUC_SCREENSHOT_DIR));
-  return QStringLiteral(TPUC_SCREENSHOT_DIR);
-}
+using tpuc::ui::guitest::screenshotDir;
 
 project::Project projectWithTables() {
   project::Project p;

@@ -4,6 +4,7 @@
 // subset of a dataset with --find_divergent by the real engine: the run record, the accuracy view's
 // statistics, samples and first-divergent tabs, a sample's tensors one click away, the graph overlays.
 #include "GuiTestSupport.h"
+#include "Screenshots.h"
 #include "ui/DeployDialog.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
@@ -43,10 +44,7 @@ using namespace tpuc::ui;
 
 namespace {
 
-QString screenshotDir() {
-  QDir().mkpath(QStringLiteral(TPUC_SCREENSHOT_DIR));
-  return QStringLiteral(TPUC_SCREENSHOT_DIR);
-}
+using tpuc::ui::guitest::screenshotDir;
 
 /// A dataset over the folder `root` holding `files`, with a subset of the first `subsetSize` of them.
 project::Dataset indexedDataset(const QString &name, const QString &root, const QStringList &files,

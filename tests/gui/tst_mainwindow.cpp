@@ -1,5 +1,6 @@
 // Offscreen tests of the main window: screenshots, panels and menus, errors, undo, autosave and recovery,
 // drag and drop, and the tpu-studio --screenshot option.
+#include "Screenshots.h"
 #include "project/ProjectStore.h"
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
@@ -98,13 +99,10 @@ void answerNextMessageBox(QString *text, QMessageBox::StandardButton button) {
   });
 }
 
+/// A screenshot that is not a blank picture: a real window has many colours.
 void saveScreenshot(QWidget &widget, const QString &name) {
-  QDir().mkpath(TPUC_SCREENSHOT_DIR);
-  QApplication::processEvents(); // finish pending layouts (a resize just before the grab)
-  QImage image = widget.grab().toImage();
-  QVERIFY(!image.isNull());
-  QVERIFY(image.save(QString(TPUC_SCREENSHOT_DIR) + "/" + name, "PNG"));
-  // Not a blank picture: a real window has many colours.
+  tpuc::ui::guitest::saveScreenshot(widget, name);
+  const QImage image(tpuc::ui::guitest::screenshotDir() + "/" + name);
   QSet<QRgb> colours;
   for (int y = 0; y < image.height(); y += 7)
     for (int x = 0; x < image.width(); x += 7)

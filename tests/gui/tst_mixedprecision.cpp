@@ -5,6 +5,7 @@
 // comparison of the two deploys (the quantize table among the differences, accuracy and cycles per layer),
 // the search_qtable job drawing its curve and "Use this table" storing a step's ops, and a search cancelled.
 #include "GuiTestSupport.h"
+#include "Screenshots.h"
 #include "project/ProjectStore.h"
 #include "ui/MainWindow.h"
 #include "ui/MixedPrecision.h"
@@ -59,10 +60,7 @@ private Q_SLOTS:
 
 namespace {
 
-void saveScreenshot(QWidget &widget, const QString &name) {
-  QDir().mkpath(TPUC_SCREENSHOT_DIR);
-  QVERIFY(widget.grab().save(QStringLiteral(TPUC_SCREENSHOT_DIR "/") + name));
-}
+using tpuc::ui::guitest::saveScreenshot;
 
 project::RunRecord runWith(qint64 id, const char *layers) {
   project::RunRecord r;

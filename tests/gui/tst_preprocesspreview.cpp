@@ -5,6 +5,7 @@
 // the example project too (its real PaddleOCR model and settings, again against the CLI); screenshots in
 // light and dark palettes.
 #include "DatasetGen.h"
+#include "Screenshots.h"
 
 #include "tpuc/Dataset/Scan.h"
 #include "tpuc/Dataset/Statistics.h"
@@ -39,10 +40,7 @@ namespace {
 /// Waits until the preview has shown the result of everything asked of it.
 #define WAIT_FOR_PREVIEW(preview) QTRY_VERIFY_WITH_TIMEOUT(!(preview).isBusy(), 60000)
 
-QString screenshotDir() {
-  QDir().mkpath(TPUC_SCREENSHOT_DIR);
-  return TPUC_SCREENSHOT_DIR;
-}
+using tpuc::ui::guitest::screenshotDir;
 
 QPalette darkPalette() {
   QPalette p;

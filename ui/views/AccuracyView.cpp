@@ -2,6 +2,7 @@
 #include "ui/views/AccuracyView.h"
 
 #include "ui/Background.h"
+#include "ui/MixedPrecision.h"
 #include "ui/views/LayerTable.h"
 #include "ui/views/SamplesPanel.h"
 
@@ -68,7 +69,9 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
   m_search->setPlaceholderText(tr("Filter layers by name"));
   m_search->setClearButtonEnabled(true);
   m_keep->setText(tr("Keep in float"));
-  m_keep->setToolTip(tr("Add the selected layer to the project's quantize table in F16 or BF16 (undoable)"));
+  m_keep->setToolTip(
+      tr("Add the selected layer to the quantize table of the configuration this run deployed, in "
+         "F16 or BF16 (undoable); deploy the configuration again to see what it gains"));
   m_keep->setPopupMode(QToolButton::InstantPopup);
   auto *keepMenu = new QMenu(m_keep);
   for (const QString &mode : {QStringLiteral("F16"), QStringLiteral("BF16")})
@@ -471,6 +474,9 @@ void AccuracyView::rebuildChart() {
   const double span = std::max(1e-4, 1.0 - low);
   y->setRange(std::max(-1.0, low - span * 0.08), 1.0 + span * 0.04);
   y->setLabelFormat(span < 0.01 ? QStringLiteral("%.4f") : QStringLiteral("%.3f"));
+  // Three labels (the lowest, the middle, 1): the chart is often a short strip above the table, where five
+  // labels overlap and Qt elides them all.
+  y->setTickCount(3);
   for (QValueAxis *axis : {x, y}) {
     axis->setLabelsColor(pal.color(QPalette::Text));
     axis->setTitleBrush(pal.color(QPalette::Text));
@@ -521,6 +527,11 @@ qint64 AccuracyView::keepLayerInFloat(const QString &op, const QString &mode) {
   if (op.isEmpty())
     return -1;
   const project::Project &p = m_context->project();
+  // A run deployed from a configuration: that configuration's quantize table, as the graph's Keep in Float
+  // edits it, so that deploying the configuration again uses it.
+  if (const qint64 configId = configOfRun(p, m_runId); configId >= 0)
+    return keepOpsInFloat(*m_context, configId, {op}, mode);
+  // Otherwise (a report opened without its run): the project's newest quantize table.
   const project::QuantEntry entry{op.toStdString(), mode.toStdString()};
   if (p.quantTables.empty())
     return m_context->addQuantTable({0, "mixed precision", 1, "", "layers kept in float from the accuracy view", {entry}});
