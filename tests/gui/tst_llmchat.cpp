@@ -24,6 +24,9 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QTextDocument>
 
 #include <memory>
 
@@ -57,6 +60,7 @@ class TestLlmChat : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void chatWithConvertedModel();
+  void engineFailureIsOneClearLine();
 };
 
 void TestLlmChat::chatWithConvertedModel() {
@@ -134,6 +138,18 @@ void TestLlmChat::chatWithConvertedModel() {
     QVERIFY(t.simMs > 0);
   QVERIFY(first.done.firstTokenSimMs > 0);
   QVERIFY(chat->transcriptText().contains("hello there"));
+  // Each streamed token tells its time in its tooltip.
+  {
+    auto *transcript = chat->findChild<QTextBrowser *>("transcript");
+    QStringList tips;
+    for (QTextBlock b = transcript->document()->begin(); b.isValid(); b = b.next())
+      for (auto it = b.begin(); !it.atEnd(); ++it)
+        if (!it.fragment().charFormat().toolTip().isEmpty())
+          tips << it.fragment().charFormat().toolTip();
+    QVERIFY2(tips.size() >= int(first.tokens.size()) - 1, qPrintable(tips.join('\n')));
+    QVERIFY2(tips.front().startsWith("token 1 (id ") && tips.front().contains("ms simulated"),
+             qPrintable(tips.front()));
+  }
   QVERIFY2(chat->statusText().contains("tokens/s simulated"), qPrintable(chat->statusText()));
   QVERIFY2(chat->transcriptText().contains("30 prompt tokens: 0 reused from the KV cache, 30 prefilled"),
            qPrintable(chat->transcriptText()));
@@ -215,6 +231,33 @@ void TestLlmChat::chatWithConvertedModel() {
   }
   QApplication::processEvents();
   QVERIFY(stages->grab().save(screenshotDir() + "/llm-layer-stages.png"));
+  qunsetenv("TPUC");
+}
+
+void TestLlmChat::engineFailureIsOneClearLine() {
+  // A model file the engine cannot read: the child exits with tpuc's one line, and the chat shows it.
+  QTemporaryDir dir;
+  QFile bad(dir.filePath("broken.tpum"));
+  QVERIFY(bad.open(QIODevice::WriteOnly));
+  bad.write("not a model file");
+  bad.close();
+  qputenv("TPUC", TPUC_ENGINE);
+  LlmChatView chat(dir.path());
+  QSignalSpy failed(&chat, &LlmChatView::failed);
+  QVERIFY(failed.wait(30000));
+  QVERIFY2(chat.statusText().startsWith("The engine stopped with exit code 2: tpuc llm-run: ") &&
+               chat.statusText().contains("broken.tpum"),
+           qPrintable(chat.statusText()));
+  QVERIFY(!chat.isReady());
+  QVERIFY(!chat.findChild<QPushButton *>("stop")->isEnabled());
+
+  // An engine that is not there.
+  qputenv("TPUC", QFile::encodeName(dir.filePath("no-such-tpuc")));
+  LlmChatView missing(dir.path());
+  QSignalSpy failedToStart(&missing, &LlmChatView::failed);
+  QVERIFY(missing.statusText().startsWith("The tpuc engine was not found") || failedToStart.wait(10000));
+  QVERIFY2(missing.statusText().startsWith("The tpuc engine was not found at "),
+           qPrintable(missing.statusText()));
   qunsetenv("TPUC");
 }
 

@@ -55,8 +55,9 @@ EngineSession::EngineSession(const QStringList &arguments, QObject *parent)
     m_stderr += m_process->readAllStandardError();
     Q_EMIT finished(status == QProcess::NormalExit ? code : -1, QString::fromLocal8Bit(m_stderr).trimmed());
   });
-  m_process->start();
 }
+
+void EngineSession::start() { m_process->start(); }
 
 EngineSession::~EngineSession() {
   m_process->disconnect(this);

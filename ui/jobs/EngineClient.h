@@ -78,6 +78,8 @@ class EngineSession : public QObject {
   Q_OBJECT
 public:
   ~EngineSession() override;
+  /// Starts the child; connect to the signals first (a missing engine may be reported at once).
+  void start();
   /// Writes `line` and a newline to the child's stdin; false when the child is not running.
   bool send(const QByteArray &line);
   bool isRunning() const;
@@ -131,7 +133,7 @@ public:
     EngineSession *session = nullptr;
     QString error;
   };
-  /// Starts `tpuc llm-run <request>` (its `serve` set) as a session belonging to `owner`.
+  /// `tpuc llm-run <request>` (its `serve` set) as a session belonging to `owner`, to be started.
   static Served serve(const driver::LlmRunOptions &request, QObject *owner);
 
 private:

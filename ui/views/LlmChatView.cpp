@@ -214,6 +214,7 @@ bool LlmChatView::start() {
   m_header->setText(tr("Model %1").arg(QDir::toNativeSeparators(file)));
   setStatus(tr("Loading the model on the simulator…"));
   updateControls();
+  m_session->start();
   return true;
 }
 
