@@ -119,7 +119,7 @@ void LlmTimelineChart::rebuild() {
   kv->append(0, 0);
   for (const LlmTimelinePoint &p : m_points) {
     size_t k = static_cast<size_t>(p.kind);
-    series[k]->append(p.startMs, p.durationMs);
+    series[k]->append(p.startMs + p.durationMs / 2, p.durationMs); // at the middle of its run
     totals[k] += p.durationMs;
     ++counts[k];
     end = std::max(end, p.startMs + p.durationMs);
