@@ -11,6 +11,7 @@
 #include "ui/views/LlmChatView.h"
 #include "ui/views/LlmStagesView.h"
 #include "ui/views/LlmTimelineChart.h"
+#include "visualizer/ChipFigures.h"
 
 #include <QApplication>
 #include <QChart>
@@ -204,6 +205,13 @@ void TestLlmChat::chatWithConvertedModel() {
   QVERIFY(!chat->transcriptText().contains("hello there"));
   chat->findChild<QSpinBox *>("maxNewTokens")->setValue(4);
   chat->findChild<QCheckBox *>("greedy")->setChecked(false); // sampling through sample_head, seeded
+  // The rest in a dark palette: the new turn, the status and the timeline take their colours from it.
+  QPalette dark = vis::figurePalette(true);
+  dark.setColor(QPalette::Window, QColor(40, 41, 45));
+  dark.setColor(QPalette::Button, QColor(50, 51, 55));
+  dark.setColor(QPalette::ButtonText, QColor(225, 226, 228));
+  dark.setColor(QPalette::AlternateBase, QColor(38, 39, 43));
+  chat->setPalette(dark);
   chat->send("hello there");
   QVERIFY(finished.wait(30000));
   QCOMPARE(chat->turns().size(), std::size_t(1));
@@ -211,7 +219,8 @@ void TestLlmChat::chatWithConvertedModel() {
   QCOMPARE(chat->turns()[0].steps.front().stage, std::string("prefill"));
   QVERIFY2(failed.isEmpty(), qPrintable(chat->statusText()));
   QApplication::processEvents(); // the chart lays out on the event loop
-  QVERIFY(chat->grab().save(screenshotDir() + "/llm-chat-after-reset.png"));
+  QVERIFY(chat->grab().save(screenshotDir() + "/llm-chat-after-reset-dark.png"));
+  chat->setPalette(QPalette());
 
   // The three stages of layer 0 side by side, each graph extracted by the engine.
   QTest::mouseClick(chat->findChild<QPushButton *>("layerStages"), Qt::LeftButton);

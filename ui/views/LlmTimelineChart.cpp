@@ -3,6 +3,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -34,12 +35,12 @@ void styleAxis(QAbstractAxis *axis, const QPalette &palette) {
   axis->setLinePenColor(blend(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.4));
 }
 
-/// A round upper bound for an axis (1, 2 or 5 times a power of ten).
+/// A round upper bound for an axis (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
 double niceCeil(double v) {
   if (!(v > 0))
     return 1;
   double p = std::pow(10.0, std::floor(std::log10(v)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
+  for (double m : {1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
     if (m * p >= v)
       return m * p;
   return 10 * p;
@@ -75,6 +76,12 @@ LlmTimelineChart::LlmTimelineChart(QWidget *parent) : QWidget(parent), m_chart(n
   layout->addWidget(m_view, 1);
   m_chart->legend()->setAlignment(Qt::AlignBottom);
   rebuild();
+}
+
+void LlmTimelineChart::changeEvent(QEvent *event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange)
+    rebuild(); // the chart's colours come from the palette
 }
 
 void LlmTimelineChart::setPoints(const std::vector<LlmTimelinePoint> &points, int seqLength) {

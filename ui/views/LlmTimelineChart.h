@@ -43,6 +43,9 @@ public:
   const std::vector<LlmTimelinePoint> &points() const { return m_points; }
   QChart *chart() const { return m_chart; }
 
+protected:
+  void changeEvent(QEvent *event) override;
+
 private:
   void rebuild();
 
