@@ -68,7 +68,9 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
   m_tabs->setDocumentMode(true);
   m_tabs->setTabsClosable(true);
   m_tabs->setMovable(true);
-  m_tabs->addTab(new OverviewView(context, m_tabs), tr("Overview"));
+  auto *overview = new OverviewView(context, m_tabs);
+  connect(overview, &OverviewView::chatRequested, this, [this] { openLlmChat(); });
+  m_tabs->addTab(overview, tr("Overview"));
   m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the overview always stays
   m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
@@ -272,6 +274,8 @@ void MainWindow::createActions() {
   run->addAction(tr("Re-deploy and Compare"), this, [this] { redeployAndCompare(); });
   run->addAction(tr("Search &Mixed Precision…"), this, &MainWindow::openSearchDialog);
   run->addAction(tr("Convert &LLM"), QKeySequence(Qt::Key_F6), this, &MainWindow::runLlmConvert);
+  run->addAction(tr("C&hat with Model"), QKeySequence(Qt::SHIFT | Qt::Key_F6), this,
+                 [this] { openLlmChat(); });
   run->addAction(tr("&Cancel All Jobs"), QKeySequence(Qt::SHIFT | Qt::Key_F5), m_jobs, &JobQueue::cancelAll);
 
   QMenu *help = menuBar()->addMenu(tr("&Help"));

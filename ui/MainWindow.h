@@ -23,6 +23,8 @@ class RunCompareView;
 class SearchQtableView;
 struct SearchSettings;
 class ActivationStatsView;
+class LlmChatView;
+class LlmStagesView;
 class TensorsTab;
 struct PreparedDataset;
 class AutosaveController;
@@ -74,6 +76,13 @@ public:
   /// Queues `tpuc llm-convert` for the project's HuggingFace model with its settings, writing into the
   /// cache folder (the app's cache folder for an untitled project). Returns the job id, or -1 with a message.
   int runLlmConvert();
+  /// Opens (or focuses) the chat with the project's converted LLM (`tpuc llm-run --serve` on the model file
+  /// in llm-convert's output folder); without a converted model the tab says how to convert it. nullptr with
+  /// a message when the project has no HuggingFace model.
+  LlmChatView *openLlmChat();
+  /// Opens (or focuses) the three stages of decoder layer `layer` side by side (prefill, prefill with
+  /// history KV, decode: their Top IR in llm-convert's output folder).
+  LlmStagesView *openLlmLayerStages(int layer = 0);
   /// Adds image or tensor files as calibration samples to the selected dataset (or a new one),
   /// reading them and making thumbnails off the UI thread. Emits samplesAdded when done.
   void addSamples(const QStringList &paths);
@@ -214,6 +223,8 @@ private:
   bool saveAs();
   void open();
   void showError(const QString &title, const QString &message);
+  /// llm-convert's output folder for the project's HuggingFace model (`<cache>/llm/<name>`).
+  QString llmOutputFolder() const;
 
   StudioContext *m_context;
   EngineClient *m_engine; ///< every engine job goes through it

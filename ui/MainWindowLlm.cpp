@@ -8,6 +8,8 @@
 #include "ui/Settings.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/jobs/RunHistory.h"
+#include "ui/views/LlmChatView.h"
+#include "ui/views/LlmStagesView.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -102,16 +104,61 @@ int MainWindow::runLlmConvert() {
   }
   const QString folder = QString::fromStdString(p.model.path);
   const QString name = QFileInfo(folder).fileName();
+  const QString outDir = llmOutputFolder();
+  const QString cache = QDir::cleanPath(outDir + QStringLiteral("/../.."));
+  QDir().mkpath(outDir);
+  const driver::LlmConvertOptions request = llmConvertRequest(*p.importSettings.llm, folder, outDir);
+  return submit(tr("Cannot Convert"), tr("Convert LLM %1").arg(name), request, cache,
+                QString::fromStdString(driver::llmConvertResultPath(request)));
+}
+
+QString MainWindow::llmOutputFolder() const {
+  const QString name = QFileInfo(QString::fromStdString(m_context->project().model.path)).fileName();
   // An untitled project has no cache folder beside it yet: its outputs go to the app's cache.
   const QString cache =
       m_context->filePath().isEmpty()
           ? QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/untitled")
           : QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
-  const QString outDir = cache + QStringLiteral("/llm/") + name;
-  QDir().mkpath(outDir);
-  const driver::LlmConvertOptions request = llmConvertRequest(*p.importSettings.llm, folder, outDir);
-  return submit(tr("Cannot Convert"), tr("Convert LLM %1").arg(name), request, cache,
-                QString::fromStdString(driver::llmConvertResultPath(request)));
+  return cache + QStringLiteral("/llm/") + name;
+}
+
+LlmChatView *MainWindow::openLlmChat() {
+  const project::Project &p = m_context->project();
+  if (p.model.format != "hf" || !p.importSettings.llm) {
+    showError(tr("Cannot Chat"), tr("The project has no HuggingFace model: drop its folder on the window or "
+                                    "use File ▸ Import LLM Folder, then Run ▸ Convert LLM."));
+    return nullptr;
+  }
+  const QString folder = llmOutputFolder();
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (auto *chat = qobject_cast<LlmChatView *>(m_tabs->widget(i)); chat && chat->modelFolder() == folder) {
+      m_tabs->setCurrentIndex(i);
+      if (!chat->isReady() && !chat->isBusy())
+        chat->start(); // converted meanwhile, or the engine ended
+      return chat;
+    }
+  auto *chat = new LlmChatView(folder, m_tabs);
+  connect(chat, &LlmChatView::layerStagesRequested, this, [this] { openLlmLayerStages(0); });
+  m_tabs->setCurrentIndex(
+      m_tabs->addTab(chat, tr("Chat: %1").arg(QFileInfo(QString::fromStdString(p.model.path)).fileName())));
+  return chat;
+}
+
+LlmStagesView *MainWindow::openLlmLayerStages(int layer) {
+  if (m_context->project().model.format != "hf") {
+    showError(tr("Cannot Show Stages"), tr("The project has no HuggingFace model."));
+    return nullptr;
+  }
+  const QString folder = llmOutputFolder();
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (auto *view = qobject_cast<LlmStagesView *>(m_tabs->widget(i));
+        view && view->folder() == folder && view->layer() == layer) {
+      m_tabs->setCurrentIndex(i);
+      return view;
+    }
+  auto *view = new LlmStagesView(m_context, folder, layer, m_tabs);
+  m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Layer %1 Stages").arg(layer)));
+  return view;
 }
 
 void MainWindow::recordRun(const JobInfo &job) {

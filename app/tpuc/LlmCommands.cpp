@@ -285,7 +285,7 @@ int runLlmRun(const LlmRunOptions &o) {
   driver::Sink sink = consoleSink();
   const std::string &modelPath = session.modelPath();
 
-  if (!o.interactive) {
+  if (!o.interactive && !o.serve) {
     std::vector<int32_t> prompt;
     if (!o.promptIds.empty()) {
       auto ids = driver::parsePromptIds(o.promptIds);
@@ -304,6 +304,15 @@ int runLlmRun(const LlmRunOptions &o) {
     printTiming(*a, session.chipName());
     if (std::string failure = session.writeAnswer(*a); !failure.empty())
       return fail(kExitUsage, failure);
+    return kExitOk;
+  }
+
+  if (o.serve) {
+    // JSON lines both ways; each event is flushed as it happens so the studio streams the tokens.
+    driver::serveLlm(
+        session, std::cin, [](const std::string &line) { std::cout << line << '\n'
+                                                                   << std::flush; },
+        !o.noChatTemplate);
     return kExitOk;
   }
 

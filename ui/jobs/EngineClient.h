@@ -72,6 +72,35 @@ private:
   QProcess *m_process;
 };
 
+/// A long-lived tpuc child spoken to in lines (`tpuc llm-run --serve`): lines to its stdin, each stdout
+/// line as it arrives. Deleting it (or its parent) closes stdin, kills and reaps the child.
+class EngineSession : public QObject {
+  Q_OBJECT
+public:
+  ~EngineSession() override;
+  /// Starts the child; connect to the signals first (a missing engine may be reported at once).
+  void start();
+  /// Writes `line` and a newline to the child's stdin; false when the child is not running.
+  bool send(const QByteArray &line);
+  bool isRunning() const;
+  /// Kills the child now (finished follows).
+  void kill();
+
+Q_SIGNALS:
+  /// One complete line of the child's stdout, without its newline.
+  void lineReceived(const QByteArray &line);
+  /// The child exited: its exit code (-1 when it crashed) and the last lines of its stderr, trimmed.
+  void finished(int exitCode, const QString &stderrText);
+  /// The engine could not be started (not found, not executable).
+  void failedToStart();
+
+private:
+  friend class EngineClient;
+  EngineSession(const QStringList &arguments, QObject *parent);
+  QProcess *m_process;
+  QByteArray m_pending, m_stderr;
+};
+
 /// Owns the job queue; builds every tpuc command line from a request.
 class EngineClient : public QObject {
   Q_OBJECT
@@ -100,6 +129,14 @@ public:
   static Called call(const driver::GraphOptions &request, QObject *owner);
   /// Runs `tpuc runs <request>` now (the run comparison's `runs diff --format json`).
   static Called call(const driver::RunsOptions &request, QObject *owner);
+
+  /// A started session, or why none was started.
+  struct Served {
+    EngineSession *session = nullptr;
+    QString error;
+  };
+  /// `tpuc llm-run <request>` (its `serve` set) as a session belonging to `owner`, to be started.
+  static Served serve(const driver::LlmRunOptions &request, QObject *owner);
 
 private:
   JobQueue *m_queue;

@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLocale>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 namespace tpuc::ui {
@@ -18,6 +19,11 @@ OverviewView::OverviewView(StudioContext *context, QWidget *parent)
   m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(m_summary);
+  m_chat = new QPushButton(tr("Chat with Model"), this);
+  m_chat->setObjectName("chatWithModel");
+  m_chat->setToolTip(tr("Chat with the converted model on the simulator (Run ▸ Chat with Model)"));
+  connect(m_chat, &QPushButton::clicked, this, &OverviewView::chatRequested);
+  layout->addWidget(m_chat, 0, Qt::AlignLeft);
   layout->addWidget(m_thresholds, 1);
   connect(context, &StudioContext::projectLoaded, this, &OverviewView::refresh);
   connect(context, &StudioContext::projectChanged, this, &OverviewView::refresh);
@@ -63,6 +69,7 @@ void OverviewView::refresh() {
   }
   html += QStringLiteral("</table>");
   m_summary->setText(html);
+  m_chat->setVisible(p.importSettings.llm.has_value());
 
   QVector<double> thresholds;
   QString title = tr("Calibration thresholds");

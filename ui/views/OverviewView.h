@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QLabel;
+class QPushButton;
 
 namespace tpuc::vis {
 class HistogramView;
@@ -19,10 +20,15 @@ class OverviewView : public QWidget {
 public:
   explicit OverviewView(StudioContext *context, QWidget *parent = nullptr);
 
+Q_SIGNALS:
+  /// "Chat with Model" on the overview of an LLM project.
+  void chatRequested();
+
 private:
   void refresh();
   StudioContext *m_context;
   QLabel *m_summary;
+  QPushButton *m_chat;
   vis::HistogramView *m_thresholds;
 };
 

@@ -101,10 +101,6 @@ llvm::Expected<std::unique_ptr<LlmSession>> LlmSession::open(const LlmRunOptions
   }
 
   session->rng_.seed(static_cast<uint64_t>(o.seed));
-  session->sampling_.topK = o.topK;
-  session->sampling_.temperature = o.temperature;
-  session->sampling_.topP = o.topP;
-  session->sampling_.repetitionPenalty = o.repetitionPenalty;
   // Stop tokens: generation_config.json's eos ids (beside the model or the tokenizer), the tokenizer's eos.
   for (const std::filesystem::path &dir : {folder, std::filesystem::path(tokenizerPath).parent_path()}) {
     if (!std::filesystem::exists(dir / "generation_config.json", ec))
@@ -118,54 +114,124 @@ llvm::Expected<std::unique_ptr<LlmSession>> LlmSession::open(const LlmRunOptions
   }
   if (session->tokenizer_ && session->tokenizer_->eosTokenId())
     session->stops_.insert(*session->tokenizer_->eosTokenId());
-  const cmdsim::LlmShape &shape = session->shape();
-  if (o.topK > 1 || o.repetitionPenalty != 1.0) {
-    if (!shape.sampleCandidates)
-      return fail(modelPath + ": sampling (--top_k > 1 or --repetition_penalty) needs the 'sample_head' net");
-    if (o.topK > shape.sampleCandidates && warnings)
-      warnings->push_back("--top_k " + std::to_string(o.topK) + " is wider than the sample head's " +
-                          std::to_string(shape.sampleCandidates) + " candidates; using " +
-                          std::to_string(shape.sampleCandidates));
-  }
+  LlmGeneration generation;
+  generation.maxNewTokens = o.maxNewTokens;
+  generation.topK = o.topK;
+  generation.temperature = o.temperature;
+  generation.topP = o.topP;
+  generation.repetitionPenalty = o.repetitionPenalty;
+  std::string warning;
+  if (llvm::Error err = session->setGeneration(generation, &warning))
+    return fail(modelPath + ": " + llvm::toString(std::move(err)));
+  if (!warning.empty() && warnings)
+    warnings->push_back(warning);
   return session;
 }
 
-llvm::Expected<LlmAnswer> LlmSession::answer(const std::vector<int32_t> &prompt, const Sink &sink) {
+llvm::Error LlmSession::setGeneration(const LlmGeneration &g, std::string *warning) {
+  std::string invalid =
+      validateLlmGeneration(g.maxNewTokens, g.temperature, g.topK, g.topP, g.repetitionPenalty);
+  if (!invalid.empty())
+    return llvm::createStringError(invalid);
+  const cmdsim::LlmShape &shape = this->shape();
+  if ((g.topK > 1 || g.repetitionPenalty != 1.0) && !shape.sampleCandidates)
+    return llvm::createStringError(
+        "sampling (--top_k > 1 or --repetition_penalty) needs the 'sample_head' net");
+  if (g.topK > shape.sampleCandidates && shape.sampleCandidates && g.topK > 1 && warning)
+    *warning = "--top_k " + std::to_string(g.topK) + " is wider than the sample head's " +
+               std::to_string(shape.sampleCandidates) + " candidates; using " +
+               std::to_string(shape.sampleCandidates);
+  options_.maxNewTokens = g.maxNewTokens;
+  options_.topK = g.topK;
+  options_.temperature = g.temperature;
+  options_.topP = g.topP;
+  options_.repetitionPenalty = g.repetitionPenalty;
+  sampling_.topK = g.topK;
+  sampling_.temperature = g.temperature;
+  sampling_.topP = g.topP;
+  sampling_.repetitionPenalty = g.repetitionPenalty;
+  if (g.seed) {
+    options_.seed = *g.seed;
+    rng_.seed(static_cast<uint64_t>(*g.seed));
+  }
+  return llvm::Error::success();
+}
+
+LlmGeneration LlmSession::generation() const {
+  return {options_.maxNewTokens,      options_.topK, options_.temperature, options_.topP,
+          options_.repetitionPenalty, options_.seed};
+}
+
+void LlmSession::reset() { runtime_->reset(); }
+
+int64_t LlmSession::cacheTokens() const { return runtime_->position(); }
+
+int64_t LlmSession::cachedPrefix(const std::vector<int32_t> &prompt) const {
+  if (options_.noKvCache)
+    return 0;
+  const std::vector<int32_t> &held = runtime_->tokens();
+  size_t shared = 0;
+  while (shared < held.size() && shared + 1 < prompt.size() && held[shared] == prompt[shared])
+    ++shared;
+  return static_cast<int64_t>(shared);
+}
+
+llvm::Expected<LlmAnswer> LlmSession::answer(const std::vector<int32_t> &prompt, const Sink &sink,
+                                             const LlmEvents &events) {
   cmdsim::LlmRuntime &runtime = *runtime_;
   const LlmRunOptions &options = options_;
   const llm::Tokenizer *tokenizer = tokenizer_.get();
   LlmAnswer a;
   a.prompt = prompt;
+  runtime.takeTime(); // a cancelled answer's last feed is not this answer's time
   auto wallStart = std::chrono::steady_clock::now();
   auto wallSince = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   };
-  const std::vector<int32_t> &held = runtime.tokens();
-  bool extends = prompt.size() > held.size() && std::equal(held.begin(), held.end(), prompt.begin());
+  // The prompt's feed steps go to the observer; the decode steps of the answer are reported with the
+  // token each produces. The observer is removed on every way out.
+  struct Observe {
+    cmdsim::LlmRuntime &runtime;
+    ~Observe() { runtime.setStepObserver({}); }
+  } observe{runtime};
+  double stepsMs = 0; // simulated time of the reported steps, not part of the first token's record
+  runtime.setStepObserver([&](const cmdsim::FeedStep &step) {
+    stepsMs += step.simulatedMs;
+    if (events.step)
+      events.step(step);
+  });
   std::vector<int32_t> sequence = prompt;
   llvm::Expected<std::vector<float>> logits = std::vector<float>();
   if (options.noKvCache) {
     logits = runtime.recompute(sequence);
   } else {
-    if (!extends)
-      runtime.reset();
-    logits = runtime.feed(llvm::ArrayRef<int32_t>(prompt).drop_front(runtime.tokens().size()));
+    // The longest prefix shared with the cache stays; at least the prompt's last token is fed again, so
+    // there are logits to choose from.
+    size_t shared = static_cast<size_t>(cachedPrefix(prompt));
+    runtime.truncate(static_cast<int64_t>(shared));
+    a.cachedTokens = static_cast<int64_t>(shared);
+    logits = runtime.feed(llvm::ArrayRef<int32_t>(prompt).drop_front(shared));
   }
+  runtime.setStepObserver({});
+  double lastWall = wallSince();
   if (!logits)
     return logits.takeError();
   std::optional<llm::IncrementalDecoder> decoder;
   if (tokenizer)
     decoder.emplace(*tokenizer, /*skipSpecial=*/true);
   for (int64_t step = 0; step < options.maxNewTokens; ++step) {
-    if (sink.isCancelled())
-      return llvm::createStringError("generation cancelled after " + std::to_string(a.tokens.size()) +
-                                     " tokens");
+    if (sink.isCancelled()) {
+      a.stop = "cancelled";
+      break;
+    }
     auto token = runtime.choose(*logits, sampling_, rng_);
     if (!token)
       return token.takeError();
     if (!options.dumpLogits.empty())
       a.logits.insert(a.logits.end(), logits->begin(), logits->end());
     cmdsim::RunTime t = runtime.takeTime();
+    double stepWall = wallSince() - lastWall;
+    lastWall += stepWall;
     if (step == 0) {
       a.firstTokenMs = t.simulatedMs;
       a.firstTokenWall = wallSince();
@@ -178,6 +244,9 @@ llvm::Expected<LlmAnswer> LlmSession::answer(const std::vector<int32_t> &prompt,
     std::string piece = decoder ? decoder->push(*token) : std::to_string(*token) + " ";
     a.text += piece;
     sink.write(piece, /*flush=*/true);
+    if (events.token)
+      events.token({step, *token, piece, t.simulatedMs - stepsMs, stepWall, runtime.position()});
+    stepsMs = 0;
     if (stops_.count(*token)) {
       a.stop = "eos";
       break;

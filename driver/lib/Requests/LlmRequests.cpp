@@ -7,6 +7,8 @@
 
 #include "tpuc/Driver/Requests.h"
 
+#include <cmath>
+
 namespace tpuc::driver {
 
 void addLlmConvertOptions(ArgParser &p, LlmConvertOptions &o) {
@@ -110,6 +112,10 @@ void addLlmRunOptions(ArgParser &p, LlmRunOptions &o) {
               &o.repetitionPenalty);
   p.addFlag({{"--interactive"}, "", "chat on stdin until EOF"},
             &o.interactive);
+  p.addFlag({{"--serve"},
+             "",
+             "chat over JSON lines: requests on stdin, token and timing events on stdout (docs/LLM.md)"},
+            &o.serve);
   p.addOption({{"--prompt_ids"}, "IDS", "the prompt as comma-separated token ids (no tokenizer needed)"},
               &o.promptIds);
   p.addOption({{"--seed"}, "N", "seed of the sampling draws", false, {}, "42"}, &o.seed);
@@ -125,20 +131,25 @@ void addLlmRunOptions(ArgParser &p, LlmRunOptions &o) {
 }
 
 std::string validateLlmRunOptions(const LlmRunOptions &o) {
-  int sources = !o.prompt.empty() + !o.promptIds.empty() + o.interactive;
+  int sources = !o.prompt.empty() + !o.promptIds.empty() + o.interactive + o.serve;
   if (sources != 1)
-    return "exactly one of '--prompt', '--prompt_ids' or '--interactive' is required";
-  if (o.interactive && o.noKvCache)
+    return "exactly one of '--prompt', '--prompt_ids', '--interactive' or '--serve' is required";
+  if ((o.interactive || o.serve) && o.noKvCache)
     return "'--no_kv_cache' works with one prompt only";
-  if (o.maxNewTokens <= 0)
+  return validateLlmGeneration(o.maxNewTokens, o.temperature, o.topK, o.topP, o.repetitionPenalty);
+}
+
+std::string validateLlmGeneration(int64_t maxNewTokens, double temperature, int64_t topK, double topP,
+                                  double repetitionPenalty) {
+  if (maxNewTokens <= 0)
     return "'--max_new_tokens' must be positive";
-  if (!(o.temperature > 0))
+  if (!(temperature > 0) || !std::isfinite(temperature))
     return "'--temperature' must be positive";
-  if (o.topK < 1)
+  if (topK < 1)
     return "'--top_k' must be at least 1";
-  if (!(o.topP > 0 && o.topP <= 1))
+  if (!(topP > 0 && topP <= 1))
     return "'--top_p' must be in (0, 1]";
-  if (!(o.repetitionPenalty > 0))
+  if (!(repetitionPenalty > 0) || !std::isfinite(repetitionPenalty))
     return "'--repetition_penalty' must be positive";
   return "";
 }

@@ -47,6 +47,7 @@ struct LlmRuntime::Impl {
   std::vector<std::vector<float>> keys, values;
   std::vector<int32_t> fed;
   RunTime time;
+  std::function<void(const FeedStep &)> observer;
   /// One set of weight decodes for every net: the stages of a layer read the same blobs.
   std::shared_ptr<SharedDecodes> shared = SharedDecodes::create();
 
@@ -95,6 +96,16 @@ struct LlmRuntime::Impl {
   }
 
   int64_t position() const { return static_cast<int64_t>(fed.size()); }
+
+  /// Tells the observer about `step`, timed since `before`.
+  void notify(FeedStep step, const RunTime &before) {
+    if (!observer)
+      return;
+    step.simulatedMs = time.simulatedMs - before.simulatedMs;
+    step.wallSeconds = time.wallSeconds - before.wallSeconds;
+    step.stageRuns = time.stageRuns - before.stageRuns;
+    observer(step);
+  }
 
   /// Embeds `tokens` (padded to `length` with token 0) through `net`: hidden [1, length, H].
   llvm::Expected<std::vector<float>> embed(Net &net, llvm::ArrayRef<int32_t> tokens, int64_t length) {
@@ -326,6 +337,27 @@ void LlmRuntime::reset() {
       std::fill(layer.begin(), layer.end(), 0.0f);
 }
 
+void LlmRuntime::truncate(int64_t count) {
+  if (count >= 0 && count < impl->position())
+    impl->fed.resize(static_cast<size_t>(count));
+}
+
+void LlmRuntime::setStepObserver(std::function<void(const FeedStep &)> observer) {
+  impl->observer = std::move(observer);
+}
+
+const char *stepKindName(StepKind kind) {
+  switch (kind) {
+  case StepKind::Prefill:
+    return "prefill";
+  case StepKind::PrefillKv:
+    return "prefill_kv";
+  case StepKind::Decode:
+    return "decode";
+  }
+  return "decode";
+}
+
 llvm::Expected<std::vector<float>> LlmRuntime::feed(llvm::ArrayRef<int32_t> tokens, FeedMode mode) {
   Impl &m = *impl;
   if (tokens.empty())
@@ -337,21 +369,31 @@ llvm::Expected<std::vector<float>> LlmRuntime::feed(llvm::ArrayRef<int32_t> toke
   while (i < tokens.size()) {
     size_t left = tokens.size() - i;
     llvm::Expected<std::vector<float>> h = std::vector<float>();
+    FeedStep step;
+    step.position = m.position();
+    RunTime before = m.time;
     if (mode == FeedMode::Auto && m.position() == 0 && m.block[0].runner) {
       size_t n = std::min<size_t>(left, m.shape.maxInputLength);
+      step.kind = StepKind::Prefill;
+      step.tokens = static_cast<int64_t>(n);
       h = m.prefill(tokens.slice(i, n), /*withHistory=*/false);
       i += n;
     } else if (mode == FeedMode::Auto && m.blockKv[0].runner && left > 1) {
       size_t n = std::min<size_t>(left, m.shape.chunkLength);
+      step.kind = StepKind::PrefillKv;
+      step.tokens = static_cast<int64_t>(n);
       h = m.prefill(tokens.slice(i, n), /*withHistory=*/true);
       i += n;
     } else {
+      step.kind = StepKind::Decode;
+      step.tokens = 1;
       h = m.decode(tokens[i]);
       i += 1;
     }
     if (!h)
       return h.takeError();
     hidden = std::move(*h);
+    m.notify(step, before);
   }
   return m.logits(hidden);
 }
@@ -366,9 +408,11 @@ llvm::Expected<std::vector<float>> LlmRuntime::recompute(llvm::ArrayRef<int32_t>
   reset();
   if (auto err = m.checkTokens(tokens))
     return std::move(err);
+  RunTime before = m.time;
   auto h = m.prefill(tokens, false);
   if (!h)
     return h.takeError();
+  m.notify({StepKind::Prefill, 0, static_cast<int64_t>(tokens.size())}, before);
   return m.logits(*h);
 }
 

@@ -217,6 +217,7 @@ LlmRunOptions llmRun() {
   o.topP = 0.9;
   o.repetitionPenalty = 1.1;
   o.interactive = true;
+  o.serve = true;
   o.promptIds = "1,2,3";
   o.seed = 7;
   o.noChatTemplate = true;

@@ -235,6 +235,8 @@ struct LlmRunOptions {
   double topP = 1.0;
   double repetitionPenalty = 1.0;
   bool interactive = false;
+  /// --serve: the studio's chat, JSON lines on stdin and stdout (tpuc/Driver/LlmServe.h).
+  bool serve = false;
   /// --prompt_ids: the prompt as comma-separated token ids (no tokenizer needed).
   std::string promptIds;
   int64_t seed = 42;
@@ -250,6 +252,10 @@ struct LlmRunOptions {
 };
 void addLlmRunOptions(ArgParser &parser, LlmRunOptions &opts);
 std::string validateLlmRunOptions(const LlmRunOptions &opts);
+/// The ranges of llm-run's generation flags ("" when valid, else the message naming the flag); shared by
+/// the flags and the settings of each `--serve` request.
+std::string validateLlmGeneration(int64_t maxNewTokens, double temperature, int64_t topK, double topP,
+                                  double repetitionPenalty);
 
 // --- model-tool (model_tool) -------------------------------------------------
 struct ModelToolOptions {

@@ -27,6 +27,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -58,6 +59,25 @@ enum class FeedMode {
   Decode, ///< block_cache_ token by token (the decode path).
 };
 
+/// Which stages one feed step ran (the three prefill/decode paths of LLM-TPU's runtime).
+enum class StepKind {
+  Prefill,   ///< embedding + block_i: the first chunk into an empty cache.
+  PrefillKv, ///< embedding + block_kv_i: a chunk against the history in the cache.
+  Decode,    ///< embedding_cache + block_cache_i: one token against the history.
+};
+
+/// "prefill", "prefill_kv" or "decode".
+const char *stepKindName(StepKind kind);
+
+/// One step of feed(): `tokens` tokens written at positions `position`.. of the cache, with the simulated
+/// and wall time of its stage runs (lm_head and the heads are not part of it).
+struct FeedStep {
+  StepKind kind = StepKind::Decode;
+  int64_t position = 0, tokens = 0;
+  double simulatedMs = 0, wallSeconds = 0;
+  int64_t stageRuns = 0;
+};
+
 /// Simulated and wall time of the stage runs since the last takeTime().
 struct RunTime {
   double simulatedMs = 0;
@@ -81,6 +101,11 @@ public:
   const std::vector<int32_t> &tokens() const;
   /// Empties the KV cache.
   void reset();
+  /// Keeps the first `count` tokens of the cache (the rest is hidden by the masks of later steps and
+  /// overwritten as new tokens arrive); a count at or past position() changes nothing.
+  void truncate(int64_t count);
+  /// Called after each step of feed() and recompute() (prefill chunk or decoded token); empty: none.
+  void setStepObserver(std::function<void(const FeedStep &)> observer);
 
   /// Appends `tokens` to the cache at the current position and returns the logits [vocab] after the
   /// last of them. Fails (cache untouched past the last complete stage) when the context would exceed
