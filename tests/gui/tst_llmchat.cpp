@@ -1,9 +1,9 @@
 // The chat with a converted LLM (issue #23 item 4): a tiny random Qwen2 (make_tiny_llm.py) with a byte-level
-// ChatML tokenizer,
-// imported and converted by the studio, then chatted with through the real `tpuc llm-run --serve`: tokens
-// stream, a second turn reuses the KV cache, Stop and New Conversation work, and the timeline holds every
-// stage run. Screenshots of the chat and its timeline.
+// ChatML tokenizer, imported and converted by the studio, then chatted with through the real
+// `tpuc llm-run --serve`: tokens stream, a second turn reuses the KV cache, Stop and New Conversation work,
+// and the timeline holds every stage run. Screenshots of the chat and its timeline.
 #include "GuiTestSupport.h"
+#include "Screenshots.h"
 #include "ui/LlmImportDialog.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
@@ -36,10 +36,7 @@ using namespace tpuc::ui;
 
 namespace {
 
-QString screenshotDir() {
-  QDir().mkpath(QStringLiteral(TPUC_SCREENSHOT_DIR));
-  return QStringLiteral(TPUC_SCREENSHOT_DIR);
-}
+using tpuc::ui::guitest::screenshotDir;
 
 int64_t fedBy(const LlmChatTurn &turn) {
   int64_t n = 0;
