@@ -82,6 +82,7 @@ private Q_SLOTS:
   void dialogChoosesTestSet();
   void overlayModes();
   void deployOverSamplesEndToEnd();
+  void transformerOverSamples();
 };
 
 void TestDivergent::settingsAndCommandLine() {
@@ -485,6 +486,124 @@ void TestDivergent::deployOverSamplesEndToEnd() {
   QVERIFY(window.grab().save(screenshotDir() + "/tensor-viewer-worst-sample-cnn-int8.png"));
   // The many-sample run's records were not overwritten by the one-sample deploy.
   QCOMPARE(sampleRecordsOfRun(run).samples->samples.size(), std::size_t(4));
+  qunsetenv("TPUC");
+#endif
+}
+
+void TestDivergent::transformerOverSamples() {
+#if !defined(TPUC_ENGINE) || !defined(TPUC_SEQUENCE_SCRIPT)
+  QSKIP("this build has no tpuc");
+#else
+  // A transformer exported from PyTorch (two pre-norm encoder blocks, LayerNorm and GELU spelled out at opset
+  // 14, fused on import), calibrated and deployed INT8 over a folder of samples through the studio.
+  QTemporaryDir dir;
+  if (QString problem = guitest::runPython(TPUC_SEQUENCE_SCRIPT, {dir.path()}); !problem.isEmpty())
+    QFAIL(qPrintable(problem));
+  const QString make = dir.filePath("make.py");
+  QFile script(make);
+  QVERIFY(script.open(QIODevice::WriteOnly));
+  script.write(
+      "import numpy as np, os, sys\nd = sys.argv[1]\nos.mkdir(d + '/ds'); os.mkdir(d + '/val')\n"
+      "r = np.random.default_rng(7)\n"
+      "[np.save(f'{d}/ds/s{i}.npy', r.normal(size=(1, 16, 32)).astype(np.float32)) for i in range(8)]\n"
+      "[np.save(f'{d}/val/v{i}.npy', r.normal(size=(1, 16, 32)).astype(np.float32)) for i in range(5)]\n");
+  script.close();
+  if (QString problem = guitest::runPython(make, {dir.path()}); !problem.isEmpty())
+    QFAIL(qPrintable(problem));
+
+  StudioContext context;
+  MainWindow window(&context);
+  window.resize(1500, 950);
+  project::ImportSettings settings;
+  settings.inputShapes = "[[1,16,32]]";
+  if (QString problem = guitest::startWithModel(window, context, dir.filePath("transformer.onnx"), settings);
+      !problem.isEmpty())
+    QFAIL(qPrintable(problem));
+  std::vector<project::Sample> calibration;
+  for (int i = 0; i < 8; ++i)
+    calibration.push_back({dir.filePath(QString("ds/s%1.npy").arg(i)).toStdString(), "{}", {}});
+  const qint64 ds = context.addDataset({0, "ds", calibration});
+  QString error;
+  QVERIFY2(context.saveAs(dir.filePath("transformer.tpuproj"), &error), qPrintable(error));
+  qputenv("TPUC", TPUC_ENGINE);
+  QSignalSpy tableAdded(&window, &MainWindow::calibrationTableAdded);
+  QVERIFY(window.runCalibrate(ds, "kl") > 0);
+  QVERIFY(tableAdded.wait(120000));
+
+  DeploySettings s;
+  s.options.quantize = "INT8";
+  s.options.tolerance = "0.99,0.9";
+  s.testFolder = dir.filePath("val");
+  s.options.findDivergent = true;
+  s.options.divergentSamples = 2;
+  const qint64 config =
+      context.addCompileConfig(withDeploySettings({0, "int8 folder", "bm1684x", "F32", "{}"}, s));
+  const std::size_t before = context.project().runs.size();
+  QVERIFY(window.runDeploy(config) > 0);
+  QVERIFY(QTest::qWaitFor(
+      [&] {
+        return context.project().runs.size() > before &&
+               QString::fromStdString(context.project().runs.back().configName).contains("int8 folder");
+      },
+      180000));
+  const project::RunRecord run = context.project().runs.back();
+  const QJsonObject summary = QJsonDocument::fromJson(QByteArray::fromStdString(run.summaryJson)).object();
+  QCOMPARE(summary.value("samples").toInt(), 5);
+  const SampleRecords records = sampleRecordsOfRun(run);
+  QVERIFY2(records.error.isEmpty(), qPrintable(records.error));
+  QVERIFY(records.samples && records.divergent);
+  QCOMPARE(records.samples->samples.size(), std::size_t(5));
+  for (const driver::SampleResult &sample : records.samples->samples)
+    QVERIFY2(QString::fromStdString(sample.name).contains(QRegularExpression("val/v[0-4]\\.npy$")),
+             sample.name.c_str());
+  // The fused ops are layers of the comparison (named after the tensors the export produced).
+  QVERIFY(records.samples->layers.size() > 10);
+
+  // The accuracy view over the samples: the layer with the lowest p5 cosine, its cells from the record.
+  AccuracyView *view = window.openAccuracy(run.id);
+  QVERIFY(view);
+  QSignalSpy loaded(view, &AccuracyView::samplesLoaded);
+  QVERIFY(view->model()->hasSampleStats() || loaded.wait(10000));
+  const driver::LayerStats *worst = nullptr;
+  for (const driver::LayerStats &l : records.samples->layers)
+    if (l.accumulated.worstSample >= 0 && (!worst || l.accumulated.p5Cosine < worst->accumulated.p5Cosine))
+      worst = &l;
+  QVERIFY(worst);
+  const QString layer = QString::fromStdString(worst->name);
+  const int row = view->model()->report().indexOf(layer);
+  QVERIFY2(row >= 0, qPrintable(layer));
+  QCOMPARE(view->model()->index(row, AccuracyModel::P5Cosine).data().toString(),
+           QString::number(worst->accumulated.p5Cosine, 'f', 6));
+  QCOMPARE(view->samplesPanel()->samplesModel()->rowCount(), 5);
+  QCOMPARE(view->samplesPanel()->divergentModel()->rowCount(),
+           static_cast<int>(records.divergent->candidates.size()));
+  window.show();
+  QCoreApplication::processEvents();
+  tpuc::ui::guitest::saveScreenshot(window, "accuracy-samples-transformer-int8.png");
+
+  // That layer's worst sample, one click away: deployed alone, its tensor in the viewer has the layer's
+  // lowest cosine over the samples.
+  const std::size_t runsBefore = context.project().runs.size();
+  view->table()->setCurrentIndex(
+      view->filter()->mapFromSource(view->model()->index(row, AccuracyModel::Name)));
+  view->findChild<QToolButton *>("worstSample")->click();
+  QVERIFY(QTest::qWaitFor(
+      [&] {
+        auto *tab = qobject_cast<TensorsTab *>(window.centralTabs()->currentWidget());
+        return context.project().runs.size() > runsBefore && tab &&
+               tab->runId() == context.project().runs.back().id;
+      },
+      180000));
+  auto *tab = qobject_cast<TensorsTab *>(window.centralTabs()->currentWidget());
+  QSignalSpy tensorsLoaded(tab, &TensorsTab::loadFinished);
+  QVERIFY(tab->loaded() || tensorsLoaded.wait(60000));
+  QCOMPARE(tab->viewer()->tensorName(), layer);
+  const double cosine = tab->viewer()->stats().cosine;
+  QVERIFY2(
+      std::abs(cosine - worst->accumulated.minCosine) < 1e-4,
+      qPrintable(QString("viewer %1, min over samples %2").arg(cosine).arg(worst->accumulated.minCosine)));
+  QCoreApplication::processEvents();
+  tpuc::ui::guitest::saveScreenshot(window, "tensor-viewer-worst-sample-transformer-int8.png");
   qunsetenv("TPUC");
 #endif
 }
