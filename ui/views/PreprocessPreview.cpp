@@ -437,12 +437,20 @@ void PreprocessPreview::start() {
   QtConcurrent::run([request = std::move(request)] {
     return std::make_shared<const PreviewResult>(computePreview(request));
   }).then(this, [this, generation](std::shared_ptr<const PreviewResult> result) {
-    m_running = false;
-    if (generation == m_generation)
-      present(std::move(result));
-    // A result for a sample or settings that changed meanwhile is dropped; the newest request runs.
-    if (m_pending)
-      start();
+    // A computation that finished before this continuation was attached runs it at once, inside start();
+    // queued, the result always arrives from the event loop, so scrolling through samples cannot present
+    // each of them on the spot.
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, result = std::move(result)]() mutable {
+          m_running = false;
+          if (generation == m_generation)
+            present(std::move(result));
+          // A result for a sample or settings that changed meanwhile is dropped; the newest request runs.
+          if (m_pending)
+            start();
+        },
+        Qt::QueuedConnection);
   });
 }
 
