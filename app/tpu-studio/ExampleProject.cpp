@@ -53,7 +53,8 @@ QString openableExampleProject(QString *error) {
                  .arg(QCoreApplication::applicationDirPath());
     return {};
   }
-  if (QFileInfo(source).isWritable())
+  // A build tree's example is the developer's own; an installed one is never written (not even by root).
+  if (!source.endsWith(QLatin1String("share/tpu-studio/example")))
     return QDir(source).filePath(kProjectFile);
   const QString copy =
       QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("example"));

@@ -11,9 +11,9 @@ namespace tpuc::app {
 /// tree, ninja tpuc-example-project); empty when neither holds ppocr-cls.tpuproj.
 QString exampleSourceDir();
 
-/// The example project file to open: in place when its folder is writable (a build tree), else a copy of the
-/// folder in `<AppDataLocation>/example` (made the first time; later runs keep the user's calibrations and
-/// runs). Empty, with `error` set, when there is no example or the copy fails.
+/// The example project file to open: in place in a build tree, else (installed) a copy of the folder in
+/// `<AppDataLocation>/example` (made the first time; later runs keep the user's calibrations and runs). Empty,
+/// with `error` set, when there is no example or the copy fails.
 QString openableExampleProject(QString *error);
 
 } // namespace tpuc::app
