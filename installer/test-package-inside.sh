@@ -58,6 +58,10 @@ tail -1 run.log
 tpuc compare out.npz ppocr_int8_model_outputs.npz >/dev/null || fail "run's outputs differ from deploy's"
 tpuc compare out.npz ppocr_top_outputs.npz --tolerance 0.9,0.8 >/dev/null || fail "run's outputs vs float"
 
+echo "-- tpuc graph (Graphviz's layout plugins at run time)"
+tpuc graph ppocr.mlir --format svg -o graph.svg 2>graph.log || { cat graph.log; fail "tpuc graph"; }
+grep -q "<svg" graph.svg || fail "tpuc graph wrote no SVG"
+
 echo "-- tpuc view (tpuc-view beside tpuc, offscreen)"
 tpuc view timeline --trace trace.json -o timeline.svg 2>view.log || { cat view.log; fail "tpuc view timeline"; }
 grep -q "<svg" timeline.svg || fail "tpuc view wrote no SVG"

@@ -2,9 +2,9 @@
 # The ctest package.install: builds the .deb, lints it, installs it with apt into a clean Debian 12 root
 # (debootstrap minbase, cached) and uses it there as a user would. docs/PACKAGING.md describes it.
 #   test-package.sh BUILD_DIR
-# Environment: TPUC_DEBOOTSTRAP_CACHE (default /var/cache/tpu-studio-ci as root, else
-# ${XDG_CACHE_HOME:-~/.cache}/tpu-studio/debootstrap), TPUC_DEBIAN_MIRROR (default deb.debian.org),
-# TPUC_KEEP_ROOT=1 keeps this run's root for a look inside.
+# Environment: TPUC_DEBOOTSTRAP_CACHE (default /var/cache/tpu-studio-ci: the test runs as root, and the cache
+# lives outside any build tree), TPUC_DEBIAN_MIRROR (default deb.debian.org), TPUC_KEEP_ROOT=1 keeps this
+# run's root for a look inside.
 set -euo pipefail
 build=$(cd "${1:?usage: test-package.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,13 +35,25 @@ step "lintian"
 lintian --tag-display-limit 0 --fail-on error "$deb" 2>&1 | grep -v "running with root privileges" ||
   { [ "${PIPESTATUS[0]}" -eq 0 ] || fail "lintian reports errors"; }
 
+step "no build or source paths in the package"
+# Installed programs find everything relative to themselves; a path into this tree would work here and
+# nowhere else. (The clean root below has no such tree either, so the checks there would fail too.)
+source=$(cd "$here/.." && pwd)
+extracted=$(mktemp -d)
+dpkg-deb -x "$deb" "$extracted"
+leaks=$(grep -rlaF -e "$build" -e "$source" "$extracted" || true)
+rm -rf "$extracted"
+[ -z "$leaks" ] || fail "the package names $build or $source in: ${leaks//$extracted/}"
+
 # --- the clean root: debootstrap minbase, cached per ISO week; each run works on a fresh copy ---------------
-if [ -n "${TPUC_DEBOOTSTRAP_CACHE:-}" ]; then cache=$TPUC_DEBOOTSTRAP_CACHE
-else cache=/var/cache/tpu-studio-ci; fi
+cache=${TPUC_DEBOOTSTRAP_CACHE:-/var/cache/tpu-studio-ci}
 mirror=${TPUC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 key=bookworm-minbase-$(date -u +%G-W%V)
 base=$cache/$key
 mkdir -p "$cache/apt-archives"
+# One debootstrap at a time: runs of other build trees wait for the root this one makes (and share it).
+exec 9>"$cache/.lock"
+flock 9
 if [ ! -f "$base/.complete" ]; then
   step "debootstrap $key (cold cache)"
   rm -rf "$base.partial"
@@ -67,6 +79,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cp -a "$base/." "$root/"
+flock -u 9
 rm -f "$root/.complete"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 cp "$deb" "$root/tmp/"

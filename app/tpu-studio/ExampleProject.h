@@ -11,10 +11,15 @@ namespace tpuc::app {
 /// tree, ninja tpuc-example-project); empty when neither holds ppocr-cls.tpuproj.
 QString exampleSourceDir();
 
-/// The example project file to open: in place in a build tree, else (installed) a copy of the folder in
-/// `<AppDataLocation>/example` (made the first time; later runs keep the user's calibrations and runs). Empty,
-/// with `error` set, when there is no example or the copy fails.
-QString openableExampleProject(QString *error);
+/// The example project file to open, or why there is none.
+struct ExampleProject {
+  QString path;  ///< empty on failure
+  QString error; ///< why, on failure
+};
+/// The example project to open: in place in a build tree, else (installed) a copy of the folder in
+/// `<AppDataLocation>/example` (made the first time; later runs keep the user's calibrations and runs).
+/// Fails when there is no example or the copy fails.
+ExampleProject openableExampleProject();
 
 } // namespace tpuc::app
 

@@ -52,12 +52,12 @@ int main(int argc, char **argv) {
     QStandardPaths::setTestModeEnabled(true);
   }
   if (parser.isSet(example)) {
-    QString error;
-    project = tpuc::app::openableExampleProject(&error);
-    if (project.isEmpty()) {
-      std::fprintf(stderr, "tpu-studio: %s\n", qPrintable(error));
+    const tpuc::app::ExampleProject found = tpuc::app::openableExampleProject();
+    if (found.path.isEmpty()) {
+      std::fprintf(stderr, "tpu-studio: %s\n", qPrintable(found.error));
       return 1;
     }
+    project = found.path;
   }
 
   tpuc::ui::StudioContext context;

@@ -171,7 +171,9 @@ void printUsage(std::ostream &out) {
   }
   out << "\noptions:\n"
          "  --version     print the version and exit\n"
-         "  -h, --help    show this help and exit\n\n"
+         "  -h, --help    show this help and exit\n"
+         "  --help-man [COMMAND]  print tpuc(1), or a command's man page, as roff\n"
+         "  --help-bash   print the bash completion of tpuc and its commands\n\n"
          "Run 'tpuc <command> --help' for the options of a command.\n"
          "Exit status: 0 success, 1 the job failed (e.g. tensors out of "
          "tolerance),\n2 bad usage or unreadable input, 3 not implemented "
