@@ -11,6 +11,7 @@
 #include <QDialogButtonBox>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -35,14 +36,25 @@ int coresOf(const QString &chip) {
   }
 }
 
+// A test-set choice's data: "" (one sample), "dataset\n<name>\n<subset>" or "folder".
+QString testSetKey(const QString &dataset, const QString &subset) {
+  return QStringLiteral("dataset\n%1\n%2").arg(dataset, subset);
+}
+const QString kFolderKey = QStringLiteral("folder");
+
 } // namespace
 
-DeployDialog::DeployDialog(const project::Project &project, const project::CompileConfig &config, QWidget *parent)
+DeployDialog::DeployDialog(const project::Project &project, const project::CompileConfig &config,
+                           QWidget *parent)
     : QDialog(parent), m_config(config), m_hasCaliTables(!project.caliTables.empty()), m_name(new QLineEdit),
-      m_chip(new QComboBox), m_quantize(new QComboBox), m_caliTable(new QComboBox), m_quantTable(new QComboBox),
-      m_testInput(new QComboBox), m_asymmetric(new QCheckBox(tr("Asymmetric (zero points)"))), m_groupSize(new QSpinBox), m_cores(new QSpinBox),
-      m_tolerance(new QLineEdit), m_commandLine(new QLabel), m_error(new QLabel),
-      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)) {
+      m_chip(new QComboBox), m_quantize(new QComboBox), m_caliTable(new QComboBox),
+      m_quantTable(new QComboBox), m_testInput(new QComboBox),
+      m_asymmetric(new QCheckBox(tr("Asymmetric (zero points)"))), m_groupSize(new QSpinBox),
+      m_cores(new QSpinBox), m_tolerance(new QLineEdit), m_commandLine(new QLabel), m_error(new QLabel),
+      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel)),
+      m_testSet(new QComboBox), m_testFolder(new QLineEdit), m_testNum(new QSpinBox),
+      m_findDivergent(new QCheckBox(tr("Find the first divergent layers"))), m_divergentTop(new QSpinBox),
+      m_divergentSamples(new QSpinBox) {
   setWindowTitle(tr("Deploy to Tpu"));
   // Named for tests and scripting.
   m_name->setObjectName(QStringLiteral("name"));
@@ -55,6 +67,12 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
   m_cores->setObjectName(QStringLiteral("numCore"));
   m_testInput->setObjectName(QStringLiteral("testInput"));
   m_tolerance->setObjectName(QStringLiteral("tolerance"));
+  m_testSet->setObjectName(QStringLiteral("testSet"));
+  m_testFolder->setObjectName(QStringLiteral("testFolder"));
+  m_testNum->setObjectName(QStringLiteral("testNum"));
+  m_findDivergent->setObjectName(QStringLiteral("findDivergent"));
+  m_divergentTop->setObjectName(QStringLiteral("divergentTop"));
+  m_divergentSamples->setObjectName(QStringLiteral("divergentSamples"));
   const DeploySettings s = deploySettingsOf(config);
   m_name->setText(QString::fromStdString(config.name));
   m_chip->addItems(CompileConfigEditor::chips());
@@ -99,6 +117,56 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
       m_testInput->addItem(s.testInput, s.testInput);
     m_testInput->setCurrentIndex(m_testInput->findData(s.testInput));
   }
+  // Many samples: every dataset of the project, and each subset of its folder's index.
+  m_testSet->addItem(tr("one sample (the test input above)"), QString());
+  for (const project::Dataset &d : project.datasets) {
+    const QString name = QString::fromStdString(d.name);
+    m_testSet->addItem(
+        tr("dataset %1 (%2)")
+            .arg(name, countText(static_cast<qint64>(d.fileCount()), tr("sample"), tr("samples"))),
+        testSetKey(name, {}));
+    if (d.index)
+      for (const dataset::Subset &subset : d.index->subsets)
+        m_testSet->addItem(
+            tr("dataset %1 ▸ subset %2 (%3)")
+                .arg(name, QString::fromStdString(subset.name),
+                     countText(static_cast<qint64>(subset.paths.size()), tr("sample"), tr("samples"))),
+            testSetKey(name, QString::fromStdString(subset.name)));
+  }
+  m_testSet->addItem(tr("a folder of samples…"), kFolderKey);
+  if (!s.testDataset.isEmpty()) {
+    const QString key = testSetKey(s.testDataset, s.testSubset);
+    if (m_testSet->findData(key) < 0)
+      m_testSet->addItem(s.testSubset.isEmpty()
+                             ? tr("dataset %1 (missing)").arg(s.testDataset)
+                             : tr("dataset %1 ▸ subset %2 (missing)").arg(s.testDataset, s.testSubset),
+                         key);
+    m_testSet->setCurrentIndex(m_testSet->findData(key));
+  } else if (!s.testFolder.isEmpty()) {
+    m_testSet->setCurrentIndex(m_testSet->findData(kFolderKey));
+  }
+  m_testSet->setToolTip(
+      tr("Compare every layer over many samples: per-layer mean, minimum and 5th-percentile "
+         "cosine, the failing samples and the worst one (--test_input DIR|LIST)"));
+  m_testFolder->setText(s.testFolder);
+  m_testFolder->setPlaceholderText(
+      tr("folder of images, .npy or .npz (one subfolder per input for several inputs)"));
+  m_testNum->setRange(0, 1000000);
+  m_testNum->setSpecialValueText(tr("all"));
+  m_testNum->setValue(static_cast<int>(s.options.testNum));
+  m_testNum->setToolTip(tr("At most this many samples of the dataset or folder (--test_num)"));
+  m_findDivergent->setChecked(s.options.findDivergent);
+  m_findDivergent->setToolTip(
+      tr("The earliest layers whose own (isolated) error breaks the tolerance while "
+         "their inputs pass, each re-run in float to measure what it costs the output "
+         "(--find_divergent)"));
+  m_divergentTop->setRange(1, 100);
+  m_divergentTop->setValue(static_cast<int>(s.options.divergentTop));
+  m_divergentTop->setToolTip(tr("Candidates re-run in float (--divergent_top)"));
+  m_divergentSamples->setRange(1, 1000);
+  m_divergentSamples->setValue(static_cast<int>(s.options.divergentSamples));
+  m_divergentSamples->setToolTip(tr("Samples of the re-runs: those with the lowest output cosine "
+                                    "(--divergent_samples)"));
   m_groupSize->setRange(0, 4096);
   m_groupSize->setSingleStep(32);
   m_groupSize->setSpecialValueText(tr("per channel"));
@@ -129,6 +197,18 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
   form->addRow(tr("C&ores:"), m_cores);
   form->addRow(tr("Test &input:"), m_testInput);
   form->addRow(tr("T&olerance (cos,euc):"), m_tolerance);
+  form->addRow(tr("&Many samples:"), m_testSet);
+  form->addRow(tr("Samples &folder:"), m_testFolder);
+  form->addRow(tr("Sample &limit:"), m_testNum);
+  auto *divergent = new QHBoxLayout;
+  divergent->addWidget(m_findDivergent);
+  divergent->addWidget(new QLabel(tr("top")));
+  divergent->addWidget(m_divergentTop);
+  divergent->addWidget(new QLabel(tr("on the worst")));
+  divergent->addWidget(m_divergentSamples);
+  divergent->addWidget(new QLabel(tr("samples")));
+  divergent->addStretch(1);
+  form->addRow(QString(), divergent);
   form->addRow(m_commandLine);
   form->addRow(m_error);
   auto *layout = new QVBoxLayout(this);
@@ -137,8 +217,12 @@ DeployDialog::DeployDialog(const project::Project &project, const project::Compi
   m_buttons->button(QDialogButtonBox::Ok)->setText(tr("&Deploy"));
   connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-  for (QComboBox *combo : {m_chip, m_quantize, m_caliTable, m_quantTable, m_testInput})
+  for (QComboBox *combo : {m_chip, m_quantize, m_caliTable, m_quantTable, m_testInput, m_testSet})
     connect(combo, &QComboBox::currentIndexChanged, this, &DeployDialog::update);
+  for (QSpinBox *spin : {m_testNum, m_divergentTop, m_divergentSamples})
+    connect(spin, &QSpinBox::valueChanged, this, &DeployDialog::update);
+  connect(m_findDivergent, &QCheckBox::toggled, this, &DeployDialog::update);
+  connect(m_testFolder, &QLineEdit::textChanged, this, &DeployDialog::update);
   connect(m_asymmetric, &QCheckBox::toggled, this, &DeployDialog::update);
   connect(m_groupSize, &QSpinBox::valueChanged, this, &DeployDialog::update);
   connect(m_cores, &QSpinBox::valueChanged, this, &DeployDialog::update);
@@ -174,6 +258,18 @@ DeploySettings DeployDialog::settings() const {
   const QString tolerance = m_tolerance->text().trimmed();
   s.options.tolerance = tolerance.isEmpty() ? driver::DeployOptions{}.tolerance : tolerance.toStdString();
   s.options.numCore = m_cores->value();
+  const QString set = m_testSet->currentData().toString();
+  s.testDataset =
+      set.startsWith(QLatin1String("dataset\n")) ? set.section(QLatin1Char('\n'), 1, 1) : QString();
+  s.testSubset =
+      set.startsWith(QLatin1String("dataset\n")) ? set.section(QLatin1Char('\n'), 2, 2) : QString();
+  s.testFolder = set == kFolderKey ? m_testFolder->text().trimmed() : QString();
+  s.options.testNum = s.manySamples() ? m_testNum->value() : 0;
+  s.options.findDivergent = m_findDivergent->isChecked();
+  const driver::DeployOptions defaults;
+  s.options.divergentTop = s.options.findDivergent ? m_divergentTop->value() : defaults.divergentTop;
+  s.options.divergentSamples =
+      s.options.findDivergent ? m_divergentSamples->value() : defaults.divergentSamples;
   return s;
 }
 
@@ -194,6 +290,10 @@ QString DeployDialog::problem() const {
       return tr("The table '%1' is not in the project: make it first (Run ▸ Calibrate on its dataset) or "
                 "pick another.")
           .arg(combo->currentText());
+  if (m_testSet->currentText().endsWith(tr("(missing)")))
+    return tr("The project has no %1: pick another test set.").arg(m_testSet->currentText().chopped(10));
+  if (m_testSet->currentData().toString() == kFolderKey && s.testFolder.isEmpty())
+    return tr("Name the folder of test samples.");
   static const QRegularExpression tolerance(QStringLiteral("^\\s*-?[0-9.]+\\s*,\\s*-?[0-9.]+\\s*$"));
   const QString typed = m_tolerance->text().trimmed();
   if (!typed.isEmpty() && !tolerance.match(typed).hasMatch())
@@ -208,16 +308,27 @@ void DeployDialog::update() {
   m_caliTable->setEnabled(int8);
   m_groupSize->setEnabled(isWeightOnly(quantize));
   m_cores->setEnabled(m_cores->maximum() > 1);
+  const bool folder = m_testSet->currentData().toString() == kFolderKey;
+  m_testFolder->setEnabled(folder);
+  m_testNum->setEnabled(!m_testSet->currentData().toString().isEmpty());
+  m_testInput->setEnabled(m_testSet->currentData().toString().isEmpty());
+  m_divergentTop->setEnabled(m_findDivergent->isChecked());
+  m_divergentSamples->setEnabled(m_findDivergent->isChecked());
   m_tolerance->setPlaceholderText(tr("model_deploy's default %1; usual for %2: %3")
                                       .arg(QString::fromStdString(driver::DeployOptions{}.tolerance),
                                            quantize, defaultTolerance(quantize)));
   const DeploySettings s = settings();
-  DeployPaths paths{QStringLiteral("<model>.top.mlir"),
-                    s.options.quantize == "INT8" ? QStringLiteral("<cali_table>") : QString(),
-                    s.quantTableName.isEmpty() ? QString() : QStringLiteral("<qtable>"),
-                    s.testInput.isEmpty() ? QStringLiteral("<first sample>")
-                                          : QFileInfo(s.testInput).fileName(),
-                    QStringLiteral("<model>.tpu.mlir")};
+  DeployPaths paths{
+      QStringLiteral("<model>.top.mlir"),
+      s.options.quantize == "INT8" ? QStringLiteral("<cali_table>") : QString(),
+      s.quantTableName.isEmpty() ? QString() : QStringLiteral("<qtable>"),
+      !s.testDataset.isEmpty()
+          ? QStringLiteral("<dataset %1%2>")
+                .arg(s.testDataset, s.testSubset.isEmpty() ? QString() : QStringLiteral(" ▸ ") + s.testSubset)
+      : !s.testFolder.isEmpty() ? s.testFolder
+      : s.testInput.isEmpty()   ? QStringLiteral("<first sample>")
+                                : QFileInfo(s.testInput).fileName(),
+      QStringLiteral("<model>.tpu.mlir")};
   m_commandLine->setText(QStringLiteral("tpuc ") + deployArguments(s, paths).join(QLatin1Char(' ')));
   const QString why = problem();
   m_error->setText(why);

@@ -40,6 +40,13 @@ private:
   QComboBox *m_chip, *m_quantize, *m_caliTable, *m_quantTable, *m_testInput;
   QCheckBox *m_asymmetric;
   QSpinBox *m_groupSize, *m_cores;
+  // Many test samples (issue 22): a dataset (or one of its subsets) or a folder, a limit, and the first
+  // divergent layers.
+  QComboBox *m_testSet;
+  QLineEdit *m_testFolder;
+  QSpinBox *m_testNum;
+  QCheckBox *m_findDivergent;
+  QSpinBox *m_divergentTop, *m_divergentSamples;
   QLineEdit *m_tolerance;
   QLabel *m_commandLine, *m_error;
   QDialogButtonBox *m_buttons;

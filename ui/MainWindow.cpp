@@ -265,6 +265,12 @@ void MainWindow::createActions() {
                  [this] { openDeployDialog(); });
   run->addAction(tr("Run Model File on &Simulator"), QKeySequence(Qt::Key_F9), this, [this] { runModelFile(); });
   run->addAction(tr("Com&pare Tensor Files…"), QKeySequence(Qt::SHIFT | Qt::Key_F9), this, [this] { runCompare(); });
+  QAction *compareRuns = run->addAction(tr("Compare R&uns…"), this, &MainWindow::compareRunsDialog);
+  // Also on the project tree's context menu, where the runs are listed (the selected run is B).
+  m_explorer->setContextMenuPolicy(Qt::ActionsContextMenu);
+  m_explorer->addAction(compareRuns);
+  run->addAction(tr("Re-deploy and Compare"), this, [this] { redeployAndCompare(); });
+  run->addAction(tr("Search &Mixed Precision…"), this, &MainWindow::openSearchDialog);
   run->addAction(tr("Convert &LLM"), QKeySequence(Qt::Key_F6), this, &MainWindow::runLlmConvert);
   run->addAction(tr("&Cancel All Jobs"), QKeySequence(Qt::SHIFT | Qt::Key_F5), m_jobs, &JobQueue::cancelAll);
 

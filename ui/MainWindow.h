@@ -19,6 +19,9 @@ class QToolButton;
 namespace tpuc::ui {
 
 class AccuracyView;
+class RunCompareView;
+class SearchQtableView;
+struct SearchSettings;
 class ActivationStatsView;
 class TensorsTab;
 struct PreparedDataset;
@@ -93,13 +96,31 @@ public:
   /// (with a message) when there is no model, file, engine or sample. `subset` names a subset of a folder
   /// dataset to calibrate on (all its files otherwise).
   int runCalibrate(qint64 datasetId = -1, const QString &method = QStringLiteral("kl"),
-                   const QString &subset = {});
+                   const QString &subset = {}, const SearchSettings *search = nullptr);
+  /// Queues calibrate with `--search search_qtable --search_report` on `settings`' samples for its
+  /// configuration's chip; when the job ends with its record (target reached or not) the curve opens
+  /// (openSearchResult). Returns the job id, or -1 with a message.
+  int runSearchQtable(const SearchSettings &settings);
+  /// Run ▸ Search Mixed Precision…: the dialog, then runSearchQtable. Non-interactive: the defaults.
+  void openSearchDialog();
+  /// Opens the curve of a tpuc.search_qtable record; "Use this table" sets configuration `configId`'s table.
+  SearchQtableView *openSearchResult(const QString &recordPath, qint64 configId);
+  /// Opens (or focuses) the comparison of run A with run B (manifest differences, per-layer accuracy and
+  /// cycles, cosine chart).
+  RunCompareView *openRunComparison(qint64 runA, qint64 runB);
+  /// Run ▸ Compare Runs…: picks two runs with manifests (default: the selected run and the one before it).
+  void compareRunsDialog();
+  /// Deploys configuration `configId` (< 0: the current one) again as a job; when its run is recorded, the
+  /// comparison of the configuration's previous run with the new one opens. Returns the job id, or -1.
+  int redeployAndCompare(qint64 configId = -1);
   /// Queues `tpuc deploy` (model_deploy up to the Tpu level) with a compile configuration of the project
   /// (`configId`, else the selected one, else the first; none: F32 on bm1684x). INT8 uses the newest
   /// calibration table, written to the cache folder; the first calibration sample on disk is the test
-  /// input, and the run keeps the per-layer comparison (accumulated and isolated, --compare_all). A
-  /// transform job is queued first when the Top MLIR is not in the cache. Returns the job id, or -1.
-  int runDeploy(qint64 configId = -1);
+  /// input, and the run keeps the per-layer comparison (accumulated and isolated, --compare_all); a
+  /// configuration testing many samples passes its folder or its dataset as a data list. `sampleFiles`
+  /// replaces the test input by one sample's files (its artifacts beside the configuration's, not over
+  /// them). A transform job is queued first when the Top MLIR is not in the cache. Returns the job id, or -1.
+  int runDeploy(qint64 configId = -1, const QStringList &sampleFiles = {});
   /// Queues `tpuc run` (model_runner) on the model file a deploy of the compile configuration wrote
   /// (`configId`, else the selected one, else the first), with that deploy's test input as tensors: the
   /// command-level simulation, its outputs and engine trace (simulated latency, cycles per op). Returns
@@ -117,6 +138,10 @@ public:
   AccuracyView *openAccuracy(qint64 runId);
   /// Opens (or focuses) the tensor viewer of a deploy run that kept its tensors (--compare_all) on `layer`.
   TensorsTab *openTensors(qint64 runId, const QString &layer, const QStringList &inputs = {});
+  /// The tensors of `layer` on one sample of a many-sample run (issue 22): deploys the run's configuration on
+  /// the sample's `files` (runDeploy) and opens the tensor viewer on that run when it is recorded. Returns
+  /// the job id, or -1.
+  int showLayerOnSample(qint64 runId, const QString &layer, const QStringList &files);
   /// Opens (or focuses) the chip views of a run (layer groups, memory, engine timeline) on `page`
   /// (ChipViewsTab::Page). `runId` < 0: the selected run, else the newest run with a plan or trace; nullptr
   /// with a message when there is none.
@@ -155,6 +180,8 @@ Q_SIGNALS:
   /// A calibrate job's table was stored in the project (`tableId` < 0: the job failed or the table could
   /// not be read; the reason is in the log).
   void calibrationTableAdded(qint64 tableId);
+  /// A run comparison tab was opened for runs A and B (redeployAndCompare, openRunComparison).
+  void runComparisonOpened(qint64 runA, qint64 runB);
 
 protected:
   void closeEvent(QCloseEvent *event) override;

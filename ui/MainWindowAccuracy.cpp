@@ -8,8 +8,12 @@
 #include "ui/views/ChipViewsTab.h"
 #include "ui/views/TensorsTab.h"
 
+#include "ui/jobs/JobQueue.h"
+
 #include <QMessageBox>
+
 #include <QTabWidget>
+#include <memory>
 
 namespace tpuc::ui {
 
@@ -72,8 +76,45 @@ AccuracyView *MainWindow::openAccuracy(qint64 runId) {
   view->setProperty("tpucRunId", runId);
   connect(view, &AccuracyView::tensorsRequested, this,
           [this](qint64 run, const QString &layer) { openTensors(run, layer); });
+  connect(view, &AccuracyView::sampleTensorsRequested, this, &MainWindow::showLayerOnSample);
   m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Accuracy: run #%1").arg(runId)));
   return view;
+}
+
+int MainWindow::showLayerOnSample(qint64 runId, const QString &layer, const QStringList &files) {
+  // The configuration the run deployed (its title ends in "(<configuration>)"), on that one sample.
+  const project::Project &p = m_context->project();
+  const project::RunRecord *run = p.findRun(runId);
+  qint64 configId = -1;
+  for (const project::CompileConfig &c : p.compileConfigs)
+    if (run && run->configName.ends_with("(" + c.name + ")"))
+      configId = c.id;
+  if (configId < 0) {
+    showError(tr("Cannot Show Sample"),
+              tr("Run #%1 was not deployed from a configuration of this project.").arg(runId));
+    return -1;
+  }
+  const int job = runDeploy(configId, files);
+  if (job < 0)
+    return -1;
+  // When that deploy is recorded, its tensors open on the layer.
+  const QString title = m_jobs->job(job) ? m_jobs->job(job)->spec.title : QString();
+  auto connection = std::make_shared<QMetaObject::Connection>();
+  *connection = connect(this, &MainWindow::runRecorded, this, [this, connection, title, layer](qint64 id) {
+    const project::RunRecord *recorded = m_context->project().findRun(id);
+    if (id >= 0 && (!recorded || QString::fromStdString(recorded->configName) != title))
+      return; // another job's run
+    disconnect(*connection);
+    if (recorded && tensorFilesOf(*recorded).complete())
+      openTensors(id, layer);
+    else if (recorded)
+      showError(tr("Cannot Show Sample"), tr("The deploy on the sample kept no tensors (run #%1: %2).")
+                                              .arg(id)
+                                              .arg(QString::fromStdString(recorded->status)));
+  });
+  m_context->log(LogLevel::Info,
+                 tr("Deploying on %1 to show '%2' there").arg(files.join(QStringLiteral(", ")), layer));
+  return job;
 }
 
 TensorsTab *MainWindow::openTensors(qint64 runId, const QString &layer, const QStringList &inputs) {

@@ -19,6 +19,8 @@ GraphViewTab *MainWindow::openGraph(const QString &mlirPath) {
     }
   auto *tab = new GraphViewTab(m_context, path, m_tabs);
   connect(tab, &GraphViewTab::tensorsRequested, this, &MainWindow::openTensors);
+  connect(tab, &GraphViewTab::redeployRequested, this,
+          [this](qint64 configId) { redeployAndCompare(configId); });
   int index = m_tabs->addTab(tab, tr("Graph: %1").arg(QFileInfo(path).fileName()));
   m_tabs->setTabToolTip(index, path);
   m_tabs->setCurrentIndex(index);

@@ -1,5 +1,6 @@
 // The main window's LLM path (HuggingFace folders, llm-convert jobs) and the run history it keeps.
 #include "ui/MainWindow.h"
+#include "ui/jobs/RunManifests.h"
 
 #include "project/ProjectStore.h"
 #include "ui/Background.h"
@@ -119,14 +120,20 @@ void MainWindow::recordRun(const JobInfo &job) {
   // Hashing the artifacts reads them: off the UI thread. The record lands in the project that was open
   // when the job finished; a project opened meanwhile does not get it.
   const quint64 generation = m_projectGeneration;
-  runInBackground(this, [job] { return makeRunRecord(job); },
-                  [this, generation](const project::RunRecord &run) {
-                    if (generation != m_projectGeneration) {
-                      Q_EMIT runRecorded(-1);
-                      return;
-                    }
-                    Q_EMIT runRecorded(m_context->addRun(run));
-                  });
+  runInBackground(
+      this,
+      [job] {
+        project::RunRecord run = makeRunRecord(job);
+        keepRunManifest(job, run); // runs stay comparable after the files are overwritten
+        return run;
+      },
+      [this, generation](const project::RunRecord &run) {
+        if (generation != m_projectGeneration) {
+          Q_EMIT runRecorded(-1);
+          return;
+        }
+        Q_EMIT runRecorded(m_context->addRun(run));
+      });
 }
 
 } // namespace tpuc::ui

@@ -8,6 +8,7 @@
 #include "tpuc/Driver/Results.h"
 #include "ui/Background.h"
 #include "ui/ImportDialog.h"
+#include "ui/MixedPrecision.h"
 #include "ui/ModelInputs.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
@@ -314,9 +315,57 @@ QString joined(const std::vector<std::string> &parts, const QString &separator) 
   return list.join(separator);
 }
 
+/// The samples of `dataset` (a subset of its folder, else all of its files and the samples added one by one),
+/// one file per model input each: a model with several inputs pairs the files of the same name in one
+/// subfolder per input, as tpuc calibrate --dataset does. nullopt with the reason in `error`.
+std::optional<std::vector<std::vector<std::string>>> datasetSamples(const project::Project &p,
+                                                                    const project::Dataset &dataset,
+                                                                    const QString &subset, QString *error) {
+  const dataset::Subset *chosen = nullptr;
+  if (!subset.isEmpty()) {
+    chosen = dataset.index ? dataset.index->findSubset(subset.toStdString()) : nullptr;
+    if (!chosen || chosen->paths.empty()) {
+      *error = QCoreApplication::translate("MainWindow", "Dataset '%1' has no subset '%2' with files.")
+                   .arg(QString::fromStdString(dataset.name), subset);
+      return std::nullopt;
+    }
+  }
+  std::vector<std::string> inputNames;
+  if (Result<std::vector<ModelInput>> inputs = readOnnxInputsFromFile(p.model.path); inputs)
+    for (const ModelInput &input : *inputs)
+      inputNames.push_back(input.name);
+  std::vector<std::vector<std::string>> samples;
+  if (dataset.index) {
+    std::vector<std::string> paths;
+    for (const dataset::FileEntry &e : dataset.index->files)
+      paths.push_back(e.path);
+    dataset::InputGroups groups =
+        dataset::groupByInputs(paths, inputNames, chosen ? &chosen->paths : nullptr);
+    if (!groups.unmatched.empty()) {
+      *error = QCoreApplication::translate(
+                   "MainWindow", "%1 has no partner of the same name under every other input's folder "
+                                 "(%2 such files): a sample of this model needs one file under each of %3.")
+                   .arg(QString::fromStdString(dataset.index->absolutePath(groups.unmatched.front())))
+                   .arg(groups.unmatched.size())
+                   .arg(joined(inputNames, QStringLiteral("/, ")) + QLatin1Char('/'));
+      return std::nullopt;
+    }
+    for (std::vector<std::string> &sample : groups.samples) {
+      for (std::string &file : sample)
+        file = dataset.index->absolutePath(file);
+      samples.push_back(std::move(sample));
+    }
+  }
+  if (!chosen)
+    for (const project::Sample &sample : dataset.samples)
+      samples.push_back({sample.path});
+  return samples;
+}
+
 } // namespace
 
-int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QString &subset) {
+int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QString &subset,
+                             const SearchSettings *search) {
   const project::Project &p = m_context->project();
   if (p.model.path.empty() || p.model.format == "hf") {
     showError(tr("Cannot Calibrate"), tr("The project has no ONNX model yet: use File ▸ Import Model first."));
@@ -339,47 +388,13 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
                                          "File ▸ Add Calibration Samples."));
     return -1;
   }
-  // The samples: a subset of the folder, else all of its files and the samples added one by one; for a
-  // model with several inputs, a folder with one subfolder per input pairs its files by name (as tpuc
-  // calibrate --dataset does), one sample a line with its files separated by commas.
-  const dataset::Subset *chosen = nullptr;
-  if (!subset.isEmpty()) {
-    chosen = dataset->index ? dataset->index->findSubset(subset.toStdString()) : nullptr;
-    if (!chosen || chosen->paths.empty()) {
-      showError(tr("Cannot Calibrate"), tr("Dataset '%1' has no subset '%2' with files.")
-                                            .arg(QString::fromStdString(dataset->name), subset));
-      return -1;
-    }
+  QString why;
+  const std::optional<std::vector<std::vector<std::string>>> samples =
+      datasetSamples(p, *dataset, subset, &why);
+  if (!samples) {
+    showError(tr("Cannot Calibrate"), why);
+    return -1;
   }
-  std::vector<std::string> inputNames;
-  if (Result<std::vector<ModelInput>> inputs = readOnnxInputsFromFile(p.model.path); inputs)
-    for (const ModelInput &input : *inputs)
-      inputNames.push_back(input.name);
-  std::vector<std::vector<std::string>> samples;
-  if (dataset->index) {
-    std::vector<std::string> paths;
-    for (const dataset::FileEntry &e : dataset->index->files)
-      paths.push_back(e.path);
-    dataset::InputGroups groups =
-        dataset::groupByInputs(paths, inputNames, chosen ? &chosen->paths : nullptr);
-    if (!groups.unmatched.empty()) {
-      showError(tr("Cannot Calibrate"),
-                tr("%1 has no partner of the same name under every other input's folder (%2 such files): a "
-                   "sample of this model needs one file under each of %3.")
-                    .arg(QString::fromStdString(dataset->index->absolutePath(groups.unmatched.front())))
-                    .arg(groups.unmatched.size())
-                    .arg(joined(inputNames, QStringLiteral("/, ")) + QLatin1Char('/')));
-      return -1;
-    }
-    for (std::vector<std::string> &sample : groups.samples) {
-      for (std::string &file : sample)
-        file = dataset->index->absolutePath(file);
-      samples.push_back(std::move(sample));
-    }
-  }
-  if (!chosen)
-    for (const project::Sample &sample : dataset->samples)
-      samples.push_back({sample.path});
   QString name = QFileInfo(QString::fromStdString(p.model.path)).completeBaseName();
   QString cache = QString::fromStdString(project::cacheDirFor(m_context->filePath().toStdString()).string());
   QDir().mkpath(cache);
@@ -389,7 +404,7 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
   QString list = cache + QStringLiteral("/calibration-%1.txt").arg(source);
   QSaveFile listFile(list);
   QByteArray lines;
-  for (const std::vector<std::string> &sample : samples)
+  for (const std::vector<std::string> &sample : *samples)
     lines += joined(sample, QStringLiteral(",")).toUtf8() + '\n';
   if (!listFile.open(QIODevice::WriteOnly) || listFile.write(lines) < 0 || !listFile.commit()) {
     showError(tr("Cannot Calibrate"), tr("cannot write '%1': %2").arg(list, listFile.errorString()));
@@ -415,12 +430,33 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
   request.report = report.toStdString();
   request.reportFigures = 0;
   request.progress = "json";
-  const int id =
-      submit(tr("Cannot Calibrate"),
-             subset.isEmpty()
-                 ? tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name))
-                 : tr("Calibrate %1 on %2 / %3").arg(name, QString::fromStdString(dataset->name), subset),
-             request, cache, QString::fromStdString(driver::calibrateResultPath(request)));
+  // The mixed-precision search: the same calibration, then search_qtable for the configuration's chip, every
+  // step recorded (its curve opens when the job ends).
+  QString searchRecord;
+  project::CompileConfig searchConfig;
+  if (search) {
+    searchConfig = compileConfigFor(search->configId);
+    const QString stem = table + QStringLiteral("-search-") +
+                         QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+    searchRecord = stem + QStringLiteral(".json");
+    request.search = "search_qtable";
+    request.chip = searchConfig.chip;
+    request.expectedCos = search->expectedCos;
+    request.maxFloatLayers = search->maxFloatLayers;
+    request.quantizeTable = (stem + QStringLiteral(".qtable")).toStdString();
+    request.searchReport = searchRecord.toStdString();
+  }
+  const QString title =
+      subset.isEmpty()
+          ? tr("Calibrate %1 on %2").arg(name, QString::fromStdString(dataset->name))
+          : tr("Calibrate %1 on %2 / %3").arg(name, QString::fromStdString(dataset->name), subset);
+  const int id = submit(tr("Cannot Calibrate"),
+                        search ? tr("Search mixed precision of %1 for %2 on %3 (%4)")
+                                     .arg(name, QString::fromStdString(searchConfig.chip),
+                                          QString::fromStdString(dataset->name),
+                                          QString::fromStdString(searchConfig.name))
+                               : title,
+                        request, cache, QString::fromStdString(driver::calibrateResultPath(request)));
   if (id < 0)
     return -1;
   // When this job ends, its table joins the project it was started for (not a project opened since).
@@ -428,17 +464,25 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
                                 (subset.isEmpty() ? "" : "/" + subset.toStdString()) + " " +
                                 method.toStdString();
   const std::string comment = "tpuc calibrate --cali_method " + method.toStdString() + " on " +
-                              std::to_string(samples.size()) + " samples of dataset '" + dataset->name + "'" +
-                              (subset.isEmpty() ? "" : ", subset '" + subset.toStdString() + "'");
+                              std::to_string(samples->size()) + " samples of dataset '" + dataset->name +
+                              "'" + (subset.isEmpty() ? "" : ", subset '" + subset.toStdString() + "'");
   auto connection = std::make_shared<QMetaObject::Connection>();
   *connection = connect(
       m_jobs, &JobQueue::jobFinished, this,
-      [this, id, connection, table, report, tableName, comment,
+      [this, id, connection, table, report, tableName, comment, searchRecord, configId = searchConfig.id,
        generation = m_projectGeneration](int finished, JobState state) {
         if (finished != id)
           return;
         QObject::disconnect(*connection);
-        if (state != JobState::Succeeded || generation != m_projectGeneration) {
+        // A search that ran to its end writes its record whether or not it reached the target (exit 1).
+        if (!searchRecord.isEmpty() && generation == m_projectGeneration && QFileInfo::exists(searchRecord) &&
+            (state == JobState::Succeeded || state == JobState::Failed))
+          openSearchResult(searchRecord, configId);
+        // A search short of its target exits 1, but its calibration table is whole.
+        const std::optional<JobInfo> job = m_jobs->job(id);
+        const bool tableWritten = state == JobState::Succeeded ||
+                                  (!searchRecord.isEmpty() && job && job->exitCode == driver::kExitFailed);
+        if (!tableWritten || generation != m_projectGeneration) {
           Q_EMIT calibrationTableAdded(-1);
           return;
         }
@@ -459,7 +503,8 @@ int MainWindow::runCalibrate(qint64 datasetId, const QString &method, const QStr
                                            .arg(QString::fromStdString(tableName))
                                            .arg(m_context->project().caliTables.back().entries.size()));
         setCalibrationReportOfTable(*m_context, tableId, report);
-        openActivationStats(tableId);
+        if (searchRecord.isEmpty())
+          openActivationStats(tableId);
         Q_EMIT calibrationTableAdded(tableId);
       });
   return id;
@@ -545,7 +590,7 @@ int MainWindow::runCompare(QString target, QString reference, const QString &tol
                 request, QFileInfo(target).path(), result);
 }
 
-int MainWindow::runDeploy(qint64 configId) {
+int MainWindow::runDeploy(qint64 configId, const QStringList &sampleFiles) {
   const project::Project &p = m_context->project();
   if (p.model.path.empty() || p.model.format == "hf") {
     showError(tr("Cannot Deploy"), tr("The project has no ONNX model yet: use File ▸ Import Model first."));
@@ -577,7 +622,11 @@ int MainWindow::runDeploy(qint64 configId) {
     }
     return path;
   };
-  const QString stem = deployStem(cache, settings);
+  // A deploy on one sample of a many-sample run writes beside it, never over that run's records.
+  const QString stem = deployStem(cache, settings) +
+                       (sampleFiles.isEmpty()
+                            ? QString()
+                            : QStringLiteral("_sample_") + QFileInfo(sampleFiles.front()).completeBaseName());
   DeployPaths paths{topMlir, {}, {}, {}, stem + QStringLiteral(".tpu.mlir")};
   paths.model = stem + QStringLiteral(".tpum"); // the whole way: layer groups, addresses, codegen
   // The Top input and the lowered Tpu module, for the pass inspector's side-by-side view of the run.
@@ -616,8 +665,50 @@ int MainWindow::runDeploy(qint64 configId) {
       return -1;
   }
   // The configuration's test input, else the first calibration sample on disk; with it the run keeps the
-  // per-layer comparison (accumulated and isolated, --compare_all).
-  if (!settings.testInput.isEmpty()) {
+  // per-layer comparison (accumulated and isolated, --compare_all). Many samples: a folder, or a dataset of
+  // the project (a subset of it) as a data list, one sample a line (issue 22). `sampleFiles`: one sample of
+  // those, e.g. to keep the tensors of a layer's worst sample.
+  if (!sampleFiles.isEmpty()) {
+    for (const QString &file : sampleFiles)
+      if (!QFileInfo(file).isFile()) {
+        showError(tr("Cannot Deploy"), tr("The test input '%1' does not exist.").arg(file));
+        return -1;
+      }
+    paths.testFiles = sampleFiles;
+  } else if (!settings.testDataset.isEmpty()) {
+    const project::Dataset *dataset = nullptr;
+    for (const project::Dataset &d : p.datasets)
+      if (QString::fromStdString(d.name) == settings.testDataset)
+        dataset = &d;
+    QString why;
+    std::optional<std::vector<std::vector<std::string>>> samples;
+    if (!dataset)
+      why = tr("Configuration '%1' tests on dataset '%2', which the project does not have.")
+                .arg(QString::fromStdString(config.name), settings.testDataset);
+    else if (samples = datasetSamples(p, *dataset, settings.testSubset, &why); samples && samples->empty())
+      why = tr("Dataset '%1' has no samples.").arg(settings.testDataset);
+    if (!why.isEmpty()) {
+      showError(tr("Cannot Deploy"), why);
+      return -1;
+    }
+    QByteArray lines;
+    for (const std::vector<std::string> &sample : *samples)
+      lines += joined(sample, QStringLiteral(",")).toUtf8() + '\n';
+    paths.testInput = writeTable(
+        settings.testSubset.isEmpty()
+            ? QStringLiteral("deploy-test-dataset%1.txt").arg(dataset->id)
+            : QStringLiteral("deploy-test-dataset%1-%2.txt").arg(dataset->id).arg(settings.testSubset),
+        lines.toStdString());
+    if (paths.testInput.isEmpty())
+      return -1;
+  } else if (!settings.testFolder.isEmpty()) {
+    if (!QFileInfo(settings.testFolder).isDir()) {
+      showError(tr("Cannot Deploy"),
+                tr("The folder of test samples '%1' does not exist.").arg(settings.testFolder));
+      return -1;
+    }
+    paths.testInput = settings.testFolder;
+  } else if (!settings.testInput.isEmpty()) {
     // A relative test input lies in the project's folder (the example's does, so a copy of it works).
     const QString testInput = QFileInfo(settings.testInput).isRelative()
                                   ? QFileInfo(m_context->filePath()).dir().filePath(settings.testInput)
@@ -642,9 +733,14 @@ int MainWindow::runDeploy(qint64 configId) {
   if (!QFileInfo::exists(topMlir) && runTransform() < 0)
     return -1;
   // Its result record (written beside the other outputs) gives the run history the outcome.
-  return submit(tr("Cannot Deploy"),
-                tr("Deploy %1 %2 %3 (%4)").arg(name, precision, chip, QString::fromStdString(config.name)),
-                request, cache, QString::fromStdString(driver::deployResultPath(request)));
+  return submit(
+      tr("Cannot Deploy"),
+      sampleFiles.isEmpty()
+          ? tr("Deploy %1 %2 %3 (%4)").arg(name, precision, chip, QString::fromStdString(config.name))
+          : tr("Deploy %1 %2 %3 on %4 (%5)")
+                .arg(name, precision, chip, QFileInfo(sampleFiles.front()).fileName(),
+                     QString::fromStdString(config.name)),
+      request, cache, QString::fromStdString(driver::deployResultPath(request)));
 }
 
 template <typename Request>

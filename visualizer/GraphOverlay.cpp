@@ -48,6 +48,12 @@ QString overlayName(OverlayMode mode) {
   case OverlayMode::Cycles: return QStringLiteral("Simulated cycles");
   case OverlayMode::Cosine: return QStringLiteral("Cosine (last compare)");
   case OverlayMode::LayerGroup: return QStringLiteral("Layer group");
+  case OverlayMode::IsolatedError:
+    return QStringLiteral("Isolated error");
+  case OverlayMode::AccumulatedError:
+    return QStringLiteral("Accumulated error");
+  case OverlayMode::FloatGain:
+    return QStringLiteral("Float gain");
   }
   return {};
 }
@@ -107,6 +113,12 @@ QString GraphOverlay::valueText(graph::NodeId id) const {
   case OverlayMode::Cycles: return humanCount(v, "cycles");
   case OverlayMode::Cosine: return "cos " + QString::number(v, 'f', 6);
   case OverlayMode::LayerGroup: return "group " + QString::number(static_cast<qint64>(v));
+  case OverlayMode::IsolatedError:
+    return "isolated 1 − cos " + QString::number(v, 'f', 6);
+  case OverlayMode::AccumulatedError:
+    return "accumulated 1 − cos " + QString::number(v, 'f', 6);
+  case OverlayMode::FloatGain:
+    return QString("gain in float %1%2").arg(v >= 0 ? "+" : "").arg(v, 0, 'f', 6);
   default: return {};
   }
 }
@@ -160,7 +172,10 @@ void GraphOverlay::recompute() {
         m_nodeValues[n.id] = it->second;
     }
   }
-  bool minAggregate = m_mode == OverlayMode::Cosine;
+  const bool minAggregate = m_mode == OverlayMode::Cosine;
+  // Errors and gains: a collapsed block shows its worst error, its largest gain.
+  const bool maxAggregate = m_mode == OverlayMode::IsolatedError || m_mode == OverlayMode::AccumulatedError ||
+                            m_mode == OverlayMode::FloatGain;
   std::vector<double> clusterValues(g.clusters.size(), kNaN);
   for (const graph::Node &n : g.nodes) {
     double v = m_nodeValues[n.id];
@@ -168,7 +183,7 @@ void GraphOverlay::recompute() {
       continue;
     for (graph::ClusterId c : g.clusterPath(n.cluster)) {
       double &cv = clusterValues[c];
-      cv = std::isnan(cv) ? v : minAggregate ? std::min(cv, v) : cv + v;
+      cv = std::isnan(cv) ? v : minAggregate ? std::min(cv, v) : maxAggregate ? std::max(cv, v) : cv + v;
     }
   }
   if (m_mode == OverlayMode::LayerGroup) {
@@ -190,7 +205,7 @@ void GraphOverlay::recompute() {
       m_legend.note = QStringLiteral("no layer groups in this IR");
     return;
   }
-  bool logScale = m_mode != OverlayMode::Cosine;
+  const bool logScale = m_mode == OverlayMode::Flops || m_mode == OverlayMode::Cycles;
   auto scaled = [&](double v) { return logScale ? std::log10(std::max(v, 1.0)) : v; };
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (double v : m_nodeValues)
@@ -201,7 +216,11 @@ void GraphOverlay::recompute() {
   if (!(lo <= hi)) {
     m_legend.note = m_mode == OverlayMode::Cycles   ? QStringLiteral("no data: run the simulator")
                     : m_mode == OverlayMode::Cosine ? QStringLiteral("no data: run a compare")
-                                                    : QStringLiteral("no data");
+                    : m_mode == OverlayMode::FloatGain
+                        ? QStringLiteral("no data: deploy with “Find the first divergent layers”")
+                    : maxAggregate
+                        ? QStringLiteral("no data: deploy with a test input, comparing every layer")
+                        : QStringLiteral("no data");
     return;
   }
   auto colorOf = [&](double v) { return rampColor(hi > lo ? (scaled(v) - lo) / (hi - lo) : 1.0); };
@@ -217,10 +236,17 @@ void GraphOverlay::recompute() {
   for (int i = 0; i <= 4; ++i) {
     double v = unscaled(lo + (hi - lo) * i / 4.0);
     QString text = m_mode == OverlayMode::Cosine ? QString::number(v, 'f', 4)
-                                                 : humanCount(v, m_mode == OverlayMode::Flops ? "FLOPs" : "cycles");
+                   : m_mode == OverlayMode::FloatGain
+                       ? QString("%1%2").arg(v >= 0 ? "+" : "").arg(v, 0, 'f', 4)
+                   : maxAggregate ? QString::number(v, 'g', 3)
+                                  : humanCount(v, m_mode == OverlayMode::Flops ? "FLOPs" : "cycles");
     m_legend.entries.push_back({rampColor(i / 4.0), text});
   }
-  m_legend.note = logScale ? QStringLiteral("log scale; clusters: sum") : QStringLiteral("clusters: minimum");
+  m_legend.note = logScale       ? QStringLiteral("log scale; clusters: sum")
+                  : maxAggregate ? (m_mode == OverlayMode::FloatGain
+                                        ? QStringLiteral("output cosine gained in float; clusters: maximum")
+                                        : QStringLiteral("1 − p5 cosine over the samples; clusters: maximum"))
+                                 : QStringLiteral("clusters: minimum");
 }
 
 } // namespace tpuc::vis

@@ -23,11 +23,17 @@ enum class OverlayMode {
   Cycles,     ///< simulated cycles per op (values fed by setValues), log scale
   Cosine,     ///< cosine similarity of the op's output in the last compare run (values fed by setValues)
   LayerGroup, ///< layer group id
+  // Accuracy over test samples (issue 22; values fed by setValues), linear scale, clusters by their maximum:
+  IsolatedError,    ///< 1 - p5 isolated cosine (one sample: its isolated cosine): error born in the op
+  AccumulatedError, ///< 1 - p5 accumulated cosine (one sample: its cosine): error piled up to the op
+  FloatGain,        ///< output cosine gained with the op (and its consumers) in float, measured candidates
 };
 /// "Category", "FLOPs", ... for menus and legends.
 QString overlayName(OverlayMode mode);
-inline constexpr OverlayMode kAllOverlays[] = {OverlayMode::Category, OverlayMode::Precision, OverlayMode::Flops,
-                                               OverlayMode::Cycles,   OverlayMode::Cosine,    OverlayMode::LayerGroup};
+inline constexpr OverlayMode kAllOverlays[] = {
+    OverlayMode::Category,      OverlayMode::Precision,        OverlayMode::Flops,
+    OverlayMode::Cycles,        OverlayMode::Cosine,           OverlayMode::LayerGroup,
+    OverlayMode::IsolatedError, OverlayMode::AccumulatedError, OverlayMode::FloatGain};
 
 struct LegendEntry {
   QColor color;

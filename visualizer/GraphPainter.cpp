@@ -278,6 +278,19 @@ void GraphPainter::paint(QPainter *painter, const QRectF &exposed, double lod, c
                         QFontMetricsF(bold).elidedText(lines.value(0), Qt::ElideMiddle, r.width() - 8));
       painter->setFont(font);
       painter->drawText(QRectF(r.left(), r.top() + line * 1.4, r.width(), line), Qt::AlignHCenter, lines.value(1));
+      if (!m_badges.isEmpty()) {
+        int tagged = 0;
+        for (auto it = m_badges.begin(); it != m_badges.end(); ++it)
+          for (graph::ClusterId c = it.key() < g.nodes.size() ? g.nodes[it.key()].cluster
+                                                              : graph::kRootCluster;
+               c != graph::kRootCluster; c = g.clusters[c].parent)
+            if (c == item.ref) {
+              ++tagged;
+              break;
+            }
+        if (tagged)
+          paintBadge(painter, r, QStringLiteral("%1 float").arg(tagged), small);
+      }
       continue;
     }
     // Node: a coloured title band with the op type, the name and key attributes below.
@@ -303,7 +316,26 @@ void GraphPainter::paint(QPainter *painter, const QRectF &exposed, double lod, c
         break;
       painter->drawText(lr, Qt::AlignHCenter | Qt::AlignVCenter, fm.elidedText(lines[k], Qt::ElideMiddle, lr.width()));
     }
+    if (auto it = m_badges.constFind(item.ref); it != m_badges.constEnd())
+      paintBadge(painter, r, *it, small);
   }
+}
+
+void GraphPainter::paintBadge(QPainter *painter, const QRectF &node, const QString &text,
+                              const QFont &font) const {
+  // A vermillion pill over the node's top-right corner: the same in light and dark themes, and apart from
+  // every overlay ramp and category colour.
+  const QFontMetricsF fm(font);
+  const double h = fm.height() + 2, w = fm.horizontalAdvance(text) + h * 0.8;
+  const QRectF pill(node.right() - w + h * 0.3, node.top() - h * 0.55, w, h);
+  painter->save();
+  painter->setPen(QPen(QColor(0x8a, 0x3a, 0x00), 1));
+  painter->setBrush(QColor(0xd5, 0x5e, 0x00));
+  painter->drawRoundedRect(pill, h / 2, h / 2);
+  painter->setFont(font);
+  painter->setPen(Qt::white);
+  painter->drawText(pill, Qt::AlignCenter, text);
+  painter->restore();
 }
 
 } // namespace tpuc::vis

@@ -38,8 +38,14 @@ public:
   /// Whether a point on a frame is on its title bar (double click there closes it).
   bool onFrameHeader(int item, QPointF p) const;
   QRectF itemRect(int item) const;
+  /// Small tags drawn on a node's top-right corner ("F16": an op kept in float), by node id; a collapsed
+  /// cluster holding tagged nodes shows how many.
+  void setBadges(QHash<graph::NodeId, QString> badges) { m_badges = std::move(badges); }
+  QString badge(graph::NodeId id) const { return m_badges.value(id); }
 
 private:
+  void paintBadge(QPainter *painter, const QRectF &node, const QString &text, const QFont &font) const;
+  QHash<graph::NodeId, QString> m_badges;
   std::vector<int> query(const QRectF &r, bool edges) const;
 
   const graph::Graph *m_graph = nullptr;

@@ -190,6 +190,7 @@ void GraphView::setGraph(std::shared_ptr<const graph::Graph> graph) {
   m_fitAfterLayout = true;
   m_scene = {};
   m_painter->setScene(nullptr, nullptr);
+  setNodeBadges(std::unordered_map<std::string, QString>(m_badgeNames));
   m_canvas->changed();
   updateDecorations();
   relayout();
@@ -409,6 +410,19 @@ void GraphView::setNodeValues(OverlayMode mode, std::unordered_map<std::string, 
   updateDecorations();
   viewport()->update();
 }
+
+void GraphView::setNodeBadges(const std::unordered_map<std::string, QString> &badges) {
+  m_badgeNames = badges;
+  QHash<graph::NodeId, QString> byId;
+  if (m_graph)
+    for (const auto &[name, text] : badges)
+      if (graph::NodeId id = m_graph->findByName(name); id != graph::kNoNode)
+        byId.insert(id, text);
+  m_painter->setBadges(std::move(byId));
+  viewport()->update();
+}
+
+QString GraphView::nodeBadge(graph::NodeId id) const { return m_painter->badge(id); }
 
 void GraphView::fitToView() {
   if (m_scene.items.empty())

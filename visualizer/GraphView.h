@@ -58,6 +58,11 @@ public:
   double overlayValue(graph::NodeId id) const { return m_overlay.nodeValue(id); }
   /// Per-node values by node name for the Cycles and Cosine modes (e.g. from a run's results).
   void setNodeValues(OverlayMode mode, std::unordered_map<std::string, double> values);
+  /// Tags nodes by name with a short text on their corner (e.g. "F16" for ops kept in float); names the
+  /// graph does not have are ignored. Replaces the previous tags.
+  void setNodeBadges(const std::unordered_map<std::string, QString> &badges);
+  /// The tag of a node, empty when none.
+  QString nodeBadge(graph::NodeId id) const;
 
   void fitToView();
   void setMinimapVisible(bool visible);
@@ -102,6 +107,7 @@ private:
   void updateMinimapVisibility();
 
   std::shared_ptr<const graph::Graph> m_graph;
+  std::unordered_map<std::string, QString> m_badgeNames; ///< setNodeBadges, re-applied to a new graph
   std::shared_ptr<graph::LayoutEngine> m_engine;
   std::vector<bool> m_expanded;
   graph::Scene m_scene;

@@ -47,6 +47,13 @@ DeploySettings deploySettingsOf(const project::CompileConfig &config) {
   s.quantTableVersion = quant.value(QStringLiteral("version")).toInt();
   d.qGroupSize = o.value(QStringLiteral("q_group_size")).toInteger(defaults.qGroupSize);
   s.testInput = o.value(QStringLiteral("test_input")).toString();
+  s.testDataset = o.value(QStringLiteral("test_dataset")).toString();
+  s.testSubset = o.value(QStringLiteral("test_subset")).toString();
+  s.testFolder = o.value(QStringLiteral("test_folder")).toString();
+  d.testNum = o.value(QStringLiteral("test_num")).toInteger(defaults.testNum);
+  d.findDivergent = o.value(QStringLiteral("find_divergent")).toBool(defaults.findDivergent);
+  d.divergentTop = o.value(QStringLiteral("divergent_top")).toInteger(defaults.divergentTop);
+  d.divergentSamples = o.value(QStringLiteral("divergent_samples")).toInteger(defaults.divergentSamples);
   d.tolerance =
       o.value(QStringLiteral("tolerance")).toString(QString::fromStdString(defaults.tolerance)).toStdString();
   d.quantInput = o.value(QStringLiteral("quant_input")).toBool(defaults.quantInput);
@@ -60,12 +67,25 @@ DeploySettings deploySettingsOf(const project::CompileConfig &config) {
 }
 
 const QStringList &deployOptionKeys() {
-  static const QStringList keys = {QStringLiteral("asymmetric"),   QStringLiteral("calibration_table"),
-                                   QStringLiteral("quantize_table"), QStringLiteral("q_group_size"),
-                                   QStringLiteral("test_input"),   QStringLiteral("tolerance"),
-                                   QStringLiteral("quant_input"),  QStringLiteral("quant_output"),
-                                   QStringLiteral("excepts"),      QStringLiteral("fuse_preprocess"),
-                                   QStringLiteral("customization_format"), QStringLiteral("num_core")};
+  static const QStringList keys = {QStringLiteral("asymmetric"),
+                                   QStringLiteral("calibration_table"),
+                                   QStringLiteral("quantize_table"),
+                                   QStringLiteral("q_group_size"),
+                                   QStringLiteral("test_input"),
+                                   QStringLiteral("tolerance"),
+                                   QStringLiteral("quant_input"),
+                                   QStringLiteral("quant_output"),
+                                   QStringLiteral("excepts"),
+                                   QStringLiteral("fuse_preprocess"),
+                                   QStringLiteral("customization_format"),
+                                   QStringLiteral("num_core"),
+                                   QStringLiteral("test_dataset"),
+                                   QStringLiteral("test_subset"),
+                                   QStringLiteral("test_folder"),
+                                   QStringLiteral("test_num"),
+                                   QStringLiteral("find_divergent"),
+                                   QStringLiteral("divergent_top"),
+                                   QStringLiteral("divergent_samples")};
   return keys;
 }
 
@@ -82,16 +102,21 @@ QString checkDeployOptions(const QString &optionsJson) {
     const QJsonValue v = it.value();
     bool ok = true;
     if (key == QLatin1String("asymmetric") || key == QLatin1String("quant_input") ||
-        key == QLatin1String("quant_output") || key == QLatin1String("fuse_preprocess"))
+        key == QLatin1String("quant_output") || key == QLatin1String("fuse_preprocess") ||
+        key == QLatin1String("find_divergent"))
       ok = v.isBool();
     else if (key == QLatin1String("customization_format"))
       ok = v.isString() && QStringList({"RGB_PLANAR", "RGB_PACKED", "BGR_PLANAR", "BGR_PACKED", "GRAYSCALE"})
                                .contains(v.toString());
     else if (key == QLatin1String("num_core"))
       ok = v.isDouble() && v.toDouble() >= 1 && v.toDouble() <= 64 && v.toDouble() == std::floor(v.toDouble());
-    else if (key == QLatin1String("q_group_size"))
+    else if (key == QLatin1String("q_group_size") || key == QLatin1String("test_num"))
       ok = v.isDouble() && v.toDouble() >= 0 && v.toDouble() == std::floor(v.toDouble());
-    else if (key == QLatin1String("test_input") || key == QLatin1String("tolerance"))
+    else if (key == QLatin1String("divergent_top") || key == QLatin1String("divergent_samples"))
+      ok = v.isDouble() && v.toDouble() >= 1 && v.toDouble() == std::floor(v.toDouble());
+    else if (key == QLatin1String("test_input") || key == QLatin1String("tolerance") ||
+             key == QLatin1String("test_dataset") || key == QLatin1String("test_subset") ||
+             key == QLatin1String("test_folder"))
       ok = v.isString();
     else if (key == QLatin1String("calibration_table") || key == QLatin1String("quantize_table"))
       ok = v.isObject() && v.toObject().value(QStringLiteral("name")).isString();
@@ -123,6 +148,16 @@ project::CompileConfig withDeploySettings(project::CompileConfig config, const D
   set(QStringLiteral("quantize_table"), tableRef(s.quantTableName, s.quantTableVersion), !s.quantTableName.isEmpty());
   set(QStringLiteral("q_group_size"), static_cast<qint64>(d.qGroupSize), d.qGroupSize != defaults.qGroupSize);
   set(QStringLiteral("test_input"), s.testInput, !s.testInput.isEmpty());
+  set(QStringLiteral("test_dataset"), s.testDataset, !s.testDataset.isEmpty());
+  set(QStringLiteral("test_subset"), s.testSubset, !s.testDataset.isEmpty() && !s.testSubset.isEmpty());
+  set(QStringLiteral("test_folder"), s.testFolder, s.testDataset.isEmpty() && !s.testFolder.isEmpty());
+  set(QStringLiteral("test_num"), static_cast<qint64>(d.testNum),
+      s.manySamples() && d.testNum != defaults.testNum);
+  set(QStringLiteral("find_divergent"), d.findDivergent, d.findDivergent != defaults.findDivergent);
+  set(QStringLiteral("divergent_top"), static_cast<qint64>(d.divergentTop),
+      d.findDivergent && d.divergentTop != defaults.divergentTop);
+  set(QStringLiteral("divergent_samples"), static_cast<qint64>(d.divergentSamples),
+      d.findDivergent && d.divergentSamples != defaults.divergentSamples);
   set(QStringLiteral("tolerance"), QString::fromStdString(d.tolerance), d.tolerance != defaults.tolerance);
   set(QStringLiteral("quant_input"), d.quantInput, d.quantInput != defaults.quantInput);
   set(QStringLiteral("quant_output"), d.quantOutput, d.quantOutput != defaults.quantOutput);
@@ -162,11 +197,25 @@ driver::DeployOptions deployRequest(const DeploySettings &s, const DeployPaths &
   if (!isWeightOnly(QString::fromStdString(r.quantize)))
     r.qGroupSize = driver::DeployOptions{}.qGroupSize;
   r.testInput.clear();
-  if (!paths.testInput.isEmpty()) {
+  r.testSubset.clear(); // a dataset's subset is resolved by the studio into the data list it passes
+  if (!paths.testFiles.isEmpty()) {
+    for (const QString &file : paths.testFiles)
+      r.testInput.push_back(file.toStdString());
+  } else if (!paths.testInput.isEmpty()) {
     r.testInput = {paths.testInput.toStdString()};
+  }
+  const driver::DeployOptions defaults;
+  if (r.testInput.empty() || !paths.testFiles.isEmpty() || !s.manySamples())
+    r.testNum = defaults.testNum; // a limit only means something over a folder or list
+  if (!r.testInput.empty()) {
     r.compareAll = true;
   } else {
-    r.tolerance = driver::DeployOptions{}.tolerance; // nothing to compare
+    r.tolerance = defaults.tolerance; // nothing to compare
+    r.findDivergent = false;
+  }
+  if (!r.findDivergent) {
+    r.divergentTop = defaults.divergentTop;
+    r.divergentSamples = defaults.divergentSamples;
   }
   if (!r.fusePreprocess)
     r.customizationFormat.clear();

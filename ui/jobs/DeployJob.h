@@ -24,6 +24,15 @@ struct DeploySettings {
   QString quantTableName; ///< empty: none
   int quantTableVersion = 0;
   QString testInput;      ///< a sample path; empty: the first calibration sample on disk
+  /// Many test samples (issue 22; options `test_dataset`, `test_subset`, `test_folder`): one of the project's
+  /// datasets by name, optionally one of its subsets, or a folder; both empty: the one sample above. The
+  /// sample limit (`test_num`) and the first divergent layers (`find_divergent`, `divergent_top`,
+  /// `divergent_samples`) are the request's own fields in `options`.
+  QString testDataset;
+  QString testSubset;
+  QString testFolder;
+  /// True when the settings test many samples (a dataset or a folder).
+  bool manySamples() const { return !testDataset.isEmpty() || !testFolder.isEmpty(); }
 
   /// What a new configuration deploys: F32 on the default chip, every other field the request's default.
   static driver::DeployOptions newDeployOptions();
@@ -53,14 +62,18 @@ struct DeployPaths {
   QString topMlir;
   QString calibrationTable; ///< empty: none (only INT8 needs one)
   QString quantizeTable;    ///< empty: none
-  QString testInput;        ///< empty: no test (no comparison)
+  QString testInput; ///< empty: no test (no comparison); a file, or a folder / data list of many samples
   QString tpuMlir;
   QString snapshots;        ///< empty: no IR snapshots (else the Top input and the lowered Tpu module)
   QString model;            ///< empty: stop at the Tpu level (else the .tpum model file, checked when tested)
+  /// One sample's files (one per model input), replacing `testInput` and the settings' many samples: a
+  /// deploy on one sample of a many-sample run (its worst sample's tensors, issue 22).
+  QStringList testFiles = {};
 };
 
 /// The `tpuc deploy` request of a configuration's settings and a job's files: the group size only for
-/// weight-only modes, the tolerance and --compare_all only with a test input, JSON progress.
+/// weight-only modes, the tolerance and --compare_all only with a test input, --test_num only over many
+/// samples, --find_divergent (with its top and samples) only with a test input, JSON progress.
 driver::DeployOptions deployRequest(const DeploySettings &settings, const DeployPaths &paths);
 /// deployRequest's command line (EngineClient.h), command word first; empty when a value has no spelling.
 QStringList deployArguments(const DeploySettings &settings, const DeployPaths &paths);

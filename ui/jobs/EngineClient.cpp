@@ -37,4 +37,11 @@ EngineClient::Called EngineClient::call(const driver::GraphOptions &request, QOb
   return {new EngineCall(args.args, owner), {}};
 }
 
+EngineClient::Called EngineClient::call(const driver::RunsOptions &request, QObject *owner) {
+  EngineArgs args = engineArguments(request);
+  if (!args.error.isEmpty())
+    return {nullptr, args.error};
+  return {new EngineCall(args.args, owner), {}};
+}
+
 } // namespace tpuc::ui

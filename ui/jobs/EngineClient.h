@@ -98,6 +98,8 @@ public:
   };
   /// Runs `tpuc graph <request>` now; the call belongs to `owner`.
   static Called call(const driver::GraphOptions &request, QObject *owner);
+  /// Runs `tpuc runs <request>` now (the run comparison's `runs diff --format json`).
+  static Called call(const driver::RunsOptions &request, QObject *owner);
 
 private:
   JobQueue *m_queue;

@@ -5,6 +5,7 @@
 #include "project/ProjectStore.h"
 #include "tpuc/ChipData/Plan.h"
 #include "tpuc/ChipData/Trace.h"
+#include "tpuc/Driver/AccuracyRecords.h"
 #include "tpuc/Driver/Results.h"
 #include "ui/views/AccuracyReport.h"
 
@@ -104,6 +105,70 @@ void addPlan(const QString &path, QJsonObject &summary, project::RunRecord &run)
   for (const chip::PlanOp &op : plan->ops)
     if (op.group >= 0)
       setLayerValue(layers, row, QString::fromStdString(op.name), QStringLiteral("group"), op.group);
+  run.layerMetricsJson = QJsonDocument(layers).toJson(QJsonDocument::Compact).toStdString();
+}
+
+/// Reads a whole small record file; empty when it cannot be read.
+std::string readText(const QString &path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+}
+
+void setFinite(QJsonArray &layers, QHash<QString, int> &row, const QString &name, const QString &key,
+               double value) {
+  if (std::isfinite(value))
+    setLayerValue(layers, row, name, key, value);
+}
+
+/// Adds `tpuc deploy --compare_all`'s statistics over many samples (<stem>_compare_samples.json) to a run:
+/// the sample count, failing samples and the worst sample in the summary, and per layer the accumulated
+/// mean / min / p5 cosine, the isolated p5 cosine and the failing samples in its row (the graph view's
+/// error overlays read them). A record that cannot be read is named in the summary.
+void addCompareSamples(const QString &path, QJsonObject &summary, project::RunRecord &run) {
+  driver::ReadResult<driver::CompareSamplesRecord> record = driver::parseCompareSamples(readText(path));
+  if (!record) {
+    summary.insert(QStringLiteral("samplesError"),
+                   QStringLiteral("%1: %2").arg(path, QString::fromStdString(record.error)));
+    return;
+  }
+  summary.insert(QStringLiteral("samples"), static_cast<double>(record.result.samples.size()));
+  summary.insert(QStringLiteral("failingSamples"), static_cast<double>(record.result.failingSamples));
+  if (record.result.worstSample >= 0 &&
+      record.result.worstSample < static_cast<int64_t>(record.result.samples.size()))
+    summary.insert(QStringLiteral("worstSample"),
+                   QString::fromStdString(
+                       record.result.samples[static_cast<std::size_t>(record.result.worstSample)].name));
+  QJsonArray layers = QJsonDocument::fromJson(QByteArray::fromStdString(run.layerMetricsJson)).array();
+  QHash<QString, int> row = layerRows(layers);
+  for (const driver::LayerStats &l : record.result.layers) {
+    const QString name = QString::fromStdString(l.name);
+    setFinite(layers, row, name, QStringLiteral("meanCosine"), l.accumulated.meanCosine);
+    setFinite(layers, row, name, QStringLiteral("minCosine"), l.accumulated.minCosine);
+    setFinite(layers, row, name, QStringLiteral("p5Cosine"), l.accumulated.p5Cosine);
+    setFinite(layers, row, name, QStringLiteral("failingSamples"),
+              static_cast<double>(l.accumulated.failingSamples));
+    if (l.isolated)
+      setFinite(layers, row, name, QStringLiteral("isoP5Cosine"), l.isolated->p5Cosine);
+  }
+  run.layerMetricsJson = QJsonDocument(layers).toJson(QJsonDocument::Compact).toStdString();
+}
+
+/// Adds `--find_divergent`'s report (<stem>_first_divergent.json): its summary line and candidate count, and
+/// each measured candidate's score (the larger gain in float) as the "floatGain" of its layer row.
+void addFirstDivergent(const QString &path, QJsonObject &summary, project::RunRecord &run) {
+  driver::ReadResult<driver::FirstDivergentRecord> record = driver::parseFirstDivergent(readText(path));
+  if (!record) {
+    summary.insert(QStringLiteral("divergentError"),
+                   QStringLiteral("%1: %2").arg(path, QString::fromStdString(record.error)));
+    return;
+  }
+  summary.insert(QStringLiteral("divergentSummary"), QString::fromStdString(record.result.summary));
+  summary.insert(QStringLiteral("divergentCandidates"), static_cast<double>(record.result.candidates.size()));
+  QJsonArray layers = QJsonDocument::fromJson(QByteArray::fromStdString(run.layerMetricsJson)).array();
+  QHash<QString, int> row = layerRows(layers);
+  for (const driver::DivergentCandidate &c : record.result.candidates)
+    if (c.measured)
+      setFinite(layers, row, QString::fromStdString(c.name), QStringLiteral("floatGain"), c.score);
   run.layerMetricsJson = QJsonDocument(layers).toJson(QJsonDocument::Compact).toStdString();
 }
 
@@ -240,7 +305,7 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
   run.summaryJson = QJsonDocument(summary).toJson(QJsonDocument::Compact).toStdString();
 
   const QDir base(job.spec.workingDirectory.isEmpty() ? QDir::currentPath() : job.spec.workingDirectory);
-  QString tracePath, planPath;
+  QString tracePath, planPath, samplesPath, divergentPath;
   for (const QString &artifact : job.artifacts) {
     const QString path = base.absoluteFilePath(artifact);
     std::string hash;
@@ -251,6 +316,10 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
       tracePath = path;
     if (run.artifacts.back().kind == "plan" && !hash.empty())
       planPath = path;
+    if (path.endsWith(QLatin1String("_compare_samples.json")) && !hash.empty())
+      samplesPath = path;
+    if (path.endsWith(QLatin1String("_first_divergent.json")) && !hash.empty())
+      divergentPath = path;
     // `tpuc deploy --compare_all` reports its side-by-side comparison (accumulated and isolated per layer)
     // as <stem>_compare.json: that, not the outputs-only text table, becomes the run's layer metrics.
     if (path.endsWith(QLatin1String("_compare.json")) && !hash.empty()) {
@@ -271,6 +340,15 @@ project::RunRecord makeRunRecord(const JobInfo &job) {
         run.summaryJson = QJsonDocument(withLayers).toJson(QJsonDocument::Compact).toStdString();
       }
     }
+  }
+  // After the worst sample's layers: the statistics over the samples and the first divergent layers.
+  if (!samplesPath.isEmpty() || !divergentPath.isEmpty()) {
+    QJsonObject withSamples = QJsonDocument::fromJson(QByteArray::fromStdString(run.summaryJson)).object();
+    if (!samplesPath.isEmpty())
+      addCompareSamples(samplesPath, withSamples, run);
+    if (!divergentPath.isEmpty())
+      addFirstDivergent(divergentPath, withSamples, run);
+    run.summaryJson = QJsonDocument(withSamples).toJson(QJsonDocument::Compact).toStdString();
   }
   // After the accuracy metrics: cycles and groups join their rows.
   if (!tracePath.isEmpty() || !planPath.isEmpty()) {

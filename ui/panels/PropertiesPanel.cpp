@@ -2,6 +2,7 @@
 #include "ui/panels/PropertiesPanel.h"
 
 #include "ui/ImportSettingsForm.h"
+#include "ui/MixedPrecision.h"
 #include "ui/panels/CompileConfigEditor.h"
 #include "ui/views/GraphViewTab.h"
 
@@ -97,9 +98,19 @@ PropertiesPanel::PropertiesPanel(StudioContext *context, QWidget *parent)
     if (!g.graph || g.node == graph::kNoNode)
       return showSelection();
     fillGraphNodeProperties(m_properties, *g.graph, g.node);
+    addFloatRow(g.graph->nodes[g.node].name);
     m_stack->setCurrentIndex(PropertiesPage);
   });
   connect(context, &StudioContext::projectLoaded, this, &PropertiesPanel::showSelection);
+  // Keep in float from the graph changes the node's row: show it again.
+  connect(context, &StudioContext::projectChanged, this, [this](Section section) {
+    const GraphSelection &g = m_context->graphSelection();
+    if ((section == Section::QuantTables || section == Section::CompileConfigs) && g.graph &&
+        g.node != graph::kNoNode && m_stack->currentIndex() == PropertiesPage) {
+      fillGraphNodeProperties(m_properties, *g.graph, g.node);
+      addFloatRow(g.graph->nodes[g.node].name);
+    }
+  });
   // Saved under a (new) name: the project's own rows show it.
   connect(context, &StudioContext::filePathChanged, this, [this] {
     if (m_context->selection().section == Section::None)
@@ -260,6 +271,45 @@ void PropertiesPanel::applyImportSettings() {
 QSize PropertiesPanel::sizeHint() const {
   const QFontMetrics fm = fontMetrics();
   return {fm.averageCharWidth() * 40, fm.height() * 24};
+}
+
+void PropertiesPanel::addFloatRow(const std::string &op) {
+  const project::Project &p = m_context->project();
+  const qint64 configId = currentConfigId(*m_context);
+  const project::CompileConfig *config = nullptr;
+  for (const project::CompileConfig &c : p.compileConfigs)
+    if (c.id == configId)
+      config = &c;
+  if (!config)
+    return;
+  const auto floatOps = floatOpsOf(p, configId);
+  const QString mode = floatModeFor(*config);
+  const QString name = QString::fromStdString(config->name);
+  auto *item = new QTreeWidgetItem(m_properties, {tr("Deploy precision")});
+  if (auto it = floatOps.find(op); it != floatOps.end()) {
+    item->setText(1, tr("%1, kept in float by configuration '%2'").arg(it->second, name));
+  } else if (mode.isEmpty()) {
+    item->setText(1, tr("F32 (configuration '%1')").arg(name));
+  } else {
+    item->setText(1, QString::fromStdString(config->precision));
+    auto *button = new QPushButton(tr("Keep in %1 (configuration '%2')").arg(mode, name), m_properties);
+    button->setObjectName(QStringLiteral("propertiesKeepFloat"));
+    button->setProperty("op", QString::fromStdString(op));
+    button->setToolTip(tr("Add this op to the configuration's quantize table in %1 (undoable)").arg(mode));
+    // Queued: the edit refills this tree, which deletes the button.
+    connect(button, &QPushButton::clicked, this, [this, op, configId, mode] {
+      QMetaObject::invokeMethod(
+          this,
+          [this, op, configId, mode] {
+            keepOpsInFloat(*m_context, configId, {QString::fromStdString(op)}, mode);
+          },
+          Qt::QueuedConnection);
+    });
+    auto *child = new QTreeWidgetItem(item, {QString()});
+    m_properties->setItemWidget(child, 1, button);
+    item->setExpanded(true);
+  }
+  item->setToolTip(1, item->text(1));
 }
 
 } // namespace tpuc::ui

@@ -36,6 +36,9 @@ private:
   void fillProperties(const Selection &selection);
   void fillImportEditor();
   void applyImportSettings();
+  /// The graph node's precision in the current compile configuration, with "Keep in float" when it is
+  /// quantized (MixedPrecision.h).
+  void addFloatRow(const std::string &op);
 
   StudioContext *m_context;
   QStackedWidget *m_stack;

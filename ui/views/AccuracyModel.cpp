@@ -2,6 +2,7 @@
 #include "ui/views/AccuracyModel.h"
 
 #include <QColor>
+#include <QFileInfo>
 #include <QFont>
 #include <QGuiApplication>
 #include <QPalette>
@@ -71,6 +72,17 @@ void AccuracyModel::setPrevious(const QHash<QString, double> &cosines) {
   endResetModel();
 }
 
+void AccuracyModel::setSampleStats(QHash<QString, driver::LayerStats> stats) {
+  beginResetModel();
+  m_stats = std::move(stats);
+  endResetModel();
+}
+
+const driver::LayerStats *AccuracyModel::sampleStats(const QString &layer) const {
+  auto it = m_stats.constFind(layer);
+  return it == m_stats.constEnd() ? nullptr : &*it;
+}
+
 int AccuracyModel::rowCount(const QModelIndex &parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_report.layers.size());
 }
@@ -86,8 +98,19 @@ QVariant AccuracyModel::data(const QModelIndex &index, int role) const {
   const int column = index.column();
   const LayerMetrics &m = isIsolatedColumn(column) ? l.isolated : l.accumulated;
   const double prev = m_previous.value(l.name, kNaN);
+  const driver::LayerStats *stats = sampleStats(l.name);
   auto value = [&]() -> double {
     switch (column) {
+    case MeanCosine:
+      return stats ? stats->accumulated.meanCosine : kNaN;
+    case MinCosine:
+      return stats ? stats->accumulated.minCosine : kNaN;
+    case P5Cosine:
+      return stats ? stats->accumulated.p5Cosine : kNaN;
+    case IsoP5Cosine:
+      return stats && stats->isolated ? stats->isolated->p5Cosine : kNaN;
+    case FailingSamples:
+      return stats ? static_cast<double>(stats->accumulated.failingSamples) : kNaN;
     case Order: return l.order;
     case AccCosine: case AccEuclidean: case AccSqnr: case AccMaxDiff: return metricOf(l.accumulated, column - AccCosine);
     case IsoCosine: case IsoEuclidean: case IsoSqnr: case IsoMaxDiff: return metricOf(l.isolated, column - IsoCosine);
@@ -102,6 +125,15 @@ QVariant AccuracyModel::data(const QModelIndex &index, int role) const {
     switch (column) {
     case Order: return l.order + 1;
     case Name: return l.name;
+    case FailingSamples:
+      return stats ? QVariant(static_cast<qint64>(stats->accumulated.failingSamples))
+                   : QVariant(QStringLiteral("–"));
+    case WorstSample:
+      return stats && stats->accumulated.worstSample >= 0
+                 ? QFileInfo(QString::fromStdString(stats->accumulated.worstSampleName)
+                                 .section(QLatin1Char(','), 0, 0))
+                       .fileName()
+                 : QStringLiteral("–");
     case AccStatus: case IsoStatus: return m.present ? m.status : QStringLiteral("–");
     case AccSqnr: case IsoSqnr: return metricText(value(), 1);
     case AccEuclidean: case IsoEuclidean: return metricText(value(), 4);
@@ -115,6 +147,8 @@ QVariant AccuracyModel::data(const QModelIndex &index, int role) const {
   case SortRole:
     if (column == Name)
       return l.name;
+    if (column == WorstSample)
+      return stats ? QString::fromStdString(stats->accumulated.worstSampleName) : QString();
     if (statusColumn) // failures first when sorting ascending by status
       return m.present ? (failedStatus(m.status) ? 0 : m.status == QLatin1String("SIMILAR") ? 1 : 2) : 3;
     return value();
@@ -126,6 +160,8 @@ QVariant AccuracyModel::data(const QModelIndex &index, int role) const {
       return statusColor(m.status);
     if (column == DeltaCosine && value() < -1e-4)
       return statusColor(QStringLiteral("NOT_SIMILAR"));
+    if (column == FailingSamples && value() > 0)
+      return statusColor(QStringLiteral("NOT_SIMILAR"));
     return {};
   case Qt::FontRole:
     if (statusColumn && m.present && failedStatus(m.status)) {
@@ -135,8 +171,9 @@ QVariant AccuracyModel::data(const QModelIndex &index, int role) const {
     }
     return {};
   case Qt::TextAlignmentRole:
-    return column == Name || statusColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
-                                          : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    return column == Name || statusColumn || column == WorstSample
+               ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+               : QVariant(Qt::AlignRight | Qt::AlignVCenter);
   case Qt::ToolTipRole:
     if (column == Name)
       return tr("%1 (layer %2 in graph order)").arg(l.name).arg(l.order + 1);
@@ -144,6 +181,10 @@ QVariant AccuracyModel::data(const QModelIndex &index, int role) const {
       return tr("Isolated: the op fed the float reference's inputs — the error born in this layer.");
     if (column >= AccCosine && column <= AccStatus)
       return tr("Accumulated: the quantized model end to end — the error piled up to this layer.");
+    if (column == WorstSample && stats)
+      return tr("%1: cosine %2 on this layer (Worst Sample… shows its tensors)")
+          .arg(QString::fromStdString(stats->accumulated.worstSampleName))
+          .arg(stats->accumulated.minCosine, 0, 'f', 6);
     return {};
   default: return {};
   }
@@ -161,6 +202,14 @@ QVariant AccuracyModel::headerData(int section, Qt::Orientation orientation, int
       return tr("Signal-to-quantization-noise ratio in dB (the float reference is the signal)");
     if (section == PrevCosine || section == DeltaCosine)
       return tr("Accumulated cosine of the run compared with, and this run's minus it");
+    if (section >= MeanCosine && section <= P5Cosine)
+      return tr("Accumulated cosine over the test samples: mean, minimum and 5th percentile");
+    if (section == IsoP5Cosine)
+      return tr("Isolated cosine over the test samples, 5th percentile");
+    if (section == FailingSamples)
+      return tr("Samples whose accumulated comparison of this layer fails the tolerance");
+    if (section == WorstSample)
+      return tr("The sample with the lowest accumulated cosine on this layer");
     return {};
   }
   if (role != Qt::DisplayRole)
@@ -180,6 +229,18 @@ QVariant AccuracyModel::headerData(int section, Qt::Orientation orientation, int
   case IsoStatus: return tr("iso status");
   case PrevCosine: return tr("prev acc cos");
   case DeltaCosine: return tr("Δ cos");
+  case MeanCosine:
+    return tr("mean cos");
+  case MinCosine:
+    return tr("min cos");
+  case P5Cosine:
+    return tr("p5 cos");
+  case IsoP5Cosine:
+    return tr("iso p5 cos");
+  case FailingSamples:
+    return tr("failing");
+  case WorstSample:
+    return tr("worst sample");
   default: return {};
   }
 }

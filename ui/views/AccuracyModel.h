@@ -2,6 +2,7 @@
 #ifndef TPUC_UI_VIEWS_ACCURACYMODEL_H
 #define TPUC_UI_VIEWS_ACCURACYMODEL_H
 
+#include "tpuc/Driver/AccuracyRecords.h"
 #include "ui/views/AccuracyReport.h"
 
 #include <QAbstractTableModel>
@@ -18,10 +19,28 @@ class AccuracyModel : public QAbstractTableModel {
   Q_OBJECT
 public:
   enum Column {
-    Order, Name,
-    AccCosine, AccEuclidean, AccSqnr, AccMaxDiff, AccStatus,
-    IsoCosine, IsoEuclidean, IsoSqnr, IsoMaxDiff, IsoStatus,
-    PrevCosine, DeltaCosine,
+    Order,
+    Name,
+    AccCosine,
+    AccEuclidean,
+    AccSqnr,
+    AccMaxDiff,
+    AccStatus,
+    IsoCosine,
+    IsoEuclidean,
+    IsoSqnr,
+    IsoMaxDiff,
+    IsoStatus,
+    PrevCosine,
+    DeltaCosine,
+    // Over many test samples (issue 22): accumulated mean / min / p5 cosine, isolated p5, failing samples,
+    // the layer's worst sample.
+    MeanCosine,
+    MinCosine,
+    P5Cosine,
+    IsoP5Cosine,
+    FailingSamples,
+    WorstSample,
     ColumnCount
   };
   /// Qt::UserRole: the number to sort by (NaN sorts last); StatusRole: the status text of the row's
@@ -35,6 +54,11 @@ public:
   /// The accumulated cosines of another run by layer name, shown as "prev cos" and "Δ cos"; empty hides.
   void setPrevious(const QHash<QString, double> &cosines);
   bool hasPrevious() const { return !m_previous.isEmpty(); }
+  /// Per-layer statistics over many samples by layer name (a run's compare_samples record); empty hides.
+  void setSampleStats(QHash<QString, driver::LayerStats> stats);
+  bool hasSampleStats() const { return !m_stats.isEmpty(); }
+  /// The statistics of a layer, null when none.
+  const driver::LayerStats *sampleStats(const QString &layer) const;
   const LayerAccuracy &layer(int row) const { return m_report.layers[static_cast<std::size_t>(row)]; }
 
   int rowCount(const QModelIndex &parent = {}) const override;
@@ -45,6 +69,7 @@ public:
 private:
   AccuracyReport m_report;
   QHash<QString, double> m_previous;
+  QHash<QString, driver::LayerStats> m_stats;
 };
 
 /// A status's colour: EQUAL/CLOSE/SIMILAR green shades, NOT_SIMILAR red, MISMATCH purple, unknown grey.

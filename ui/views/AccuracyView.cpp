@@ -1,7 +1,9 @@
 // The accuracy view: per-layer table, chart along the graph, keep-in-float and compare-with-run actions.
 #include "ui/views/AccuracyView.h"
 
+#include "ui/Background.h"
 #include "ui/views/LayerTable.h"
+#include "ui/views/SamplesPanel.h"
 
 #include "ui/views/TensorsTab.h"
 
@@ -49,7 +51,8 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
     : QWidget(parent), m_context(context), m_runId(runId), m_model(new AccuracyModel(this)),
       m_filter(new AccuracyFilter(this)), m_table(new QTableView(this)), m_chart(new QChartView(this)),
       m_summary(new QLabel(this)), m_mode(new QComboBox(this)), m_search(new QLineEdit(this)),
-      m_compare(new QComboBox(this)), m_keep(new QToolButton(this)), m_tensors(new QToolButton(this)) {
+      m_compare(new QComboBox(this)), m_keep(new QToolButton(this)), m_tensors(new QToolButton(this)),
+      m_worst(new QToolButton(this)), m_samplesPanel(new SamplesPanel(this)) {
   m_filter->setSourceModel(m_model);
   m_table->setModel(m_filter);
   setUpLayerTable(m_table, AccuracyModel::Name, AccuracyModel::Order);
@@ -84,6 +87,26 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
       Q_EMIT tensorsRequested(m_runId, currentLayer());
   });
   m_compare->setToolTip(tr("Show another run's accumulated cosine per layer beside this one"));
+  // Over many samples: the selected layer's worst sample one click away.
+  m_worst->setObjectName(QStringLiteral("worstSample"));
+  m_worst->setText(tr("Worst Sample…"));
+  m_worst->setToolTip(tr("The selected layer's tensors on the sample where its accumulated cosine is lowest: "
+                         "the configuration is deployed again on that sample alone, keeping every tensor"));
+  m_worst->setVisible(false);
+  connect(m_worst, &QToolButton::clicked, this, [this] { showWorstSample(currentLayer()); });
+  m_samplesPanel->setVisible(false);
+  connect(m_samplesPanel, &SamplesPanel::candidateSelected, this,
+          [this](const QString &layer) { selectLayer(layer); });
+  connect(m_samplesPanel, &SamplesPanel::sampleActivated, this, [this](int64_t index) {
+    // The selected layer, else where the sample first fails, else the model's last layer.
+    QString layer = currentLayer();
+    if (layer.isEmpty())
+      if (const driver::SampleResult *sample = m_records.sample(index))
+        layer = QString::fromStdString(sample->firstFailing);
+    if (layer.isEmpty() && !m_model->report().layers.empty())
+      layer = m_model->report().layers.back().name;
+    showLayerOnSample(layer, index);
+  });
 
   auto *bar = new QHBoxLayout;
   bar->setContentsMargins(0, 0, 0, 0);
@@ -94,14 +117,17 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
   bar->addWidget(m_compare, 1);
   bar->addWidget(m_keep);
   bar->addWidget(m_tensors);
+  bar->addWidget(m_worst);
 
   auto *splitter = new QSplitter(Qt::Vertical, this);
   m_chart->setRenderHint(QPainter::Antialiasing);
   m_chart->setMinimumHeight(fontMetrics().height() * 12);
   splitter->addWidget(m_chart);
   splitter->addWidget(m_table);
+  splitter->addWidget(m_samplesPanel);
   splitter->setStretchFactor(0, 2);
   splitter->setStretchFactor(1, 3);
+  splitter->setStretchFactor(2, 2);
   auto *layout = new QVBoxLayout(this);
   layout->addWidget(m_summary);
   layout->addLayout(bar);
@@ -120,6 +146,7 @@ AccuracyView::AccuracyView(StudioContext *context, qint64 runId, QWidget *parent
     m_keep->setEnabled(!name.isEmpty());
     const project::RunRecord *run = m_context->project().findRun(m_runId);
     m_tensors->setEnabled(!name.isEmpty() && run && tensorFilesOf(*run).complete());
+    m_worst->setEnabled(m_model->sampleStats(name) != nullptr);
     rebuildChart();
     m_publishing = true;
     m_context->selectOp(name);
@@ -162,6 +189,7 @@ void AccuracyView::reloadRun() {
     m_title = runLabel(*run);
     m_model->setReport(accuracyOfRun(*run));
   }
+  loadSampleRecords();
   fillRunChoices();
   // By default compare with the run before this one that has layer metrics.
   qint64 previous = -1;
@@ -169,6 +197,73 @@ void AccuracyView::reloadRun() {
     if (r.id < m_runId && !accuracyOfRun(r).layers.empty())
       previous = r.id;
   compareWithRun(previous);
+}
+
+void AccuracyView::loadSampleRecords() {
+  const quint64 generation = ++m_recordsGeneration;
+  const project::RunRecord *run = m_context->project().findRun(m_runId);
+  if (!run) {
+    showSampleRecords({});
+    return;
+  }
+  runInBackground(
+      this, [copy = *run] { return sampleRecordsOfRun(copy); },
+      [this, generation](const SampleRecords &records) {
+        if (generation == m_recordsGeneration) // a newer run or report superseded it
+          showSampleRecords(records);
+      });
+}
+
+void AccuracyView::showSampleRecords(SampleRecords records) {
+  m_records = std::move(records);
+  if (!m_records.error.isEmpty())
+    m_context->log(LogLevel::Warning,
+                   tr("Accuracy over samples of run #%1: %2").arg(m_runId).arg(m_records.error));
+  QHash<QString, driver::LayerStats> stats;
+  if (m_records.samples)
+    for (const driver::LayerStats &l : m_records.samples->layers)
+      stats.insert(QString::fromStdString(l.name), l);
+  const QString current = currentLayer();
+  m_model->setSampleStats(std::move(stats));
+  const bool many = m_model->hasSampleStats();
+  for (int c = AccuracyModel::MeanCosine; c <= AccuracyModel::WorstSample; ++c)
+    m_table->setColumnHidden(c, !many);
+  // Over many samples the single-sample SQNR and max |Δ| (the worst sample's) make way for the statistics.
+  const bool isolated = m_model->report().hasIsolated();
+  for (int c : {AccuracyModel::AccSqnr, AccuracyModel::AccMaxDiff})
+    m_table->setColumnHidden(c, many);
+  for (int c : {AccuracyModel::IsoSqnr, AccuracyModel::IsoMaxDiff})
+    m_table->setColumnHidden(c, many || !isolated);
+  m_table->setColumnHidden(AccuracyModel::IsoP5Cosine, !many || !isolated);
+  m_worst->setVisible(many);
+  m_samplesPanel->setVisible(m_samplesPanel->setRecords(m_records));
+  if (!current.isEmpty())
+    selectLayer(current);
+  updateSummary();
+  Q_EMIT samplesLoaded();
+}
+
+bool AccuracyView::showWorstSample(const QString &layer) {
+  const driver::LayerStats *stats = m_model->sampleStats(layer);
+  return stats && showLayerOnSample(layer, stats->accumulated.worstSample);
+}
+
+bool AccuracyView::showLayerOnSample(const QString &layer, int64_t sampleIndex) {
+  const driver::SampleResult *sample = m_records.sample(sampleIndex);
+  if (layer.isEmpty() || !sample)
+    return false;
+  // A deploy over many samples streams them and keeps no tensors; one that kept the worst sample's (a run
+  // on that one sample) shows them directly.
+  const project::RunRecord *run = m_context->project().findRun(m_runId);
+  if (sampleIndex == m_records.samples->worstSample && run && tensorFilesOf(*run).complete()) {
+    Q_EMIT tensorsRequested(m_runId, layer);
+    return true;
+  }
+  QStringList files;
+  for (const std::string &f : sample->files)
+    files << QString::fromStdString(f);
+  Q_EMIT sampleTensorsRequested(m_runId, layer, files);
+  return true;
 }
 
 void AccuracyView::fitNameColumn() {
@@ -181,6 +276,8 @@ void AccuracyView::fitNameColumn() {
 
 void AccuracyView::setReport(AccuracyReport report, const QString &title) {
   m_runId = -1;
+  ++m_recordsGeneration;
+  showSampleRecords({});
   m_title = title;
   m_model->setReport(std::move(report));
   fillRunChoices();
@@ -256,6 +353,20 @@ void AccuracyView::updateSummary() {
     text += tr(", all within tolerance");
   if (!r.hasIsolated() && !r.layers.empty())
     text += tr(" <i>(accumulated only: deploy with --compare_all for isolated error)</i>");
+  if (const std::optional<driver::CompareSamplesRecord> &samples = m_records.samples) {
+    text += tr("<br>%1 over <b>%2</b>, ")
+                .arg(samples->testInput.empty() ? tr("Statistics")
+                                                : QString::fromStdString(samples->testInput).toHtmlEscaped())
+                .arg(countText(static_cast<qint64>(samples->samples.size()), tr("sample"), tr("samples")));
+    text += samples->failingSamples > 0 ? tr("<span style='color:%1'><b>%2 failing</b></span>")
+                                              .arg(statusColor(QStringLiteral("NOT_SIMILAR")).name())
+                                              .arg(samples->failingSamples)
+                                        : tr("none failing");
+    if (const driver::SampleResult *worst = m_records.sample(samples->worstSample))
+      text += tr(", worst sample <b>%1</b> (output cos %2; the single-sample metrics above are its own)")
+                  .arg(QString::fromStdString(worst->name).toHtmlEscaped())
+                  .arg(worst->outputCosine, 0, 'f', 6);
+  }
   m_summary->setText(text);
 }
 

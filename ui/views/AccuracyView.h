@@ -5,6 +5,7 @@
 
 #include "ui/StudioContext.h"
 #include "ui/views/AccuracyModel.h"
+#include "ui/views/SampleAccuracy.h"
 
 #include <QWidget>
 
@@ -14,6 +15,10 @@ class QLabel;
 class QLineEdit;
 class QTableView;
 class QToolButton;
+
+namespace tpuc::ui {
+class SamplesPanel;
+}
 
 namespace tpuc::ui {
 
@@ -50,9 +55,25 @@ public:
   /// The run compared with, or -1.
   qint64 comparedRun() const { return m_previousRun; }
 
+  /// Over many test samples (issue 22): the run's compare_samples and first_divergent records, read off the
+  /// UI thread when the run is shown (samplesLoaded tells when).
+  const SampleRecords &sampleRecords() const { return m_records; }
+  SamplesPanel *samplesPanel() const { return m_samplesPanel; }
+  /// Shows `layer` on sample `sampleIndex`: sampleTensorsRequested with its files (a deploy over many
+  /// samples keeps no tensors), or tensorsRequested when the run did keep that sample's tensors. False when
+  /// there is no such sample.
+  bool showLayerOnSample(const QString &layer, int64_t sampleIndex);
+  /// showLayerOnSample on the layer's worst sample (lowest accumulated cosine there).
+  bool showWorstSample(const QString &layer);
+
 Q_SIGNALS:
   /// Show the tensors of `layer` (the Tensors button, or a double click on a row) of this run.
   void tensorsRequested(qint64 runId, const QString &layer);
+  /// Show the tensors of `layer` on one sample the run did not keep tensors of: deploy the run's
+  /// configuration on its `files` and open the tensors of that run.
+  void sampleTensorsRequested(qint64 runId, const QString &layer, const QStringList &files);
+  /// The run's many-sample records were read (sampleRecords(); their error in sampleRecords().error).
+  void samplesLoaded();
 
 private:
   void reloadRun();
@@ -61,6 +82,8 @@ private:
   void updateSummary();
   void selectLayer(const QString &name);
   void fitNameColumn();
+  void loadSampleRecords();
+  void showSampleRecords(SampleRecords records);
 
   StudioContext *m_context;
   qint64 m_runId;
@@ -77,6 +100,10 @@ private:
   QComboBox *m_compare;
   QToolButton *m_keep;
   QToolButton *m_tensors;
+  QToolButton *m_worst;
+  SamplesPanel *m_samplesPanel;
+  SampleRecords m_records;
+  quint64 m_recordsGeneration = 0;
   bool m_publishing = false;
 };
 

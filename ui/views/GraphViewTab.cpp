@@ -1,7 +1,11 @@
 // The graph tab: runs `tpuc graph --format json`, shows the result, feeds overlays from the run history.
 #include "ui/views/GraphViewTab.h"
 
+#include "ui/views/SampleAccuracy.h"
+
 #include "ui/views/TensorsTab.h"
+
+#include "ui/MixedPrecision.h"
 
 #include "ui/jobs/EngineClient.h"
 
@@ -23,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -81,6 +86,7 @@ GraphViewTab::GraphViewTab(StudioContext *context, const QString &mlirPath, QWid
   bar->setContentsMargins(4, 4, 4, 0);
   m_search->setPlaceholderText(tr("Find op by name, type or category (Enter: next)"));
   m_search->setClearButtonEnabled(true);
+  m_search->setMinimumWidth(fontMetrics().averageCharWidth() * 24);
   bar->addWidget(m_search, 2);
   bar->addWidget(m_regex);
   bar->addWidget(new QLabel(tr("Colour:"), this));
@@ -105,6 +111,28 @@ GraphViewTab::GraphViewTab(StudioContext *context, const QString &mlirPath, QWid
                 "run, or the newest deploy that compared every layer)"),
              [this] { requestTensors(); });
   tensors->setObjectName(QStringLiteral("graphTensors"));
+  QToolButton *keep =
+      button(tr("Keep in Float"),
+             tr("Add the selected op to the quantize table of the current compile configuration, in "
+                "the float mode its chip runs (F16; BF16 where the chip has no F16); undoable"),
+             [this] { keepSelectedInFloat(); });
+  keep->setObjectName(QStringLiteral("graphKeepFloat"));
+  QToolButton *redeploy =
+      button(tr("Re-deploy and Compare"),
+             tr("Deploy the current compile configuration again (with its quantize table) and "
+                "compare the new run with the previous one"),
+             [this] { Q_EMIT redeployRequested(currentConfigId(*m_context)); });
+  redeploy->setObjectName(QStringLiteral("graphRedeploy"));
+  m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+    QMenu menu(this);
+    QAction *keepAction = menu.addAction(tr("Keep in Float"), this, [this] { keepSelectedInFloat(); });
+    keepAction->setEnabled(m_view->selectedNode() != graph::kNoNode);
+    menu.addAction(tr("Re-deploy and Compare"), this,
+                   [this] { Q_EMIT redeployRequested(currentConfigId(*m_context)); });
+    menu.addAction(tr("Tensors…"), this, [this] { requestTensors(); });
+    menu.exec(m_view->mapToGlobal(pos));
+  });
   button(tr("SVG…"), tr("Export what is shown as SVG"), [this] { exportAs(QStringLiteral("svg")); });
   button(tr("PNG…"), tr("Export what is shown as PNG"), [this] { exportAs(QStringLiteral("png")); });
   bar->addStretch(1);
@@ -150,7 +178,13 @@ GraphViewTab::GraphViewTab(StudioContext *context, const QString &mlirPath, QWid
   connect(context, &StudioContext::selectionChanged, this, [this](const Selection &s) {
     if (s.section == Section::Runs)
       applyRunMetrics();
+    applyFloatMarks();
   });
+  connect(context, &StudioContext::projectChanged, this, [this](Section s) {
+    if (s == Section::QuantTables || s == Section::CompileConfigs)
+      applyFloatMarks();
+  });
+  connect(context, &StudioContext::projectLoaded, this, &GraphViewTab::applyFloatMarks);
   // An op picked elsewhere (e.g. a row of the accuracy view) is shown here when this graph has it.
   connect(context, &StudioContext::opSelectionChanged, this, [this](const QString &name) {
     auto graph = m_view->graph();
@@ -221,6 +255,7 @@ void GraphViewTab::reload() {
 void GraphViewTab::setGraph(std::shared_ptr<const graph::Graph> graph) {
   m_view->setGraph(std::move(graph));
   applyRunMetrics();
+  applyFloatMarks();
   connect(m_view, &vis::GraphView::layoutApplied, this, [this] { Q_EMIT loaded({}); },
           Qt::SingleShotConnection);
 }
@@ -264,6 +299,40 @@ bool GraphViewTab::requestTensors() {
   return true;
 }
 
+qint64 GraphViewTab::keepSelectedInFloat() {
+  const std::shared_ptr<const graph::Graph> graph = m_view->graph();
+  const graph::NodeId id = m_view->selectedNode();
+  if (!graph || id == graph::kNoNode || id >= graph->nodes.size()) {
+    m_status->setText(tr("Select an op first, then Keep in Float adds it to the quantize table."));
+    return -1;
+  }
+  const qint64 configId = currentConfigId(*m_context);
+  const project::CompileConfig *config = nullptr;
+  for (const project::CompileConfig &c : m_context->project().compileConfigs)
+    if (c.id == configId)
+      config = &c;
+  if (!config) {
+    m_status->setText(
+        tr("The project has no compile configuration yet: add one (Edit ▸ Add Compile Configuration)."));
+    return -1;
+  }
+  const QString mode = floatModeFor(*config);
+  if (mode.isEmpty()) {
+    m_status->setText(tr("Configuration '%1' deploys F32: every op is already in float.")
+                          .arg(QString::fromStdString(config->name)));
+    return -1;
+  }
+  const QString op = QString::fromStdString(graph->nodes[id].name);
+  const qint64 table = keepOpsInFloat(*m_context, configId, {op}, mode);
+  m_status->setText(
+      tr("%1 kept in %2 for configuration '%3'").arg(op, mode, QString::fromStdString(config->name)));
+  return table;
+}
+
+void GraphViewTab::applyFloatMarks() {
+  m_view->setNodeBadges(floatOpsOf(m_context->project(), currentConfigId(*m_context)));
+}
+
 void GraphViewTab::applyRunMetrics() {
   // The run selected in the explorer (or shown in a chip views tab) first, then the latest: the newest
   // compare and the newest simulation win.
@@ -275,7 +344,20 @@ void GraphViewTab::applyRunMetrics() {
     std::stable_partition(runs.begin(), runs.end(),
                           [&](const project::RunRecord *r) { return r->id == m_context->selection().id; });
   bool haveCosine = false, haveCycles = false, haveGroups = false;
-  for (auto it = runs.begin(); it != runs.end() && !(haveCosine && haveCycles && haveGroups); ++it) {
+  // The error overlays follow the run the cosine comes from; the float gain the newest run that measured it.
+  bool haveGain = false;
+  for (auto it = runs.begin(); it != runs.end() && !(haveCosine && haveCycles && haveGroups && haveGain);
+       ++it) {
+    if (!haveGain)
+      if (auto values = floatGainValues(**it); !values.empty()) {
+        m_view->setNodeValues(vis::OverlayMode::FloatGain, std::move(values));
+        haveGain = true;
+      }
+    if (!haveCosine)
+      if (auto values = runLayerValues(**it, "cosine"); !values.empty()) {
+        m_view->setNodeValues(vis::OverlayMode::IsolatedError, layerErrorValues(**it, true));
+        m_view->setNodeValues(vis::OverlayMode::AccumulatedError, layerErrorValues(**it, false));
+      }
     if (!haveCosine)
       if (auto values = runLayerValues(**it, "cosine"); !values.empty()) {
         m_view->setNodeValues(vis::OverlayMode::Cosine, std::move(values));

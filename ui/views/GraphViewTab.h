@@ -49,6 +49,9 @@ Q_SIGNALS:
   void loaded(const QString &error);
   /// Show the tensors of the selected node (`layer`, fed by `inputs`) in run `runId` (the Tensors button).
   void tensorsRequested(qint64 runId, const QString &layer, const QStringList &inputs);
+  /// Deploy configuration `configId` again and compare the new run with its previous one (the
+  /// "Re-deploy and Compare" button).
+  void redeployRequested(qint64 configId);
 
 public:
   /// The run whose tensors the Tensors button shows: the selected run when it kept them, else the newest
@@ -57,9 +60,15 @@ public:
   /// Asks for the selected node's tensors (what the Tensors button does); false when no node is selected or
   /// no run kept tensors.
   bool requestTensors();
+  /// Adds the selected op to the current configuration's quantize table (MixedPrecision.h:
+  /// currentConfigId) in the float mode its chip and precision call for; one undo step. Returns the
+  /// table's id, or -1 with the reason in the status line.
+  qint64 keepSelectedInFloat();
 
 private:
   void applyRunMetrics();
+  /// Tags the ops the current configuration's quantize table keeps in float with their mode.
+  void applyFloatMarks();
   void exportAs(const QString &format);
   void failed(const QString &message);
 

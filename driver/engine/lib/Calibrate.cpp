@@ -181,6 +181,8 @@ llvm::Expected<CalibrateReport> calibrate(const CalibrateOptions &o, const Sink 
   report.exitCode = qtable->exitCode;
   if (!o.quantizeTable.empty() && qtable->exitCode != kExitUsage)
     report.artifacts.push_back(o.quantizeTable);
+  if (!o.searchReport.empty() && qtable->exitCode != kExitUsage)
+    report.artifacts.push_back(o.searchReport);
   return report;
 }
 

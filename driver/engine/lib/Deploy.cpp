@@ -324,6 +324,32 @@ llvm::Expected<ModelCheck> checkModelFile(const std::string &modelPath, const Np
   return check;
 }
 
+llvm::Expected<SimulatedLatency> simulatedLatency(mlir::ModuleOp tpu, const std::string &chip, int opt) {
+  // The same backend deploy runs for --model, on a copy (the caller keeps simulating the lowered module);
+  // weights that live only in memory are encoded from it, so nothing is written to disk.
+  mlir::OwningOpRef<mlir::ModuleOp> addressed(tpu.clone());
+  BackendOptions backend;
+  backend.chip = chip;
+  backend.opt = opt;
+  if (llvm::Error err = runBackend(*addressed, backend))
+    return std::move(err);
+  auto model = generateModel(*addressed);
+  if (!model)
+    return model.takeError();
+  if (model->nets.empty() || model->nets[0].stages.empty())
+    return llvm::createStringError("the generated model has no stage");
+  backend::ChipProfile profile;
+  try {
+    profile = backend::findChipProfile(model->chip);
+  } catch (const std::exception &e) {
+    return llvm::createStringError(e.what());
+  }
+  cmdsim::SimResult timing = cmdsim::simulateStage(profile, model->nets[0].stages[0]);
+  if (!timing.errors.empty())
+    return llvm::createStringError("timing simulation: " + timing.errors.front());
+  return SimulatedLatency{timing.totalCycles, cmdsim::latencyMs(profile, timing.totalCycles)};
+}
+
 std::optional<int> checkModelStage(DeployContext &context, const NpzFile &inputs, sim::Runner &tpu,
                                    std::vector<std::string> &artifacts) {
   // Codegen's proof: the model file on the command-level simulator against the Tpu simulation, per layer.

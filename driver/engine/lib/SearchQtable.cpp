@@ -5,7 +5,10 @@
 // against the float reference, averaged over the samples). Then greedily keep the worst ops in float
 // (F16, which every chip profile runs; BF16 for a profile without F16) until the lowest output cosine over
 // the samples reaches --expected_cos or --max_float_layers ops are in float. The result is a TPU-MLIR
-// quantize table (`op_name MODE`), and the ops and cosines are reported.
+// quantize table (`op_name MODE`), and the ops and cosines are reported. Every step (the INT8 model first)
+// is also measured for speed: the backend plans the model with that table and the command-level timing
+// simulation gives its latency, as deploy reports it for its model file; --search_report writes the steps
+// as a tpuc.search_qtable record (accuracy against latency, the studio's curve).
 //
 // An output that is a sigmoid is scored on its input, the logits: a detector's probability map on an
 // image with nothing to detect is almost constant near 0, and its cosine says nothing about the error,
@@ -16,6 +19,7 @@
 
 #include "tpuc/Driver/SearchQtable.h"
 #include "tpuc/Driver/DeployStages.h"
+#include "tpuc/Driver/SearchRecord.h"
 #include "tpuc/Driver/TestInputs.h"
 
 #include "tpuc/Backend/ChipProfile.h"
@@ -26,6 +30,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -77,13 +82,7 @@ std::vector<std::string> scoredTensors(mlir::ModuleOp top, const std::vector<std
 /// The float mode that stands in for INT8 on `chip`: F16 when its profile lists F16 throughput (every
 /// current profile does); BF16 would serve a profile without F16, or a chip without a profile.
 quant::QuantMode searchFloatMode(const std::string &chip) {
-  try {
-    return backend::findChipProfile(chip).macsPerLanePerCycle.count(backend::Precision::F16)
-               ? quant::QuantMode::F16
-               : quant::QuantMode::BF16;
-  } catch (const std::exception &) {
-    return quant::QuantMode::BF16;
-  }
+  return chipFloatMode(chip) == "F16" ? quant::QuantMode::F16 : quant::QuantMode::BF16;
 }
 
 namespace {
@@ -126,7 +125,9 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
   lowering.chip = o.chip;
   lowering.mode = top::Precision::INT8;
   lowering.calibrationTable = table;
-  // The lowest output cosine over the samples of the model lowered with `qtable`.
+  // The lowest output cosine over the samples of the model lowered with `qtable`, and its simulated
+  // latency.
+  cli::SimulatedLatency latency;
   auto evaluate = [&](const quant::QuantizeTable &qtable, double &cosine) -> bool {
     LoweringOptions options = lowering;
     options.quantizeTable = qtable;
@@ -135,6 +136,12 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
       error = llvm::toString(tpu.takeError());
       return false;
     }
+    auto timed = cli::simulatedLatency(**tpu, o.chip);
+    if (!timed) {
+      error = "simulated latency: " + llvm::toString(timed.takeError());
+      return false;
+    }
+    latency = *timed;
     cosine = 1.0;
     for (const Evaluated &e : evals) {
       auto run = runTpu(**tpu, e.inputs, /*dumpAll=*/scoresLogits, nullptr, outputNames);
@@ -192,23 +199,30 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
 
   quant::QuantizeTable qtable;
   double cosine = 0;
+  if (progress.isCancelled())
+    return kCancelled;
   if (!evaluate(qtable, cosine))
     return fail(kExitFailed, error);
   double int8Cosine = cosine;
   quant::QuantMode floatMode = searchFloatMode(o.chip);
+  std::vector<SearchStep> steps = {{0, "", cosine, latency.cycles, latency.ms}};
   std::vector<std::string> chosen;
   size_t limit = std::min<size_t>(static_cast<size_t>(o.maxFloatLayers), ranked.size());
+  progress.report("search_qtable", 0.0,
+                  "INT8: cos " + fixed(cosine) + ", simulated " + fixed(latency.ms, 3) + " ms");
   for (size_t k = 0; k < limit && cosine < o.expectedCos; ++k) {
-    // Cancellation is polled between the greedy steps (each is a lowering and a few simulator runs).
+    // Cancellation is polled between the greedy steps (each is a lowering, a backend plan with its timing
+    // simulation, and a few simulator runs).
     if (progress.isCancelled())
       return kCancelled;
     qtable.set(ranked[k].second, floatMode);
     chosen.push_back(ranked[k].second);
     if (!evaluate(qtable, cosine))
       return fail(kExitFailed, error);
+    steps.push_back({static_cast<int64_t>(k + 1), ranked[k].second, cosine, latency.cycles, latency.ms});
     progress.report("search_qtable", double(k + 1) / double(limit ? limit : 1),
                     ranked[k].second + " in " + std::string(quant::quantModeName(floatMode)) + ": cos " +
-                        fixed(cosine));
+                        fixed(cosine) + ", simulated " + fixed(latency.ms, 3) + " ms");
   }
   try {
     quant::writeQuantizeTable(o.quantizeTable, qtable);
@@ -231,9 +245,38 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
   for (size_t i = 0; i < std::min<size_t>(ranked.size(), 8); ++i)
     out << (i ? ", " : "") << ranked[i].second << " " << fixed(ranked[i].first, 5);
   out << "\n";
-  for (const std::string &name : chosen)
-    out << "  " << name << " " << quant::quantModeName(floatMode) << "\n";
+  // The op column fits the longest name (an ONNX tensor name can be long: resnet18's are ~50 characters).
+  size_t width = 36;
+  for (const SearchStep &step : steps)
+    width = std::max(width, step.op.size() + 1 + quant::quantModeName(floatMode).size());
+  out << "  step  op" << std::string(width - 2, ' ') << what << " cos  simulated ms  cycles\n";
+  for (const SearchStep &step : steps) {
+    std::string op = step.op.empty() ? std::string("(INT8)")
+                                     : step.op + " " + std::string(quant::quantModeName(floatMode));
+    out << "  " << std::setw(4) << step.step << "  " << std::left << std::setw(static_cast<int>(width)) << op
+        << std::right << " " << fixed(step.cosine) << "  " << std::setw(12) << fixed(step.latencyMs, 3)
+        << "  " << std::setw(6) << step.cycles << "\n";
+  }
   bool reached = cosine >= o.expectedCos;
+  if (!o.searchReport.empty()) {
+    SearchQtableRecord record;
+    record.mlir = o.mlirFile;
+    record.chip = o.chip;
+    record.calibrationTable = o.calibrationTable;
+    record.quantizeTable = o.quantizeTable;
+    record.floatMode = quant::quantModeName(floatMode);
+    record.expectedCos = o.expectedCos;
+    record.maxFloatLayers = o.maxFloatLayers;
+    record.samples = static_cast<int64_t>(evals.size());
+    record.scored = scored;
+    for (const auto &[err, name] : ranked)
+      record.ranked.push_back({name, err});
+    record.steps = steps;
+    record.reached = reached;
+    std::ofstream file(o.searchReport, std::ios::binary | std::ios::trunc);
+    if (!(file << toJson(record)) || !file.flush())
+      return fail(kExitUsage, o.searchReport + ": cannot write");
+  }
   out << what << " cos " << fixed(cosine) << " with " << chosen.size()
       << " float op(s): " << (reached ? "reached" : "did not reach") << " --expected_cos "
       << fixed(o.expectedCos) << "; quantize table written to " << o.quantizeTable << "\n";
@@ -241,10 +284,13 @@ int search(const CalibrateOptions &o, mlir::ModuleOp top, const quant::Calibrati
   report.int8Cosine = int8Cosine;
   report.cosine = cosine;
   report.floatOps = chosen;
+  report.steps = steps;
   report.reached = reached;
   progress.report("search_qtable", 1.0,
                   what + " cos " + fixed(cosine) + " with " + std::to_string(chosen.size()) + " float op(s)",
-                  {o.calibrationTable, o.quantizeTable});
+                  o.searchReport.empty()
+                      ? std::vector<std::string>{o.calibrationTable, o.quantizeTable}
+                      : std::vector<std::string>{o.calibrationTable, o.quantizeTable, o.searchReport});
   return reached ? kExitOk : kExitFailed;
 }
 

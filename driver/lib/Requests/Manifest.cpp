@@ -237,6 +237,28 @@ std::string toJson(const RunsDiff &d) {
   return dump(j);
 }
 
+ReadResult<RunsDiff> parseRunsDiff(const std::string &text) {
+  ReadResult<RunsDiff> out;
+  try {
+    ordered_json j = checked(text, kRunsDiffSchema, kManifestVersion);
+    RunsDiff &d = out.result;
+    d.a = j.at("a").get<std::string>();
+    d.b = j.at("b").get<std::string>();
+    for (const ordered_json &x : j.at("differences"))
+      d.differences.push_back(
+          {x.at("what").get<std::string>(), x.at("a").get<std::string>(), x.at("b").get<std::string>()});
+    d.layersA = j.at("layers_a").get<std::string>();
+    d.layersB = j.at("layers_b").get<std::string>();
+    for (const ordered_json &l : j.at("layers"))
+      d.layers.push_back({l.at("name").get<std::string>(), numberOf(l.at("a").at("cosine")),
+                          numberOf(l.at("b").at("cosine")), numberOf(l.at("a").at("isolated_cosine")),
+                          numberOf(l.at("b").at("isolated_cosine"))});
+  } catch (const std::exception &e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
 std::string formatRunsDiff(const RunsDiff &d) {
   std::ostringstream out;
   out << "A: " << d.a << "\nB: " << d.b << "\n";

@@ -208,6 +208,11 @@ void addCalibrateOptions(ArgParser &p, CalibrateOptions &o) {
   p.addOption({{"--quantize_table"}, "FILE",
                "output quantize table of --search search_qtable"},
               &o.quantizeTable);
+  p.addOption({{"--search_report"},
+               "FILE",
+               "with --search search_qtable: every greedy step (the op, the output cosine, the simulated "
+               "latency with that quantize table) as JSON"},
+              &o.searchReport);
   p.addOption({{"--progress"}, "FMT", "progress reports", false,
                kProgressChoices, "none"},
               &o.progress);
@@ -266,6 +271,8 @@ std::string validateCalibrateOptions(const CalibrateOptions &o) {
     return "'--quantize_table' needs '--search search_qtable'";
   if (o.search == "search_qtable" && o.quantizeTable.empty())
     return "'--search search_qtable' needs '--quantize_table'";
+  if (!o.searchReport.empty() && o.search != "search_qtable")
+    return "'--search_report' needs '--search search_qtable'";
   if (o.benchmarkMethod != "cos" && o.search != "search_threshold")
     return "'--benchmark_method' needs '--search search_threshold'";
   if (o.threads < 0)

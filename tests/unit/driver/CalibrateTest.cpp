@@ -10,6 +10,7 @@
 #include "tpuc/Dataset/Subsets.h"
 #include "tpuc/Driver/Calibration.h"
 #include "tpuc/Driver/Driver.h"
+#include "tpuc/Driver/SearchRecord.h"
 #include "tpuc/Quant/Tables.h"
 #include "tpuc/Support/Npz.h"
 
@@ -89,6 +90,54 @@ TEST_F(DriverCalibrateTest, CancellationStopsBeforeTheTable) {
   ASSERT_FALSE(bool(report));
   EXPECT_EQ(llvm::toString(report.takeError()), "calibrate cancelled after 0/6 samples");
   EXPECT_FALSE(fs::exists(options.calibrationTable));
+}
+
+TEST_F(DriverCalibrateTest, SearchQtableRecordsEveryStepWithItsLatency) {
+  // Target cosine 1: ops go into float one step each until the output is exact or 2 are in float.
+  options.search = "search_qtable";
+  options.expectedCos = 1.0;
+  options.maxFloatLayers = 2;
+  options.quantizeTable = (dir / "q.qtable").string();
+  options.searchReport = (dir / "search.json").string();
+  auto report = calibrate(options);
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  std::ifstream in(options.searchReport);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto record = parseSearchQtable(text);
+  ASSERT_TRUE(record) << record.error;
+  const std::vector<SearchStep> &steps = record.result.steps;
+  ASSERT_GE(steps.size(), 2u) << text;
+  EXPECT_EQ(steps.size(), std::min<size_t>(3, record.result.ranked.size() + 1));
+  for (size_t k = 0; k < steps.size(); ++k) {
+    EXPECT_EQ(steps[k].step, static_cast<int64_t>(k));
+    EXPECT_EQ(steps[k].op, k ? record.result.ranked[k - 1].name : "");
+    EXPECT_GT(steps[k].cycles, 0);
+    EXPECT_GT(steps[k].latencyMs, 0);
+  }
+  // The search stops at the first step reaching the target (a float add and relu are exact here), and
+  // says so in the record and the exit code.
+  EXPECT_EQ(record.result.reached, steps.back().cosine >= 1.0);
+  EXPECT_EQ(report->exitCode, record.result.reached ? kExitOk : kExitFailed);
+  for (size_t k = 0; k + 1 < steps.size(); ++k)
+    EXPECT_LT(steps[k].cosine, 1.0) << k;
+  EXPECT_EQ(record.result.floatMode, "F16");
+}
+
+TEST_F(DriverCalibrateTest, SearchQtableCancelledAfterTheInt8StepWritesNoRecord) {
+  options.search = "search_qtable";
+  options.expectedCos = 1.0;
+  options.quantizeTable = (dir / "q.qtable").string();
+  options.searchReport = (dir / "search.json").string();
+  bool int8Measured = false;
+  Sink sink;
+  sink.progress = [&](const ProgressEvent &e) { int8Measured |= e.message.rfind("INT8: cos", 0) == 0; };
+  sink.cancelled = [&] { return int8Measured; };
+  auto report = calibrate(options, sink);
+  ASSERT_FALSE(bool(report));
+  EXPECT_EQ(llvm::toString(report.takeError()), "search_qtable cancelled");
+  EXPECT_TRUE(int8Measured);
+  EXPECT_FALSE(fs::exists(options.searchReport));
+  EXPECT_FALSE(fs::exists(options.quantizeTable));
 }
 
 TEST_F(DriverCalibrateTest, ABadSampleIsOneLineNamingTheFile) {

@@ -101,3 +101,17 @@ TEST(Manifest, LayersSideBySide) {
   EXPECT_NE(text.find("the manifests agree"), std::string::npos);
   EXPECT_NE(text.find("-0.010000"), std::string::npos) << text; // conv: 0.98 - 0.99
 }
+
+TEST(Manifest, RunsDiffRoundTripsThroughJson) {
+  LayerCosines a{"a.json", {"x", "conv"}, {1.0, 0.99}, {1.0, 0.995}};
+  LayerCosines b{"b.json", {"x", "conv", "extra"}, {1.0, 0.98, 0.5}, {1.0, 0.99, 0.6}};
+  RunsDiff diff{"a_manifest.json", "b_manifest.json", {{"flag --asymmetric", "false", "true"}},
+                "a.json",          "b.json",          diffRunLayers(a, b)};
+  auto read = parseRunsDiff(toJson(diff));
+  ASSERT_TRUE(read) << read.error;
+  EXPECT_EQ(read.result.differences, diff.differences);
+  ASSERT_EQ(read.result.layers.size(), 3u);
+  EXPECT_EQ(read.result.layers[1], diff.layers[1]);
+  EXPECT_TRUE(std::isnan(read.result.layers[2].aCosine)); // B's own layer: NaN written as null, read back
+  EXPECT_FALSE(parseRunsDiff(R"({"schema": "tpuc.manifest", "version": 1})"));
+}

@@ -80,6 +80,7 @@ CalibrateOptions calibrate() {
   o.maxFloatLayers = 7;
   o.calibrationTable = "/c/cali_table";
   o.quantizeTable = "/c/qtable";
+  o.searchReport = "/c/search.json";
   o.progress = "text";
   o.debug = true;
   o.threads = 4;

@@ -119,6 +119,9 @@ struct RunsDiff {
   bool operator==(const RunsDiff &) const = default;
 };
 std::string toJson(const RunsDiff &diff);
+/// Reads `tpuc runs diff --format json` back (the studio's run comparison); another schema or a newer
+/// version is one line.
+ReadResult<RunsDiff> parseRunsDiff(const std::string &json);
 /// The diff for humans: the differences, then a table of the layers with the change of cosine.
 std::string formatRunsDiff(const RunsDiff &diff);
 

@@ -90,6 +90,9 @@ struct CalibrateOptions {
   int64_t maxFloatLayers = 5;
   std::string calibrationTable;
   std::string quantizeTable;
+  /// Not in run_calibration: with search_qtable, every greedy step (op, output cosine, simulated latency)
+  /// as a tpuc.search_qtable record (tpuc/Driver/SearchRecord.h).
+  std::string searchReport;
   std::string progress = "none";
   bool debug = false;
   /// Not in run_calibration: threads in total (0: all cores) and how they are used (see

@@ -93,6 +93,17 @@ llvm::Expected<ModelCheck> checkModelFile(const std::string &modelPath, const Np
                                           sim::Runner &tpu, const std::string &correctness,
                                           const std::string &outputsPath);
 
+/// The simulated latency of a lowered Tpu module on its chip, as deploy reports it for its model file.
+struct SimulatedLatency {
+  int64_t cycles = 0;
+  double ms = 0;
+};
+
+/// Runs the backend (layer groups with `opt`, addresses, codegen in memory) on a copy of `tpu` and the
+/// command-level timing simulation of the stage (no tensors): deploy's "simulated X ms on CHIP" without
+/// writing a model file. The error is one line.
+llvm::Expected<SimulatedLatency> simulatedLatency(mlir::ModuleOp tpu, const std::string &chip, int opt = 2);
+
 } // namespace tpuc::cli
 
 #endif // TPUC_DRIVER_DEPLOYSTAGES_H

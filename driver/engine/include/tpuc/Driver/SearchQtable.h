@@ -10,6 +10,7 @@
 #define TPUC_DRIVER_SEARCHQTABLE_H
 
 #include "tpuc/Driver/Driver.h"
+#include "tpuc/Driver/SearchRecord.h"
 #include "tpuc/Quant/Tables.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -28,6 +29,8 @@ struct QtableReport {
   std::vector<std::string> messages;
   double int8Cosine = 0.0, cosine = 0.0;
   std::vector<std::string> floatOps; ///< The ops kept in float, in the order chosen.
+  /// The INT8 model, then one step per op kept in float: output cosine and simulated latency.
+  std::vector<SearchStep> steps;
   bool reached = false;
 };
 
