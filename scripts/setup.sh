@@ -24,6 +24,9 @@ PKGS=(
   fonts-dejavu-core
   # installer metadata checks
   desktop-file-utils appstream libxml2-utils
+  # the Debian package: man pages (help2man for the Qt and MLIR programs), icons, and the package test
+  # (a clean Debian root to install it into, lintian on the .deb)
+  help2man librsvg2-bin debootstrap lintian
 )
 
 missing=()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# README command (b): install the packages, fetch the assets, build, run the whole test suite.
+# README command (b): install the packages, fetch the assets, build, run the whole test suite (every label,
+# `package` included: the .deb installed into a clean Debian 12 root, which needs root or password-less sudo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

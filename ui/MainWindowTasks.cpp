@@ -709,11 +709,15 @@ int MainWindow::runDeploy(qint64 configId, const QStringList &sampleFiles) {
     }
     paths.testInput = settings.testFolder;
   } else if (!settings.testInput.isEmpty()) {
-    if (!QFileInfo(settings.testInput).isFile()) {
-      showError(tr("Cannot Deploy"), tr("The test input '%1' does not exist.").arg(settings.testInput));
+    // A relative test input lies in the project's folder (the example's does, so a copy of it works).
+    const QString testInput = QFileInfo(settings.testInput).isRelative()
+                                  ? QFileInfo(m_context->filePath()).dir().filePath(settings.testInput)
+                                  : settings.testInput;
+    if (!QFileInfo(testInput).isFile()) {
+      showError(tr("Cannot Deploy"), tr("The test input '%1' does not exist.").arg(testInput));
       return -1;
     }
-    paths.testInput = settings.testInput;
+    paths.testInput = testInput;
   } else {
     for (const project::Dataset &d : p.datasets)
       if (!d.samples.empty() && QFileInfo(QString::fromStdString(d.samples.front().path)).isFile()) {

@@ -1,4 +1,6 @@
-// tpu-studio: the desktop studio. Opens an optional project or model; --screenshot renders a PNG of it.
+// tpu-studio: the desktop studio. Opens an optional project or model (or --example); --screenshot renders a
+// PNG of it.
+#include "ExampleProject.h"
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
 #include "ui/MainWindow.h"
@@ -32,18 +34,30 @@ int main(int argc, char **argv) {
                                 QStringLiteral("Render the main window to a PNG file and exit (works with "
                                                "QT_QPA_PLATFORM=offscreen). Uses default settings."),
                                 QStringLiteral("file"));
-  parser.addOption(screenshot);
+  QCommandLineOption example(QStringLiteral("example"),
+                             QStringLiteral("Open the example project (the PP-OCR text-direction classifier); an "
+                                            "installed one is copied to the user's data folder the first time."));
+  parser.addOptions({screenshot, example});
   parser.process(app);
-  if (parser.positionalArguments().size() > 1) {
-    std::fprintf(stderr, "tpu-studio: expected at most one file, got %lld\n",
+  const qsizetype maxFiles = parser.isSet(example) ? 0 : 1;
+  if (parser.positionalArguments().size() > maxFiles) {
+    std::fprintf(stderr, "tpu-studio: expected at most %lld file(s), got %lld\n", static_cast<long long>(maxFiles),
                  static_cast<long long>(parser.positionalArguments().size()));
     return 2;
   }
-  const QString project = parser.positionalArguments().value(0);
+  QString project = parser.positionalArguments().value(0);
   const QString screenshotFile = parser.value(screenshot);
   if (!screenshotFile.isEmpty()) {
     // Screenshots are for docs and tests: the user's window layout, recent files and autosaves stay out.
     QStandardPaths::setTestModeEnabled(true);
+  }
+  if (parser.isSet(example)) {
+    const tpuc::app::ExampleProject found = tpuc::app::openableExampleProject();
+    if (found.path.isEmpty()) {
+      std::fprintf(stderr, "tpu-studio: %s\n", qPrintable(found.error));
+      return 1;
+    }
+    project = found.path;
   }
 
   tpuc::ui::StudioContext context;

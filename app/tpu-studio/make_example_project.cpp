@@ -87,10 +87,13 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "tpuc-make-example: --test-input '%s' is not a file\n", qPrintable(parser.value(test)));
     return 1;
   }
+  const QDir projectDir = QFileInfo(parser.value(out)).absoluteDir();
   // Each INT8 configuration names the table Run > Calibrate makes on its dataset ("<model> <dataset> kl").
   const std::string modelName = modelInfo.completeBaseName().toStdString();
   auto options = [&](const std::string &dataset) {
-    QJsonObject o{{QStringLiteral("test_input"), testInfo.absoluteFilePath()}};
+    // Relative to the project's folder (the studio resolves it there), so the installed example and a copy
+    // of it find their test line.
+    QJsonObject o{{QStringLiteral("test_input"), projectDir.relativeFilePath(testInfo.absoluteFilePath())}};
     if (!dataset.empty())
       o.insert(
           QStringLiteral("calibration_table"),

@@ -238,11 +238,10 @@ std::vector<std::string> chipSearchDirs(const std::vector<std::string> &extraDir
     dirs.emplace_back(env);
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  // Beside the executable only: the build copies the profiles to <build>/share/tpu-studio/chips as the
+  // package installs them to /usr/share/tpu-studio/chips, so no source or build path is baked in.
   if (!ec)
     dirs.push_back((exe.parent_path().parent_path() / "share/tpu-studio/chips").string());
-#ifdef TPUC_SOURCE_CHIP_DIR
-  dirs.emplace_back(TPUC_SOURCE_CHIP_DIR);
-#endif
   return dirs;
 }
 

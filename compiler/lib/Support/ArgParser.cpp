@@ -491,6 +491,13 @@ ArgParser::Rendered ArgParser::render() const {
   return out;
 }
 
+std::vector<ArgParser::Described> ArgParser::describe() const {
+  std::vector<Described> out;
+  for (const Entry &entry : entries_)
+    out.push_back({&entry.spec, entry.positional, !std::holds_alternative<bool *>(entry.target)});
+  return out;
+}
+
 std::string ArgParser::help() const {
   std::string usage = "usage: " + program_ + " [options]";
   for (const Entry &entry : entries_)

@@ -109,7 +109,7 @@ ChipProfile loadChipProfile(const std::string &path);
 
 /// The directories searched for `<name>.json`, in order: `extraDirs`, the
 /// TPUC_CHIP_DIR environment variable, `<exe>/../share/tpu-studio/chips`
-/// (install and build trees) and the source tree's resources/chips.
+/// (install and build trees; no source path is compiled in).
 std::vector<std::string> chipSearchDirs(const std::vector<std::string> &extraDirs = {});
 
 /// Finds and loads the profile of chip `name` (case-insensitive). Throws a

@@ -95,6 +95,15 @@ public:
   /// comma-joined, shapes as [[..]]) but never refused (what a run manifest records).
   std::vector<std::pair<std::string, std::string>> values() const;
   const std::string &program() const { return program_; }
+  const std::string &summary() const { return summary_; }
+  /// One bound argument as --help shows it: what the man page and shell completion writers
+  /// (tpuc/Support/ArgDocs.h) read, so they describe the flags parse() takes.
+  struct Described {
+    const ArgSpec *spec;
+    bool positional;
+    bool takesValue; ///< false for boolean switches
+  };
+  std::vector<Described> describe() const;
 
 private:
   using Target =

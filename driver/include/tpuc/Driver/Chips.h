@@ -20,8 +20,8 @@ namespace tpuc::driver {
 inline constexpr std::string_view kDefaultChip = "bm1684x";
 
 /// Names of every profile (`<name>.json`) in the directories the engine loads profiles from
-/// (backend::chipSearchDirs: `extraDirs`, $TPUC_CHIP_DIR, `<exe>/../share/tpu-studio/chips`, the source
-/// tree's resources/chips), sorted and unique.
+/// (backend::chipSearchDirs: `extraDirs`, $TPUC_CHIP_DIR, `<exe>/../share/tpu-studio/chips`), sorted and
+/// unique.
 std::vector<std::string> listChips(const std::vector<std::string> &extraDirs = {});
 
 } // namespace tpuc::driver
