@@ -21,6 +21,7 @@
 #include "ui/views/GraphViewTab.h"
 #include "ui/views/RunCompareView.h"
 #include "ui/views/SearchQtableView.h"
+#include "visualizer/ChipFigures.h"
 #include "visualizer/GraphView.h"
 
 #include <QAbstractItemModelTester>
@@ -84,7 +85,7 @@ project::RunRecord deployRun(qint64 id, const std::string &config, const char *s
   project::RunRecord r;
   r.id = id;
   r.configName = "Deploy cnn (" + config + ")";
-  r.finished = "2026-12-0" + std::to_string(id % 9 + 1) + "T10:00:00Z";
+  r.finished = QStringLiteral("2026-12-%1T10:00:00Z").arg(id, 2, 10, QLatin1Char('0')).toStdString();
   r.status = status;
   r.latencyMs = latencyMs;
   r.summaryJson = summary;
@@ -241,14 +242,15 @@ void TestMixedPrecision::historyChartOnKnownRuns() {
                ->categoriesLabels()
                .last(),
            QString("#9"));
-  QPalette dark = view->palette();
-  dark.setColor(QPalette::Base, QColor(0x20, 0x22, 0x26));
-  dark.setColor(QPalette::Window, QColor(0x2a, 0x2c, 0x30));
-  dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
-  dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+  QPalette dark = vis::figurePalette(true); // as tst_llmchat's dark screenshot
+  dark.setColor(QPalette::Window, QColor(40, 41, 45));
+  dark.setColor(QPalette::Button, QColor(50, 51, 55));
+  dark.setColor(QPalette::ButtonText, QColor(225, 226, 228));
+  dark.setColor(QPalette::AlternateBase, QColor(38, 39, 43));
+  QVERIFY(dark.color(QPalette::Base) != view->chart()->chart()->backgroundBrush().color());
   view->setPalette(dark);
-  QCOMPARE(view->chart()->chart()->backgroundBrush().color(), QColor(0x20, 0x22, 0x26));
-  QCOMPARE(view->chart()->chart()->axes(Qt::Horizontal).front()->labelsColor(), QColor(0xe8, 0xe8, 0xe8));
+  QCOMPARE(view->chart()->chart()->backgroundBrush().color(), dark.color(QPalette::Base));
+  QCOMPARE(view->chart()->chart()->axes(Qt::Horizontal).front()->labelsColor(), dark.color(QPalette::Text));
   saveScreenshot(*view, "config-history-dark.png");
 }
 
