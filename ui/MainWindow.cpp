@@ -271,6 +271,9 @@ void MainWindow::createActions() {
   // Also on the project tree's context menu, where the runs are listed (the selected run is B).
   m_explorer->setContextMenuPolicy(Qt::ActionsContextMenu);
   m_explorer->addAction(compareRuns);
+  // The deploy runs of the current configuration over time (the selected one, or the selected run's).
+  m_explorer->addAction(
+      run->addAction(tr("Run &History of Configuration"), this, [this] { openConfigHistory(); }));
   run->addAction(tr("Re-deploy and Compare"), this, [this] { redeployAndCompare(); });
   run->addAction(tr("Search &Mixed Precision…"), this, &MainWindow::openSearchDialog);
   run->addAction(tr("Convert &LLM"), QKeySequence(Qt::Key_F6), this, &MainWindow::runLlmConvert);

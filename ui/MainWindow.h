@@ -19,6 +19,7 @@ class QToolButton;
 namespace tpuc::ui {
 
 class AccuracyView;
+class ConfigHistoryView;
 class RunCompareView;
 class SearchQtableView;
 struct SearchSettings;
@@ -117,6 +118,10 @@ public:
   /// Opens (or focuses) the comparison of run A with run B (manifest differences, per-layer accuracy and
   /// cycles, cosine chart).
   RunCompareView *openRunComparison(qint64 runA, qint64 runB);
+  /// Opens (or focuses) the run history of compile configuration `configId` (< 0: the current one): its
+  /// deploy runs over time; a point opens the run's accuracy, "Compare with previous" openRunComparison.
+  /// nullptr with a message when the project has no configuration.
+  ConfigHistoryView *openConfigHistory(qint64 configId = -1);
   /// Run ▸ Compare Runs…: picks two runs with manifests (default: the selected run and the one before it).
   void compareRunsDialog();
   /// Deploys configuration `configId` (< 0: the current one) again as a job; when its run is recorded, the

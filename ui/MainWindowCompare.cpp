@@ -6,6 +6,7 @@
 #include "ui/SearchDialog.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/jobs/RunManifests.h"
+#include "ui/views/ConfigHistoryView.h"
 #include "ui/views/RunCompareView.h"
 #include "ui/views/SearchQtableView.h"
 
@@ -32,6 +33,32 @@ RunCompareView *MainWindow::openRunComparison(qint64 runA, qint64 runB) {
   auto *view = new RunCompareView(m_context, runA, runB, m_tabs);
   m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Compare: run #%1 → #%2").arg(runA).arg(runB)));
   Q_EMIT runComparisonOpened(runA, runB);
+  return view;
+}
+
+ConfigHistoryView *MainWindow::openConfigHistory(qint64 configId) {
+  if (configId < 0)
+    configId = currentConfigId(*m_context);
+  const project::CompileConfig *config = nullptr;
+  for (const project::CompileConfig &c : m_context->project().compileConfigs)
+    if (c.id == configId)
+      config = &c;
+  if (!config) {
+    showError(tr("No Run History"), tr("The project has no compile configuration: deploy the model first "
+                                       "(Run ▸ Deploy with Configuration…)."));
+    return nullptr;
+  }
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (auto *view = qobject_cast<ConfigHistoryView *>(m_tabs->widget(i));
+        view && view->configId() == configId) {
+      m_tabs->setCurrentIndex(i);
+      return view;
+    }
+  auto *view = new ConfigHistoryView(m_context, configId, m_tabs);
+  connect(view, &ConfigHistoryView::runActivated, this, [this](qint64 run) { openAccuracy(run); });
+  connect(view, &ConfigHistoryView::compareRequested, this,
+          [this](qint64 a, qint64 b) { openRunComparison(a, b); });
+  m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("History: %1").arg(QString::fromStdString(config->name))));
   return view;
 }
 

@@ -4,6 +4,7 @@
 // configuration's new quantize table, the node tagged, undo and redo), "Re-deploy and Compare" opening the
 // comparison of the two deploys (the quantize table among the differences, accuracy and cycles per layer),
 // the search_qtable job drawing its curve and "Use this table" storing a step's ops, and a search cancelled.
+// The run history of a configuration (its deploy runs over time) on made-up runs and on the two real deploys.
 #include "GuiTestSupport.h"
 #include "Screenshots.h"
 #include "project/ProjectStore.h"
@@ -15,13 +16,18 @@
 #include "ui/jobs/JobQueue.h"
 #include "ui/jobs/RunManifests.h"
 #include "ui/panels/ProjectExplorer.h"
+#include "ui/views/AccuracyView.h"
+#include "ui/views/ConfigHistoryView.h"
 #include "ui/views/GraphViewTab.h"
 #include "ui/views/RunCompareView.h"
 #include "ui/views/SearchQtableView.h"
+#include "visualizer/ChipFigures.h"
 #include "visualizer/GraphView.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -30,6 +36,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineSeries>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScatterSeries>
@@ -40,8 +47,10 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -53,6 +62,7 @@ class TestMixedPrecision : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void compareModelOnKnownRuns();
+  void historyChartOnKnownRuns();
   void searchDialogTakesSettings();
   void keepInFloatRedeployCompareAndSearch();
   void searchJobCancels();
@@ -70,7 +80,179 @@ project::RunRecord runWith(qint64 id, const char *layers) {
   return r;
 }
 
+project::RunRecord deployRun(qint64 id, const std::string &config, const char *summary, const char *layers,
+                             double latencyMs = 0, const std::string &status = "ok") {
+  project::RunRecord r;
+  r.id = id;
+  r.configName = "Deploy cnn (" + config + ")";
+  r.finished = QStringLiteral("2026-12-%1T10:00:00Z").arg(id, 2, 10, QLatin1Char('0')).toStdString();
+  r.status = status;
+  r.latencyMs = latencyMs;
+  r.summaryJson = summary;
+  r.layerMetricsJson = layers;
+  return r;
+}
+
+/// The position of a chart value on the chart view's viewport.
+QPoint pointOnView(QChartView *view, const QPointF &value, QAbstractSeries *series) {
+  return view->mapFromScene(view->chart()->mapToScene(view->chart()->mapToPosition(value, series)));
+}
+
+/// Triggers the action of the next popup menu whose text contains `text`.
+void triggerNextMenu(const QString &text, QString *seen) {
+  QTimer::singleShot(50, [=] {
+    auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+    if (!menu)
+      return;
+    for (QAction *a : menu->actions()) {
+      *seen += a->text() + (a->isEnabled() ? "" : " (disabled)") + "|";
+      if (a->text().contains(text))
+        a->trigger();
+    }
+    menu->close();
+  });
+}
+
 } // namespace
+
+void TestMixedPrecision::historyChartOnKnownRuns() {
+  QTemporaryDir dir;
+  project::Project p;
+  p.compileConfigs.push_back({1, "int8", "bm1684x", "INT8", "{}"});
+  p.compileConfigs.push_back({2, "f16", "bm1684x", "F16", "{}"});
+  // Two outputs: the lowest (aux) is the run's output cosine.
+  p.runs.push_back(deployRun(
+      3, "int8",
+      R"({"command":"deploy","compare":[{"name":"prob","cosine":0.995},{"name":"aux","cosine":0.99}]})",
+      R"([{"name":"prob","cosine":0.995},{"name":"aux","cosine":0.99}])", 0.5));
+  p.runs.push_back(deployRun(4, "int8", R"({"command":"calibrate"})", "[]")); // not a deploy
+  p.runs.push_back(deployRun(
+      5, "int8", R"({"command":"deploy","resultStatus":"failed","compare":[{"name":"prob","cosine":0.9}]})",
+      R"([{"name":"prob","cosine":0.9}])", 0.45, "failed"));
+  p.runs.push_back(deployRun(6, "f16", R"({"command":"deploy","compare":[{"name":"prob","cosine":1.0}]})",
+                             R"([{"name":"prob","cosine":1.0}])", 0.9)); // another configuration
+  // Four samples: the output's mean and lowest sample; the latency only in the summary.
+  p.runs.push_back(deployRun(
+      7, "int8",
+      R"({"command":"deploy","samples":4,"simulatedLatencyMs":0.4,"compare":[{"name":"prob","cosine":0.999}]})",
+      R"([{"name":"prob","cosine":0.999,"meanCosine":0.997,"minCosine":0.98}])"));
+  p.runs.push_back(deployRun(8, "int8", R"({"command":"deploy"})", "[]", 0, "cancelled"));
+  const QString file = dir.filePath("history.tpuproj");
+  QVERIFY(project::saveProject(p, file.toStdString(), project::SaveMode::Replace));
+
+  StudioContext context;
+  MainWindow window(&context);
+  window.resize(1400, 900);
+  QString error;
+  QVERIFY2(context.openProject(file, &error), qPrintable(error));
+  window.show();
+  context.select({Section::CompileConfigs, 1});
+  ConfigHistoryView *view = nullptr;
+  for (QAction *action : window.findChild<ProjectExplorer *>()->actions())
+    if (action->text().remove('&') == "Run History of Configuration")
+      action->trigger(); // the project tree's context menu
+  QVERIFY((view = qobject_cast<ConfigHistoryView *>(window.centralTabs()->currentWidget())));
+  QCOMPARE(view->configId(), qint64(1));
+
+  const auto &points = view->points();
+  QCOMPARE(points.size(), size_t(4));
+  QCOMPARE(points[0].runId, qint64(3));
+  QCOMPARE(points[0].outputCos, 0.99);
+  QCOMPARE(points[0].latencyMs, 0.5);
+  QVERIFY(!points[0].failed);
+  QCOMPARE(points[1].runId, qint64(5));
+  QVERIFY(points[1].failed);
+  QCOMPARE(points[1].status, QString("failed"));
+  QCOMPARE(points[2].runId, qint64(7));
+  QCOMPARE(points[2].samples, 4);
+  QCOMPARE(points[2].outputCos, 0.997);
+  QCOMPARE(points[2].minCos, 0.98);
+  QCOMPARE(points[2].latencyMs, 0.4);
+  QVERIFY(points[3].failed && std::isnan(points[3].outputCos) && std::isnan(points[3].latencyMs));
+  QCOMPARE(view->runs()->topLevelItemCount(), 4);
+  QCOMPARE(view->runs()->topLevelItem(1)->foreground(0).color(), QColor(0xd5, 0x5e, 0x00));
+
+  // The chart: #id under each run, both value axes spanning their points, the failures marked.
+  QChart *chart = view->chart()->chart();
+  auto axes = chart->axes(Qt::Horizontal);
+  QCOMPARE(axes.size(), 1);
+  auto *x = qobject_cast<QCategoryAxis *>(axes.front());
+  QVERIFY(x);
+  QCOMPARE(x->categoriesLabels(), QStringList({"#3", "#5", "#7", "#8"}));
+  QValueAxis *yCos = nullptr, *yLat = nullptr;
+  for (QAbstractAxis *a : chart->axes(Qt::Vertical))
+    (a->alignment() == Qt::AlignLeft ? yCos : yLat) = qobject_cast<QValueAxis *>(a);
+  QVERIFY(yCos && yLat);
+  QVERIFY(yCos->min() < 0.9 && yCos->min() > 0.85);
+  QCOMPARE(yCos->max(), 1.0); // cosines stop at 1
+  QVERIFY(yLat->min() < 0.4 && yLat->max() > 0.5 && yLat->max() < 0.6);
+  QScatterSeries *failed = nullptr, *worst = nullptr;
+  QLineSeries *cosLine = nullptr;
+  for (QAbstractSeries *s : chart->series()) {
+    if (s->name() == "failed run")
+      failed = qobject_cast<QScatterSeries *>(s);
+    if (s->name() == "worst sample")
+      worst = qobject_cast<QScatterSeries *>(s);
+    if (s->name().startsWith("output cos"))
+      cosLine = qobject_cast<QLineSeries *>(s);
+  }
+  QVERIFY(failed && worst && cosLine);
+  QCOMPARE(failed->count(), 2);
+  QCOMPARE(failed->at(0), QPointF(1, 0.9));
+  QCOMPARE(failed->at(1).x(), 3.0);
+  QVERIFY(failed->at(1).y() < 0.9 && failed->at(1).y() > yCos->min()); // no cosine: on the floor
+  QCOMPARE(worst->count(), 1);
+  QCOMPARE(worst->at(0), QPointF(2, 0.98));
+  QCOMPARE(cosLine->count(), 3);
+  QVERIFY(view->summary()->text().contains("4 deploy run(s)"));
+  QVERIFY(view->summary()->text().contains("2 failed"));
+  saveScreenshot(window, "config-history-known-runs.png");
+
+  // Clicking run #7's point opens its accuracy view.
+  const QPoint at7 = pointOnView(view->chart(), QPointF(2, 0.997), cosLine);
+  QCOMPARE(view->runAt(at7), qint64(7));
+  QCOMPARE(view->runAt(QPoint(2, 2)), qint64(-1)); // outside the plot
+  QTest::mouseClick(view->chart()->viewport(), Qt::LeftButton, {}, at7);
+  auto *accuracy = qobject_cast<AccuracyView *>(window.centralTabs()->currentWidget());
+  QVERIFY(accuracy);
+  QCOMPARE(accuracy->runId(), qint64(7));
+
+  // Compare with previous from the point's context menu: #5 → #7 (the calibration #4 is not a deploy).
+  window.centralTabs()->setCurrentWidget(view);
+  QSignalSpy compared(&window, &MainWindow::runComparisonOpened);
+  QString seen;
+  triggerNextMenu("Compare with Previous", &seen);
+  QContextMenuEvent menuEvent(QContextMenuEvent::Mouse, at7, view->chart()->viewport()->mapToGlobal(at7));
+  QApplication::sendEvent(view->chart()->viewport(), &menuEvent);
+  QTRY_COMPARE(compared.size(), 1);
+  QCOMPARE(compared.front().at(0).toLongLong(), qint64(5));
+  QCOMPARE(compared.front().at(1).toLongLong(), qint64(7));
+  QVERIFY2(seen.contains("Open Accuracy of Run #7"), qPrintable(seen));
+  QCOMPARE(view->previousRun(3), qint64(-1));
+
+  // A new deploy run of the configuration joins the chart; a dark palette redraws it in its colours.
+  window.centralTabs()->setCurrentWidget(view);
+  context.applyChange(Section::Runs, [](project::Project &q) {
+    q.runs.push_back(deployRun(9, "int8",
+                               R"({"command":"deploy","compare":[{"name":"prob","cosine":0.998}]})",
+                               R"([{"name":"prob","cosine":0.998}])", 0.42));
+  });
+  QCOMPARE(view->points().size(), size_t(5));
+  QCOMPARE(qobject_cast<QCategoryAxis *>(view->chart()->chart()->axes(Qt::Horizontal).front())
+               ->categoriesLabels()
+               .last(),
+           QString("#9"));
+  QPalette dark = vis::figurePalette(true); // as tst_llmchat's dark screenshot
+  dark.setColor(QPalette::Window, QColor(40, 41, 45));
+  dark.setColor(QPalette::Button, QColor(50, 51, 55));
+  dark.setColor(QPalette::ButtonText, QColor(225, 226, 228));
+  dark.setColor(QPalette::AlternateBase, QColor(38, 39, 43));
+  QVERIFY(dark.color(QPalette::Base) != view->chart()->chart()->backgroundBrush().color());
+  view->setPalette(dark);
+  QCOMPARE(view->chart()->chart()->backgroundBrush().color(), dark.color(QPalette::Base));
+  QCOMPARE(view->chart()->chart()->axes(Qt::Horizontal).front()->labelsColor(), dark.color(QPalette::Text));
+  saveScreenshot(*view, "config-history-dark.png");
+}
 
 void TestMixedPrecision::compareModelOnKnownRuns() {
   driver::RunsDiff diff;
@@ -122,6 +304,26 @@ void TestMixedPrecision::compareModelOnKnownRuns() {
   QCOMPARE(filter.index(1, 0).data().toString(), QString("conv"));
   QVERIFY(
       std::isnan(filter.index(3, RunCompareModel::DeltaCosine).data(RunCompareModel::SortRole).toDouble()));
+
+  // A diff that read B's engine trace: B's cycles are the diff's (relu 300, not the recorded 450; a
+  // cast op with cycles only follows the layers), A's still the run record's.
+  driver::RunsDiff traced = diff;
+  traced.latencyB = driver::RunLatency{"b_trace.json", 0.004, 3800};
+  traced.layers[0].bCycles = 900;
+  traced.layers[1].bCycles = 300;
+  traced.layers.push_back({"data_i8", nan, nan, nan, nan, std::nullopt, 60});
+  const std::vector<CompareLayerRow> tracedRows = compareRows(traced, a, b);
+  QCOMPARE(tracedRows.size(), size_t(5)); // conv, relu, extra, then data_i8 (diff) and pool (A's record)
+  QCOMPARE(tracedRows[0].aCycles, 1000.0);
+  QCOMPARE(tracedRows[0].bCycles, 900.0);
+  QCOMPARE(tracedRows[1].bCycles, 300.0);
+  QVERIFY(std::isnan(tracedRows[2].bCycles));
+  QCOMPARE(tracedRows[3].name, QString("data_i8"));
+  QCOMPARE(tracedRows[3].bCycles, 60.0);
+  QVERIFY(std::isnan(tracedRows[3].aCycles));
+  QCOMPARE(tracedRows[4].name, QString("pool"));
+  QCOMPARE(tracedRows[4].aCycles, 50.0);
+  QVERIFY(std::isnan(tracedRows[4].bCycles)); // B's trace has no pool: the record's 50 is not used
 }
 
 void TestMixedPrecision::searchDialogTakesSettings() {
@@ -354,6 +556,48 @@ void TestMixedPrecision::keepInFloatRedeployCompareAndSearch() {
   QVERIFY(compareAction); // the project tree's context menu offers it
   compareAction->trigger();
   QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget *>(view));
+  // The cycles are the diff's own (the kept copies of both engine traces): they agree with what each run
+  // recorded from its trace when it finished.
+  QVERIFY(view->diff().latencyA && view->diff().latencyB);
+  const auto recordedA = runLayerValues(*context.project().findRun(firstRun), "cycles"),
+             recordedB = runLayerValues(*context.project().findRun(secondRun), "cycles");
+  int fromDiff = 0;
+  for (const driver::LayerDelta &l : view->diff().layers)
+    if (l.aCycles && l.bCycles) {
+      ++fromDiff;
+      QCOMPARE(static_cast<double>(*l.aCycles), recordedA.at(l.name));
+      QCOMPARE(static_cast<double>(*l.bCycles), recordedB.at(l.name));
+    }
+  QVERIFY(fromDiff >= 3);
+
+  // The configuration's history: both deploys, oldest first, with the diff's latencies and the output's
+  // cosine.
+  ConfigHistoryView *history = window.openConfigHistory(cnn.configId);
+  QVERIFY(history);
+  QCOMPARE(history->points().size(), size_t(2));
+  const HistoryPoint &h1 = history->points()[0], &h2 = history->points()[1];
+  QCOMPARE(h1.runId, firstRun);
+  QCOMPARE(h2.runId, secondRun);
+  QVERIFY(!h1.failed && !h2.failed);
+  QVERIFY(std::abs(h1.latencyMs - view->diff().latencyA->ms) < 1e-9);
+  QVERIFY(std::abs(h2.latencyMs - view->diff().latencyB->ms) < 1e-9);
+  QVERIFY(h2.latencyMs != h1.latencyMs); // two ops in F16 cost cycles
+  for (const driver::LayerDelta &l : view->diff().layers)
+    if (l.name == "prob") {
+      QVERIFY2(std::abs(h1.outputCos - l.aCosine) < 1e-4, qPrintable(QString::number(h1.outputCos)));
+      QVERIFY2(std::abs(h2.outputCos - l.bCosine) < 1e-4, qPrintable(QString::number(h2.outputCos)));
+    }
+  saveScreenshot(window, "config-history-cnn.png");
+  QLineSeries *historyLine = nullptr;
+  for (QAbstractSeries *s : history->chart()->chart()->series())
+    if (s->name().startsWith("output cos"))
+      historyLine = qobject_cast<QLineSeries *>(s);
+  QVERIFY(historyLine && historyLine->count() == 2);
+  const QPoint second = pointOnView(history->chart(), historyLine->at(1), historyLine);
+  QTest::mouseClick(history->chart()->viewport(), Qt::LeftButton, {}, second);
+  auto *secondAccuracy = qobject_cast<AccuracyView *>(window.centralTabs()->currentWidget());
+  QVERIFY(secondAccuracy);
+  QCOMPARE(secondAccuracy->runId(), secondRun);
 
   // search_qtable as a job: an unreachable target keeps 3 ops in float, one step each; the curve opens.
   SearchSettings search;

@@ -33,7 +33,7 @@ QString keepRunManifest(const JobInfo &job, project::RunRecord &run) {
     return {};
   // The records are named relative to the manifest, so they travel with it.
   for (const std::string &record : {parsed.result.result, parsed.result.compare, parsed.result.compareSamples,
-                                    parsed.result.firstDivergent}) {
+                                    parsed.result.firstDivergent, parsed.result.trace}) {
     if (record.empty())
       continue;
     const QString name = QString::fromStdString(record);

@@ -28,6 +28,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <unordered_set>
 
 namespace tpuc::ui {
@@ -197,33 +198,52 @@ bool RunCompareFilter::lessThan(const QModelIndex &left, const QModelIndex &righ
 
 std::vector<CompareLayerRow> compareRows(const driver::RunsDiff &diff, const project::RunRecord &a,
                                          const project::RunRecord &b) {
-  const auto aCycles = runLayerValues(a, "cycles"), bCycles = runLayerValues(b, "cycles");
+  // A side whose engine trace the diff read takes its cycles from the diff (the kept copy of that run's
+  // trace); otherwise from what the run recorded when it finished.
+  const bool fromDiffA = diff.latencyA.has_value(), fromDiffB = diff.latencyB.has_value();
+  const auto aCycles = fromDiffA ? std::unordered_map<std::string, double>() : runLayerValues(a, "cycles"),
+             bCycles = fromDiffB ? std::unordered_map<std::string, double>() : runLayerValues(b, "cycles");
+  auto cyclesOf = [](std::optional<int64_t> v) { return v ? static_cast<double>(*v) : kNaN; };
   std::vector<CompareLayerRow> rows;
   std::unordered_set<std::string> seen;
-  auto add = [&](const std::string &name, double ac, double bc, double ai, double bi) {
+  auto add = [&](const std::string &name, double ac, double bc, double ai, double bi,
+                 const driver::LayerDelta *layer = nullptr) {
     if (!seen.insert(name).second)
       return;
-    rows.push_back(
-        {QString::fromStdString(name), ac, bc, ai, bi, valueOr(aCycles, name), valueOr(bCycles, name)});
+    rows.push_back({QString::fromStdString(name), ac, bc, ai, bi,
+                    fromDiffA ? (layer ? cyclesOf(layer->aCycles) : kNaN) : valueOr(aCycles, name),
+                    fromDiffB ? (layer ? cyclesOf(layer->bCycles) : kNaN) : valueOr(bCycles, name)});
   };
   for (const driver::LayerDelta &l : diff.layers)
-    add(l.name, l.aCosine, l.bCosine, l.aIsolated, l.bIsolated);
-  if (diff.layers.empty()) {
+    if (!std::isnan(l.aCosine) || !std::isnan(l.bCosine) || !std::isnan(l.aIsolated) ||
+        !std::isnan(l.bIsolated))
+      add(l.name, l.aCosine, l.bCosine, l.aIsolated, l.bIsolated, &l);
+  const bool accuracyInDiff = !rows.empty();
+  if (!accuracyInDiff) {
     // No accuracy records beside the manifests (or a run without --compare_all): the recorded cosines.
     const auto aCos = runLayerValues(a, "cosine"), bCos = runLayerValues(b, "cosine");
+    auto layerOf = [&](const std::string &name) -> const driver::LayerDelta * {
+      for (const driver::LayerDelta &l : diff.layers)
+        if (l.name == name)
+          return &l;
+      return nullptr;
+    };
     QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(a.layerMetricsJson));
     for (const QJsonValue &v : doc.array())
       if (const std::string name = v.toObject().value(QStringLiteral("name")).toString().toStdString();
           aCos.count(name))
-        add(name, aCos.at(name), valueOr(bCos, name), kNaN, kNaN);
+        add(name, aCos.at(name), valueOr(bCos, name), kNaN, kNaN, layerOf(name));
     doc = QJsonDocument::fromJson(QByteArray::fromStdString(b.layerMetricsJson));
     for (const QJsonValue &v : doc.array())
       if (const std::string name = v.toObject().value(QStringLiteral("name")).toString().toStdString();
           bCos.count(name))
-        add(name, valueOr(aCos, name), bCos.at(name), kNaN, kNaN);
+        add(name, valueOr(aCos, name), bCos.at(name), kNaN, kNaN, layerOf(name));
   }
+  // Ops with cycles only: the diff's (A's trace order, then B's own), then a recorded side's in the order
+  // the run recorded them.
+  for (const driver::LayerDelta &l : diff.layers)
+    add(l.name, kNaN, kNaN, kNaN, kNaN, &l);
   for (const auto *cycles : {&aCycles, &bCycles}) {
-    // Ops with cycles only, in the order the run recorded them.
     const project::RunRecord &run = cycles == &aCycles ? a : b;
     QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(run.layerMetricsJson));
     for (const QJsonValue &v : doc.array()) {
@@ -386,7 +406,9 @@ void RunCompareView::show(const driver::RunsDiff &diff) {
   m_table->setColumnWidth(RunCompareModel::Name,
                           std::min(m_table->columnWidth(RunCompareModel::Name),
                                    fontMetrics().horizontalAdvance(QLatin1Char('x')) * 40));
-  const double latencyA = latencyOf(*a), latencyB = latencyOf(*b);
+  // The diff's latency (the kept trace of each run) when it read one, else what the run recorded.
+  const double latencyA = diff.latencyA ? diff.latencyA->ms : latencyOf(*a),
+               latencyB = diff.latencyB ? diff.latencyB->ms : latencyOf(*b);
   QString text = tr("<b>A</b> run #%1 %2 &nbsp;→&nbsp; <b>B</b> run #%3 %4")
                      .arg(m_runA)
                      .arg(QString::fromStdString(a->configName).toHtmlEscaped())

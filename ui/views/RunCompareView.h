@@ -81,8 +81,9 @@ private:
   QString m_name;
 };
 
-/// The rows of two runs: `diff`'s layers with each run's recorded cycles (runLayerValues "cycles") joined by
-/// name; layers with cycles only follow. Without layers in the diff, the runs' own recorded cosines.
+/// The rows of two runs: `diff`'s layers with each run's cycles — the diff's own (its engine trace) for a
+/// side whose latency the diff has, else the run's recorded cycles (runLayerValues "cycles") joined by name;
+/// layers with cycles only follow. Without accuracy layers in the diff, the runs' own recorded cosines.
 std::vector<CompareLayerRow> compareRows(const driver::RunsDiff &diff, const project::RunRecord &a,
                                          const project::RunRecord &b);
 

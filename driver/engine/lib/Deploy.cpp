@@ -743,6 +743,7 @@ llvm::Expected<DeployReport> deploy(const DeployOptions &o, const Sink &sink) {
   manifest.compare = written(deployArtifactStem(o) + "_compare.json");
   manifest.compareSamples = written(compareSamplesPath(o));
   manifest.firstDivergent = written(firstDivergentPath(o));
+  manifest.trace = written(deployArtifactStem(o) + "_trace.json");
   if (llvm::Error err = cli::writeText({{manifestPath, toJson(manifest)}}))
     report.messages.push_back(llvm::toString(std::move(err)));
   else

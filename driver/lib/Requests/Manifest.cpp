@@ -83,7 +83,8 @@ std::string toJson(const RunManifest &m) {
   j["records"] = {{"result", m.result},
                   {"compare", m.compare},
                   {"compare_samples", m.compareSamples},
-                  {"first_divergent", m.firstDivergent}};
+                  {"first_divergent", m.firstDivergent},
+                  {"trace", m.trace}};
   return dump(j);
 }
 
@@ -106,6 +107,7 @@ ReadResult<RunManifest> parseManifest(const std::string &text) {
     m.compare = records.at("compare").get<std::string>();
     m.compareSamples = records.at("compare_samples").get<std::string>();
     m.firstDivergent = records.at("first_divergent").get<std::string>();
+    m.trace = records.value("trace", std::string());
   } catch (const std::exception &e) {
     out.error = e.what();
   }
@@ -219,6 +221,24 @@ std::vector<LayerDelta> diffRunLayers(const LayerCosines &a, const LayerCosines 
   return out;
 }
 
+void addRunCycles(std::vector<LayerDelta> &layers, const RunCycles *a, const RunCycles *b) {
+  std::map<std::string, size_t> row;
+  for (size_t i = 0; i < layers.size(); ++i)
+    row.emplace(layers[i].name, i);
+  auto add = [&](const RunCycles *run, std::optional<int64_t> LayerDelta::*cycles) {
+    if (!run)
+      return;
+    for (const auto &[name, value] : run->ops) {
+      auto [it, added] = row.emplace(name, layers.size());
+      if (added)
+        layers.push_back({name, kNaN, kNaN, kNaN, kNaN});
+      layers[it->second].*cycles = value;
+    }
+  };
+  add(a, &LayerDelta::aCycles);
+  add(b, &LayerDelta::bCycles);
+}
+
 std::string toJson(const RunsDiff &d) {
   ordered_json j = {{"schema", kRunsDiffSchema}, {"version", kManifestVersion}, {"a", d.a}, {"b", d.b}};
   ordered_json differences = ordered_json::array();
@@ -227,12 +247,27 @@ std::string toJson(const RunsDiff &d) {
   j["differences"] = std::move(differences);
   j["layers_a"] = d.layersA;
   j["layers_b"] = d.layersB;
+  // Simulated time (optional since the engine trace joined the manifest): each run's latency, and per layer
+  // the cycles of each side that has them.
+  auto latency = [](const std::optional<RunLatency> &l) {
+    return l ? ordered_json{{"trace", l->trace}, {"ms", l->ms}, {"cycles", l->cycles}} : ordered_json();
+  };
+  j["latency_a"] = latency(d.latencyA);
+  j["latency_b"] = latency(d.latencyB);
   ordered_json layers = ordered_json::array();
-  for (const LayerDelta &l : d.layers)
-    layers.push_back({{"name", l.name},
-                      {"a", {{"cosine", number(l.aCosine)}, {"isolated_cosine", number(l.aIsolated)}}},
-                      {"b", {{"cosine", number(l.bCosine)}, {"isolated_cosine", number(l.bIsolated)}}},
-                      {"delta_cosine", number(l.bCosine - l.aCosine)}});
+  for (const LayerDelta &l : d.layers) {
+    ordered_json a = {{"cosine", number(l.aCosine)}, {"isolated_cosine", number(l.aIsolated)}},
+                 b = {{"cosine", number(l.bCosine)}, {"isolated_cosine", number(l.bIsolated)}};
+    if (l.aCycles)
+      a["cycles"] = *l.aCycles;
+    if (l.bCycles)
+      b["cycles"] = *l.bCycles;
+    ordered_json layer = {
+        {"name", l.name}, {"a", a}, {"b", b}, {"delta_cosine", number(l.bCosine - l.aCosine)}};
+    if (l.aCycles && l.bCycles)
+      layer["delta_cycles"] = *l.bCycles - *l.aCycles;
+    layers.push_back(std::move(layer));
+  }
   j["layers"] = std::move(layers);
   return dump(j);
 }
@@ -249,10 +284,23 @@ ReadResult<RunsDiff> parseRunsDiff(const std::string &text) {
           {x.at("what").get<std::string>(), x.at("a").get<std::string>(), x.at("b").get<std::string>()});
     d.layersA = j.at("layers_a").get<std::string>();
     d.layersB = j.at("layers_b").get<std::string>();
+    auto cycles = [](const ordered_json &side) {
+      return side.contains("cycles") ? std::optional<int64_t>(side.at("cycles").get<int64_t>())
+                                     : std::nullopt;
+    };
     for (const ordered_json &l : j.at("layers"))
       d.layers.push_back({l.at("name").get<std::string>(), numberOf(l.at("a").at("cosine")),
                           numberOf(l.at("b").at("cosine")), numberOf(l.at("a").at("isolated_cosine")),
-                          numberOf(l.at("b").at("isolated_cosine"))});
+                          numberOf(l.at("b").at("isolated_cosine")), cycles(l.at("a")), cycles(l.at("b"))});
+    auto latency = [&](const char *key) -> std::optional<RunLatency> {
+      if (!j.contains(key) || j.at(key).is_null())
+        return std::nullopt;
+      const ordered_json &l = j.at(key);
+      return RunLatency{l.at("trace").get<std::string>(), l.at("ms").get<double>(),
+                        l.at("cycles").get<int64_t>()};
+    };
+    d.latencyA = latency("latency_a");
+    d.latencyB = latency("latency_b");
   } catch (const std::exception &e) {
     out.error = e.what();
   }
@@ -267,22 +315,49 @@ std::string formatRunsDiff(const RunsDiff &d) {
   for (const ManifestDifference &x : d.differences)
     out << x.what << ": " << (x.a.empty() ? "(none)" : x.a) << " -> " << (x.b.empty() ? "(none)" : x.b)
         << "\n";
+  if (d.latencyA || d.latencyB) {
+    auto latency = [](const std::optional<RunLatency> &l) {
+      if (!l)
+        return std::string("(no trace)");
+      std::ostringstream text;
+      text << std::fixed << std::setprecision(3) << l->ms << " ms (" << l->cycles << " cycles)";
+      return text.str();
+    };
+    out << "simulated latency: " << latency(d.latencyA) << " -> " << latency(d.latencyB);
+    if (d.latencyA && d.latencyB)
+      out << ", " << (d.latencyB->cycles >= d.latencyA->cycles ? "+" : "")
+          << d.latencyB->cycles - d.latencyA->cycles << " cycles";
+    out << "\n";
+  }
   if (d.layers.empty())
     return out.str();
+  bool cycles = std::any_of(d.layers.begin(), d.layers.end(),
+                            [](const LayerDelta &l) { return l.aCycles || l.bCycles; });
+  auto count = [](std::optional<int64_t> v) { return v ? std::to_string(*v) : std::string("-"); };
   size_t width = 24;
   for (const LayerDelta &l : d.layers)
     width = std::max(width, l.name.size() + 2);
   out << "\n"
       << std::left << std::setw(static_cast<int>(width)) << "name" << std::right << std::setw(11) << "A cos"
       << std::setw(11) << "B cos" << std::setw(11) << "delta" << std::setw(11) << "A iso" << std::setw(11)
-      << "B iso"
-      << "\n";
+      << "B iso";
+  if (cycles)
+    out << std::setw(11) << "A cycles" << std::setw(11) << "B cycles" << std::setw(11) << "cyc delta";
+  out << "\n";
   for (const LayerDelta &l : d.layers) {
     double delta = l.bCosine - l.aCosine;
     out << std::left << std::setw(static_cast<int>(width)) << l.name << std::right << std::setw(11)
         << fixed(l.aCosine) << std::setw(11) << fixed(l.bCosine) << std::setw(11)
         << (std::isnan(delta) ? std::string("-") : (delta >= 0 ? "+" : "") + fixed(delta)) << std::setw(11)
-        << fixed(l.aIsolated) << std::setw(11) << fixed(l.bIsolated) << "\n";
+        << fixed(l.aIsolated) << std::setw(11) << fixed(l.bIsolated);
+    if (cycles) {
+      std::string change = "-";
+      if (l.aCycles && l.bCycles)
+        change = (*l.bCycles >= *l.aCycles ? "+" : "") + std::to_string(*l.bCycles - *l.aCycles);
+      out << std::setw(11) << count(l.aCycles) << std::setw(11) << count(l.bCycles) << std::setw(11)
+          << change;
+    }
+    out << "\n";
   }
   return out.str();
 }

@@ -21,6 +21,7 @@ RunManifest manifest() {
               {"test_samples", "val", "sha256:cc", 300, 3}};
   m.result = "m_int8_result.json";
   m.compareSamples = "m_int8_compare_samples.json";
+  m.trace = "m_int8_trace.json";
   return m;
 }
 
@@ -55,6 +56,13 @@ TEST(Manifest, RoundTripsAndRejectsOtherRecords) {
   ReadResult<RunManifest> back = parseManifest(json);
   ASSERT_TRUE(back) << back.error;
   EXPECT_EQ(back.result, m);
+  // The trace joined the records later: a manifest without it reads as "".
+  std::string noTrace = json;
+  noTrace.erase(noTrace.find(",\n    \"trace\""),
+                std::string(",\n    \"trace\": \"m_int8_trace.json\"").size());
+  ReadResult<RunManifest> older = parseManifest(noTrace);
+  ASSERT_TRUE(older) << older.error << noTrace;
+  EXPECT_EQ(older.result.trace, "");
   ReadResult<RunManifest> other = parseManifest(R"({"schema": "tpuc.result", "version": 1})");
   EXPECT_FALSE(other);
   EXPECT_EQ(other.error, "not a tpuc.manifest record (schema is not \"tpuc.manifest\")");
@@ -114,4 +122,65 @@ TEST(Manifest, RunsDiffRoundTripsThroughJson) {
   EXPECT_EQ(read.result.layers[1], diff.layers[1]);
   EXPECT_TRUE(std::isnan(read.result.layers[2].aCosine)); // B's own layer: NaN written as null, read back
   EXPECT_FALSE(parseRunsDiff(R"({"schema": "tpuc.manifest", "version": 1})"));
+}
+
+TEST(Manifest, CyclesJoinTheLayersOfTheirName) {
+  LayerCosines a{"a.json", {"x", "conv", "out"}, {1.0, 0.99, 0.95}, {1.0, 0.995, 0.97}};
+  LayerCosines b{"b.json", {"x", "conv", "out"}, {1.0, 0.98, 0.97}, {1.0, 0.99, 0.98}};
+  std::vector<LayerDelta> layers = diffRunLayers(a, b);
+  RunCycles ca{"a_trace.json", 0.004, 4000, {{"x_i8", 60}, {"conv", 100}, {"out", 900}}};
+  RunCycles cb{"b_trace.json", 0.005, 4900, {{"conv", 130}, {"out", 900}, {"conv_f16", 70}}};
+  addRunCycles(layers, &ca, &cb);
+  ASSERT_EQ(layers.size(), 5u);
+  EXPECT_FALSE(layers[0].aCycles); // "x": no op of that name
+  EXPECT_EQ(layers[1].aCycles, 100);
+  EXPECT_EQ(layers[1].bCycles, 130);
+  EXPECT_EQ(layers[2].bCycles, 900);
+  EXPECT_EQ(layers[3].name, "x_i8"); // ops without a layer: A's, then B's own
+  EXPECT_EQ(layers[3].aCycles, 60);
+  EXPECT_FALSE(layers[3].bCycles);
+  EXPECT_TRUE(std::isnan(layers[3].aCosine));
+  EXPECT_EQ(layers[4].name, "conv_f16");
+  EXPECT_EQ(layers[4].bCycles, 70);
+
+  // Only B traced: A's side stays empty.
+  std::vector<LayerDelta> one = diffRunLayers(a, b);
+  addRunCycles(one, nullptr, &cb);
+  EXPECT_FALSE(one[1].aCycles);
+  EXPECT_EQ(one[1].bCycles, 130);
+
+  RunsDiff diff{"a_manifest.json",
+                "b_manifest.json",
+                {},
+                "a.json",
+                "b.json",
+                layers,
+                RunLatency{"a_trace.json", 0.004, 4000},
+                RunLatency{"b_trace.json", 0.005, 4900}};
+  std::string json = toJson(diff);
+  EXPECT_NE(json.find("\"delta_cycles\": 30"), std::string::npos) << json;
+  auto read = parseRunsDiff(json);
+  ASSERT_TRUE(read) << read.error;
+  EXPECT_EQ(read.result.latencyA, diff.latencyA);
+  EXPECT_EQ(read.result.latencyB, diff.latencyB);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(read.result.layers[i].aCycles, layers[i].aCycles) << i;
+    EXPECT_EQ(read.result.layers[i].bCycles, layers[i].bCycles) << i;
+  }
+  std::string text = formatRunsDiff(diff);
+  EXPECT_NE(text.find("simulated latency: 0.004 ms (4000 cycles) -> 0.005 ms (4900 cycles), +900 cycles"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("+30"), std::string::npos) << text; // conv: 130 - 100
+
+  // A record written before cycles were compared reads with none.
+  RunsDiff old{"a_manifest.json", "b_manifest.json", {}, "a.json", "b.json", diffRunLayers(a, b)};
+  std::string oldJson = toJson(old);
+  oldJson.erase(oldJson.find("  \"latency_a\""),
+                oldJson.find("  \"layers\": [") - oldJson.find("  \"latency_a\""));
+  auto oldRead = parseRunsDiff(oldJson);
+  ASSERT_TRUE(oldRead) << oldRead.error << oldJson;
+  EXPECT_FALSE(oldRead.result.latencyA);
+  EXPECT_FALSE(oldRead.result.layers[1].aCycles);
+  EXPECT_EQ(formatRunsDiff(oldRead.result).find("cycles"), std::string::npos);
 }

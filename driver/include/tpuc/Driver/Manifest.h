@@ -57,6 +57,10 @@ struct RunManifest {
   /// The run's records, for what compares runs: the file names (beside the manifest) of the result record
   /// and of the accuracy records it wrote ("" when it wrote none).
   std::string result, compare, compareSamples, firstDivergent;
+  /// The engine trace of the run's command-level simulation (<stem>_trace.json: per-op cycles and the
+  /// simulated latency), "" when it wrote none. Optional in the record: manifests written before it read
+  /// as "".
+  std::string trace;
   bool operator==(const RunManifest &) const = default;
 };
 
@@ -89,10 +93,12 @@ struct ManifestDifference {
 std::vector<ManifestDifference> diffManifests(const RunManifest &a, const RunManifest &b);
 
 /// One layer of two runs side by side: the accumulated and isolated cosine of each (the mean over the
-/// samples for a many-sample run), NaN where a run lacks it.
+/// samples for a many-sample run), NaN where a run lacks it; and the TIU cycles each run's engine trace
+/// spent on the op of that name, absent where a run has no trace or the op no cycles.
 struct LayerDelta {
   std::string name;
   double aCosine, bCosine, aIsolated, bIsolated;
+  std::optional<int64_t> aCycles = std::nullopt, bCycles = std::nullopt;
   bool operator==(const LayerDelta &) const = default;
 };
 
@@ -109,20 +115,46 @@ ReadResult<LayerCosines> readLayerCosines(const RunManifest &manifest, const std
 /// A's layers in their order, then B's own.
 std::vector<LayerDelta> diffRunLayers(const LayerCosines &a, const LayerCosines &b);
 
+/// What a run's engine trace says of its simulated time: the total, and each op's TIU cycles in the
+/// trace's op order (ops without TIU cycles left out). Read by `tpuc runs diff` (the trace reader is not
+/// part of this library).
+struct RunCycles {
+  std::string file;
+  double latencyMs = 0;
+  int64_t totalCycles = 0;
+  std::vector<std::pair<std::string, int64_t>> ops;
+};
+
+/// Puts each run's cycles on the layers of the same name (the trace names ops by the tensor they
+/// produce, as the accuracy records name layers); ops with cycles and no layer row follow (A's in trace
+/// order, then B's own). Either run may lack a trace (null).
+void addRunCycles(std::vector<LayerDelta> &layers, const RunCycles *a, const RunCycles *b);
+
+/// The simulated latency of a run (its engine trace's total).
+struct RunLatency {
+  std::string trace; ///< the trace file it was read from
+  double ms = 0;
+  int64_t cycles = 0;
+  bool operator==(const RunLatency &) const = default;
+};
+
 /// `tpuc runs diff`'s record (schema "tpuc.runs_diff"): both manifests' paths, the differences, and the
-/// layers when both runs have accuracy records (`layers_a`/`layers_b` name the files, "" when absent).
+/// layers when both runs have accuracy records (`layers_a`/`layers_b` name the files, "" when absent) or
+/// engine traces (per-layer cycles, `latencyA`/`latencyB`; optional fields of version 1).
 struct RunsDiff {
   std::string a, b;
   std::vector<ManifestDifference> differences;
   std::string layersA, layersB;
   std::vector<LayerDelta> layers;
+  std::optional<RunLatency> latencyA = std::nullopt, latencyB = std::nullopt;
   bool operator==(const RunsDiff &) const = default;
 };
 std::string toJson(const RunsDiff &diff);
 /// Reads `tpuc runs diff --format json` back (the studio's run comparison); another schema or a newer
 /// version is one line.
 ReadResult<RunsDiff> parseRunsDiff(const std::string &json);
-/// The diff for humans: the differences, then a table of the layers with the change of cosine.
+/// The diff for humans: the differences, the simulated latency of both runs, then a table of the layers
+/// with the change of cosine and of cycles.
 std::string formatRunsDiff(const RunsDiff &diff);
 
 } // namespace tpuc::driver
