@@ -7,6 +7,7 @@
 #include "ui/LlmImportDialog.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
+#include "ui/StartPage.h"
 #include "ui/jobs/EngineClient.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/panels/JobsPanel.h"
@@ -77,7 +78,7 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
     if (index > 0)
       delete m_tabs->widget(index);
   });
-  setCentralWidget(m_tabs);
+  createStartPage(); // the central widget: the start page or the tabs
 
   createDocks();
   createActions();
@@ -85,6 +86,8 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
 
   connect(context, &StudioContext::modifiedChanged, this, &MainWindow::updateTitle);
   connect(context, &StudioContext::filePathChanged, this, &MainWindow::updateTitle);
+  connect(context, &StudioContext::filePathChanged, this,
+          [this](const QString &path) { m_shownFile = path; });
   connect(context, &StudioContext::activated, this, &MainWindow::openTab);
   connect(context, &StudioContext::projectLoaded, this, [this] { ++m_projectGeneration; });
   connect(context, &StudioContext::projectClosed, this, [this] {
@@ -115,12 +118,7 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
     recordRun(*job);
   });
 
-  // A first-run size from the screen, not from pixels: two thirds of the available area.
-  if (!restoreGeometry(settings::windowGeometry())) {
-    if (QScreen *screen = QGuiApplication::primaryScreen())
-      resize(screen->availableSize() * 2 / 3);
-  }
-  restoreState(settings::windowState());
+  restoreWindowLayout();
   updateTitle();
   updateRecentMenu();
 }
@@ -279,6 +277,7 @@ void MainWindow::createActions() {
   run->addAction(tr("&Cancel All Jobs"), QKeySequence(Qt::SHIFT | Qt::Key_F5), m_jobs, &JobQueue::cancelAll);
 
   QMenu *help = menuBar()->addMenu(tr("&Help"));
+  createHelpActions(help);
   QAction *about = help->addAction(tr("&About TPU Studio"), this, [this] { AboutDialog(this).exec(); });
   about->setMenuRole(QAction::AboutRole);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
@@ -319,8 +318,16 @@ void MainWindow::updateRecentMenu() {
     });
     action->setToolTip(path);
     action->setStatusTip(path);
+    action->setEnabled(QFileInfo::exists(path));
   }
+  m_recentMenu->addSeparator();
+  m_recentMenu->addAction(tr("&Clear List"), this, [this] {
+    settings::clearRecentFiles();
+    updateRecentMenu();
+  });
   m_recentMenu->setEnabled(!files.isEmpty());
+  if (m_startPage)
+    m_startPage->refresh();
 }
 
 void MainWindow::updateJobStatus() {
@@ -508,6 +515,7 @@ bool MainWindow::openProjectFile(const QString &path) {
   }
   settings::addRecentFile(m_context->filePath());
   settings::setLastDirectory(QFileInfo(path).absolutePath());
+  saveRecentThumbnail(m_context->filePath(), this);
   updateRecentMenu();
   return true;
 }
@@ -529,6 +537,7 @@ bool MainWindow::save() {
     return false;
   }
   statusBar()->showMessage(tr("Saved %1").arg(m_context->filePath()), 3000);
+  saveRecentThumbnail(m_context->filePath(), this);
   return true;
 }
 
@@ -551,6 +560,7 @@ bool MainWindow::saveAs() {
   }
   settings::addRecentFile(m_context->filePath());
   settings::setLastDirectory(QFileInfo(path).absolutePath());
+  saveRecentThumbnail(m_context->filePath(), this);
   updateRecentMenu();
   return true;
 }
@@ -589,41 +599,47 @@ void MainWindow::closeEvent(QCloseEvent *event) {
     return;
   }
   m_jobs->cancelAll();
+  saveRecentThumbnail(m_context->filePath(), this);
   settings::setWindowLayout(saveGeometry(), saveState());
   event->accept();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event) {
-  const QList<QUrl> urls = event->mimeData()->urls();
-  if (urls.size() == 1 && urls[0].isLocalFile() &&
-      (isProjectFile(urls[0].toLocalFile()) || isModelFile(urls[0].toLocalFile()) ||
-       isModelFolder(urls[0].toLocalFile()))) {
-    event->acceptProposedAction();
-    return;
-  }
-  // Several files are fine when they are all samples.
-  bool allSamples = !urls.isEmpty();
-  for (const QUrl &url : urls)
-    allSamples = allSamples && url.isLocalFile() && isSample(url.toLocalFile());
-  if (allSamples)
+  if (canOpenUrls(event->mimeData()->urls()))
     event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event) {
-  const QList<QUrl> urls = event->mimeData()->urls();
+  if (!canOpenUrls(event->mimeData()->urls()))
+    return;
+  event->acceptProposedAction();
+  openUrls(event->mimeData()->urls());
+}
+
+bool MainWindow::canOpenUrls(const QList<QUrl> &urls) {
+  if (urls.size() == 1 && urls[0].isLocalFile() &&
+      (isProjectFile(urls[0].toLocalFile()) || isModelFile(urls[0].toLocalFile()) ||
+       QFileInfo(urls[0].toLocalFile()).isDir()))
+    return true;
+  // Several files are fine when they are all samples.
+  bool allSamples = !urls.isEmpty();
+  for (const QUrl &url : urls)
+    allSamples = allSamples && url.isLocalFile() && isSample(url.toLocalFile());
+  return allSamples;
+}
+
+void MainWindow::openUrls(const QList<QUrl> &urls) {
   QStringList samples;
   for (const QUrl &url : urls)
     if (url.isLocalFile() && isSample(url.toLocalFile()))
       samples << url.toLocalFile();
   if (!samples.isEmpty() && samples.size() == urls.size()) {
-    event->acceptProposedAction();
     addSamples(samples);
     return;
   }
   if (urls.size() != 1 || !urls[0].isLocalFile())
     return;
   QString path = urls[0].toLocalFile();
-  event->acceptProposedAction();
   if (isProjectFile(path)) {
     if (maybeSave())
       openProjectFile(path);

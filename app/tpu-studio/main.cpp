@@ -2,11 +2,13 @@
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
 #include "ui/MainWindow.h"
+#include "ui/SingleInstance.h"
 #include "ui/StudioContext.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -33,6 +35,11 @@ int main(int argc, char **argv) {
                                                "QT_QPA_PLATFORM=offscreen). Uses default settings."),
                                 QStringLiteral("file"));
   parser.addOption(screenshot);
+  QCommandLineOption newInstance(
+      QStringLiteral("new-instance"),
+      QStringLiteral("Start a studio of its own even when one runs already (by "
+                     "default the running studio opens the file and this one exits)."));
+  parser.addOption(newInstance);
   parser.process(app);
   if (parser.positionalArguments().size() > 1) {
     std::fprintf(stderr, "tpu-studio: expected at most one file, got %lld\n",
@@ -46,8 +53,25 @@ int main(int argc, char **argv) {
     QStandardPaths::setTestModeEnabled(true);
   }
 
+  // One studio per user: a running one takes the file (and comes forward). Screenshots never hand over.
+  const bool single = screenshotFile.isEmpty() && !parser.isSet(newInstance);
+  if (single && tpuc::ui::SingleInstance::forward(
+                    project.isEmpty() ? QString() : QFileInfo(project).absoluteFilePath())) {
+    std::fprintf(stderr, "tpu-studio: handed %s to the running studio\n",
+                 project.isEmpty() ? "nothing" : qPrintable(QFileInfo(project).absoluteFilePath()));
+    return 0;
+  }
+
   tpuc::ui::StudioContext context;
   tpuc::ui::MainWindow window(&context);
+  tpuc::ui::SingleInstance instance;
+  if (single) {
+    instance.listen();
+    QObject::connect(&instance, &tpuc::ui::SingleInstance::openRequested, &window, [&](const QString &path) {
+      if (window.openForwarded(path) && !path.isEmpty()) // a line scripts and tests can wait for
+        std::fprintf(stderr, "tpu-studio: opened %s from another tpu-studio\n", qPrintable(path));
+    });
+  }
   if (!screenshotFile.isEmpty()) {
     window.setInteractive(false);
     window.autosave()->setIntervalSeconds(0);
@@ -57,6 +81,8 @@ int main(int argc, char **argv) {
   }
   const bool opened = window.startup(project);
   window.show();
+  if (screenshotFile.isEmpty())
+    window.offerTourOnce();
 
   if (!screenshotFile.isEmpty()) {
     // A model on the command line is hashed off the UI thread before it is the project's: the picture
