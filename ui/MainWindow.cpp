@@ -151,7 +151,9 @@ void MainWindow::createActions() {
     if (maybeSave())
       m_context->newProject();
   });
-  file->addAction(tr("&Open Project…"), QKeySequence::Open, this, &MainWindow::open);
+  file->setToolTipsVisible(true);
+  file->addAction(tr("&Open Project…"), QKeySequence::Open, this, &MainWindow::open)
+      ->setToolTip(tr("Open a .tpuproj project file"));
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   file->addAction(tr("Open MLIR &Graph…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G), this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Open MLIR Graph"), settings::lastDirectory(),
@@ -160,17 +162,23 @@ void MainWindow::createActions() {
       openGraph(path);
   });
   file->addSeparator();
-  file->addAction(tr("&Import Model…"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, tr("Import Model"), settings::lastDirectory(), modelFilter());
-    if (!path.isEmpty())
-      openImportDialog(path);
-  });
-  file->addAction(tr("Import &LLM Folder…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_I), this, [this] {
-    QString folder = QFileDialog::getExistingDirectory(this, tr("Import HuggingFace Model Folder"),
-                                                       settings::lastDirectory());
-    if (!folder.isEmpty())
-      openLlmImportDialog(folder);
-  });
+  file->addAction(tr("&Import Model…"), QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                  [this] {
+                    QString path = QFileDialog::getOpenFileName(this, tr("Import Model"),
+                                                                settings::lastDirectory(), modelFilter());
+                    if (!path.isEmpty())
+                      openImportDialog(path);
+                  })
+      ->setToolTip(
+          tr("Record an ONNX model (or Top MLIR) in the project, with its inputs and preprocessing"));
+  file->addAction(tr("Import &LLM Folder…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_I), this,
+                  [this] {
+                    QString folder = QFileDialog::getExistingDirectory(
+                        this, tr("Import HuggingFace Model Folder"), settings::lastDirectory());
+                    if (!folder.isEmpty())
+                      openLlmImportDialog(folder);
+                  })
+      ->setToolTip(tr("Record a HuggingFace LLM folder and convert it for the chip (llm_convert)"));
   file->addAction(tr("Add Calibration &Samples…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I), this, [this] {
     QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Calibration Samples"), settings::lastDirectory(),
                                                       tr("Images and tensors (*.jpg *.jpeg *.png *.bmp *.npy *.npz);;"
@@ -258,9 +266,15 @@ void MainWindow::createActions() {
                         [this] { setWindowState(windowState() ^ Qt::WindowFullScreen); });
 
   QMenu *run = menuBar()->addMenu(tr("&Run"));
+  run->setToolTipsVisible(true);
   m_transformAction = run->addAction(tr("&Transform Model"), QKeySequence(Qt::Key_F5), this, &MainWindow::runTransform);
-  run->addAction(tr("&Calibrate"), QKeySequence(Qt::Key_F7), this, [this] { runCalibrate(); });
-  run->addAction(tr("&Deploy to Tpu"), QKeySequence(Qt::Key_F8), this, [this] { runDeploy(); });
+  m_transformAction->setToolTip(
+      tr("ONNX to Top MLIR and weights (model_transform), checked against ONNX Runtime"));
+  run->addAction(tr("&Calibrate"), QKeySequence(Qt::Key_F7), this, [this] { runCalibrate(); })
+      ->setToolTip(
+          tr("A calibration table from the selected dataset (run_calibration), with its statistics"));
+  run->addAction(tr("&Deploy to Tpu"), QKeySequence(Qt::Key_F8), this, [this] { runDeploy(); })
+      ->setToolTip(tr("Compile to a model file for the chip and compare every layer with the float model"));
   run->addAction(tr("D&eploy with Configuration…"), QKeySequence(Qt::CTRL | Qt::Key_F8), this,
                  [this] { openDeployDialog(); });
   run->addAction(tr("Run Model File on &Simulator"), QKeySequence(Qt::Key_F9), this, [this] { runModelFile(); });

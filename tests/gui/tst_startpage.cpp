@@ -328,6 +328,17 @@ void TestStartPage::shortcutsDialogListsEveryShortcut() {
   QVERIFY(expected.contains("F8"));
   QVERIFY(expected.contains("Ctrl+/"));
 
+  // The main actions explain themselves in tool tips (their menus show them).
+  QStringList withTips;
+  for (QAction *action : window.menuBar()->actions())
+    for (QAction *item : action->menu()->actions())
+      if (item->toolTip() != QAction(item->text()).toolTip()) // not Qt's default tip (the text)
+        withTips << QString(item->text()).remove('&');
+  for (const QString &name : {"Open Project…", "Import Model…", "Import LLM Folder…", "Transform Model",
+                              "Calibrate", "Deploy to Tpu", "Guided Tour", "Documentation"})
+    QVERIFY2(withTips.contains(name), qPrintable(name));
+  QVERIFY(!withTips.contains("Save") && !withTips.contains("Open MLIR Graph…")); // default tips do not count
+
   ShortcutsDialog dialog(window.menuBar(), &window);
   dialog.show();
   QVERIFY(QTest::qWaitForWindowExposed(&dialog));
