@@ -68,9 +68,8 @@ ShortcutsDialog::ShortcutsDialog(const QMenuBar *menuBar, QWidget *parent) : QDi
     new QTreeWidgetItem(group, {entry.action, keys.join(QStringLiteral(", "))});
   }
   tree->expandAll();
-  tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-  tree->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-  tree->header()->setStretchLastSection(false);
+  tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents); // names in full
+  tree->header()->setStretchLastSection(true);
   connect(filter, &QLineEdit::textChanged, tree, [tree](const QString &text) {
     for (int g = 0; g < tree->topLevelItemCount(); ++g) {
       QTreeWidgetItem *menu = tree->topLevelItem(g);
@@ -92,7 +91,7 @@ ShortcutsDialog::ShortcutsDialog(const QMenuBar *menuBar, QWidget *parent) : QDi
   layout->addWidget(tree);
   layout->addWidget(buttons);
   const int unit = fontMetrics().height();
-  resize(unit * 30, unit * 32);
+  resize(unit * 38, unit * 34);
 }
 
 } // namespace tpuc::ui
