@@ -19,6 +19,7 @@
 #include <QLocalSocket>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProcess>
 #include <QPushButton>
@@ -99,8 +100,38 @@ private Q_SLOTS:
   void geometryFirstRunAndRestored();
   void shortcutsDialogListsEveryShortcut();
   void tourStepsThroughCallouts();
+  void forwardedFileAsksToSaveChanges();
   void secondStudioHandsItsFileOver();
 };
+
+void TestStartPage::forwardedFileAsksToSaveChanges() {
+  QTemporaryDir dir;
+  const QString a = writeProject(dir, "current"), b = writeProject(dir, "handed");
+  StudioContext context;
+  MainWindow window(&context);
+  QVERIFY(window.startup(a));
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  context.addCompileConfig({0, "bm1684x-f16", "bm1684x", "F16", "{}"});
+  QVERIFY(context.isModified());
+  auto answer = [](QMessageBox::StandardButton button) {
+    QTimer::singleShot(0, [button] {
+      auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+      QVERIFY(box);
+      QVERIFY(box->text().contains("unsaved changes"));
+      box->button(button)->click();
+    });
+  };
+  answer(QMessageBox::Cancel); // the changes stay, and so does the project
+  QVERIFY(!window.openForwarded(b));
+  QCOMPARE(context.filePath(), a);
+  QVERIFY(context.isModified());
+  answer(QMessageBox::Discard);
+  QVERIFY(window.openForwarded(b));
+  QCOMPARE(context.filePath(), b);
+  QVERIFY(window.openForwarded(b));         // already open: nothing to ask
+  QVERIFY(window.openForwarded(QString())); // only comes forward
+}
 
 void TestStartPage::startPageListsRecentProjects() {
   QTemporaryDir dir;
