@@ -91,7 +91,9 @@ private Q_SLOTS:
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
     QApplication::setOrganizationName("TPU Studio Tests");
-    QApplication::setApplicationName("tst_startpage");
+    // Settings of its own for the 2x run, which ctest may run beside this one.
+    QApplication::setApplicationName(qEnvironmentVariableIsSet("QT_SCALE_FACTOR") ? "tst_startpage_hidpi"
+                                                                                  : "tst_startpage");
   }
   void init() { QSettings().clear(); }
   void startPageListsRecentProjects();
