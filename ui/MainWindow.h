@@ -189,7 +189,8 @@ public:
   /// The tour on the first start (tpu-studio calls it once the window is shown); nullptr when it was
   /// offered before (settings::tourOffered).
   GuidedTour *offerTourOnce();
-  /// Help ▸ Documentation: the installed docs (`<exe>/../share/doc/tpu-studio`), else the source tree's.
+  /// Help ▸ Documentation: the installed docs (`<exe>/../share/doc/tpu-studio`), else the source tree's
+  /// README (a build tree in the source tree); empty when there are neither.
   static QUrl documentationUrl();
   /// The start page, shown instead of the central tabs while no project is open.
   StartPage *startPage() const { return m_startPage; }

@@ -92,9 +92,16 @@ void MainWindow::createHelpActions(QMenu *help) {
   help->setToolTipsVisible(true);
   QAction *tour = help->addAction(tr("Guided &Tour"), this, [this] { startTour(); });
   tour->setToolTip(tr("A short walk through the studio's panels"));
-  QAction *docs = help->addAction(tr("&Documentation"), QKeySequence::HelpContents, this,
-                                  [] { QDesktopServices::openUrl(documentationUrl()); });
-  docs->setToolTip(tr("Open the README and the docs folder (%1)").arg(documentationUrl().toLocalFile()));
+  QAction *docs = help->addAction(tr("&Documentation"), QKeySequence::HelpContents, this, [this] {
+    const QUrl url = documentationUrl();
+    if (url.isEmpty() || !QDesktopServices::openUrl(url))
+      showError(tr("No Documentation"), url.isEmpty()
+                                            ? tr("Neither the installed documentation "
+                                                 "(share/doc/tpu-studio) nor the source tree's docs "
+                                                 "folder is beside this tpu-studio.")
+                                            : tr("No application opens %1.").arg(url.toLocalFile()));
+  });
+  docs->setToolTip(tr("Open the README, which leads to the docs folder"));
   help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this,
                   [this] { ShortcutsDialog(menuBar(), this).exec(); });
   help->addSeparator();
@@ -113,7 +120,7 @@ QUrl MainWindow::documentationUrl() {
     if (QFileInfo::exists(exe.filePath(source + QStringLiteral("/docs/STUDIO.md"))))
       return QUrl::fromLocalFile(
           QFileInfo(exe.filePath(source + QStringLiteral("/README.md"))).absoluteFilePath());
-  return QUrl(QStringLiteral("https://github.com/search?q=tpu-studio"));
+  return {};
 }
 
 bool MainWindow::openExample() {
