@@ -7,6 +7,7 @@
 #include "ui/LlmImportDialog.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
+#include "ui/StartPage.h"
 #include "ui/jobs/EngineClient.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/panels/JobsPanel.h"
@@ -77,7 +78,7 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
     if (index > 0)
       delete m_tabs->widget(index);
   });
-  setCentralWidget(m_tabs);
+  createStartPage(); // the central widget: the start page or the tabs
 
   createDocks();
   createActions();
@@ -85,6 +86,8 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
 
   connect(context, &StudioContext::modifiedChanged, this, &MainWindow::updateTitle);
   connect(context, &StudioContext::filePathChanged, this, &MainWindow::updateTitle);
+  connect(context, &StudioContext::filePathChanged, this,
+          [this](const QString &path) { m_shownFile = path; });
   connect(context, &StudioContext::activated, this, &MainWindow::openTab);
   connect(context, &StudioContext::projectLoaded, this, [this] { ++m_projectGeneration; });
   connect(context, &StudioContext::projectClosed, this, [this] {
@@ -115,12 +118,7 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
     recordRun(*job);
   });
 
-  // A first-run size from the screen, not from pixels: two thirds of the available area.
-  if (!restoreGeometry(settings::windowGeometry())) {
-    if (QScreen *screen = QGuiApplication::primaryScreen())
-      resize(screen->availableSize() * 2 / 3);
-  }
-  restoreState(settings::windowState());
+  restoreWindowLayout();
   updateTitle();
   updateRecentMenu();
 }
@@ -153,7 +151,9 @@ void MainWindow::createActions() {
     if (maybeSave())
       m_context->newProject();
   });
-  file->addAction(tr("&Open Project…"), QKeySequence::Open, this, &MainWindow::open);
+  file->setToolTipsVisible(true);
+  file->addAction(tr("&Open Project…"), QKeySequence::Open, this, &MainWindow::open)
+      ->setToolTip(tr("Open a .tpuproj project file"));
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   file->addAction(tr("Open MLIR &Graph…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_G), this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Open MLIR Graph"), settings::lastDirectory(),
@@ -162,17 +162,23 @@ void MainWindow::createActions() {
       openGraph(path);
   });
   file->addSeparator();
-  file->addAction(tr("&Import Model…"), QKeySequence(Qt::CTRL | Qt::Key_I), this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, tr("Import Model"), settings::lastDirectory(), modelFilter());
-    if (!path.isEmpty())
-      openImportDialog(path);
-  });
-  file->addAction(tr("Import &LLM Folder…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_I), this, [this] {
-    QString folder = QFileDialog::getExistingDirectory(this, tr("Import HuggingFace Model Folder"),
-                                                       settings::lastDirectory());
-    if (!folder.isEmpty())
-      openLlmImportDialog(folder);
-  });
+  file->addAction(tr("&Import Model…"), QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                  [this] {
+                    QString path = QFileDialog::getOpenFileName(this, tr("Import Model"),
+                                                                settings::lastDirectory(), modelFilter());
+                    if (!path.isEmpty())
+                      openImportDialog(path);
+                  })
+      ->setToolTip(
+          tr("Record an ONNX model (or Top MLIR) in the project, with its inputs and preprocessing"));
+  file->addAction(tr("Import &LLM Folder…"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_I), this,
+                  [this] {
+                    QString folder = QFileDialog::getExistingDirectory(
+                        this, tr("Import HuggingFace Model Folder"), settings::lastDirectory());
+                    if (!folder.isEmpty())
+                      openLlmImportDialog(folder);
+                  })
+      ->setToolTip(tr("Record a HuggingFace LLM folder and convert it for the chip (llm_convert)"));
   file->addAction(tr("Add Calibration &Samples…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I), this, [this] {
     QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Calibration Samples"), settings::lastDirectory(),
                                                       tr("Images and tensors (*.jpg *.jpeg *.png *.bmp *.npy *.npz);;"
@@ -260,9 +266,15 @@ void MainWindow::createActions() {
                         [this] { setWindowState(windowState() ^ Qt::WindowFullScreen); });
 
   QMenu *run = menuBar()->addMenu(tr("&Run"));
+  run->setToolTipsVisible(true);
   m_transformAction = run->addAction(tr("&Transform Model"), QKeySequence(Qt::Key_F5), this, &MainWindow::runTransform);
-  run->addAction(tr("&Calibrate"), QKeySequence(Qt::Key_F7), this, [this] { runCalibrate(); });
-  run->addAction(tr("&Deploy to Tpu"), QKeySequence(Qt::Key_F8), this, [this] { runDeploy(); });
+  m_transformAction->setToolTip(
+      tr("ONNX to Top MLIR and weights (model_transform), checked against ONNX Runtime"));
+  run->addAction(tr("&Calibrate"), QKeySequence(Qt::Key_F7), this, [this] { runCalibrate(); })
+      ->setToolTip(
+          tr("A calibration table from the selected dataset (run_calibration), with its statistics"));
+  run->addAction(tr("&Deploy to Tpu"), QKeySequence(Qt::Key_F8), this, [this] { runDeploy(); })
+      ->setToolTip(tr("Compile to a model file for the chip and compare every layer with the float model"));
   run->addAction(tr("D&eploy with Configuration…"), QKeySequence(Qt::CTRL | Qt::Key_F8), this,
                  [this] { openDeployDialog(); });
   run->addAction(tr("Run Model File on &Simulator"), QKeySequence(Qt::Key_F9), this, [this] { runModelFile(); });
@@ -282,6 +294,7 @@ void MainWindow::createActions() {
   run->addAction(tr("&Cancel All Jobs"), QKeySequence(Qt::SHIFT | Qt::Key_F5), m_jobs, &JobQueue::cancelAll);
 
   QMenu *help = menuBar()->addMenu(tr("&Help"));
+  createHelpActions(help);
   QAction *about = help->addAction(tr("&About TPU Studio"), this, [this] { AboutDialog(this).exec(); });
   about->setMenuRole(QAction::AboutRole);
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)->setMenuRole(QAction::AboutQtRole);
@@ -322,8 +335,16 @@ void MainWindow::updateRecentMenu() {
     });
     action->setToolTip(path);
     action->setStatusTip(path);
+    action->setEnabled(QFileInfo::exists(path));
   }
+  m_recentMenu->addSeparator();
+  m_recentMenu->addAction(tr("&Clear List"), this, [this] {
+    settings::clearRecentFiles();
+    updateRecentMenu();
+  });
   m_recentMenu->setEnabled(!files.isEmpty());
+  if (m_startPage)
+    m_startPage->refresh();
 }
 
 void MainWindow::updateJobStatus() {
@@ -511,6 +532,7 @@ bool MainWindow::openProjectFile(const QString &path) {
   }
   settings::addRecentFile(m_context->filePath());
   settings::setLastDirectory(QFileInfo(path).absolutePath());
+  saveRecentThumbnail(m_context->filePath(), this);
   updateRecentMenu();
   return true;
 }
@@ -532,6 +554,7 @@ bool MainWindow::save() {
     return false;
   }
   statusBar()->showMessage(tr("Saved %1").arg(m_context->filePath()), 3000);
+  saveRecentThumbnail(m_context->filePath(), this);
   return true;
 }
 
@@ -554,6 +577,7 @@ bool MainWindow::saveAs() {
   }
   settings::addRecentFile(m_context->filePath());
   settings::setLastDirectory(QFileInfo(path).absolutePath());
+  saveRecentThumbnail(m_context->filePath(), this);
   updateRecentMenu();
   return true;
 }
@@ -592,41 +616,47 @@ void MainWindow::closeEvent(QCloseEvent *event) {
     return;
   }
   m_jobs->cancelAll();
+  saveRecentThumbnail(m_context->filePath(), this);
   settings::setWindowLayout(saveGeometry(), saveState());
   event->accept();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event) {
-  const QList<QUrl> urls = event->mimeData()->urls();
-  if (urls.size() == 1 && urls[0].isLocalFile() &&
-      (isProjectFile(urls[0].toLocalFile()) || isModelFile(urls[0].toLocalFile()) ||
-       isModelFolder(urls[0].toLocalFile()))) {
-    event->acceptProposedAction();
-    return;
-  }
-  // Several files are fine when they are all samples.
-  bool allSamples = !urls.isEmpty();
-  for (const QUrl &url : urls)
-    allSamples = allSamples && url.isLocalFile() && isSample(url.toLocalFile());
-  if (allSamples)
+  if (canOpenUrls(event->mimeData()->urls()))
     event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event) {
-  const QList<QUrl> urls = event->mimeData()->urls();
+  if (!canOpenUrls(event->mimeData()->urls()))
+    return;
+  event->acceptProposedAction();
+  openUrls(event->mimeData()->urls());
+}
+
+bool MainWindow::canOpenUrls(const QList<QUrl> &urls) {
+  if (urls.size() == 1 && urls[0].isLocalFile() &&
+      (isProjectFile(urls[0].toLocalFile()) || isModelFile(urls[0].toLocalFile()) ||
+       QFileInfo(urls[0].toLocalFile()).isDir()))
+    return true;
+  // Several files are fine when they are all samples.
+  bool allSamples = !urls.isEmpty();
+  for (const QUrl &url : urls)
+    allSamples = allSamples && url.isLocalFile() && isSample(url.toLocalFile());
+  return allSamples;
+}
+
+void MainWindow::openUrls(const QList<QUrl> &urls) {
   QStringList samples;
   for (const QUrl &url : urls)
     if (url.isLocalFile() && isSample(url.toLocalFile()))
       samples << url.toLocalFile();
   if (!samples.isEmpty() && samples.size() == urls.size()) {
-    event->acceptProposedAction();
     addSamples(samples);
     return;
   }
   if (urls.size() != 1 || !urls[0].isLocalFile())
     return;
   QString path = urls[0].toLocalFile();
-  event->acceptProposedAction();
   if (isProjectFile(path)) {
     if (maybeSave())
       openProjectFile(path);

@@ -5,6 +5,7 @@
 #include "ui/StudioContext.h"
 
 #include <QMainWindow>
+#include <QUrl>
 
 #include <memory>
 
@@ -12,6 +13,7 @@
 
 class QLabel;
 class QMenu;
+class QStackedWidget;
 class QProgressBar;
 class QTabWidget;
 class QToolButton;
@@ -42,6 +44,8 @@ class LogPanel;
 class ProjectExplorer;
 class PropertiesPanel;
 class JobsPanel;
+class GuidedTour;
+class StartPage;
 
 /// The window users live in. It observes the StudioContext like every panel; it owns the central tabs
 /// and the job queue, and asks the user the questions (save changes? recover?) the context cannot.
@@ -178,6 +182,25 @@ public:
   /// Writes the selected calibration or quantize table in TPU-MLIR's format; false after reporting.
   bool exportTableFile(const Selection &table, const QString &path);
 
+  /// Opens the example project (exampleProjectFile), asking to save a modified project first. False with a
+  /// message when there is no example or it could not be opened.
+  bool openExample();
+  /// What a later `tpu-studio FILE` handed over (SingleInstance): the window comes forward and opens FILE as
+  /// a drop of it would (a project after asking to save the current one's changes; a model is imported).
+  /// Empty: only brings the window forward. True when FILE was opened (or is already the project).
+  bool openForwarded(const QString &path);
+  /// Help ▸ Guided Tour: callouts over the explorer, the central views, properties, jobs and log.
+  GuidedTour *startTour();
+  /// The tour on the first start (tpu-studio calls it once the window is shown); nullptr when it was
+  /// offered before (settings::tourOffered).
+  GuidedTour *offerTourOnce();
+  /// Help ▸ Documentation: the installed docs (`<exe>/../share/doc/tpu-studio`), else the source tree's
+  /// README (a build tree in the source tree); empty when there are neither.
+  static QUrl documentationUrl();
+  /// The start page, shown instead of the central tabs while no project is open.
+  StartPage *startPage() const { return m_startPage; }
+  bool startPageShown() const;
+
   JobQueue *jobQueue() const { return m_jobs; }
   QTabWidget *centralTabs() const { return m_tabs; }
   AutosaveController *autosave() const { return m_autosave; }
@@ -213,6 +236,15 @@ private:
   int submit(const QString &errorTitle, const QString &title, const Request &request,
              const QString &workingDirectory, const QString &resultFile = {});
   void createActions();
+  /// The start page and the stack it shares with the central tabs (MainWindowStart.cpp).
+  void createStartPage();
+  void updateStartPage();
+  /// The window's saved geometry and docks, or on the first start 80 % of the screen, centred.
+  void restoreWindowLayout();
+  void createHelpActions(QMenu *help);
+  /// Whether the window opens these dropped (or handed over) files, and opening them.
+  static bool canOpenUrls(const QList<QUrl> &urls);
+  void openUrls(const QList<QUrl> &urls);
   void createDocks();
   void createStatusBar();
   void updateTitle();
@@ -236,6 +268,9 @@ private:
   JobQueue *m_jobs;       ///< m_engine's queue
   AutosaveController *m_autosave;
   QTabWidget *m_tabs;
+  QStackedWidget *m_central = nullptr; ///< the start page or the tabs
+  StartPage *m_startPage = nullptr;
+  QString m_shownFile; ///< the project file on show (the context forgets it before projectClosed)
   ProjectExplorer *m_explorer = nullptr;
   PropertiesPanel *m_properties = nullptr;
   LogPanel *m_log = nullptr;

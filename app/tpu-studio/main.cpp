@@ -1,14 +1,16 @@
 // tpu-studio: the desktop studio. Opens an optional project or model (or --example); --screenshot renders a
 // PNG of it.
-#include "ExampleProject.h"
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
+#include "ui/ExampleProject.h"
 #include "ui/MainWindow.h"
+#include "ui/SingleInstance.h"
 #include "ui/StudioContext.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -37,7 +39,11 @@ int main(int argc, char **argv) {
   QCommandLineOption example(QStringLiteral("example"),
                              QStringLiteral("Open the example project (the PP-OCR text-direction classifier); an "
                                             "installed one is copied to the user's data folder the first time."));
-  parser.addOptions({screenshot, example});
+  QCommandLineOption newInstance(
+      QStringLiteral("new-instance"),
+      QStringLiteral("Start a studio of its own even when one runs already (by "
+                     "default the running studio opens the file and this one exits)."));
+  parser.addOptions({screenshot, example, newInstance});
   parser.process(app);
   const qsizetype maxFiles = parser.isSet(example) ? 0 : 1;
   if (parser.positionalArguments().size() > maxFiles) {
@@ -52,7 +58,7 @@ int main(int argc, char **argv) {
     QStandardPaths::setTestModeEnabled(true);
   }
   if (parser.isSet(example)) {
-    const tpuc::app::ExampleProject found = tpuc::app::openableExampleProject();
+    const tpuc::ui::ExampleProject found = tpuc::ui::openableExampleProject();
     if (found.path.isEmpty()) {
       std::fprintf(stderr, "tpu-studio: %s\n", qPrintable(found.error));
       return 1;
@@ -60,8 +66,25 @@ int main(int argc, char **argv) {
     project = found.path;
   }
 
+  // One studio per user: a running one takes the file (and comes forward). Screenshots never hand over.
+  const bool single = screenshotFile.isEmpty() && !parser.isSet(newInstance);
+  if (single && tpuc::ui::SingleInstance::forward(
+                    project.isEmpty() ? QString() : QFileInfo(project).absoluteFilePath())) {
+    std::fprintf(stderr, "tpu-studio: handed %s to the running studio\n",
+                 project.isEmpty() ? "nothing" : qPrintable(QFileInfo(project).absoluteFilePath()));
+    return 0;
+  }
+
   tpuc::ui::StudioContext context;
   tpuc::ui::MainWindow window(&context);
+  tpuc::ui::SingleInstance instance;
+  if (single) {
+    instance.listen();
+    QObject::connect(&instance, &tpuc::ui::SingleInstance::openRequested, &window, [&](const QString &path) {
+      if (window.openForwarded(path) && !path.isEmpty()) // a line scripts and tests can wait for
+        std::fprintf(stderr, "tpu-studio: opened %s from another tpu-studio\n", qPrintable(path));
+    });
+  }
   if (!screenshotFile.isEmpty()) {
     window.setInteractive(false);
     window.autosave()->setIntervalSeconds(0);
@@ -71,6 +94,8 @@ int main(int argc, char **argv) {
   }
   const bool opened = window.startup(project);
   window.show();
+  if (screenshotFile.isEmpty())
+    window.offerTourOnce();
 
   if (!screenshotFile.isEmpty()) {
     // A model on the command line is hashed off the UI thread before it is the project's: the picture

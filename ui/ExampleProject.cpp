@@ -1,5 +1,5 @@
-// The example project as `tpu-studio --example` opens it (see ExampleProject.h).
-#include "ExampleProject.h"
+// The example project as `tpu-studio --example` and the start page open it (see ExampleProject.h).
+#include "ui/ExampleProject.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -8,7 +8,7 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
-namespace tpuc::app {
+namespace tpuc::ui {
 
 namespace {
 
@@ -37,13 +37,25 @@ QString copyTree(const QString &from, const QString &to) {
 
 QString exampleSourceDir() {
   const QDir bin(QCoreApplication::applicationDirPath());
-  for (const QString &candidate : {QStringLiteral("../share/tpu-studio/example"), QStringLiteral("../example")})
+  for (const QString &candidate :
+       {QStringLiteral("../share/tpu-studio/example"), QStringLiteral("../example")})
     if (QFileInfo(bin.filePath(candidate + QLatin1Char('/') + kProjectFile)).isFile())
       return QDir::cleanPath(bin.filePath(candidate));
   return {};
 }
 
+QString exampleProjectFile() {
+  if (const QString env = qEnvironmentVariable("TPUC_EXAMPLE_PROJECT"); !env.isEmpty())
+    return QFileInfo::exists(env) ? QFileInfo(env).absoluteFilePath() : QString();
+  const QString source = exampleSourceDir();
+  return source.isEmpty() ? QString() : QDir(source).filePath(kProjectFile);
+}
+
 ExampleProject openableExampleProject() {
+  if (const QString env = qEnvironmentVariable("TPUC_EXAMPLE_PROJECT"); !env.isEmpty())
+    return QFileInfo::exists(env)
+               ? ExampleProject{QFileInfo(env).absoluteFilePath(), {}}
+               : ExampleProject{{}, QStringLiteral("TPUC_EXAMPLE_PROJECT: no file %1").arg(env)};
   const QString source = exampleSourceDir();
   if (source.isEmpty())
     return {{},
@@ -53,8 +65,8 @@ ExampleProject openableExampleProject() {
   // A build tree's example is the developer's own; an installed one is never written (not even by root).
   if (!source.endsWith(QLatin1String("share/tpu-studio/example")))
     return {QDir(source).filePath(kProjectFile), {}};
-  const QString copy =
-      QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath(QStringLiteral("example"));
+  const QString copy = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+                           .filePath(QStringLiteral("example"));
   if (!QFileInfo(QDir(copy).filePath(kProjectFile)).isFile()) {
     // Copied into a fresh folder, then moved in place: an interrupted copy is never taken for the example.
     const QString partial = copy + QStringLiteral(".partial");
@@ -68,4 +80,4 @@ ExampleProject openableExampleProject() {
   return {QDir(copy).filePath(kProjectFile), {}};
 }
 
-} // namespace tpuc::app
+} // namespace tpuc::ui
