@@ -1,5 +1,6 @@
 // The IR text diff of one pass.
 #include "visualizer/PassDiffText.h"
+#include "visualizer/ChartTheme.h"
 
 #include <QFontDatabase>
 #include <QRegularExpression>
@@ -10,12 +11,6 @@ namespace tpuc::vis {
 namespace {
 
 /// `c` blended into the base colour: readable on light and dark palettes alike.
-QColor blend(const QColor &base, const QColor &c, double amount) {
-  return QColor::fromRgbF(static_cast<float>(base.redF() * (1 - amount) + c.redF() * amount),
-                          static_cast<float>(base.greenF() * (1 - amount) + c.greenF() * amount),
-                          static_cast<float>(base.blueF() * (1 - amount) + c.blueF() * amount));
-}
-
 bool isDark(const QPalette &palette) { return palette.color(QPalette::Base).lightness() < 128; }
 
 QString foldText(std::size_t lines) {

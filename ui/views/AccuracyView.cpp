@@ -1,5 +1,6 @@
 // The accuracy view: per-layer table, chart along the graph, keep-in-float and compare-with-run actions.
 #include "ui/views/AccuracyView.h"
+#include "visualizer/ChartTheme.h"
 
 #include "ui/Background.h"
 #include "ui/MixedPrecision.h"
@@ -35,15 +36,11 @@ namespace tpuc::ui {
 
 namespace {
 
+using vis::blend;
+
 QString runLabel(const project::RunRecord &r) {
   return QStringLiteral("#%1 %2 (%3)").arg(r.id).arg(QString::fromStdString(r.configName),
                                                       QString::fromStdString(r.finished));
-}
-
-QColor blend(const QColor &a, const QColor &b, double t) {
-  return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
-                          static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
-                          static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
 }
 
 } // namespace
@@ -375,13 +372,8 @@ void AccuracyView::updateSummary() {
 
 void AccuracyView::rebuildChart() {
   const AccuracyReport &r = m_model->report();
-  auto *chart = new QChart;
   const QPalette pal = palette();
-  chart->setBackgroundBrush(pal.color(QPalette::Base));
-  chart->setPlotAreaBackgroundVisible(false);
-  chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->legend()->setLabelColor(pal.color(QPalette::Text));
+  QChart *chart = vis::newChart(pal);
 
   auto *acc = new QLineSeries;
   acc->setName(tr("accumulated cosine"));
@@ -477,12 +469,8 @@ void AccuracyView::rebuildChart() {
   // Three labels (the lowest, the middle, 1): the chart is often a short strip above the table, where five
   // labels overlap and Qt elides them all.
   y->setTickCount(3);
-  for (QValueAxis *axis : {x, y}) {
-    axis->setLabelsColor(pal.color(QPalette::Text));
-    axis->setTitleBrush(pal.color(QPalette::Text));
-    axis->setGridLineColor(blend(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.12));
-    axis->setLinePenColor(blend(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.4));
-  }
+  for (QValueAxis *axis : {x, y})
+    vis::styleAxis(axis, pal);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   for (QAbstractSeries *series : chart->series()) {

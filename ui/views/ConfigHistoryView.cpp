@@ -1,5 +1,6 @@
 // The run history of one compile configuration: output accuracy and simulated latency per deploy run.
 #include "ui/views/ConfigHistoryView.h"
+#include "visualizer/ChartTheme.h"
 
 #include "ui/MixedPrecision.h"
 #include "ui/StudioContext.h"
@@ -33,16 +34,12 @@ namespace tpuc::ui {
 
 namespace {
 
+using vis::blend;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Okabe–Ito: accuracy blue, worst sample sky blue, latency orange, failures vermillion.
 const QColor kCosColor(0x00, 0x72, 0xb2), kMinColor(0x56, 0xb4, 0xe9), kLatencyColor(0xe6, 0x9f, 0x00),
     kFailedColor(0xd5, 0x5e, 0x00);
-
-QColor blend(const QColor &a, const QColor &b, double t) {
-  return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
-                          static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
-                          static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
-}
 
 QString number(double v, int digits) {
   return std::isnan(v) ? QStringLiteral("–") : QString::number(v, 'f', digits);
@@ -216,16 +213,9 @@ void ConfigHistoryView::refresh() {
 }
 
 void ConfigHistoryView::rebuildChart() {
-  auto *chart = new QChart;
   const QPalette pal = palette();
   const QColor text = pal.color(QPalette::Text), base = pal.color(QPalette::Base);
-  chart->setBackgroundBrush(base);
-  chart->setPlotAreaBackgroundVisible(false);
-  chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->legend()->setLabelColor(text);
-  chart->setTitle(tr("deploy runs over time: output cosine and simulated latency"));
-  chart->setTitleBrush(text);
+  QChart *chart = vis::newChart(pal, tr("deploy runs over time: output cosine and simulated latency"));
 
   const qreal marker = fontMetrics().height() * 0.7;
   auto *cosLine = new QLineSeries;
@@ -313,12 +303,8 @@ void ConfigHistoryView::rebuildChart() {
   yLat->setLabelFormat(format(latHigh - latLow));
   yLat->setTickCount(5);
   yLat->setGridLineVisible(false);
-  for (QAbstractAxis *axis : std::initializer_list<QAbstractAxis *>{x, yCos, yLat}) {
-    axis->setLabelsColor(text);
-    axis->setTitleBrush(text);
-    axis->setGridLineColor(blend(base, text, 0.12));
-    axis->setLinePenColor(blend(base, text, 0.4));
-  }
+  for (QAbstractAxis *axis : std::initializer_list<QAbstractAxis *>{x, yCos, yLat})
+    vis::styleAxis(axis, pal);
   yLat->setLabelsColor(blend(base, kLatencyColor, 0.85));
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(yCos, Qt::AlignLeft);

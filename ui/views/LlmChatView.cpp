@@ -1,5 +1,6 @@
 // The chat with a converted LLM over `tpuc llm-run --serve`.
 #include "ui/views/LlmChatView.h"
+#include "visualizer/ChartTheme.h"
 
 #include "ui/jobs/EngineClient.h"
 
@@ -25,11 +26,7 @@
 namespace tpuc::ui {
 namespace {
 
-QColor blend(const QColor &a, const QColor &b, double t) {
-  return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
-                          static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
-                          static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
-}
+using vis::blend;
 
 QString ms(double v) { return QString::number(v, 'f', v < 1 ? 4 : v < 100 ? 3 : 1); }
 

@@ -1,5 +1,6 @@
 // The LLM timeline chart: stage runs as points (x: when, y: how long, simulated) and the KV cache's fill.
 #include "ui/views/LlmTimelineChart.h"
+#include "visualizer/ChartTheme.h"
 
 #include <QChart>
 #include <QChartView>
@@ -18,22 +19,12 @@
 namespace tpuc::ui {
 namespace {
 
+using vis::blend;
+using vis::styleAxis;
+
 // Okabe-Ito hues, distinguishable with colour-blindness, on light and dark bases.
 const std::array<QColor, 4> kKindColors = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00),
                                            QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7)};
-
-QColor blend(const QColor &a, const QColor &b, double t) {
-  return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
-                          static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
-                          static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
-}
-
-void styleAxis(QAbstractAxis *axis, const QPalette &palette) {
-  axis->setLabelsColor(palette.color(QPalette::Text));
-  axis->setTitleBrush(palette.color(QPalette::Text));
-  axis->setGridLineColor(blend(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.12));
-  axis->setLinePenColor(blend(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.4));
-}
 
 /// A round upper bound for an axis (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten).
 double niceCeil(double v) {

@@ -1,5 +1,6 @@
 // A sample beside exactly the tensors the model receives, with its warnings; computed off the UI thread.
 #include "ui/views/PreprocessPreview.h"
+#include "visualizer/ChartTheme.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -18,6 +19,8 @@
 namespace tpuc::ui {
 
 namespace {
+
+using vis::blend;
 
 /// 256 colours of a map, index 0 = lowest value.
 QList<QRgb> colorTable(PreprocessPreview::ColorMap map) {
@@ -56,12 +59,6 @@ QString shapeText(const std::vector<std::int64_t> &shape) {
   for (std::int64_t d : shape)
     dims << QString::number(d);
   return QLatin1Char('[') + dims.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
-
-QColor blend(const QColor &a, const QColor &b, double t) {
-  return QColor::fromRgbF(float(a.redF() + t * (b.redF() - a.redF())),
-                          float(a.greenF() + t * (b.greenF() - a.greenF())),
-                          float(a.blueF() + t * (b.blueF() - a.blueF())));
 }
 
 bool isDark(const QPalette &palette) { return palette.color(QPalette::Window).lightness() < 128; }

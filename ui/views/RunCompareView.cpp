@@ -1,5 +1,6 @@
 // The run comparison tab: manifest differences, per-layer accuracy and cycles of two runs, cosine chart.
 #include "ui/views/RunCompareView.h"
+#include "visualizer/ChartTheme.h"
 
 #include "ui/Background.h"
 #include "ui/jobs/EngineClient.h"
@@ -36,12 +37,6 @@ namespace tpuc::ui {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-QColor blend(const QColor &a, const QColor &b, double t) {
-  return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
-                          static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
-                          static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
-}
 
 double valueOr(const std::unordered_map<std::string, double> &values, const std::string &name) {
   auto it = values.find(name);
@@ -435,15 +430,8 @@ void RunCompareView::show(const driver::RunsDiff &diff) {
 }
 
 void RunCompareView::rebuildChart() {
-  auto *chart = new QChart;
   const QPalette pal = palette();
-  chart->setBackgroundBrush(pal.color(QPalette::Base));
-  chart->setPlotAreaBackgroundVisible(false);
-  chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->legend()->setLabelColor(pal.color(QPalette::Text));
-  chart->setTitle(tr("accumulated cosine per layer"));
-  chart->setTitleBrush(pal.color(QPalette::Text));
+  QChart *chart = vis::newChart(pal, tr("accumulated cosine per layer"));
   auto *seriesA = new QLineSeries;
   seriesA->setName(tr("A: run #%1").arg(m_runA));
   seriesA->setPen(QPen(QColor(0x1f, 0x77, 0xb4), 2));
@@ -481,12 +469,8 @@ void RunCompareView::rebuildChart() {
   y->setLabelFormat(span < 0.001  ? QStringLiteral("%.6f")
                     : span < 0.01 ? QStringLiteral("%.4f")
                                   : QStringLiteral("%.3f"));
-  for (QValueAxis *axis : {x, y}) {
-    axis->setLabelsColor(pal.color(QPalette::Text));
-    axis->setTitleBrush(pal.color(QPalette::Text));
-    axis->setGridLineColor(blend(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.12));
-    axis->setLinePenColor(blend(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.4));
-  }
+  for (QValueAxis *axis : {x, y})
+    vis::styleAxis(axis, pal);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   for (QAbstractSeries *series : chart->series()) {

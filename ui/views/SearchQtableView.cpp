@@ -1,5 +1,6 @@
 // The search_qtable curve: cosine against simulated latency per greedy step, and "Use this table".
 #include "ui/views/SearchQtableView.h"
+#include "visualizer/ChartTheme.h"
 
 #include "ui/Background.h"
 #include "ui/MixedPrecision.h"
@@ -27,11 +28,7 @@ namespace tpuc::ui {
 
 namespace {
 
-QColor blend(const QColor &a, const QColor &b, double t) {
-  return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
-                          static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
-                          static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
-}
+using vis::blend;
 
 driver::ReadResult<driver::SearchQtableRecord> readRecord(const QString &path) {
   QFile file(path);
@@ -175,15 +172,8 @@ qint64 SearchQtableView::useTable() {
 }
 
 void SearchQtableView::rebuildChart() {
-  auto *chart = new QChart;
   const QPalette pal = palette();
-  chart->setBackgroundBrush(pal.color(QPalette::Base));
-  chart->setPlotAreaBackgroundVisible(false);
-  chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->legend()->setLabelColor(pal.color(QPalette::Text));
-  chart->setTitle(tr("output cosine against simulated latency, one point per step"));
-  chart->setTitleBrush(pal.color(QPalette::Text));
+  QChart *chart = vis::newChart(pal, tr("output cosine against simulated latency, one point per step"));
   const auto &steps = m_record.steps;
   auto *path = new QLineSeries;
   path->setName(tr("greedy steps"));
@@ -255,12 +245,8 @@ void SearchQtableView::rebuildChart() {
   y->setLabelFormat(cosSpan < 0.001  ? QStringLiteral("%.6f")
                     : cosSpan < 0.01 ? QStringLiteral("%.5f")
                                      : QStringLiteral("%.4f"));
-  for (QValueAxis *axis : {x, y}) {
-    axis->setLabelsColor(textColor);
-    axis->setTitleBrush(textColor);
-    axis->setGridLineColor(blend(pal.color(QPalette::Base), textColor, 0.12));
-    axis->setLinePenColor(blend(pal.color(QPalette::Base), textColor, 0.4));
-  }
+  for (QValueAxis *axis : {x, y})
+    vis::styleAxis(axis, pal);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   for (QAbstractSeries *series : chart->series()) {
