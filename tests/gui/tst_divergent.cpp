@@ -73,6 +73,51 @@ QString commandLineOf(const QDialog &dialog) {
   return {};
 }
 
+/// Writes `calibration` random samples of `shape` (a Python tuple) as DIR/ds/s<i>.npy and `validation` as
+/// DIR/val/v<i>.npy, seeded; "" or what went wrong.
+QString writeRandomSamples(const QString &dir, const QString &shape, int calibration, int validation,
+                           int seed) {
+  const QString make = QDir(dir).filePath("make_samples.py");
+  QFile script(make);
+  if (!script.open(QIODevice::WriteOnly))
+    return make + ": cannot write";
+  script.write(
+      QString("import numpy as np, os, sys\nd = sys.argv[1]\nos.mkdir(d + '/ds'); os.mkdir(d + '/val')\n"
+              "r = np.random.default_rng(%1)\n"
+              "[np.save(f'{d}/ds/s{i}.npy', r.normal(size=%2).astype(np.float32)) for i in range(%3)]\n"
+              "[np.save(f'{d}/val/v{i}.npy', r.normal(size=%2).astype(np.float32)) for i in range(%4)]\n")
+          .arg(seed)
+          .arg(shape)
+          .arg(calibration)
+          .arg(validation)
+          .toUtf8());
+  script.close();
+  return guitest::runPython(make, {dir});
+}
+
+/// Starts `window` on DIR/<name>.onnx with `shapes`, adds the DIR/ds samples as dataset "ds", saves the
+/// project as DIR/<name>.tpuproj and calibrates it (kl) with the real engine; "" or what went wrong.
+QString calibratedProject(MainWindow &window, StudioContext &context, const QString &dir, const QString &name,
+                          const QString &shapes, int calibration) {
+  project::ImportSettings settings;
+  settings.inputShapes = shapes.toStdString();
+  if (QString problem =
+          guitest::startWithModel(window, context, QDir(dir).filePath(name + ".onnx"), settings);
+      !problem.isEmpty())
+    return problem;
+  std::vector<project::Sample> samples;
+  for (int i = 0; i < calibration; ++i)
+    samples.push_back({QDir(dir).filePath(QString("ds/s%1.npy").arg(i)).toStdString(), "{}", {}});
+  const qint64 ds = context.addDataset({0, "ds", samples});
+  QString error;
+  if (!context.saveAs(QDir(dir).filePath(name + ".tpuproj"), &error))
+    return error;
+  QSignalSpy tableAdded(&window, &MainWindow::calibrationTableAdded);
+  if (window.runCalibrate(ds, "kl") <= 0 || !tableAdded.wait(120000))
+    return "calibration of " + name + " did not add a table";
+  return {};
+}
+
 } // namespace
 
 class TestDivergent : public QObject {
@@ -271,41 +316,19 @@ void TestDivergent::deployOverSamplesEndToEnd() {
   if (QString problem = guitest::runPython(TPUC_CNN_SCRIPT, {dir.path()}); !problem.isEmpty())
     QFAIL(qPrintable(problem));
   // Calibration samples and a validation folder of random tensors, as the lit test makes them.
-  const QString make = dir.filePath("make.py");
-  QFile script(make);
-  QVERIFY(script.open(QIODevice::WriteOnly));
-  script.write(
-      "import numpy as np, os, sys\nd = sys.argv[1]\nos.mkdir(d + '/ds'); os.mkdir(d + '/val')\n"
-      "r = np.random.default_rng(5)\n"
-      "[np.save(f'{d}/ds/s{i}.npy', r.normal(size=(1, 3, 8, 8)).astype(np.float32)) for i in range(8)]\n"
-      "[np.save(f'{d}/val/v{i}.npy', r.normal(size=(1, 3, 8, 8)).astype(np.float32)) for i in range(6)]\n");
-  script.close();
-  if (QString problem = guitest::runPython(make, {dir.path()}); !problem.isEmpty())
+  if (QString problem = writeRandomSamples(dir.path(), "(1, 3, 8, 8)", 8, 6, 5); !problem.isEmpty())
     QFAIL(qPrintable(problem));
-
   StudioContext context;
   MainWindow window(&context);
   window.resize(1500, 950);
-  project::ImportSettings settings;
-  settings.inputShapes = "[[1,3,8,8]]";
-  if (QString problem = guitest::startWithModel(window, context, dir.filePath("cnn.onnx"), settings);
+  qputenv("TPUC", TPUC_ENGINE);
+  if (QString problem = calibratedProject(window, context, dir.path(), "cnn", "[[1,3,8,8]]", 8);
       !problem.isEmpty())
     QFAIL(qPrintable(problem));
-  std::vector<project::Sample> calibration;
-  for (int i = 0; i < 8; ++i)
-    calibration.push_back({dir.filePath(QString("ds/s%1.npy").arg(i)).toStdString(), "{}", {}});
-  const qint64 ds = context.addDataset({0, "ds", calibration});
   QStringList valFiles;
   for (int i = 0; i < 6; ++i)
     valFiles << QString("v%1.npy").arg(i);
   context.addDataset(indexedDataset("val", dir.filePath("val"), valFiles, 5));
-  QString error;
-  QVERIFY2(context.saveAs(dir.filePath("cnn.tpuproj"), &error), qPrintable(error));
-
-  qputenv("TPUC", TPUC_ENGINE);
-  QSignalSpy tableAdded(&window, &MainWindow::calibrationTableAdded);
-  QVERIFY(window.runCalibrate(ds, "kl") > 0);
-  QVERIFY(tableAdded.wait(120000));
   // A bad calibration: relu_out's threshold cut to a twentieth clips it on exact inputs (the lit test's
   // fault).
   project::CaliTable bad = context.project().caliTables.back();
@@ -499,36 +522,15 @@ void TestDivergent::transformerOverSamples() {
   QTemporaryDir dir;
   if (QString problem = guitest::runPython(TPUC_SEQUENCE_SCRIPT, {dir.path()}); !problem.isEmpty())
     QFAIL(qPrintable(problem));
-  const QString make = dir.filePath("make.py");
-  QFile script(make);
-  QVERIFY(script.open(QIODevice::WriteOnly));
-  script.write(
-      "import numpy as np, os, sys\nd = sys.argv[1]\nos.mkdir(d + '/ds'); os.mkdir(d + '/val')\n"
-      "r = np.random.default_rng(7)\n"
-      "[np.save(f'{d}/ds/s{i}.npy', r.normal(size=(1, 16, 32)).astype(np.float32)) for i in range(8)]\n"
-      "[np.save(f'{d}/val/v{i}.npy', r.normal(size=(1, 16, 32)).astype(np.float32)) for i in range(5)]\n");
-  script.close();
-  if (QString problem = guitest::runPython(make, {dir.path()}); !problem.isEmpty())
+  if (QString problem = writeRandomSamples(dir.path(), "(1, 16, 32)", 8, 5, 7); !problem.isEmpty())
     QFAIL(qPrintable(problem));
-
   StudioContext context;
   MainWindow window(&context);
   window.resize(1500, 950);
-  project::ImportSettings settings;
-  settings.inputShapes = "[[1,16,32]]";
-  if (QString problem = guitest::startWithModel(window, context, dir.filePath("transformer.onnx"), settings);
+  qputenv("TPUC", TPUC_ENGINE);
+  if (QString problem = calibratedProject(window, context, dir.path(), "transformer", "[[1,16,32]]", 8);
       !problem.isEmpty())
     QFAIL(qPrintable(problem));
-  std::vector<project::Sample> calibration;
-  for (int i = 0; i < 8; ++i)
-    calibration.push_back({dir.filePath(QString("ds/s%1.npy").arg(i)).toStdString(), "{}", {}});
-  const qint64 ds = context.addDataset({0, "ds", calibration});
-  QString error;
-  QVERIFY2(context.saveAs(dir.filePath("transformer.tpuproj"), &error), qPrintable(error));
-  qputenv("TPUC", TPUC_ENGINE);
-  QSignalSpy tableAdded(&window, &MainWindow::calibrationTableAdded);
-  QVERIFY(window.runCalibrate(ds, "kl") > 0);
-  QVERIFY(tableAdded.wait(120000));
 
   DeploySettings s;
   s.options.quantize = "INT8";
