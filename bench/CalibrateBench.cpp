@@ -99,14 +99,7 @@ int main(int argc, char **argv) {
   if (model.empty())
     model = assets + "/models/resnet18.onnx";
   const std::string name = fs::path(model).stem().string();
-  std::vector<std::string> photos;
-  std::error_code ec;
-  for (const auto &entry : fs::directory_iterator(assets + "/images", ec)) {
-    std::string ext = entry.path().extension().string();
-    if (ext == ".jpg" || ext == ".png")
-      photos.push_back(entry.path().string());
-  }
-  std::sort(photos.begin(), photos.end());
+  const std::vector<std::string> photos = tpuc::testsupport::assetPhotos(assets);
   if (!fs::exists(model) || photos.empty()) {
     std::cerr << "bench-calibrate: " << model << " or the photos in " << assets
               << " are missing: " << tpuc::testsupport::kFetchHint << "\n";

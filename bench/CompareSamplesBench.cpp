@@ -58,14 +58,7 @@ int main(int argc, char **argv) {
   }
   std::string assets = tpuc::testsupport::assetsDir();
   std::string model = assets + "/models/resnet18.onnx";
-  std::vector<std::string> photos;
-  std::error_code ec;
-  for (const auto &entry : fs::directory_iterator(assets + "/images", ec)) {
-    std::string ext = entry.path().extension().string();
-    if (ext == ".jpg" || ext == ".png")
-      photos.push_back(entry.path().string());
-  }
-  std::sort(photos.begin(), photos.end());
+  const std::vector<std::string> photos = tpuc::testsupport::assetPhotos(assets);
   if (!fs::exists(model) || photos.empty()) {
     std::cerr << "bench-compare-samples: resnet18.onnx or the photos are missing in " << assets << ": "
               << tpuc::testsupport::kFetchHint << "\n";

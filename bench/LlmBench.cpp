@@ -19,14 +19,11 @@
 #include "tpuc/LLM/LlmConvert.h"
 #include "tpuc/Simulator/Interpreter.h"
 #include "tpuc/Simulator/ReferenceKernels.h"
+#include "tpuc/Testing/ChildProcess.h"
 #include "tpuc/Testing/TestAssets.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
-
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -48,42 +45,8 @@ using namespace tpuc;
 
 double seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-struct ChildResult {
-  int status = -1;
-  double seconds = 0;
-  long peakRssKb = 0;
-};
-
-/// Runs `argv` with its output sent to `logPath`; its wall time and peak RSS.
-ChildResult runChild(const std::vector<std::string> &argv, const std::string &logPath) {
-  ChildResult result;
-  auto start = Clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (FILE *log = std::fopen(logPath.c_str(), "w")) {
-      dup2(fileno(log), STDOUT_FILENO);
-      dup2(fileno(log), STDERR_FILENO);
-    }
-    std::vector<char *> args;
-    for (const std::string &a : argv)
-      args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    std::perror(args[0]);
-    _exit(127);
-  }
-  if (pid < 0)
-    return result;
-  int status = 0;
-  struct rusage usage {};
-  if (wait4(pid, &status, 0, &usage) < 0)
-    return result;
-  result.seconds = seconds(start);
-  result.peakRssKb = usage.ru_maxrss;
-  if (WIFEXITED(status))
-    result.status = WEXITSTATUS(status);
-  return result;
-}
+using testsupport::ChildResult;
+using testsupport::runChild;
 
 /// 1: the dry run's decode speed next to the published figure.
 bool dryRunFigure(const std::string &configDir) {

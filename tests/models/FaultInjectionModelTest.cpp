@@ -45,15 +45,11 @@ TEST(FaultInjectionModel, Resnet18NamesTheFaultyOpOrANeighbour) {
   const std::set<std::string> held = {"dog.jpg", "kite.jpg", "eagle.jpg", "person.jpg"};
   std::ofstream list(dir.file("photos.txt"));
   Model model;
-  for (const auto &entry : fs::directory_iterator(assets + "/images")) {
-    std::string file = entry.path().filename().string();
-    std::string ext = entry.path().extension().string();
-    if (ext != ".jpg" && ext != ".png")
-      continue;
-    if (held.count(file))
-      model.samples.push_back({{entry.path().string()}, ""});
+  for (const std::string &photo : testsupport::assetPhotos(assets)) {
+    if (held.count(fs::path(photo).filename().string()))
+      model.samples.push_back({{photo}, ""});
     else
-      list << entry.path().string() << "\n";
+      list << photo << "\n";
   }
   list.close();
   std::sort(model.samples.begin(), model.samples.end(),

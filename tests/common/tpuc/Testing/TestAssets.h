@@ -8,10 +8,12 @@
 #ifndef TPUC_TESTING_TESTASSETS_H
 #define TPUC_TESTING_TESTASSETS_H
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace tpuc::testsupport {
 
@@ -26,6 +28,19 @@ inline std::string assetsDir() {
 
 /// The hint every test prints when an asset is missing.
 inline constexpr const char *kFetchHint = "run scripts/fetch-assets.sh (or set TPUC_ASSETS)";
+
+/// The photos of the asset cache (`<assets>/images/*.jpg|png`), sorted; empty when there are none.
+inline std::vector<std::string> assetPhotos(const std::string &assets = assetsDir()) {
+  std::vector<std::string> photos;
+  std::error_code ec;
+  for (const auto &entry : std::filesystem::directory_iterator(assets + "/images", ec)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".jpg" || ext == ".png")
+      photos.push_back(entry.path().string());
+  }
+  std::sort(photos.begin(), photos.end());
+  return photos;
+}
 
 /// A fresh directory under the system temp dir, removed with everything in it at scope exit.
 class TempDir {
