@@ -328,11 +328,13 @@ bool AccuracyFilter::lessThan(const QModelIndex &left, const QModelIndex &right)
   if (m_mode == ErrorBorn && left.column() == AccuracyModel::Order && m_born.contains(left.row()) &&
       m_born.contains(right.row()))
     return m_born.value(left.row()) < m_born.value(right.row());
-  const QVariant a = left.data(sortRole()), b = right.data(sortRole());
+  return sortsBefore(left.data(sortRole()), right.data(sortRole()));
+}
+
+bool sortsBefore(const QVariant &a, const QVariant &b) {
   if (a.typeId() == QMetaType::QString || b.typeId() == QMetaType::QString)
     return a.toString().compare(b.toString(), Qt::CaseInsensitive) < 0;
   const double x = a.toDouble(), y = b.toDouble();
-  // NaN (no value) sorts after every number in either direction of an ascending sort.
   if (std::isnan(x) || std::isnan(y))
     return !std::isnan(x) && std::isnan(y);
   return x < y;

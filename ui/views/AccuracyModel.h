@@ -75,6 +75,10 @@ private:
 /// A status's colour: EQUAL/CLOSE/SIMILAR green shades, NOT_SIMILAR red, MISMATCH purple, unknown grey.
 QColor statusColor(const QString &status);
 
+/// How the studio's tables sort a column: text case-insensitively, numbers as numbers, NaN (no value) after
+/// every number in either direction of an ascending sort.
+bool sortsBefore(const QVariant &a, const QVariant &b);
+
 /// Filters (all layers, only NOT_SIMILAR, where error is born) and a name search; sorts numerically.
 class AccuracyFilter : public QSortFilterProxyModel {
   Q_OBJECT

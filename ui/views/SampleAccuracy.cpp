@@ -336,13 +336,7 @@ NumericSortProxy::NumericSortProxy(QObject *parent) : QSortFilterProxyModel(pare
 }
 
 bool NumericSortProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const {
-  const QVariant a = left.data(sortRole()), b = right.data(sortRole());
-  if (a.typeId() == QMetaType::QString || b.typeId() == QMetaType::QString)
-    return a.toString().compare(b.toString(), Qt::CaseInsensitive) < 0;
-  const double x = a.toDouble(), y = b.toDouble();
-  if (std::isnan(x) || std::isnan(y))
-    return !std::isnan(x) && std::isnan(y);
-  return x < y;
+  return sortsBefore(left.data(sortRole()), right.data(sortRole()));
 }
 
 } // namespace tpuc::ui
