@@ -38,17 +38,6 @@ constexpr double kBaseline = 0.5;
 /// next to a first sample that was far off.
 constexpr double kRatioClip = 3.0;
 
-void attach(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QPalette &palette) {
-  styleAxis(x, palette);
-  styleAxis(y, palette);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (QAbstractSeries *series : chart->series()) {
-    series->attachAxis(x);
-    series->attachAxis(y);
-  }
-}
-
 QLineSeries *verticalLine(double x, double y0, double y1, const QPen &pen, const QString &name) {
   auto *line = new QLineSeries;
   line->setName(name);
@@ -250,7 +239,7 @@ QChart *makeHistogramChart(const CalibrationReport &report, int tensor, const QP
   y->setTitleText(QCoreApplication::translate("CalibrationCharts", "count (log)"));
   y->setRange(kBaseline, ceiling);
   y->setLabelFormat(QStringLiteral("%.0e"));
-  attach(chart, x, y, palette);
+  attachAxes(chart, x, y, palette);
   return chart;
 }
 
@@ -309,7 +298,7 @@ QChart *makeConvergenceChart(const CalibrationReport &report, int tensor, const 
     }
   }
   QValueAxis *x = samplesAxis(report);
-  attach(chart, x, y, palette);
+  attachAxes(chart, x, y, palette);
   return chart;
 }
 
@@ -372,7 +361,7 @@ QChart *makeConvergenceOverviewChart(const CalibrationReport &report, const QPal
         QPen(report.enoughData ? kSettledColor : kLateColor, 1.8, Qt::DashLine),
         QCoreApplication::translate("CalibrationCharts", "all settled after %1").arg(report.stableAfter)));
   QValueAxis *x = samplesAxis(report);
-  attach(chart, x, y, palette);
+  attachAxes(chart, x, y, palette);
   for (QLineSeries *series : faintSeries)
     for (QLegendMarker *marker : chart->legend()->markers(series))
       marker->setVisible(false);

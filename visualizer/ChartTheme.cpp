@@ -2,6 +2,7 @@
 #include "visualizer/ChartTheme.h"
 
 #include <QAbstractAxis>
+#include <QAbstractSeries>
 #include <QChart>
 #include <QLegend>
 #include <QValueAxis>
@@ -34,6 +35,17 @@ void styleAxis(QAbstractAxis *axis, const QPalette &palette) {
   axis->setLinePenColor(blend(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.4));
   if (auto *value = qobject_cast<QValueAxis *>(axis))
     value->setMinorGridLineColor(blend(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.06));
+}
+
+void attachAxes(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QPalette &palette) {
+  styleAxis(x, palette);
+  styleAxis(y, palette);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  for (QAbstractSeries *series : chart->series()) {
+    series->attachAxis(x);
+    series->attachAxis(y);
+  }
 }
 
 } // namespace tpuc::vis

@@ -21,6 +21,10 @@ QChart *newChart(const QPalette &palette, const QString &title = {});
 /// An axis in the palette's text colour, with a faint grid (and a fainter minor grid) and a stronger line.
 void styleAxis(QAbstractAxis *axis, const QPalette &palette);
 
+/// Styles `x` and `y` (styleAxis), adds them at the bottom and the left, and attaches every series the chart
+/// holds to both.
+void attachAxes(QChart *chart, QAbstractAxis *x, QAbstractAxis *y, const QPalette &palette);
+
 } // namespace tpuc::vis
 
 #endif // TPUC_VISUALIZER_CHARTTHEME_H

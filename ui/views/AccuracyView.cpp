@@ -469,14 +469,7 @@ void AccuracyView::rebuildChart() {
   // Three labels (the lowest, the middle, 1): the chart is often a short strip above the table, where five
   // labels overlap and Qt elides them all.
   y->setTickCount(3);
-  for (QValueAxis *axis : {x, y})
-    vis::styleAxis(axis, pal);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (QAbstractSeries *series : chart->series()) {
-    series->attachAxis(x);
-    series->attachAxis(y);
-  }
+  vis::attachAxes(chart, x, y, pal);
   // The ring and the per-status points explain themselves in the table; keep the legend to the lines
   // and the statuses that occur.
   for (QLegendMarker *marker : chart->legend()->markers())

@@ -469,14 +469,7 @@ void RunCompareView::rebuildChart() {
   y->setLabelFormat(span < 0.001  ? QStringLiteral("%.6f")
                     : span < 0.01 ? QStringLiteral("%.4f")
                                   : QStringLiteral("%.3f"));
-  for (QValueAxis *axis : {x, y})
-    vis::styleAxis(axis, pal);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (QAbstractSeries *series : chart->series()) {
-    series->attachAxis(x);
-    series->attachAxis(y);
-  }
+  vis::attachAxes(chart, x, y, pal);
   QChart *old = m_chart->chart();
   m_chart->setChart(chart);
   delete old;

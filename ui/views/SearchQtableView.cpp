@@ -245,14 +245,7 @@ void SearchQtableView::rebuildChart() {
   y->setLabelFormat(cosSpan < 0.001  ? QStringLiteral("%.6f")
                     : cosSpan < 0.01 ? QStringLiteral("%.5f")
                                      : QStringLiteral("%.4f"));
-  for (QValueAxis *axis : {x, y})
-    vis::styleAxis(axis, pal);
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  for (QAbstractSeries *series : chart->series()) {
-    series->attachAxis(x);
-    series->attachAxis(y);
-  }
+  vis::attachAxes(chart, x, y, pal);
   // The legend names the path and the target; the points carry their own labels.
   for (QLegendMarker *marker : chart->legend()->markers())
     marker->setVisible(marker->series() == path || marker->series() == target);
