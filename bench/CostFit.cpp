@@ -43,6 +43,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <future>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -112,14 +113,19 @@ double valueIn(const json &profile, const std::string &path) {
   return isFraction(path) ? 1.0 : 0.0;
 }
 
-/// Parameters move in log space: a fraction as log(x) (clamped to [0.02, 1]), a cycle count as
-/// log(1 + x) (clamped to >= 0), so a step is a ratio, not an offset.
+/// The largest value a non-fraction parameter may take (npu.engine_contention is in [0, 1]).
+double upperBound(const std::string &path) {
+  return path.find("contention") != std::string::npos ? 1.0 : std::numeric_limits<double>::infinity();
+}
+
+/// Parameters move in log space: a fraction as log(x) (clamped to [0.02, 1]), a cycle count or a
+/// contention as log(1 + x) (clamped to [0, upperBound]), so a step is a ratio, not an offset.
 double toSpace(const Param &p, double x) {
-  return p.fraction ? std::log(std::clamp(x, 0.02, 1.0)) : std::log1p(std::max(0.0, x));
+  return p.fraction ? std::log(std::clamp(x, 0.02, 1.0)) : std::log1p(std::clamp(x, 0.0, upperBound(p.path)));
 }
 
 double fromSpace(const Param &p, double y) {
-  return p.fraction ? std::clamp(std::exp(y), 0.02, 1.0) : std::max(0.0, std::expm1(y));
+  return p.fraction ? std::clamp(std::exp(y), 0.02, 1.0) : std::clamp(std::expm1(y), 0.0, upperBound(p.path));
 }
 
 class Fitter {
@@ -306,7 +312,8 @@ int main(int argc, char **argv) {
   std::string table, write, jsonOut;
   std::vector<std::string> fitList = {"tiu.conv_efficiency.INT8", "tiu.conv_efficiency.F16",
                                       "tiu.conv_efficiency.F32", "gdma.efficiency"};
-  std::vector<std::string> shareList = {"tiu.pass_cycles", "gdma.run_cycles"};
+  std::vector<std::string> shareList = {"tiu.pass_cycles", "gdma.run_cycles", "tiu.conv_stride_efficiency",
+                                        "npu.engine_contention"};
   int maxEvals = 400;
   bool loo = false;
   for (int i = 1; i < argc; ++i) {
@@ -490,7 +497,9 @@ int main(int argc, char **argv) {
       json j = base[chip];
       for (const Param &p : fitted)
         if (std::find(p.chips.begin(), p.chips.end(), chip) != p.chips.end()) {
-          set(j, p.path, p.fraction ? std::round(p.value * 1000) / 1000 : std::round(p.value * 10) / 10);
+          set(j, p.path,
+              p.fraction || upperBound(p.path) <= 1 ? std::round(p.value * 1000) / 1000
+                                                    : std::round(p.value * 10) / 10);
         }
       std::string note;
       for (const Param &p : fitted)

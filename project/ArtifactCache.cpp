@@ -2,10 +2,9 @@
 #include "project/ArtifactCache.h"
 
 #include "project/ProjectStore.h"
+#include "tpuc/Support/FileWrite.h"
 
 #include <unistd.h>
-
-#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -31,22 +30,8 @@ Result<std::string> ArtifactCache::storeBytes(std::string_view bytes) {
   fs::path target = pathFor(hash);
   std::error_code ec;
   fs::create_directories(target.parent_path(), ec);
-  fs::path temp = target;
-  temp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      fs::remove(temp, ec);
-      return Failure{"cannot write the cache file '" + temp.string() + "'"};
-    }
-  }
-  fs::rename(temp, target, ec);
-  if (ec) {
-    Failure failure{"cannot write the cache file '" + target.string() + "': " + ec.message()};
-    fs::remove(temp, ec);
-    return failure;
-  }
+  if (Result<void> written = writeFileAtomically(target.string(), bytes); !written)
+    return Failure{written.error()};
   return hash;
 }
 

@@ -35,6 +35,7 @@ struct LlmConvertSettings {
   bool useHistoryKv = false;
   std::int64_t chunkLength = 0;    ///< 0 = none (only with useHistoryKv)
   std::int64_t maxInputLength = 0; ///< 0 = seq_length
+  bool dynamic = false;            ///< --dynamic: prefill also for shorter prompt buckets
   bool operator==(const LlmConvertSettings &) const = default;
 };
 
@@ -122,6 +123,8 @@ struct CompileConfig {
 /// A produced artifact of a run; the bytes live in the cache folder under their hash.
 struct ArtifactRef {
   std::string kind; ///< "top_mlir", "tpu_mlir", "model", "npz", "trace", ...
+  /// The file: absolute in memory, stored relative to the project file where possible (as sample paths
+  /// are), so a project folder moved or copied with its cache keeps its runs' files.
   std::string name;
   std::string contentHash;
   bool operator==(const ArtifactRef &) const = default;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstring>
 #include <fstream>
 
 namespace fs = std::filesystem;
@@ -74,7 +75,7 @@ bool readLlmSettings(const json &value, std::optional<LlmConvertSettings> &out) 
   if (!field("seq_length", l.seqLength) || !field("quantize", l.quantize) ||
       !field("q_group_size", l.qGroupSize) || !field("symmetric", l.symmetric) || !field("chip", l.chip) ||
       !field("use_history_kv", l.useHistoryKv) || !field("chunk_length", l.chunkLength) ||
-      !field("max_input_length", l.maxInputLength))
+      !field("max_input_length", l.maxInputLength) || !field("dynamic", l.dynamic))
     return false;
   out = l;
   return true;
@@ -155,20 +156,40 @@ Result<void> readDatasetIndex(sql::Db &db, const fs::path &dir, Dataset &d) {
   return {};
 }
 
-bool writeDatasetIndex(sql::Db &db, std::int64_t id, const dataset::DatasetIndex &index,
-                       const fs::path &dir) {
-  sql::Stmt head(db, "INSERT INTO dataset_indexes(dataset_id, root, subsets) VALUES (?, ?, ?)");
-  if (!head.bind(1, id)
+/// The statements (or fingerprints) one dataset is written through.
+template <typename S> struct DatasetRows { S &dataset, &sample, &indexHead, &indexFile, &indexBad; };
+
+/// Writes dataset `d` at position `ordinal` (id `ordinal + 1`) with its samples and index. `S` is
+/// sql::Stmt when writing and RowHash when fingerprinting: both see exactly the same values.
+template <typename S>
+bool writeDataset(DatasetRows<S> rows, std::size_t ordinal, const Dataset &d, const fs::path &dir) {
+  auto id = static_cast<std::int64_t>(ordinal + 1);
+  if (!rows.dataset.bind(1, id).bind(2, static_cast<std::int64_t>(ordinal)).bind(3, d.name).run())
+    return false;
+  for (std::size_t j = 0; j < d.samples.size(); ++j) {
+    const Sample &s = d.samples[j];
+    rows.sample.bind(1, id)
+        .bind(2, static_cast<std::int64_t>(j))
+        .bind(3, toStoredPath(s.path, dir))
+        .bind(4, s.metadataJson);
+    if (s.thumbnailPng.empty())
+      rows.sample.bindNull(5);
+    else
+      rows.sample.bindBlob(5, s.thumbnailPng);
+    if (!rows.sample.run())
+      return false;
+  }
+  if (!d.index)
+    return true;
+  const dataset::DatasetIndex &index = *d.index;
+  if (!rows.indexHead.bind(1, id)
            .bind(2, toStoredPath(index.root, dir))
            .bind(3, dataset::subsetsToJson(index.subsets))
            .run())
     return false;
-  sql::Stmt file(
-      db, "INSERT INTO dataset_files(dataset_id, ordinal, path, size, mtime_ns, content_hash, metadata) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?)");
   for (std::size_t i = 0; i < index.files.size(); ++i) {
     const dataset::FileEntry &e = index.files[i];
-    if (!file.bind(1, id)
+    if (!rows.indexFile.bind(1, id)
              .bind(2, static_cast<std::int64_t>(i))
              .bind(3, e.path)
              .bind(4, static_cast<std::int64_t>(e.size))
@@ -178,15 +199,88 @@ bool writeDatasetIndex(sql::Db &db, std::int64_t id, const dataset::DatasetIndex
              .run())
       return false;
   }
-  sql::Stmt bad(db, "INSERT INTO dataset_unreadable(dataset_id, ordinal, path, reason) VALUES (?, ?, ?, ?)");
   for (std::size_t i = 0; i < index.unreadable.size(); ++i)
-    if (!bad.bind(1, id)
+    if (!rows.indexBad.bind(1, id)
              .bind(2, static_cast<std::int64_t>(i))
              .bind(3, index.unreadable[i].path)
              .bind(4, index.unreadable[i].reason)
              .run())
       return false;
   return true;
+}
+
+/// Writes run `r` with its artifacts (run ids are kept: artifacts, logs and the cache refer to them).
+template <typename S> bool writeRun(S &run, S &artifact, const RunRecord &r, const fs::path &dir) {
+  if (!run.bind(1, r.id)
+           .bind(2, r.configName)
+           .bind(3, r.started)
+           .bind(4, r.finished)
+           .bind(5, r.status)
+           .bind(6, r.latencyMs)
+           .bind(7, r.memoryPeakBytes)
+           .bind(8, r.layerMetricsJson)
+           .bind(9, r.summaryJson)
+           .run())
+    return false;
+  for (std::size_t j = 0; j < r.artifacts.size(); ++j) {
+    const ArtifactRef &a = r.artifacts[j];
+    if (!artifact.bind(1, r.id)
+             .bind(2, static_cast<std::int64_t>(j))
+             .bind(3, a.kind)
+             .bind(4, toStoredPath(a.name, dir))
+             .bind(5, a.contentHash)
+             .run())
+      return false;
+  }
+  return true;
+}
+
+/// Takes the values a statement would be bound to and folds them into a 64-bit fingerprint, so the
+/// rows of a dataset or a run can be compared with what a file holds without keeping a copy.
+class RowHash {
+public:
+  RowHash &bind(int, std::int64_t value) { return mix(0x11, std::hash<std::int64_t>{}(value)); }
+  RowHash &bind(int, double value) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    return mix(0x12, bits);
+  }
+  RowHash &bind(int, std::string_view value) {
+    return mix(0x13 ^ (value.size() << 8), std::hash<std::string_view>{}(value));
+  }
+  RowHash &bindBlob(int, const std::vector<std::uint8_t> &value) {
+    std::string_view bytes(reinterpret_cast<const char *>(value.data()), value.size());
+    return mix(0x14 ^ (value.size() << 8), std::hash<std::string_view>{}(bytes));
+  }
+  RowHash &bindNull(int) { return mix(0x15, 0); }
+  bool run() {
+    mix(0x16, 0);
+    return true;
+  }
+  std::uint64_t value() const { return m_value; }
+
+private:
+  RowHash &mix(std::uint64_t tag, std::uint64_t value) {
+    // splitmix64's finalizer over the running value, the field's tag and its hash.
+    std::uint64_t x = m_value ^ (tag * 0x9e3779b97f4a7c15ULL) ^ value;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    m_value = x ^ (x >> 31);
+    return *this;
+  }
+  std::uint64_t m_value = 0x6a09e667f3bcc908ULL;
+};
+
+std::uint64_t datasetFingerprint(std::size_t ordinal, const Dataset &d, const fs::path &dir) {
+  RowHash hash;
+  writeDataset<RowHash>({hash, hash, hash, hash, hash}, ordinal, d, dir);
+  return hash.value();
+}
+
+std::uint64_t runFingerprint(const RunRecord &r, const fs::path &dir) {
+  RowHash hash;
+  writeRun(hash, hash, r, dir);
+  return hash.value();
 }
 
 /// Reads every section into `p`; a failure is a malformed value or the database's error.
@@ -289,7 +383,8 @@ Result<void> readAll(sql::Db &db, const fs::path &dir, Project &p) {
       r.summaryJson = runs.columnText(8);
       artifacts.bind(1, r.id);
       while (artifacts.step())
-        r.artifacts.push_back({artifacts.columnText(0), artifacts.columnText(1), artifacts.columnText(2)});
+        r.artifacts.push_back(
+            {artifacts.columnText(0), fromStoredPath(artifacts.columnText(1), dir), artifacts.columnText(2)});
       artifacts.reset();
       if (artifacts.failed())
         return Failure{db.lastError()};
@@ -362,48 +457,23 @@ bool writeImportSettings(sql::Db &db, const ImportSettings &s) {
                   {"chip", l.chip},
                   {"use_history_kv", l.useHistoryKv},
                   {"chunk_length", l.chunkLength},
-                  {"max_input_length", l.maxInputLength}};
+                  {"max_input_length", l.maxInputLength},
+                  {"dynamic", l.dynamic}};
     if (!stmt.bind(1, std::string_view("llm_convert")).bind(2, value.dump()).run())
       return false;
   }
   return true;
 }
 
-bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
-  if (!writeModel(db, p.model, dir))
-    return false;
+/// The sections that are small whatever the project's size, rewritten whole on every save: import
+/// settings, calibration and quantize tables, configurations, view state, notes.
+bool writeSmallSections(sql::Db &db, const Project &p) {
   // Child rows go with their parents through ON DELETE CASCADE.
-  if (!db.exec("DELETE FROM import_settings; DELETE FROM datasets; DELETE FROM cali_tables; "
-               "DELETE FROM quant_tables; DELETE FROM compile_configs; DELETE FROM runs; "
-               "DELETE FROM view_state; DELETE FROM notes;"))
+  if (!db.exec("DELETE FROM import_settings; DELETE FROM cali_tables; DELETE FROM quant_tables; "
+               "DELETE FROM compile_configs; DELETE FROM view_state; DELETE FROM notes;"))
     return false;
   if (!writeImportSettings(db, p.importSettings))
     return false;
-  // Ids are reassigned densely on every save; in memory they only need to be unique within a section.
-  sql::Stmt dataset(db, "INSERT INTO datasets(id, ordinal, name) VALUES (?, ?, ?)");
-  sql::Stmt sample(db, "INSERT INTO samples(dataset_id, ordinal, path, metadata, thumbnail) "
-                       "VALUES (?, ?, ?, ?, ?)");
-  for (std::size_t i = 0; i < p.datasets.size(); ++i) {
-    const Dataset &d = p.datasets[i];
-    auto id = static_cast<std::int64_t>(i + 1);
-    if (!dataset.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, d.name).run())
-      return false;
-    for (std::size_t j = 0; j < d.samples.size(); ++j) {
-      const Sample &s = d.samples[j];
-      sample.bind(1, id)
-          .bind(2, static_cast<std::int64_t>(j))
-          .bind(3, toStoredPath(s.path, dir))
-          .bind(4, s.metadataJson);
-      if (s.thumbnailPng.empty())
-        sample.bindNull(5);
-      else
-        sample.bindBlob(5, s.thumbnailPng);
-      if (!sample.run())
-        return false;
-    }
-    if (d.index && !writeDatasetIndex(db, id, *d.index, dir))
-      return false;
-  }
   sql::Stmt cali(db, "INSERT INTO cali_tables(id, ordinal, name, version, created, comment) "
                      "VALUES (?, ?, ?, ?, ?, ?)");
   sql::Stmt caliRow(db, "INSERT INTO cali_entries(table_id, ordinal, op_name, threshold, min, max) "
@@ -466,40 +536,119 @@ bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
              .run())
       return false;
   }
-  // Run ids are kept: artifacts, logs and the cache refer to them.
-  sql::Stmt run(db, "INSERT INTO runs(id, config_name, started, finished, status, latency_ms, "
-                    "memory_peak_bytes, layer_metrics, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  sql::Stmt artifact(db, "INSERT INTO run_artifacts(run_id, ordinal, kind, name, content_hash) "
-                         "VALUES (?, ?, ?, ?, ?)");
-  for (const RunRecord &r : p.runs) {
-    if (!run.bind(1, r.id)
-             .bind(2, r.configName)
-             .bind(3, r.started)
-             .bind(4, r.finished)
-             .bind(5, r.status)
-             .bind(6, r.latencyMs)
-             .bind(7, r.memoryPeakBytes)
-             .bind(8, r.layerMetricsJson)
-             .bind(9, r.summaryJson)
-             .run())
-      return false;
-    for (std::size_t j = 0; j < r.artifacts.size(); ++j) {
-      const ArtifactRef &a = r.artifacts[j];
-      if (!artifact.bind(1, r.id)
-               .bind(2, static_cast<std::int64_t>(j))
-               .bind(3, a.kind)
-               .bind(4, a.name)
-               .bind(5, a.contentHash)
-               .run())
-        return false;
-    }
-  }
   sql::Stmt view(db, "INSERT INTO view_state(key, value) VALUES (?, ?)");
   for (const auto &[key, value] : p.viewState)
     if (!view.bind(1, key).bind(2, value).run())
       return false;
   sql::Stmt notes(db, "INSERT INTO notes(id, text) VALUES (1, ?)");
   return notes.bind(1, p.notes).run();
+}
+
+/// The statements of the dataset sections of one database.
+struct DatasetStatements {
+  explicit DatasetStatements(sql::Db &db)
+      : dataset(db, "INSERT INTO datasets(id, ordinal, name) VALUES (?, ?, ?)"),
+        sample(db,
+               "INSERT INTO samples(dataset_id, ordinal, path, metadata, thumbnail) VALUES (?, ?, ?, ?, ?)"),
+        indexHead(db, "INSERT INTO dataset_indexes(dataset_id, root, subsets) VALUES (?, ?, ?)"),
+        indexFile(db, "INSERT INTO dataset_files(dataset_id, ordinal, path, size, mtime_ns, content_hash, "
+                      "metadata) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        indexBad(db,
+                 "INSERT INTO dataset_unreadable(dataset_id, ordinal, path, reason) VALUES (?, ?, ?, ?)") {}
+  DatasetRows<sql::Stmt> rows() { return {dataset, sample, indexHead, indexFile, indexBad}; }
+  sql::Stmt dataset, sample, indexHead, indexFile, indexBad;
+};
+
+struct RunStatements {
+  explicit RunStatements(sql::Db &db)
+      : run(db, "INSERT INTO runs(id, config_name, started, finished, status, latency_ms, "
+                "memory_peak_bytes, layer_metrics, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        artifact(db, "INSERT INTO run_artifacts(run_id, ordinal, kind, name, content_hash) "
+                     "VALUES (?, ?, ?, ?, ?)") {}
+  sql::Stmt run, artifact;
+};
+
+/// Writes every section into an empty database or over all of an existing one.
+bool writeAll(sql::Db &db, const Project &p, const fs::path &dir) {
+  if (!writeModel(db, p.model, dir) || !db.exec("DELETE FROM datasets; DELETE FROM runs;") ||
+      !writeSmallSections(db, p))
+    return false;
+  // Ids are reassigned densely on every save; in memory they only need to be unique within a section.
+  DatasetStatements datasets(db);
+  for (std::size_t i = 0; i < p.datasets.size(); ++i)
+    if (!writeDataset(datasets.rows(), i, p.datasets[i], dir))
+      return false;
+  RunStatements runs(db);
+  for (const RunRecord &r : p.runs)
+    if (!writeRun(runs.run, runs.artifact, r, dir))
+      return false;
+  return true;
+}
+
+/// Rewrites only the datasets and runs whose fingerprints differ from `stored` (what the file holds),
+/// and the small sections; fills `written` with the project's fingerprints.
+bool writeChanged(sql::Db &db, const Project &p, const fs::path &dir, const StoredState &stored,
+                  StoredState &written) {
+  if (!writeModel(db, p.model, dir) || !writeSmallSections(db, p))
+    return false;
+  sql::Stmt dropDataset(db, "DELETE FROM datasets WHERE id = ?");
+  DatasetStatements datasets(db);
+  written.datasets.clear();
+  for (std::size_t i = 0; i < p.datasets.size(); ++i) {
+    std::uint64_t fingerprint = datasetFingerprint(i, p.datasets[i], dir);
+    written.datasets.push_back(fingerprint);
+    if (i < stored.datasets.size() && stored.datasets[i] == fingerprint)
+      continue;
+    if (!dropDataset.bind(1, static_cast<std::int64_t>(i + 1)).run() ||
+        !writeDataset(datasets.rows(), i, p.datasets[i], dir))
+      return false;
+  }
+  for (std::size_t i = p.datasets.size(); i < stored.datasets.size(); ++i)
+    if (!dropDataset.bind(1, static_cast<std::int64_t>(i + 1)).run())
+      return false;
+  sql::Stmt dropRun(db, "DELETE FROM runs WHERE id = ?");
+  RunStatements runs(db);
+  written.runs.clear();
+  for (const RunRecord &r : p.runs) {
+    std::uint64_t fingerprint = runFingerprint(r, dir);
+    written.runs[r.id] = fingerprint;
+    auto before = stored.runs.find(r.id);
+    if (before != stored.runs.end() && before->second == fingerprint)
+      continue;
+    if (!dropRun.bind(1, r.id).run() || !writeRun(runs.run, runs.artifact, r, dir))
+      return false;
+  }
+  for (const auto &[id, fingerprint] : stored.runs)
+    if (!written.runs.count(id) && !dropRun.bind(1, id).run())
+      return false;
+  return true;
+}
+
+/// The fingerprints of every dataset and run of `p` as stored in a project file in `dir`.
+StoredState fingerprints(const Project &p, const fs::path &dir) {
+  StoredState state;
+  for (std::size_t i = 0; i < p.datasets.size(); ++i)
+    state.datasets.push_back(datasetFingerprint(i, p.datasets[i], dir));
+  for (const RunRecord &r : p.runs)
+    state.runs[r.id] = runFingerprint(r, dir);
+  return state;
+}
+
+/// Size and modification time of `file` as a save left it: the next in-place save trusts its
+/// fingerprints only while the file still has them.
+bool stampFile(const fs::path &file, StoredState &state) {
+  std::error_code ec;
+  state.fileSize = fs::file_size(file, ec);
+  if (ec)
+    return false;
+  state.fileTime = fs::last_write_time(file, ec);
+  return !ec;
+}
+
+bool stampMatches(const fs::path &file, const StoredState &state) {
+  std::error_code ec, ec2;
+  return state.valid && fs::file_size(file, ec) == state.fileSize && !ec &&
+         fs::last_write_time(file, ec2) == state.fileTime && !ec2;
 }
 
 /// Connection settings for saving: a rollback journal keeps the project a single self-contained file
@@ -516,7 +665,7 @@ void syncDirectory(const fs::path &dir) {
   }
 }
 
-Result<void> saveReplace(const Project &p, const fs::path &file, const fs::path &dir) {
+Result<void> saveReplace(const Project &p, const fs::path &file, const fs::path &dir, StoredState *state) {
   fs::path temp = file;
   temp += ".saving-" + std::to_string(::getpid());
   std::error_code ec;
@@ -541,23 +690,44 @@ Result<void> saveReplace(const Project &p, const fs::path &file, const fs::path 
     return failure;
   }
   syncDirectory(file.parent_path());
+  if (state) {
+    *state = fingerprints(p, dir);
+    state->valid = stampFile(file, *state);
+  }
   return {};
 }
 
-Result<void> saveInPlace(const Project &p, const fs::path &file, const fs::path &dir) {
-  sql::Db db;
-  if (!db.open(file.string(), sql::Db::Mode::ReadWrite))
-    return Failure{"cannot save " + quoted(file) + ": " + db.lastError()};
-  Result<int> version = checkIdentity(db, file);
-  if (!version)
-    return Failure{"refusing to overwrite: " + version.error()};
-  bool ok = prepareForWrite(db) && db.exec("BEGIN IMMEDIATE") &&
-            (*version == schema::kCurrentVersion || schema::migrate(db, *version)) && writeAll(db, p, dir) &&
-            db.exec("COMMIT");
-  if (!ok) {
-    Failure failure{"cannot save " + quoted(file) + ": " + db.lastError()};
-    db.exec("ROLLBACK");
-    return failure;
+Result<void> saveInPlace(const Project &p, const fs::path &file, const fs::path &dir, StoredState *state) {
+  // Only the changed datasets and runs are rewritten when the file is still as our last load or save
+  // left it; otherwise (no fingerprints, another writer, an older schema) every section is.
+  const bool incremental = state && stampMatches(file, *state);
+  StoredState written;
+  {
+    sql::Db db;
+    if (!db.open(file.string(), sql::Db::Mode::ReadWrite))
+      return Failure{"cannot save " + quoted(file) + ": " + db.lastError()};
+    Result<int> version = checkIdentity(db, file);
+    if (!version)
+      return Failure{"refusing to overwrite: " + version.error()};
+    bool ok = prepareForWrite(db) && db.exec("BEGIN IMMEDIATE");
+    if (ok && incremental && *version == schema::kCurrentVersion) {
+      ok = writeChanged(db, p, dir, *state, written);
+    } else {
+      ok = ok && (*version == schema::kCurrentVersion || schema::migrate(db, *version)) &&
+           writeAll(db, p, dir);
+      if (ok && state)
+        written = fingerprints(p, dir);
+    }
+    ok = ok && db.exec("COMMIT");
+    if (!ok) {
+      Failure failure{"cannot save " + quoted(file) + ": " + db.lastError()};
+      db.exec("ROLLBACK");
+      return failure;
+    }
+  }
+  if (state) {
+    *state = std::move(written);
+    state->valid = stampFile(file, *state);
   }
   return {};
 }
@@ -589,7 +759,20 @@ std::string fromStoredPath(const std::string &stored, const fs::path &projectDir
   return (projectDir / path).lexically_normal().string();
 }
 
-Result<Project> loadProject(const fs::path &file) {
+/// SQLite's integrity report spans lines ("*** in database main ***\nPage 3: ..."): one line of at most 160
+/// characters for a message.
+static std::string oneLine(std::string text) {
+  for (char &c : text)
+    if (c == '\n' || c == '\r' || c == '\t')
+      c = ' ';
+  if (text.size() > 160)
+    text = text.substr(0, 157) + "...";
+  return text;
+}
+
+Result<Project> loadProject(const fs::path &file, StoredState *state) {
+  if (state)
+    *state = {};
   std::error_code ec;
   if (!fs::exists(file, ec))
     return Failure{quoted(file) + " does not exist"};
@@ -602,10 +785,12 @@ Result<Project> loadProject(const fs::path &file) {
   Result<int> version = checkIdentity(db, file);
   if (!version)
     return Failure{version.error()};
-  sql::Stmt check(db, "PRAGMA quick_check");
-  if (!check.step() || check.columnText(0) != "ok")
-    return Failure{quoted(file) + " is damaged (" + (check.failed() ? db.lastError() : check.columnText(0)) +
-                   ")"};
+  {
+    sql::Stmt check(db, "PRAGMA quick_check");
+    if (!check.step() || check.columnText(0) != "ok")
+      return Failure{quoted(file) + " is damaged (" +
+                     oneLine(check.failed() ? db.lastError() : check.columnText(0)) + ")"};
+  }
   sql::Db *source = &db;
   sql::Db memory;
   if (*version < schema::kCurrentVersion) {
@@ -620,15 +805,27 @@ Result<Project> loadProject(const fs::path &file) {
   fs::path dir = fs::absolute(file, ec).parent_path();
   if (Result<void> read = readAll(*source, dir, project); !read)
     return Failure{"cannot read " + quoted(file) + ": " + read.error()};
+  memory.close();
+  db.close();
+  if (state && *version == schema::kCurrentVersion) {
+    // Fingerprints describe the file only when its datasets carry the ids a save gives them.
+    bool dense = true;
+    for (std::size_t i = 0; i < project.datasets.size(); ++i)
+      dense = dense && project.datasets[i].id == static_cast<std::int64_t>(i + 1);
+    if (dense) {
+      *state = fingerprints(project, dir);
+      state->valid = stampFile(file, *state);
+    }
+  }
   return project;
 }
 
-Result<void> saveProject(const Project &project, const fs::path &file, SaveMode mode) {
+Result<void> saveProject(const Project &project, const fs::path &file, SaveMode mode, StoredState *state) {
   std::error_code ec;
   fs::path dir = fs::absolute(file, ec).parent_path();
   if (mode == SaveMode::Replace || !fs::exists(file, ec))
-    return saveReplace(project, file, dir);
-  return saveInPlace(project, file, dir);
+    return saveReplace(project, file, dir, state);
+  return saveInPlace(project, file, dir, state);
 }
 
 std::string hashBytes(std::string_view bytes) {

@@ -5,8 +5,11 @@
 #include "project/Project.h"
 #include "tpuc/Support/Result.h"
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace tpuc::project {
 
@@ -21,13 +24,28 @@ enum class SaveMode {
   Replace,
 };
 
-/// Loads a project, or a Failure whose one line names the file. Older schema versions are migrated in
-/// memory; the file itself is not modified by loading.
-Result<Project> loadProject(const std::filesystem::path &file);
+/// What a project file holds, as fingerprints of its large sections (each dataset by position, each run
+/// by id), taken by the load or save that last touched the file. An in-place save given it rewrites only
+/// the datasets and runs that changed (and the small sections); it is trusted only while the file keeps
+/// the size and modification time that load or save left, so another writer means a full rewrite.
+struct StoredState {
+  std::vector<std::uint64_t> datasets;
+  std::map<std::int64_t, std::uint64_t> runs;
+  std::uintmax_t fileSize = 0;
+  std::filesystem::file_time_type fileTime{};
+  bool valid = false;
+};
 
-/// Saves a project. A Failure names the file; the file on disk then still holds its previous content.
-/// Refuses to overwrite a file that is not a TPU Studio project in InPlace mode.
-Result<void> saveProject(const Project &project, const std::filesystem::path &file, SaveMode mode);
+/// Loads a project, or a Failure whose one line names the file. Older schema versions are migrated in
+/// memory; the file itself is not modified by loading. `state`, when given, receives what the file
+/// holds for a later in-place save (left invalid for an older schema).
+Result<Project> loadProject(const std::filesystem::path &file, StoredState *state = nullptr);
+
+/// Saves a project. A Failure names the file; the file on disk then still holds its previous content
+/// (and `state` is unchanged). Refuses to overwrite a file that is not a TPU Studio project in InPlace
+/// mode. `state`, when given, says what the file holds before (InPlace) and receives what it holds after.
+Result<void> saveProject(const Project &project, const std::filesystem::path &file, SaveMode mode,
+                         StoredState *state = nullptr);
 
 /// "sha256:<hex>" of a file's bytes, or a Failure naming the file.
 Result<std::string> hashFile(const std::filesystem::path &file);

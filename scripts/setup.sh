@@ -20,6 +20,8 @@ PKGS=(
   python3-opencv
   # PyTorch exports the torchvision test models and is the independent LLM reference
   python3-torch python3-torchvision
+  # the sweep test's single-node Slurm cluster (tpuc sweep --executor slurm, started by the test as root)
+  slurm-wlm slurmctld slurmd slurm-client munge
   # fonts so offscreen screenshots render text
   fonts-dejavu-core
   # installer metadata checks

@@ -2,6 +2,8 @@
 #ifndef TPUC_UI_AUTOSAVE_H
 #define TPUC_UI_AUTOSAVE_H
 
+#include "project/ProjectStore.h"
+
 #include <QObject>
 
 class QTimer;
@@ -10,8 +12,9 @@ namespace tpuc::ui {
 
 class StudioContext;
 
-/// Writes the modified project to its autosave file every interval (a full snapshot written to a temp
-/// file and renamed, so a kill never leaves a half-written autosave). The autosave is removed once the
+/// Writes the modified project to its autosave file every interval: the first time a full snapshot
+/// written to a temp file and renamed, then only what changed, in place in one transaction (either way a
+/// kill never leaves a half-written autosave). The autosave is removed once the
 /// project is saved or closed without changes; if the studio dies, it stays and is offered on the next
 /// start (see pendingRecovery).
 class AutosaveController : public QObject {
@@ -38,6 +41,7 @@ private:
   StudioContext *m_context;
   QTimer *m_timer;
   QString m_path; ///< the autosave file of the project currently open
+  project::StoredState m_state; ///< what m_path holds after our last autosave
 };
 
 } // namespace tpuc::ui

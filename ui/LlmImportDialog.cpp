@@ -3,6 +3,7 @@
 
 #include "tpuc/Driver/Chips.h"
 #include "tpuc/LLM/HFConfig.h"
+#include "tpuc/LLM/PrefillBuckets.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -63,6 +64,12 @@ std::optional<HfModelInfo> readHfModel(const QString &folder, QString *error) {
   info.vocabSize = config->vocabSize;
   info.maxPositions = config->maxPositionEmbeddings;
   info.dtype = QString::fromStdString(config->torchDType);
+  if (const auto &v = config->vision)
+    info.vision = QObject::tr("InternViT, %1 layers, hidden %2, %3 px, %4 tokens per image")
+                      .arg(v->numLayers)
+                      .arg(v->hiddenSize)
+                      .arg(v->imageSize)
+                      .arg(v->imageTokens());
   if (const auto &q = config->quantization) {
     info.quantBits = q->bits;
     info.quantGroupSize = q->groupSize;
@@ -159,6 +166,7 @@ driver::LlmConvertOptions llmConvertRequest(const project::LlmConvertSettings &s
   r.useHistoryKv = s.useHistoryKv;
   r.chunkLength = s.chunkLength;
   r.maxInputLength = s.maxInputLength;
+  r.dynamic = s.dynamic;
   r.outDir = outDir.toStdString();
   r.progress = "json";
   return r;
@@ -244,6 +252,8 @@ QWidget *LlmImportDialog::makeSummary() {
                                          : tr("%1 safetensors files").arg(m.weightFiles.size()),
                locale.formattedDataSize(m.weightBytes)),
       QStringLiteral("weights"));
+  if (!m.vision.isEmpty())
+    row(tr("Vision tower:"), m.vision, QStringLiteral("vision"));
   row(tr("Tokenizer:"), m.hasTokenizer ? tr("tokenizer.json") : tr("missing (tokenizer.json is needed to chat)"),
       QStringLiteral("tokenizer"));
   return box;
@@ -285,6 +295,10 @@ QWidget *LlmImportDialog::makeOptions(const project::LlmConvertSettings &initial
   m_historyKv = check(QStringLiteral("useHistoryKv"), tr("Chunked prefill with history KV"), initial.useHistoryKv);
   m_chunkLength = spin(QStringLiteral("chunkLength"), 0, initial.chunkLength, tr("auto"));
   m_maxInput = spin(QStringLiteral("maxInputLength"), 0, initial.maxInputLength, tr("= seq_length"));
+  m_dynamic = check(QStringLiteral("dynamic"), tr("Prefill buckets for short prompts"), initial.dynamic);
+  m_dynamic->setToolTip(tr("--dynamic: the prefill is also compiled for max input / 2, / 4, ... down to 16 "
+                           "tokens, so a short prompt runs in the smallest bucket that holds it instead of "
+                           "paying for the whole length"));
   m_seqLength->setToolTip(tr("Longest context (KV cache size), prompt and answer together"));
   m_groupSize->setToolTip(tr("Weights per quantization scale in w4/w8 modes"));
   m_chunkLength->setToolTip(tr("Prompt tokens per prefill step; at most half of seq_length"));
@@ -296,6 +310,7 @@ QWidget *LlmImportDialog::makeOptions(const project::LlmConvertSettings &initial
   form->addRow(QString(), m_historyKv);
   form->addRow(tr("Chunk length:"), m_chunkLength);
   form->addRow(tr("Max input length:"), m_maxInput);
+  form->addRow(QString(), m_dynamic);
   return box;
 }
 
@@ -309,6 +324,7 @@ project::LlmConvertSettings LlmImportDialog::rawSettings() const {
   s.useHistoryKv = m_historyKv->isChecked();
   s.chunkLength = m_chunkLength->value();
   s.maxInputLength = m_maxInput->value();
+  s.dynamic = m_dynamic->isChecked();
   return s;
 }
 
@@ -353,6 +369,14 @@ void LlmImportDialog::validate() {
       text += tr(", prefill in chunks of %1 (max input %2)").arg(s->chunkLength).arg(s->maxInputLength);
     else if (s->maxInputLength > 0)
       text += tr(", max input %1").arg(s->maxInputLength);
+    if (s->dynamic) {
+      const qint64 longest = s->maxInputLength > 0 ? s->maxInputLength : s->seqLength;
+      QStringList lengths;
+      for (int64_t b : tpuc::llm::defaultPrefillBuckets(longest))
+        lengths << QString::number(b);
+      text += lengths.isEmpty() ? tr(", no shorter prefill bucket below %1 tokens").arg(longest)
+                                : tr(", prefill buckets %1").arg(lengths.join(QStringLiteral("/")));
+    }
     m_status->setText(text + QLatin1Char('.'));
   }
 }

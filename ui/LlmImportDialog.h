@@ -27,6 +27,7 @@ struct HfModelInfo {
   qint64 vocabSize = 0, maxPositions = 0;
   QString dtype;                 ///< torch_dtype, may be empty
   QString quantization;          ///< "gptq, 4 bit, group 128, symmetric", empty when not pre-quantized
+  QString vision; ///< a VLM's tower: "InternViT, 24 layers, 448 px, 256 tokens per image"; else empty
   qint64 quantBits = 0, quantGroupSize = 0;
   bool quantSymmetric = false;
   QStringList weightFiles;       ///< *.safetensors file names
@@ -95,6 +96,7 @@ private:
   QCheckBox *m_historyKv = nullptr;
   QSpinBox *m_chunkLength = nullptr;
   QSpinBox *m_maxInput = nullptr;
+  QCheckBox *m_dynamic = nullptr;
   QLabel *m_status = nullptr;
   QDialogButtonBox *m_buttons = nullptr;
 };

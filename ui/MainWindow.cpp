@@ -5,10 +5,12 @@
 #include "ui/AboutDialog.h"
 #include "ui/Autosave.h"
 #include "ui/LlmImportDialog.h"
+#include "ui/PipelineDialog.h"
 #include "ui/SampleImport.h"
 #include "ui/Settings.h"
 #include "ui/StartPage.h"
 #include "ui/jobs/EngineClient.h"
+#include "ui/jobs/JobMarkers.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/panels/JobsPanel.h"
 #include "ui/panels/LogPanel.h"
@@ -71,6 +73,7 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
   m_tabs->setMovable(true);
   auto *overview = new OverviewView(context, m_tabs);
   connect(overview, &OverviewView::chatRequested, this, [this] { openLlmChat(); });
+  connect(overview, &OverviewView::pipelineRequested, this, [this] { runWholePipeline(); });
   m_tabs->addTab(overview, tr("Overview"));
   m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the overview always stays
   m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
@@ -101,7 +104,29 @@ MainWindow::MainWindow(StudioContext *context, QWidget *parent)
           [this](const QString &error) { m_context->log(LogLevel::Warning, tr("Autosave failed: %1").arg(error)); });
   m_autosave->setIntervalSeconds(settings::autosaveIntervalSeconds());
 
+  m_jobs->setStallTimeout(settings::jobStallSeconds());
   connect(m_jobs, &JobQueue::jobChanged, this, &MainWindow::updateJobStatus);
+  // A marker per running job in the project's cache: a studio killed meanwhile leaves it, and the next
+  // opening of the project records the run as interrupted (JobMarkers.h).
+  connect(m_jobs, &JobQueue::jobChanged, this, [this](int id) {
+    const std::optional<JobInfo> job = m_jobs->job(id);
+    if (job && job->state == JobState::Running && !m_markedJobs.contains(id) &&
+        !m_context->filePath().isEmpty()) {
+      markJobRunning(m_context->filePath(), *job);
+      m_markedJobs.insert(id, m_context->filePath());
+    }
+  });
+  connect(m_jobs, &JobQueue::jobFinished, this, [this](int id) {
+    if (m_markedJobs.contains(id))
+      clearJobMarker(m_markedJobs.take(id), id);
+  });
+  connect(context, &StudioContext::projectLoaded, this, [this] {
+    for (project::RunRecord &run : collectInterruptedRuns(m_context->filePath())) {
+      m_context->log(LogLevel::Warning, tr("Run '%1' was interrupted: the studio ended while it ran")
+                                            .arg(QString::fromStdString(run.configName)));
+      m_context->addRun(std::move(run));
+    }
+  });
   connect(m_jobs, &JobQueue::jobFinished, this, [this](int id, JobState state) {
     auto job = m_jobs->job(id);
     if (!job)
@@ -160,6 +185,13 @@ void MainWindow::createActions() {
                                                 tr("MLIR (*.mlir *.mlirbc);;All files (*)"));
     if (!path.isEmpty())
       openGraph(path);
+  });
+  file->addAction(tr("Open S&weep Report…"), this, [this] {
+    QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Sweep Report"), settings::lastDirectory(),
+                                     tr("Sweep reports (report.json);;JSON (*.json);;All files (*)"));
+    if (!path.isEmpty())
+      openSweepReport(path);
   });
   file->addSeparator();
   file->addAction(tr("&Import Model…"), QKeySequence(Qt::CTRL | Qt::Key_I), this,
@@ -278,6 +310,11 @@ void MainWindow::createActions() {
   run->addAction(tr("D&eploy with Configuration…"), QKeySequence(Qt::CTRL | Qt::Key_F8), this,
                  [this] { openDeployDialog(); });
   run->addAction(tr("Run Model File on &Simulator"), QKeySequence(Qt::Key_F9), this, [this] { runModelFile(); });
+  run->addAction(tr("Run &Whole Pipeline"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                 [this] { runWholePipeline(); })
+      ->setToolTip(
+          tr("Transform, calibrate (INT8), deploy and run the selected configuration on the simulator, "
+             "one step after another"));
   run->addAction(tr("Com&pare Tensor Files…"), QKeySequence(Qt::SHIFT | Qt::Key_F9), this, [this] { runCompare(); });
   QAction *compareRuns = run->addAction(tr("Compare R&uns…"), this, &MainWindow::compareRunsDialog);
   // Also on the project tree's context menu, where the runs are listed (the selected run is B).
@@ -319,7 +356,8 @@ void MainWindow::createStatusBar() {
 }
 
 void MainWindow::updateTitle() {
-  setWindowTitle(tr("%1[*] — TPU Studio").arg(m_context->displayName()));
+  setWindowTitle(m_context->isReadOnly() ? tr("%1[*] (read-only) — TPU Studio").arg(m_context->displayName())
+                                         : tr("%1[*] — TPU Studio").arg(m_context->displayName()));
   setWindowModified(m_context->isModified());
 }
 
@@ -431,6 +469,13 @@ void MainWindow::openTab(const Selection &selection) {
           return;
         }
         QString dir = PassInspectorView::snapshotDirOf(r);
+        if (dir.isEmpty()) // recorded, but gone with the cache folder: say so instead of showing nothing
+          for (const project::ArtifactRef &a : r.artifacts)
+            if (QFileInfo(QString::fromStdString(a.name)).fileName() == QLatin1String("index.json"))
+              m_context->log(
+                  LogLevel::Warning,
+                  tr("%1 is gone (the cache folder was cleared?): run the job again to see its passes")
+                      .arg(QString::fromStdString(a.name)));
         const bool deploy = QJsonDocument::fromJson(QByteArray::fromStdString(r.summaryJson))
                                 .object()
                                 .value(QStringLiteral("command"))
@@ -472,7 +517,8 @@ void MainWindow::openTab(const Selection &selection) {
 
 void MainWindow::showError(const QString &title, const QString &message) {
   m_context->log(LogLevel::Error, message);
-  if (m_interactive)
+  m_lastError = message;
+  if (m_interactive && !m_quietErrors)
     QMessageBox::warning(this, title, message);
 }
 
@@ -521,8 +567,25 @@ bool MainWindow::openProjectFile(const QString &path) {
     }
     showError(tr("Cannot Recover Project"), error);
   }
-  QString error;
-  if (!m_context->openProject(path, &error)) {
+  QString error, lockedBy;
+  bool opened = m_context->openProject(path, &error, StudioContext::OpenMode::ReadWrite, &lockedBy);
+  if (!opened && !lockedBy.isEmpty()) {
+    // Another studio has it open: no silent last-writer-wins. Read-only, or not at all (issue 25).
+    const bool readOnly =
+        !m_interactive ||
+        QMessageBox::question(
+            this, tr("Project Open Elsewhere"),
+            tr("%1 is open in another TPU Studio (%2). Saving here would overwrite its "
+               "work.\n\nOpen it read-only? (Save As can still keep your changes in another "
+               "file.)")
+                .arg(QFileInfo(path).fileName(), lockedBy),
+            QMessageBox::Open | QMessageBox::Cancel) == QMessageBox::Open;
+    if (!readOnly)
+      return false;
+    error.clear();
+    opened = m_context->openProject(path, &error, StudioContext::OpenMode::ReadOnlyIfLocked);
+  }
+  if (!opened) {
     showError(tr("Cannot Open Project"), error);
     if (!QFileInfo::exists(path)) {
       settings::removeRecentFile(path);

@@ -4,7 +4,9 @@
 
 #include "ui/StudioContext.h"
 
+#include <QHash>
 #include <QMainWindow>
+#include <QPointer>
 #include <QUrl>
 
 #include <memory>
@@ -24,6 +26,7 @@ class AccuracyView;
 class ConfigHistoryView;
 class RunCompareView;
 class SearchQtableView;
+class SweepReportView;
 struct SearchSettings;
 class ActivationStatsView;
 class LlmChatView;
@@ -45,6 +48,8 @@ class ProjectExplorer;
 class PropertiesPanel;
 class JobsPanel;
 class GuidedTour;
+class PipelineDialog;
+class DocumentationBrowser;
 class StartPage;
 
 /// The window users live in. It observes the StudioContext like every panel; it owns the central tabs
@@ -122,6 +127,12 @@ public:
   /// Opens (or focuses) the comparison of run A with run B (manifest differences, per-layer accuracy and
   /// cycles, cosine chart).
   RunCompareView *openRunComparison(qint64 runA, qint64 runB);
+  /// File ▸ Open Sweep Report…: a `tpuc sweep` report.json (or its sweep folder) as a table (or focuses it);
+  /// a cell opens its run (openSweepCell).
+  SweepReportView *openSweepReport(const QString &path);
+  /// Opens a sweep cell's run: its per-layer accuracy file in the accuracy view when it has one, else its
+  /// folder in the desktop's file manager. Returns the accuracy view, or nullptr when the folder was opened.
+  AccuracyView *openSweepCell(const QString &accuracyFile, const QString &folder, const QString &title);
   /// Opens (or focuses) the run history of compile configuration `configId` (< 0: the current one): its
   /// deploy runs over time; a point opens the run's accuracy, "Compare with previous" openRunComparison.
   /// nullptr with a message when the project has no configuration.
@@ -182,6 +193,16 @@ public:
   /// Writes the selected calibration or quantize table in TPU-MLIR's format; false after reporting.
   bool exportTableFile(const Selection &table, const QString &path);
 
+  /// Run ▸ Run Whole Pipeline: transform, calibrate (an INT8 configuration whose table the project does not
+  /// have yet: on the dataset the table's name gives, else the first one), deploy and run the model file on
+  /// the simulator, for compile configuration `configId` (< 0: the selected one, else the first), each step
+  /// once the one before it has ended well, in a window with the steps' progress and, at the end, buttons
+  /// to the accuracy, layer groups and engine timeline. nullptr with a message when the project has no
+  /// model or a pipeline is running already.
+  PipelineDialog *runWholePipeline(qint64 configId = -1);
+  /// The window of the pipeline running or last run (nullptr once closed).
+  PipelineDialog *pipelineDialog() const;
+
   /// Opens the example project (exampleProjectFile), asking to save a modified project first. False with a
   /// message when there is no example or it could not be opened.
   bool openExample();
@@ -194,9 +215,9 @@ public:
   /// The tour on the first start (tpu-studio calls it once the window is shown); nullptr when it was
   /// offered before (settings::tourOffered).
   GuidedTour *offerTourOnce();
-  /// Help ▸ Documentation: the installed docs (`<exe>/../share/doc/tpu-studio`), else the source tree's
-  /// README (a build tree in the source tree); empty when there are neither.
-  static QUrl documentationUrl();
+  /// Help ▸ Documentation (F1): the documentation window (the README first, or document `file` by name, e.g.
+  /// "STUDIO.md"); one per studio, raised when open.
+  DocumentationBrowser *openDocumentation(const QString &file = {});
   /// The start page, shown instead of the central tabs while no project is open.
   StartPage *startPage() const { return m_startPage; }
   bool startPageShown() const;
@@ -214,6 +235,8 @@ Q_SIGNALS:
   void modelImported(bool ok);
   /// A finished job was recorded in the run history (`runId` < 0: the project changed meanwhile).
   void runRecorded(qint64 runId);
+  /// The same, with the job whose run it is.
+  void runRecordedForJob(int jobId, qint64 runId);
   /// A calibrate job's table was stored in the project (`tableId` < 0: the job failed or the table could
   /// not be read; the reason is in the log).
   void calibrationTableAdded(qint64 tableId);
@@ -282,6 +305,13 @@ private:
   QProgressBar *m_progress = nullptr;
   QToolButton *m_cancelJob = nullptr;
   bool m_interactive = true;
+  /// While a pipeline starts a step, errors are only logged and kept here for its window (no message box).
+  bool m_quietErrors = false;
+  QString m_lastError;
+  QPointer<PipelineDialog> m_pipeline;
+  QPointer<DocumentationBrowser> m_docs;
+  /// Jobs running now with their marker written, by id: the project file it was written for (JobMarkers.h).
+  QHash<int, QString> m_markedJobs;
   quint64 m_projectGeneration = 0; ///< bumped when a project is loaded or closed (late results are dropped)
   /// A folder just listed: its rows and index copy made off the UI thread, for the view that opens on it.
   std::shared_ptr<PreparedDataset> m_preparedDataset;

@@ -1,18 +1,22 @@
 // The main window's mixed-precision and run-comparison actions: re-deploy and compare, Compare Runs…, the
-// search_qtable job and its curve.
+// search_qtable job and its curve, and sweep reports (File ▸ Open Sweep Report…) with their cells' runs.
 #include "ui/MainWindow.h"
 
 #include "ui/MixedPrecision.h"
 #include "ui/SearchDialog.h"
 #include "ui/jobs/JobQueue.h"
 #include "ui/jobs/RunManifests.h"
+#include "ui/views/AccuracyView.h"
 #include "ui/views/ConfigHistoryView.h"
 #include "ui/views/RunCompareView.h"
 #include "ui/views/SearchQtableView.h"
+#include "ui/views/SweepReportView.h"
 
 #include <QComboBox>
+#include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
@@ -34,6 +38,42 @@ RunCompareView *MainWindow::openRunComparison(qint64 runA, qint64 runB) {
   m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Compare: run #%1 → #%2").arg(runA).arg(runB)));
   Q_EMIT runComparisonOpened(runA, runB);
   return view;
+}
+
+SweepReportView *MainWindow::openSweepReport(const QString &path) {
+  QString file = QFileInfo(path).isDir() ? QDir(path).filePath(QStringLiteral("report.json")) : path;
+  file = QFileInfo(file).absoluteFilePath();
+  for (int i = 0; i < m_tabs->count(); ++i)
+    if (auto *view = qobject_cast<SweepReportView *>(m_tabs->widget(i)); view && view->reportPath() == file) {
+      m_tabs->setCurrentIndex(i);
+      return view;
+    }
+  auto *view = new SweepReportView(file, m_tabs);
+  connect(view, &SweepReportView::cellRequested, this, &MainWindow::openSweepCell);
+  connect(view, &SweepReportView::loaded, this, [this, file](const QString &error) {
+    if (!error.isEmpty())
+      m_context->log(LogLevel::Error, error);
+  });
+  m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Sweep: %1").arg(QFileInfo(file).dir().dirName())));
+  return view;
+}
+
+AccuracyView *MainWindow::openSweepCell(const QString &accuracyFile, const QString &folder,
+                                        const QString &title) {
+  if (!accuracyFile.isEmpty()) {
+    auto *view = new AccuracyView(m_context, -1, m_tabs);
+    QString error;
+    if (view->loadFile(accuracyFile, &error)) {
+      connect(view, &AccuracyView::tensorsRequested, this,
+              [this, folder] { QDesktopServices::openUrl(QUrl::fromLocalFile(folder)); });
+      m_tabs->setCurrentIndex(m_tabs->addTab(view, tr("Accuracy: %1").arg(title)));
+      return view;
+    }
+    delete view;
+    m_context->log(LogLevel::Error, error);
+  }
+  QDesktopServices::openUrl(QUrl::fromLocalFile(folder));
+  return nullptr;
 }
 
 ConfigHistoryView *MainWindow::openConfigHistory(qint64 configId) {

@@ -174,12 +174,10 @@ void MainWindow::recordRun(const JobInfo &job) {
         keepRunManifest(job, run); // runs stay comparable after the files are overwritten
         return run;
       },
-      [this, generation](const project::RunRecord &run) {
-        if (generation != m_projectGeneration) {
-          Q_EMIT runRecorded(-1);
-          return;
-        }
-        Q_EMIT runRecorded(m_context->addRun(run));
+      [this, generation, id = job.id](const project::RunRecord &run) {
+        const qint64 runId = generation == m_projectGeneration ? m_context->addRun(run) : -1;
+        Q_EMIT runRecorded(runId);
+        Q_EMIT runRecordedForJob(id, runId);
       });
 }
 

@@ -2,6 +2,7 @@
 // keyboard shortcuts, and files handed over by a later tpu-studio.
 #include "ui/MainWindow.h"
 
+#include "ui/DocumentationBrowser.h"
 #include "ui/ExampleProject.h"
 #include "ui/GuidedTour.h"
 #include "ui/LlmImportDialog.h"
@@ -10,7 +11,6 @@
 #include "ui/StartPage.h"
 
 #include <QCoreApplication>
-#include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -93,35 +93,30 @@ void MainWindow::createHelpActions(QMenu *help) {
   help->setToolTipsVisible(true);
   QAction *tour = help->addAction(tr("Guided &Tour"), this, [this] { startTour(); });
   tour->setToolTip(tr("A short walk through the studio's panels"));
-  QAction *docs = help->addAction(tr("&Documentation"), QKeySequence::HelpContents, this, [this] {
-    const QUrl url = documentationUrl();
-    if (url.isEmpty() || !QDesktopServices::openUrl(url))
-      showError(tr("No Documentation"), url.isEmpty()
-                                            ? tr("Neither the installed documentation "
-                                                 "(share/doc/tpu-studio) nor the source tree's docs "
-                                                 "folder is beside this tpu-studio.")
-                                            : tr("No application opens %1.").arg(url.toLocalFile()));
-  });
-  docs->setToolTip(tr("Open the README, which leads to the docs folder"));
+  QAction *docs = help->addAction(tr("&Documentation"), QKeySequence::HelpContents, this,
+                                  [this] { openDocumentation(); });
+  docs->setToolTip(tr("The README and the guides to every view, the compiler, accuracy and LLMs"));
   help->addAction(tr("&Keyboard Shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash), this,
                   [this] { ShortcutsDialog(menuBar(), this).exec(); });
   help->addSeparator();
 }
 
-QUrl MainWindow::documentationUrl() {
-  const QDir exe(QCoreApplication::applicationDirPath());
-  // Installed: /usr/bin/tpu-studio and /usr/share/doc/tpu-studio (Debian may compress the README: then the
-  // folder). A build tree inside the source tree: <source>/build/bin and <source>/README.md.
-  const QString installed = exe.filePath(QStringLiteral("../share/doc/tpu-studio"));
-  if (QFileInfo(installed).isDir()) {
-    const QString readme = installed + QStringLiteral("/README.md");
-    return QUrl::fromLocalFile(QFileInfo(QFileInfo::exists(readme) ? readme : installed).absoluteFilePath());
+DocumentationBrowser *MainWindow::openDocumentation(const QString &file) {
+  if (!m_docs) {
+    m_docs = new DocumentationBrowser(documentationFiles(), this);
+    m_docs->setWindowFlag(Qt::Window);
+    m_docs->setAttribute(Qt::WA_DeleteOnClose);
+    // Beside the studio, not over all of it.
+    m_docs->resize(std::min(width(), 1100), std::min(height(), 820));
   }
-  for (const QString &source : {QStringLiteral("../.."), QStringLiteral("../../..")})
-    if (QFileInfo::exists(exe.filePath(source + QStringLiteral("/docs/STUDIO.md"))))
-      return QUrl::fromLocalFile(
-          QFileInfo(exe.filePath(source + QStringLiteral("/README.md"))).absoluteFilePath());
-  return {};
+  if (!file.isEmpty())
+    for (const QString &doc : documentationFiles())
+      if (QFileInfo(doc).fileName() == file)
+        m_docs->showDocument(doc);
+  m_docs->show();
+  m_docs->raise();
+  m_docs->activateWindow();
+  return m_docs;
 }
 
 bool MainWindow::openExample() {

@@ -3,25 +3,77 @@
 
 #include <QFile>
 
+#include <algorithm>
+#include <cstring>
+
 #include <unordered_set>
 
 namespace tpuc::ui {
 
 namespace {
 
+/// Where a message's bytes come from: memory, or a file read on demand. A file is never mapped: one truncated
+/// while it is read (a model being rewritten by an export next to the studio) must give an error, and
+/// touching a mapped page past a file's new end is SIGBUS, which would take the studio down.
+class Source {
+public:
+  Source(const std::uint8_t *bytes, std::size_t size) : m_bytes(bytes), m_size(size) {}
+  explicit Source(QFile *file) : m_file(file), m_size(static_cast<std::size_t>(file->size())) {}
+  std::size_t size() const { return m_size; }
+  /// True when the file ended before its size said (it shrank while it was read) or could not be read.
+  bool shortRead() const { return m_short; }
+  /// Copies `n` bytes at `offset` to `out`; false when they are not there.
+  bool read(std::size_t offset, std::size_t n, std::uint8_t *out) {
+    if (offset > m_size || n > m_size - offset)
+      return false;
+    if (!m_file) {
+      std::memcpy(out, m_bytes + offset, n);
+      return true;
+    }
+    while (n > 0) {
+      if (offset < m_blockStart || offset >= m_blockStart + m_block.size()) { // read the block around it
+        m_blockStart = offset - offset % kBlock;
+        m_block.resize(std::min<std::size_t>(kBlock, m_size - m_blockStart));
+        if (!m_file->seek(static_cast<qint64>(m_blockStart)) ||
+            m_file->read(reinterpret_cast<char *>(m_block.data()), static_cast<qint64>(m_block.size())) !=
+                static_cast<qint64>(m_block.size())) {
+          m_block.clear();
+          m_short = true;
+          return false;
+        }
+      }
+      const std::size_t at = offset - m_blockStart, take = std::min(n, m_block.size() - at);
+      std::memcpy(out, m_block.data() + at, take);
+      out += take, offset += take, n -= take;
+    }
+    return true;
+  }
+
+private:
+  static constexpr std::size_t kBlock = 64 * 1024;
+  const std::uint8_t *m_bytes = nullptr;
+  QFile *m_file = nullptr;
+  std::size_t m_size = 0;
+  std::vector<std::uint8_t> m_block;
+  std::size_t m_blockStart = 0;
+  bool m_short = false;
+};
+
 /// A bounds-checked reader over one protobuf message.
 class Wire {
 public:
-  Wire(const std::uint8_t *p, std::size_t n) : m_p(p), m_end(p + n) {}
+  Wire() = default;
+  Wire(Source &source, std::size_t begin, std::size_t n) : m_src(&source), m_p(begin), m_end(begin + n) {}
   bool atEnd() const { return m_p == m_end; }
   bool ok() const { return m_ok; }
 
   bool varint(std::uint64_t &out) {
     out = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-      if (m_p == m_end)
+      std::uint8_t byte;
+      if (m_p == m_end || !m_src->read(m_p, 1, &byte))
         return fail();
-      std::uint8_t byte = *m_p++;
+      ++m_p;
       out |= std::uint64_t(byte & 0x7f) << shift;
       if (!(byte & 0x80))
         return true;
@@ -44,20 +96,20 @@ public:
     std::uint64_t n;
     if (!varint(n) || n > static_cast<std::uint64_t>(m_end - m_p))
       return fail();
-    out = Wire(m_p, static_cast<std::size_t>(n));
+    out = Wire(*m_src, m_p, static_cast<std::size_t>(n));
     m_p += n;
     return true;
   }
   bool string(std::string &out) {
-    Wire w(nullptr, 0);
+    Wire w;
     if (!bytes(w))
       return false;
-    out.assign(reinterpret_cast<const char *>(w.m_p), static_cast<std::size_t>(w.m_end - w.m_p));
-    return true;
+    out.resize(w.m_end - w.m_p);
+    return m_src->read(w.m_p, out.size(), reinterpret_cast<std::uint8_t *>(out.data())) || fail();
   }
   bool skip(int wireType) {
     std::uint64_t v;
-    Wire w(nullptr, 0);
+    Wire w;
     switch (wireType) {
     case 0: return varint(v);
     case 1: return advance(8);
@@ -69,7 +121,7 @@ public:
 
 private:
   bool advance(std::size_t n) {
-    if (n > static_cast<std::size_t>(m_end - m_p))
+    if (n > m_end - m_p)
       return fail();
     m_p += n;
     return true;
@@ -78,7 +130,8 @@ private:
     m_ok = false;
     return false;
   }
-  const std::uint8_t *m_p, *m_end;
+  Source *m_src = nullptr;
+  std::size_t m_p = 0, m_end = 0;
   bool m_ok = true;
 };
 
@@ -112,7 +165,7 @@ bool readDim(Wire w, ModelInput &input) {
 bool readValueInfo(Wire w, ModelInput &input) {
   int field, type;
   while (w.next(field, type)) {
-    Wire sub(nullptr, 0);
+    Wire sub;
     if (field == kValueName && type == 2) {
       if (!w.string(input.name))
         return false;
@@ -121,7 +174,7 @@ bool readValueInfo(Wire w, ModelInput &input) {
         return false;
       int f2, t2;
       while (sub.next(f2, t2)) {
-        Wire tensor(nullptr, 0);
+        Wire tensor;
         if (f2 != kTypeTensor || t2 != 2) {
           if (!sub.skip(t2))
             return false;
@@ -132,7 +185,7 @@ bool readValueInfo(Wire w, ModelInput &input) {
         int f3, t3;
         while (tensor.next(f3, t3)) {
           std::uint64_t v;
-          Wire shape(nullptr, 0);
+          Wire shape;
           if (f3 == kTensorElemType && t3 == 0) {
             if (!tensor.varint(v))
               return false;
@@ -142,7 +195,7 @@ bool readValueInfo(Wire w, ModelInput &input) {
               return false;
             int f4, t4;
             while (shape.next(f4, t4)) {
-              Wire dim(nullptr, 0);
+              Wire dim;
               if (f4 == kShapeDim && t4 == 2) {
                 if (!shape.bytes(dim) || !readDim(dim, input))
                   return false;
@@ -168,10 +221,8 @@ bool readValueInfo(Wire w, ModelInput &input) {
   return w.ok();
 }
 
-} // namespace
-
-Result<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::size_t size) {
-  Wire model(bytes, size);
+Result<std::vector<ModelInput>> readInputs(Source &source) {
+  Wire model(source, 0, source.size());
   std::vector<ModelInput> inputs;
   std::unordered_set<std::string> initializers;
   bool sawGraph = false;
@@ -182,13 +233,13 @@ Result<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::s
         break;
       continue;
     }
-    Wire graph(nullptr, 0);
+    Wire graph;
     if (!model.bytes(graph))
       break;
     sawGraph = true;
     int f, t;
     while (graph.next(f, t)) {
-      Wire sub(nullptr, 0);
+      Wire sub;
       if (f == kGraphInput && t == 2) {
         ModelInput input;
         if (!graph.bytes(sub) || !readValueInfo(sub, input))
@@ -222,19 +273,22 @@ Result<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::s
   return inputs;
 }
 
+} // namespace
+
+Result<std::vector<ModelInput>> readOnnxInputs(const std::uint8_t *bytes, std::size_t size) {
+  Source source(bytes, size);
+  return readInputs(source);
+}
+
 Result<std::vector<ModelInput>> readOnnxInputsFromFile(const std::string &path) {
   QFile file(QString::fromStdString(path));
   if (!file.open(QIODevice::ReadOnly))
     return Failure{path + ": " + file.errorString().toStdString()};
-  // Mapped, not read: weights can be hundreds of megabytes and only a few bytes matter here.
-  const qint64 size = file.size();
-  const uchar *data = size > 0 ? file.map(0, size) : nullptr;
-  QByteArray fallback;
-  if (!data && size > 0) {
-    fallback = file.readAll();
-    data = reinterpret_cast<const uchar *>(fallback.constData());
-  }
-  Result<std::vector<ModelInput>> inputs = readOnnxInputs(data, static_cast<std::size_t>(size));
+  // Read piece by piece, not whole: weights can be hundreds of megabytes and only a few bytes matter here.
+  Source source(&file);
+  Result<std::vector<ModelInput>> inputs = readInputs(source);
+  if (source.shortRead())
+    return Failure{path + ": the file ended early (truncated or rewritten while it was read)"};
   if (!inputs)
     return Failure{path + ": " + inputs.error()};
   return inputs;

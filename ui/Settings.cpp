@@ -66,6 +66,8 @@ void removeRecentFile(const QString &path) {
   QSettings().setValue(kRecent, files);
 }
 
+int jobStallSeconds() { return QSettings().value(QStringLiteral("jobs/stallSeconds"), 1800).toInt(); }
+
 int autosaveIntervalSeconds() { return QSettings().value(kAutosave, kDefaultAutosaveSeconds).toInt(); }
 void setAutosaveIntervalSeconds(int seconds) { QSettings().setValue(kAutosave, seconds); }
 

@@ -25,6 +25,8 @@ bool tourOffered();
 void setTourOffered(bool offered);
 
 /// Seconds between autosaves of a modified project; 0 disables autosave. Default 60.
+/// How long a job's child may write nothing before the studio stops it as hung (0: never); default 1800.
+int jobStallSeconds();
 int autosaveIntervalSeconds();
 void setAutosaveIntervalSeconds(int seconds);
 

@@ -107,16 +107,71 @@ void StudioContext::newProject() {
   log(LogLevel::Info, tr("New project"));
 }
 
-bool StudioContext::openProject(const QString &path, QString *error) {
-  auto loaded = project::loadProject(path.toStdString());
+std::unique_ptr<QLockFile> StudioContext::lockFile(const QString &path, QString *holder, bool *held) {
+  auto lock = std::make_unique<QLockFile>(path + QStringLiteral(".lock"));
+  lock->setStaleLockTime(0); // only a dead holder's lock is stale, however old a live one is
+  if (!lock->tryLock(0)) {
+    qint64 pid = 0;
+    QString host, app;
+    const bool byAnother = lock->error() == QLockFile::LockFailedError;
+    if (held)
+      *held = byAnother;
+    if (holder) {
+      if (byAnother && lock->getLockInfo(&pid, &host, &app))
+        *holder = tr("pid %1 on %2").arg(pid).arg(host);
+      else if (byAnother)
+        *holder = tr("its lock file %1 is held").arg(path + QStringLiteral(".lock"));
+      else
+        *holder = tr("its lock file %1 cannot be created (is the disk full or the folder read-only?)")
+                      .arg(path + QStringLiteral(".lock"));
+    }
+    return nullptr;
+  }
+  return lock;
+}
+
+bool StudioContext::openProject(const QString &path, QString *error, OpenMode mode, QString *lockedBy) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  project::StoredState stored;
+  auto loaded = project::loadProject(path.toStdString(), &stored);
   if (!loaded) {
     if (error)
       *error = QString::fromStdString(loaded.error());
     log(LogLevel::Error, QString::fromStdString(loaded.error()));
     return false;
   }
-  setLoaded(std::move(*loaded), QFileInfo(path).absoluteFilePath(), false);
-  log(LogLevel::Info, tr("Opened %1").arg(m_filePath));
+  // Two studios writing one file would each overwrite the other's work: the second one is told.
+  QString holder;
+  bool held = false;
+  std::unique_ptr<QLockFile> lock = m_lock && absolute == m_filePath
+                                        ? std::move(m_lock)
+                                        : lockFile(absolute, &holder, &held); // reopening keeps it
+  const bool locked = lock != nullptr;
+  // A lock that cannot be created (a read-only folder, a full disk) opens the project read-only: it
+  // could not be saved there anyway. Only another studio's lock refuses a read-write open.
+  if (!locked && held && mode == OpenMode::ReadWrite) {
+    const QString why = tr("%1 is open in another TPU Studio (%2)").arg(absolute, holder);
+    if (error)
+      *error = why;
+    if (lockedBy)
+      *lockedBy = holder;
+    log(LogLevel::Error, why);
+    return false;
+  }
+  setLoaded(std::move(*loaded), absolute, false); // lets the project open before go, with its lock
+  m_lock = std::move(lock);
+  m_stored = std::move(stored);
+  m_readOnly = !locked;
+  if (m_readOnly) {
+    log(LogLevel::Warning,
+        held ? tr("Opened %1 read-only: another TPU Studio has it open (%2); Save As "
+                  "writes a copy")
+                   .arg(m_filePath, holder)
+             : tr("Opened %1 read-only: %2; Save As writes a copy").arg(m_filePath, holder));
+    Q_EMIT filePathChanged(m_filePath); // titles say read-only
+  } else {
+    log(LogLevel::Info, tr("Opened %1").arg(m_filePath));
+  }
   return true;
 }
 
@@ -128,14 +183,22 @@ bool StudioContext::recoverProject(const QString &autosavePath, const QString &o
     log(LogLevel::Error, QString::fromStdString(loaded.error()));
     return false;
   }
-  setLoaded(std::move(*loaded), originalPath.isEmpty() ? QString() : QFileInfo(originalPath).absoluteFilePath(),
-            true);
+  const QString absolute = originalPath.isEmpty() ? QString() : QFileInfo(originalPath).absoluteFilePath();
+  QString holder;
+  std::unique_ptr<QLockFile> lock = absolute.isEmpty() ? nullptr : lockFile(absolute, &holder);
+  setLoaded(std::move(*loaded), absolute, true);
+  m_lock = std::move(lock);
+  m_readOnly =
+      !absolute.isEmpty() && !m_lock; // another studio has the file: the recovery is saved with Save As
   log(LogLevel::Warning, tr("Recovered unsaved changes from %1").arg(autosavePath));
   return true;
 }
 
-bool StudioContext::writeSnapshot(const QString &path, QString *error) const {
-  Result<void> saved = project::saveProject(m_project, path.toStdString(), project::SaveMode::Replace);
+bool StudioContext::writeSnapshot(const QString &path, QString *error, project::StoredState *state) const {
+  // The first snapshot is a complete new file, renamed into place; later ones update it in place.
+  const project::SaveMode mode =
+      state && state->valid ? project::SaveMode::InPlace : project::SaveMode::Replace;
+  Result<void> saved = project::saveProject(m_project, path.toStdString(), mode, state);
   if (!saved) {
     if (error)
       *error = QString::fromStdString(saved.error());
@@ -150,7 +213,16 @@ bool StudioContext::save(QString *error) {
       *error = tr("the project has no file name yet; use Save As");
     return false;
   }
-  Result<void> saved = project::saveProject(m_project, m_filePath.toStdString(), project::SaveMode::InPlace);
+  if (m_readOnly) {
+    if (error)
+      *error =
+          tr("%1 is open read-only (another TPU Studio has it open); use Save As to keep your changes in "
+             "another file")
+              .arg(m_filePath);
+    return false;
+  }
+  Result<void> saved =
+      project::saveProject(m_project, m_filePath.toStdString(), project::SaveMode::InPlace, &m_stored);
   if (!saved) {
     if (error)
       *error = QString::fromStdString(saved.error());
@@ -165,14 +237,30 @@ bool StudioContext::save(QString *error) {
 
 bool StudioContext::saveAs(const QString &path, QString *error) {
   QString absolute = QFileInfo(path).absoluteFilePath();
-  Result<void> saved = project::saveProject(m_project, absolute.toStdString(), project::SaveMode::Replace);
+  std::unique_ptr<QLockFile> lock;
+  if (absolute != m_filePath || !m_lock) {
+    QString holder;
+    bool held = false;
+    lock = lockFile(absolute, &holder, &held);
+    if (!lock) {
+      if (error)
+        *error = held ? tr("%1 is open in another TPU Studio (%2)").arg(absolute, holder)
+                      : tr("cannot save %1: %2").arg(absolute, holder);
+      return false;
+    }
+  }
+  Result<void> saved =
+      project::saveProject(m_project, absolute.toStdString(), project::SaveMode::Replace, &m_stored);
   if (!saved) {
     if (error)
       *error = QString::fromStdString(saved.error());
     log(LogLevel::Error, QString::fromStdString(saved.error()));
     return false;
   }
+  if (lock)
+    m_lock = std::move(lock); // the old file's lock goes
   m_filePath = absolute;
+  m_readOnly = false;
   m_undo->setClean();
   setExtraModified(false);
   Q_EMIT filePathChanged(m_filePath);
@@ -184,6 +272,9 @@ void StudioContext::closeProject() {
   select({});
   m_project = project::Project{};
   m_filePath.clear();
+  m_lock.reset();
+  m_stored = {};
+  m_readOnly = false;
   m_undo->clear();
   setExtraModified(false);
   Q_EMIT projectClosed();

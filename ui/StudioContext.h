@@ -3,8 +3,10 @@
 #define TPUC_UI_STUDIOCONTEXT_H
 
 #include "project/Project.h"
+#include "project/ProjectStore.h"
 #include "tpuc/GraphData/GraphData.h"
 
+#include <QLockFile>
 #include <QObject>
 #include <QString>
 
@@ -54,16 +56,25 @@ public:
 
   /// Replaces the current project by an empty untitled one.
   void newProject();
-  /// Opens a project file; on failure keeps the current project and returns a one-line error.
-  bool openProject(const QString &path, QString *error);
+  /// How a project file is opened when another studio has it open (its lock file `<file>.lock` is held).
+  enum class OpenMode { ReadWrite, ReadOnlyIfLocked };
+  /// Opens a project file; on failure keeps the current project and returns a one-line error. A file another
+  /// studio has open is refused (`*lockedBy` says who: "pid 1234 on host"), or with ReadOnlyIfLocked opened
+  /// read-only: saving it is refused, Save As to another file makes it writable again.
+  bool openProject(const QString &path, QString *error, OpenMode mode = OpenMode::ReadWrite,
+                   QString *lockedBy = nullptr);
+  /// True when the open project is another studio's (see openProject).
+  bool isReadOnly() const { return m_readOnly; }
   /// Loads `autosavePath` as the unsaved state of `originalPath` (which may be empty for untitled).
   bool recoverProject(const QString &autosavePath, const QString &originalPath, QString *error);
   /// Saves to filePath() (must not be empty).
   bool save(QString *error);
   /// Saves to a new path (replacing any file there) and makes it the project's file.
   bool saveAs(const QString &path, QString *error);
-  /// Writes the current state to `path` without changing the file name or the modified state.
-  bool writeSnapshot(const QString &path, QString *error) const;
+  /// Writes the current state to `path` without changing the file name or the modified state. With a
+  /// valid `state` of what `path` holds (from the previous snapshot), only what changed is rewritten, in
+  /// one transaction; `state` then describes the new content.
+  bool writeSnapshot(const QString &path, QString *error, project::StoredState *state = nullptr) const;
   void closeProject();
 
   // --- undoable edits ---------------------------------------------------------------------------
@@ -140,6 +151,15 @@ private:
 
   project::Project m_project;
   QString m_filePath;
+  /// Held while the project file is open here (Qt's lock file: pid and host; a dead holder's lock is taken
+  /// over).
+  std::unique_ptr<QLockFile> m_lock;
+  bool m_readOnly = false;
+  /// What the file holds as of the last load or save: Save rewrites only what changed since.
+  project::StoredState m_stored;
+  /// A lock on `path` for this studio; null with who holds it in `holder` ("pid 12 on host") and `*held`
+  /// true, or with why it cannot be created in `holder` and `*held` false.
+  static std::unique_ptr<QLockFile> lockFile(const QString &path, QString *holder, bool *held = nullptr);
   QUndoStack *m_undo;
   Selection m_selection;
   GraphSelection m_graphSelection;

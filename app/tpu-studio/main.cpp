@@ -4,6 +4,8 @@
 #include "ui/Autosave.h"
 #include "ui/ExampleProject.h"
 #include "ui/MainWindow.h"
+#include "ui/PipelineDialog.h"
+#include "ui/PipelineRunner.h"
 #include "ui/SingleInstance.h"
 #include "ui/StudioContext.h"
 
@@ -11,6 +13,8 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QPointer>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -43,7 +47,20 @@ int main(int argc, char **argv) {
       QStringLiteral("new-instance"),
       QStringLiteral("Start a studio of its own even when one runs already (by "
                      "default the running studio opens the file and this one exits)."));
-  parser.addOptions({screenshot, example, newInstance});
+  QCommandLineOption screenshotSize(
+      QStringLiteral("screenshot-size"),
+      QStringLiteral("The window's size for --screenshot, WIDTHxHEIGHT in pixels "
+                     "(default: from the font)."),
+      QStringLiteral("size"));
+  QCommandLineOption runPipeline(
+      QStringLiteral("run-pipeline"),
+      QStringLiteral(
+          "Once the project is open, run the whole pipeline (transform, calibrate, deploy, simulator) "
+          "of its compile configuration NAME (\"-\": the first), as Run > Run Whole Pipeline does. "
+          "With --screenshot the picture shows the run's accuracy and the exit code says whether "
+          "the pipeline succeeded."),
+      QStringLiteral("configuration"));
+  parser.addOptions({screenshot, screenshotSize, example, runPipeline, newInstance});
   parser.process(app);
   const qsizetype maxFiles = parser.isSet(example) ? 0 : 1;
   if (parser.positionalArguments().size() > maxFiles) {
@@ -53,6 +70,20 @@ int main(int argc, char **argv) {
   }
   QString project = parser.positionalArguments().value(0);
   const QString screenshotFile = parser.value(screenshot);
+  QSize pictureSize;
+  if (parser.isSet(screenshotSize)) {
+    const QStringList parts = parser.value(screenshotSize).split(QLatin1Char('x'));
+    bool okWidth = false, okHeight = false;
+    if (parts.size() == 2)
+      pictureSize = QSize(parts[0].toInt(&okWidth), parts[1].toInt(&okHeight));
+    if (!okWidth || !okHeight || pictureSize.width() < 200 || pictureSize.height() < 150 ||
+        pictureSize.width() > 8000 || pictureSize.height() > 8000) {
+      std::fprintf(stderr,
+                   "tpu-studio: --screenshot-size '%s' is not WIDTHxHEIGHT between 200x150 and 8000x8000\n",
+                   qPrintable(parser.value(screenshotSize)));
+      return 2;
+    }
+  }
   if (!screenshotFile.isEmpty()) {
     // Screenshots are for docs and tests: the user's window layout, recent files and autosaves stay out.
     QStandardPaths::setTestModeEnabled(true);
@@ -90,12 +121,51 @@ int main(int argc, char **argv) {
     window.autosave()->setIntervalSeconds(0);
     // A size from the font, so the picture scales with the user's font and DPI.
     const int unit = window.fontMetrics().height();
-    window.resize(unit * 72, unit * 44);
+    window.resize(pictureSize.isValid() ? pictureSize : QSize(unit * 72, unit * 44));
   }
   const bool opened = window.startup(project);
   window.show();
-  if (screenshotFile.isEmpty())
+  if (screenshotFile.isEmpty() && !parser.isSet(runPipeline))
     window.offerTourOnce();
+
+  // --run-pipeline: the configuration by name; the picture waits for the pipeline and shows its accuracy.
+  QPointer<tpuc::ui::PipelineRunner> pipeline;
+  bool pipelineDone = !parser.isSet(runPipeline);
+  if (parser.isSet(runPipeline)) {
+    const QString name = parser.value(runPipeline);
+    qint64 configId = -1;
+    QStringList names;
+    for (const tpuc::project::CompileConfig &config : context.project().compileConfigs) {
+      names << QString::fromStdString(config.name);
+      if (QString::fromStdString(config.name) == name)
+        configId = config.id;
+    }
+    if (!opened || (configId < 0 && name != QLatin1String("-"))) {
+      std::fprintf(stderr, "tpu-studio: --run-pipeline: %s\n",
+                   !opened ? "the project did not open"
+                           : qPrintable(QStringLiteral("no compile configuration '%1' in %2 (it has: %3)")
+                                            .arg(name, project,
+                                                 names.isEmpty() ? QStringLiteral("none")
+                                                                 : names.join(QStringLiteral(", ")))));
+      return 2;
+    }
+    tpuc::ui::PipelineDialog *dialog = window.runWholePipeline(configId);
+    if (!dialog)
+      return 1; // the reason is on stderr (the log) or in a message box
+    pipeline = dialog->runner();
+    QObject::connect(pipeline, &tpuc::ui::PipelineRunner::finished, &window,
+                     [&pipelineDone, dialog = QPointer<tpuc::ui::PipelineDialog>(dialog),
+                      interactive = screenshotFile.isEmpty()](bool ok) {
+                       std::fprintf(stderr, "tpu-studio: pipeline %s\n",
+                                    ok ? "done"
+                                       : qPrintable(QStringLiteral("stopped: ") + dialog->summary()));
+                       if (ok && dialog && !interactive) {
+                         dialog->outcomeButtons().front()->click(); // the accuracy of its deploy
+                         dialog->close();
+                       }
+                       pipelineDone = true;
+                     });
+  }
 
   if (!screenshotFile.isEmpty()) {
     // A model on the command line is hashed off the UI thread before it is the project's: the picture
@@ -110,6 +180,8 @@ int main(int argc, char **argv) {
       const bool arrived = !context.project().model.path.empty();
       if (waitForModel && !arrived && waited.elapsed() < 30000)
         return;
+      if (!pipelineDone && waited.elapsed() < 15 * 60 * 1000)
+        return;
       poll->stop();
       QApplication::processEvents();
       if (!window.grab().save(screenshotFile, "PNG")) {
@@ -117,7 +189,8 @@ int main(int argc, char **argv) {
         QApplication::exit(1);
         return;
       }
-      QApplication::exit(opened && (!waitForModel || arrived) ? 0 : 1);
+      const bool pipelineOk = !parser.isSet(runPipeline) || (pipeline && pipeline->succeeded());
+      QApplication::exit(opened && (!waitForModel || arrived) && pipelineOk ? 0 : 1);
     });
     poll->start();
   }

@@ -3,14 +3,18 @@
 #include "Commands.h"
 
 #include "tpuc/Simulator/Compare.h"
+#include "tpuc/Support/FileWrite.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,10 +44,10 @@ driver::Sink consoleSink(ProgressReporter *progress) {
 
 int writeResultRecord(std::string_view command, const std::string &path, const std::string &json,
                       int exitCode) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if ((out << json) && out.flush())
+  Result<void> written = writeFileAtomically(path, json);
+  if (written)
     return exitCode;
-  std::cerr << "tpuc " << command << ": " << path << ": cannot write the result record" << std::endl;
+  std::cerr << "tpuc " << command << ": " << written.error() << std::endl;
   return exitCode == kExitOk ? kExitUsage : exitCode;
 }
 
@@ -57,6 +61,21 @@ std::filesystem::path siblingProgram(std::string_view name) {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return (ec ? std::filesystem::path(".") : self.parent_path()) / std::string(name);
+}
+
+std::string selfProgram() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("tpuc") : self.string();
+}
+
+std::string lastOutputLine(const std::string &output) {
+  std::istringstream in(output);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+      last = line;
+  return last;
 }
 
 ChildRun runChild(const std::string &program, const std::vector<std::string> &args) {
@@ -77,6 +96,7 @@ ChildRun runChild(const std::string &program, const std::vector<std::string> &ar
     argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
+  const auto start = std::chrono::steady_clock::now();
   const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(fds[1]);
@@ -95,8 +115,11 @@ ChildRun runChild(const std::string &program, const std::vector<std::string> &ar
   }
   ::close(fds[0]);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  struct rusage usage {};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.peakRssKb = usage.ru_maxrss;
   if (WIFEXITED(status))
     run.exitCode = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))

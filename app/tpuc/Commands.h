@@ -13,6 +13,7 @@
 #include "tpuc/Driver/Driver.h"
 #include "tpuc/Driver/Requests.h"
 #include "tpuc/Driver/Results.h"
+#include "tpuc/Driver/Sweep.h"
 #include "tpuc/Support/ArgParser.h"
 #include "tpuc/Support/Progress.h"
 
@@ -39,6 +40,7 @@ using driver::addLlmRunOptions;
 using driver::addModelToolOptions;
 using driver::addRunOptions;
 using driver::addRunsOptions;
+using driver::addSweepOptions;
 using driver::addTransformOptions;
 using driver::CalibrateOptions;
 using driver::checkTolerance;
@@ -60,6 +62,7 @@ using driver::ModelToolOptions;
 using driver::resultStatus;
 using driver::RunOptions;
 using driver::RunsOptions;
+using driver::SweepOptions;
 using driver::TensorResult;
 using driver::toJson;
 using driver::TransformOptions;
@@ -73,6 +76,7 @@ using driver::validateLlmRunOptions;
 using driver::validateModelToolOptions;
 using driver::validateRunOptions;
 using driver::validateRunsOptions;
+using driver::validateSweepOptions;
 using driver::validateTransformOptions;
 
 /// Prints "tpuc <sub>: not implemented yet in this build" to stderr and
@@ -98,9 +102,15 @@ struct ChildRun {
   int exitCode = -1;  ///< -1 when it could not start or did not exit normally
   std::string output; ///< its stdout and stderr
   std::string error;  ///< why it could not start or how it ended otherwise ("killed by signal 9")
+  double seconds = 0; ///< its wall time
+  int64_t peakRssKb = 0; ///< its peak resident set size (getrusage's ru_maxrss of the child)
 };
 /// Runs `program` with `args` and waits for it, collecting its output (stdout and stderr in one pipe).
 ChildRun runChild(const std::string &program, const std::vector<std::string> &args);
+/// This tpuc's own path (/proc/self/exe): what the sweep runs its cells and stages with.
+std::string selfProgram();
+/// The last line of a child's output that is not blank: its one-line error.
+std::string lastOutputLine(const std::string &output);
 
 int runTransform(const TransformOptions &opts);
 int runCalibrate(const CalibrateOptions &opts);
@@ -113,6 +123,7 @@ int runModelTool(const ModelToolOptions &opts);
 int runGraph(const GraphOptions &opts);
 int runDataset(const DatasetOptions &opts);
 int runRuns(const RunsOptions &opts);
+int runSweep(const driver::SweepOptions &opts);
 
 } // namespace tpuc::cli
 

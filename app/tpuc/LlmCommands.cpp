@@ -28,14 +28,15 @@
 #include <cctype>
 #include <chrono>
 #include <climits>
-#include <optional>
-#include <random>
-#include <set>
-#include <sstream>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
 
 namespace tpuc::cli {
 
@@ -52,6 +53,9 @@ llm::ConvertOptions convertOptions(const LlmConvertOptions &o) {
   c.useHistoryKv = o.useHistoryKv;
   c.chunkLength = o.chunkLength;
   c.maxInputLength = o.maxInputLength;
+  c.dynamic = o.dynamic || !o.buckets.empty();
+  if (!o.buckets.empty())
+    c.buckets = driver::parseBucketList(o.buckets).value_or(std::vector<int64_t>{});
   c.outDir = o.outDir;
   c.warn = [](const std::string &line) { std::cerr << "tpuc llm-convert: " << line << std::endl; };
   return c;
@@ -111,10 +115,23 @@ std::string combinedModelPath(const LlmConvertOptions &o, const llm::ConvertPlan
       .string();
 }
 
+/// A decoder layer's stage name split into its kind ("block_", "block_cache_", "block_kv_", or a --dynamic
+/// bucket's "block_len64_", "block_kv_len64_") and layer.
+std::optional<std::pair<std::string, int64_t>> layerStage(const std::string &name) {
+  size_t last = name.rfind('_');
+  if (name.compare(0, 6, "block_") != 0 || last == std::string::npos || last + 1 >= name.size() ||
+      name.find_first_not_of("0123456789", last + 1) != std::string::npos)
+    return std::nullopt;
+  return std::pair{name.substr(0, last + 1), std::stoll(name.substr(last + 1))};
+}
+
 /// Every stage lowered (decoder layers keep their top.a16matmul weight-only weights; everything runs in
 /// the half precision of -q, F32 for f32), through the backend (layer groups, addresses, codegen), and
 /// all of them combined into one model file whose nets are the stages: weights that several stages share
-/// (a layer's block_i, block_cache_i and block_kv_i) are stored once. Returns the exit code.
+/// (a layer's block_i, block_cache_i and block_kv_i) are stored once. The decoder layers all have the
+/// same shapes, so only the first layer's stages go through the backend; the others reuse its plan and
+/// command streams with their own weights (reuseCompiledStage). Each stage's weights go to the file as it
+/// is compiled (ModelFileWriter), so memory holds one stage's weights at a time. Returns the exit code.
 int compileStages(mlir::MLIRContext &context, const LlmConvertOptions &o, const llm::ConvertResult &result,
                   ProgressReporter &progress, driver::LlmConvertResult &record) {
   auto fail = [&](const std::string &message) {
@@ -129,56 +146,89 @@ int compileStages(mlir::MLIRContext &context, const LlmConvertOptions &o, const 
                   : q.ends_with("f16") && !q.ends_with("bf16") ? top::Precision::F16
                                                                 : top::Precision::BF16;
   lowering.qGroupSize = result.plan.groupSize;
-  std::vector<codegen::Model> parts;
-  auto start = std::chrono::steady_clock::now();
-  for (size_t i = 0; i < result.stages.size(); ++i) {
-    const llm::StageFile &stage = result.stages[i];
-    progress.report("llm-convert", double(i) / double(result.stages.size()), "compiling " + stage.name);
-    std::string error;
-    auto loaded = loadTopModule(context, stage.mlirPath);
-    if (!loaded) {
-      error = llvm::toString(loaded.takeError());
-      return fail(error);
-    }
-    mlir::OwningOpRef<mlir::ModuleOp> top = std::move(*loaded);
-    auto lowered = lowerCopy(*top, lowering);
-    if (!lowered) {
-      error = llvm::toString(lowered.takeError());
-      return fail(stage.mlirPath + ": " + error);
-    }
-    mlir::OwningOpRef<mlir::ModuleOp> tpu = std::move(*lowered);
-    top = nullptr;
-    // The backend reads the lowered weights from a file; it is scratch unless --debug keeps it.
-    std::string weights = (std::filesystem::path(o.outDir) / (stage.name + "_tpu_weight.npz")).string();
-    if (mlir::failed(top::saveWeights(*tpu, weights)))
-      return fail(weights + ": cannot write the Tpu weights");
-    BackendOptions backend;
-    backend.chip = o.chip;
-    backend.netName = stage.name;
-    if (o.debug)
-      backend.planJsonPath = (std::filesystem::path(o.outDir) / (stage.name + "_plan.json")).string();
-    if (auto err = runBackend(*tpu, backend))
-      return fail(stage.name + ": " + llvm::toString(std::move(err)));
-    auto model = generateModel(*tpu, stage.name);
-    if (!model)
-      return fail(stage.name + ": " + llvm::toString(model.takeError()));
-    parts.push_back(std::move(*model));
-    tpu = nullptr;
-    top::clearWeightCache();
-    if (!o.debug) {
-      std::error_code ec;
-      std::filesystem::remove(weights, ec);
-    }
-  }
-  progress.report("llm-convert", 0.99, "combining " + std::to_string(parts.size()) + " stages");
+  // The first compiled stage of each layer kind: its model (weights dropped), weight names and layer.
+  struct Template {
+    codegen::Model model;
+    std::vector<std::string> weightNames;
+    int64_t layer = 0;
+  };
+  std::map<std::string, Template> templates;
   uint64_t separate = 0;
-  for (const codegen::Model &m : parts)
-    separate += m.coeffData.size();
+  size_t reused = 0;
   std::string path = combinedModelPath(o, result.plan);
+  auto start = std::chrono::steady_clock::now();
   try {
-    codegen::Model combined = codegen::combineModels(parts);
-    parts.clear();
-    writeModelFile(path, combined);
+    codegen::ModelFileWriter writer(path);
+    for (size_t i = 0; i < result.stages.size(); ++i) {
+      const llm::StageFile &stage = result.stages[i];
+      progress.report("llm-convert", double(i) / double(result.stages.size()), "compiling " + stage.name);
+      auto loaded = loadTopModule(context, stage.mlirPath);
+      if (!loaded)
+        return fail(llvm::toString(loaded.takeError()));
+      mlir::OwningOpRef<mlir::ModuleOp> top = std::move(*loaded);
+      auto lowered = lowerCopy(*top, lowering);
+      if (!lowered)
+        return fail(stage.mlirPath + ": " + llvm::toString(lowered.takeError()));
+      mlir::OwningOpRef<mlir::ModuleOp> tpu = std::move(*lowered);
+      top = nullptr;
+      // The backend reads the lowered weights from a file; it is scratch unless --debug keeps it.
+      std::string weights = (std::filesystem::path(o.outDir) / (stage.name + "_tpu_weight.npz")).string();
+      if (mlir::failed(top::saveWeights(*tpu, weights)))
+        return fail(weights + ": cannot write the Tpu weights");
+      // Saved: the Top weights (a 7B's f32 embedding table is 2.2 GB) and the lowered ones leave memory;
+      // codegen reads the Tpu weight file.
+      top::clearWeightCache();
+      std::optional<codegen::Model> model;
+      auto layer = layerStage(stage.name);
+      auto found = layer ? templates.find(layer->first) : templates.end();
+      if (found != templates.end() && !o.noLayerReuse && !o.debug) {
+        const Template &t = found->second;
+        auto from = "model.layers." + std::to_string(t.layer) + ".";
+        auto to = "model.layers." + std::to_string(layer->second) + ".";
+        auto reuse = reuseCompiledStage(*tpu, t.model, t.weightNames, stage.name, from, to);
+        if (reuse) {
+          model = std::move(*reuse);
+          ++reused;
+        } else {
+          // Not the same structure after all: this stage goes through the backend.
+          std::cerr << "tpuc llm-convert: " << stage.name << ": " << llvm::toString(reuse.takeError())
+                    << "; compiling it" << std::endl;
+        }
+      }
+      if (!model) {
+        BackendOptions backend;
+        backend.chip = o.chip;
+        backend.netName = stage.name;
+        if (o.debug)
+          backend.planJsonPath = (std::filesystem::path(o.outDir) / (stage.name + "_plan.json")).string();
+        if (auto err = runBackend(*tpu, backend))
+          return fail(stage.name + ": " + llvm::toString(std::move(err)));
+        std::vector<std::string> weightNames;
+        auto generated = generateModel(*tpu, stage.name, &weightNames);
+        if (!generated)
+          return fail(stage.name + ": " + llvm::toString(generated.takeError()));
+        model = std::move(*generated);
+        if (layer && !templates.count(layer->first)) {
+          Template t{*model, std::move(weightNames), layer->second};
+          t.model.coeffData.clear();
+          t.model.coeffData.shrink_to_fit();
+          templates.emplace(layer->first, std::move(t));
+        }
+      }
+      separate += model->coeffData.size();
+      writer.add(*model);
+      model.reset();
+      tpu = nullptr;
+      top::clearWeightCache();
+      if (!o.debug) {
+        std::error_code ec;
+        std::filesystem::remove(weights, ec);
+      }
+    }
+    progress.report("llm-convert", 0.99, "writing " + std::to_string(writer.netCount()) + " nets");
+    uint64_t coeffBytes = writer.coeffBytes();
+    size_t nets = writer.netCount();
+    writer.finish();
     // What llm-run reads beside the model: the tokenizer, its chat template and the stop tokens.
     for (const char *name : {"config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json"}) {
       std::filesystem::path from = std::filesystem::path(o.modelPath) / name, to = std::filesystem::path(o.outDir) / name;
@@ -187,14 +237,16 @@ int compileStages(mlir::MLIRContext &context, const LlmConvertOptions &o, const 
         std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    char line[256];
-    std::snprintf(line, sizeof line, "%s: %zu nets, weights %.2f MiB (%.2f MiB before sharing), compiled in %.1f s",
-                  path.c_str(), combined.nets.size(), double(combined.coeffData.size()) / 1048576.0,
-                  double(separate) / 1048576.0, seconds);
+    char line[320];
+    std::snprintf(
+        line, sizeof line,
+        "%s: %zu nets, weights %.2f MiB (%.2f MiB before sharing), compiled in %.1f s (%zu layer stages "
+        "reused the first layer's plan)",
+        path.c_str(), nets, double(coeffBytes) / 1048576.0, double(separate) / 1048576.0, seconds, reused);
     std::cout << line << std::endl;
     record.modelFile = path;
-    record.nets = static_cast<int64_t>(combined.nets.size());
-    record.weightBytes = static_cast<int64_t>(combined.coeffData.size());
+    record.nets = static_cast<int64_t>(nets);
+    record.weightBytes = static_cast<int64_t>(coeffBytes);
     record.weightBytesBeforeSharing = static_cast<int64_t>(separate);
     record.compileSeconds = seconds;
     progress.report("llm-convert", 1.0, line, {path});
@@ -285,6 +337,15 @@ int runLlmRun(const LlmRunOptions &o) {
   driver::Sink sink = consoleSink();
   const std::string &modelPath = session.modelPath();
 
+  if (!o.image.empty()) {
+    double visionMs = 0;
+    if (llvm::Error err = session.attachImage(o.image, &visionMs))
+      return fail(kExitUsage, llvm::toString(std::move(err)));
+    std::fprintf(stderr, "tpuc llm-run: image %s: %lld image tokens from the vit net, %.3f ms simulated\n",
+                 o.image.c_str(), static_cast<long long>(session.shape().imageTokens), visionMs);
+  }
+  const std::string imageText = o.image.empty() ? std::string() : session.imagePlaceholder();
+
   if (!o.interactive && !o.serve) {
     std::vector<int32_t> prompt;
     if (!o.promptIds.empty()) {
@@ -293,7 +354,7 @@ int runLlmRun(const LlmRunOptions &o) {
         return fail(kExitUsage, llvm::toString(ids.takeError()));
       prompt = std::move(*ids);
     } else {
-      auto encoded = session.encodeTurn({{"user", o.prompt}}, !o.noChatTemplate);
+      auto encoded = session.encodeTurn({{"user", imageText + o.prompt}}, !o.noChatTemplate);
       if (!encoded)
         return fail(kExitUsage, llvm::toString(encoded.takeError()));
       prompt = std::move(*encoded);
@@ -325,7 +386,8 @@ int runLlmRun(const LlmRunOptions &o) {
   while (std::cerr << "> " << std::flush, std::getline(std::cin, line)) {
     if (line.empty())
       continue;
-    conversation.push_back({"user", line});
+    // The image goes with the first message.
+    conversation.push_back({"user", (conversation.empty() ? imageText : std::string()) + line});
     auto prompt = session.encodeTurn(conversation, !o.noChatTemplate);
     if (!prompt)
       return fail(kExitUsage, llvm::toString(prompt.takeError()));

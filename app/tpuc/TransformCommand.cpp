@@ -41,6 +41,7 @@ tpuc::TransformOptions importOptions(const TransformOptions &o) {
     if (t != "None")
       io.inputTypes.push_back(t);
   io.outputNames = o.outputNames;
+  io.loopMaxTrips = o.loopMaxTrips;
   io.preprocess = driver::preprocessFlags(o);
   io.mlirOut = o.mlir;
   return io;
@@ -239,6 +240,9 @@ int transform(const TransformOptions &o, driver::TransformResult &record) {
   tpuc::TransformOptions io = importOptions(o);
   if (!constantInputsOf(o, io.constantInputs, error))
     return fail(kExitUsage, error);
+  if (o.loopMaxTrips < 0 || o.loopMaxTrips > 4096)
+    return fail(kExitUsage,
+                "'--loop_max_trips': " + std::to_string(o.loopMaxTrips) + " is not between 1 and 4096");
   std::optional<PassRecorder> recorder;
   if (!o.snapshots.empty()) {
     recorder.emplace(o.snapshots);

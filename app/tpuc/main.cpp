@@ -134,6 +134,11 @@ const Subcommand kSubcommands[] = {
      "Tell two runs apart: what differs between their manifests (version, flags, the hashes of the model, "
      "tables, samples and chip profile) and their per-layer accuracy side by side.",
      TPUC_SUBCOMMAND(Runs)},
+    {"sweep",
+     "Run a model zoo: every model, precision and chip of a manifest through transform, calibrate, deploy, "
+     "run and compare, on a local process pool or as one Slurm job array, into one report (JSON and "
+     "HTML), compared with a previous sweep.",
+     TPUC_SUBCOMMAND(Sweep)},
     {"view",
      "Draw a deploy's layer groups, memory timeline or engine timeline as SVG, PNG or CSV, or a calibration "
      "report's figures as PNG (the studio's views, headless).",

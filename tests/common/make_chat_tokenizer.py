@@ -6,7 +6,10 @@ Ids 0..255 are the bytes (GPT-2's byte-to-unicode spelling, no merges); 256 is <
 answer with random bytes, but prompts, chat template, eos and the cache reuse are those of a real Qwen
 checkpoint.
 
-usage: make_chat_tokenizer.py FOLDER
+With --image_tokens, ids 258..260 are InternVL's <img>, </img> and <IMG_CONTEXT> (a checkpoint with
+--vocab 261; tests/unit/llm/make_tiny_vlm.py).
+
+usage: make_chat_tokenizer.py FOLDER [--image_tokens]
 """
 import json
 import os
@@ -49,6 +52,11 @@ def main():
                          "message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}"
                          "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}",
     }
+    if "--image_tokens" in sys.argv[2:]:
+        for i, content in enumerate(["<img>", "</img>", "<IMG_CONTEXT>"]):
+            tokenizer["added_tokens"].append({"id": 258 + i, "content": content, "special": True,
+                                              "single_word": False, "lstrip": False, "rstrip": False,
+                                              "normalized": False})
     with open(os.path.join(folder, "tokenizer.json"), "w") as f:
         json.dump(tokenizer, f, ensure_ascii=False)
     with open(os.path.join(folder, "tokenizer_config.json"), "w") as f:

@@ -14,7 +14,7 @@ def main(directory):
     os.makedirs(directory, exist_ok=True)
     for name in ["cnn", "elementwise", "clip_attrs", "shape_ops", "legacy_attrs", "resize", "nn", "fold",
                  "dead_branch", "bad_reshape", "recurrent", "resize_cubic", "runtime_params",
-                 "runtime_if_ok", "loops", "volumes", "unique"]:
+                 "runtime_if_ok", "loops", "volumes", "unique", "roi_pools"]:
         m = onnx_models.MODELS[name]()
         if name == "cnn":  # the fuzzer gives no --input_shapes: make the batch static
             m.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1

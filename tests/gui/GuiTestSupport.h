@@ -6,6 +6,9 @@
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStringList>
@@ -34,6 +37,23 @@ inline QString startWithModel(MainWindow &window, StudioContext &context, const 
   if (!imported.wait(10000) || !imported.front().front().toBool())
     return model + QStringLiteral(": not imported");
   context.setImportSettings(settings);
+  return {};
+}
+
+/// Copies the built example project ($TPUC_EXAMPLE_PROJECT) into `dir` as example.tpuproj, its model and
+/// image folders linked beside it (the project names them relative to itself), so a test's runs and cache
+/// stay out of the build's example. Sets `*file` to the copy; "" when it worked, else why not.
+inline QString copyExampleProject(const QString &dir, QString *file) {
+  const QString source = qEnvironmentVariable("TPUC_EXAMPLE_PROJECT");
+  if (!QFileInfo::exists(source))
+    return QStringLiteral("example project missing: '%1'").arg(source);
+  *file = QDir(dir).filePath(QStringLiteral("example.tpuproj"));
+  if (!QFile::copy(source, *file))
+    return QStringLiteral("cannot copy %1 to %2").arg(source, *file);
+  const QDir example = QFileInfo(source).dir();
+  for (const QString &folder : {"models", "images", "text-lines", "test"})
+    if (!QFile::link(example.filePath(folder), QDir(dir).filePath(folder)))
+      return QStringLiteral("cannot link %1").arg(folder);
   return {};
 }
 

@@ -88,6 +88,21 @@ int main(int argc, char **argv) {
     std::this_thread::sleep_for(std::chrono::hours(1));
     return 0;
   }
+  if (!std::strcmp(mode, "slow-talker")) { // alive: a line every 0.4 s for 2.4 s, then success
+    for (int i = 0; i < 6; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      progress("work", i / 6.0, "still here");
+    }
+    return 0;
+  }
+  if (!std::strcmp(mode, "busy")) { // works for argv[2] ms, a progress line every fifth of it, then success
+    const int ms = argc > 2 ? std::atoi(argv[2]) : 50;
+    for (int i = 1; i <= 5; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms / 5));
+      progress("work", i / 5.0, "busy");
+    }
+    return 0;
+  }
   if (!std::strcmp(mode, "partial")) { // a last line without newline, then success
     std::printf("last words without newline");
     return 0;

@@ -217,7 +217,9 @@ void TestCalibrateJob::calibrateJobStoresTable() {
   // The table is project data: it survives save and reopen, and so does the link to its report.
   QVERIFY2(context.save(&error), qPrintable(error));
   StudioContext reopened;
-  QVERIFY2(reopened.openProject(dir.filePath("cnn.tpuproj"), &error), qPrintable(error));
+  QVERIFY2(
+      reopened.openProject(dir.filePath("cnn.tpuproj"), &error, StudioContext::OpenMode::ReadOnlyIfLocked),
+      qPrintable(error));
   QCOMPARE(reopened.project().caliTables.size(), std::size_t(2));
   QVERIFY(reopened.project().caliTables.front() == table);
   QCOMPARE(calibrationReportOfTable(reopened, tableId), folder);

@@ -139,6 +139,8 @@ void TestDeployJob::commandLineFromConfiguration() {
   // What the configuration editor accepts: deploy options with values of their type, nothing else.
   QCOMPARE(checkDeployOptions(R"({"quant_input": true, "excepts": ["a"], "q_group_size": 64})"), QString());
   QVERIFY(checkDeployOptions(R"({"quant_inputs": true})").startsWith("unknown option 'quant_inputs'"));
+  // Found by the studio-json fuzzer: a key with a line break is quoted with JSON's escapes, on one line.
+  QVERIFY(checkDeployOptions(QStringLiteral("{\"a\\nb\": 1}")).startsWith("unknown option 'a\\nb'"));
   QVERIFY(checkDeployOptions(R"({"quant_input": "yes"})").contains("'quant_input'"));
   QVERIFY(checkDeployOptions(R"({"excepts": "a,b"})").contains("'excepts'"));
   QVERIFY(checkDeployOptions(R"({"q_group_size": 1.5})").contains("'q_group_size'"));
@@ -172,7 +174,8 @@ void TestDeployJob::configurationSurvivesTheProjectFile() {
   QString error;
   QVERIFY2(context.saveAs(dir.filePath("p.tpuproj"), &error), qPrintable(error));
   StudioContext reopened;
-  QVERIFY2(reopened.openProject(dir.filePath("p.tpuproj"), &error), qPrintable(error));
+  QVERIFY2(reopened.openProject(dir.filePath("p.tpuproj"), &error, StudioContext::OpenMode::ReadOnlyIfLocked),
+           qPrintable(error));
   QCOMPARE(reopened.project().compileConfigs.size(), std::size_t(1));
   QCOMPARE(reopened.project().compileConfigs[0].id, id);
   QCOMPARE(deploySettingsOf(reopened.project().compileConfigs[0]), s);

@@ -4,6 +4,7 @@
 // describe: calibrated on two lines, the INT8 deploy misses; the accuracy view's "where error is born" names
 // the two layers to keep in float; with them in the quantize table the redeploy passes. Screenshots of the
 // studio at both ends.
+#include "GuiTestSupport.h"
 #include "project/ProjectStore.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
@@ -31,15 +32,10 @@ void TestExample::deploysCleanlyThenShowsTheDebuggingRoad() {
 #ifndef TPUC_ENGINE
   QSKIP("this build has no tpuc");
 #else
-  const QString source = qEnvironmentVariable("TPUC_EXAMPLE_PROJECT");
-  QVERIFY2(QFileInfo::exists(source), qPrintable("example project missing: '" + source + "'"));
   QTemporaryDir dir;
-  const QString file = dir.filePath("example.tpuproj");
-  QVERIFY(QFile::copy(source, file));
-  // The project refers to its model and images relative to itself: the copy sees the same folders.
-  const QDir example = QFileInfo(source).dir();
-  for (const QString &folder : {"models", "images", "text-lines", "test"})
-    QVERIFY2(QFile::link(example.filePath(folder), dir.filePath(folder)), qPrintable(folder));
+  QString file;
+  const QString copied = guitest::copyExampleProject(dir.path(), &file);
+  QVERIFY2(copied.isEmpty(), qPrintable(copied));
   StudioContext context;
   MainWindow window(&context);
   window.setInteractive(false);

@@ -13,6 +13,7 @@ JobSpec fake(const QString &mode) { return {"fake " + mode, TPUC_FAKE_JOB, {mode
 class TestJobQueue : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  void silentChildIsStoppedAsHung();
   void parsesProgressLines();
   void successReportsProgressAndArtifacts();
   void unterminatedLastLineIsKept();
@@ -23,6 +24,23 @@ private Q_SLOTS:
   void queueRunsOneAtATimeAndCancelsQueued();
   void missingProgramFailsCleanly();
 };
+
+// Issue 25: a child that writes nothing for the stall timeout is killed and its job fails saying so; one that
+// keeps talking outlives the same timeout; 0 turns the watchdog off.
+void TestJobQueue::silentChildIsStoppedAsHung() {
+  JobQueue queue;
+  queue.setStallTimeout(1);
+  QSignalSpy finished(&queue, &JobQueue::jobFinished);
+  const int hung = queue.enqueue(fake("hang"));
+  const int talker = queue.enqueue(fake("slow-talker"));
+  QVERIFY(QTest::qWaitFor([&] { return finished.size() == 2; }, 20000));
+  const JobInfo stopped = *queue.job(hung);
+  QCOMPARE(stopped.state, JobState::Failed);
+  QVERIFY2(stopped.error.startsWith("fake hang wrote nothing for 1 s and was stopped as hung"),
+           qPrintable(stopped.error));
+  QCOMPARE(queue.job(talker)->state, JobState::Succeeded);
+  QVERIFY(stopped.finished.isValid() && stopped.started.msecsTo(stopped.finished) < 10000);
+}
 
 void TestJobQueue::parsesProgressLines() {
   JobInfo info;

@@ -4,6 +4,7 @@
 // and the timeline holds every stage run. Screenshots of the chat and its timeline.
 #include "GuiTestSupport.h"
 #include "Screenshots.h"
+#include "tpuc/Support/Npz.h"
 #include "ui/LlmImportDialog.h"
 #include "ui/MainWindow.h"
 #include "ui/StudioContext.h"
@@ -20,6 +21,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -59,6 +61,7 @@ class TestLlmChat : public QObject {
 private Q_SLOTS:
   void chatWithConvertedModel();
   void engineFailureIsOneClearLine();
+  void chatAboutAnImage();
 };
 
 void TestLlmChat::chatWithConvertedModel() {
@@ -109,6 +112,7 @@ void TestLlmChat::chatWithConvertedModel() {
   QVERIFY(ready.wait(30000));
   QCOMPARE(chat->readyEvent().seqLength, int64_t(96));
   QCOMPARE(chat->readyEvent().chunkLength, int64_t(8));
+  QVERIFY(chat->findChild<QPushButton *>("attachImage")->isHidden()); // a text model takes no image
   window.show();
 
   chat->findChild<QSpinBox *>("maxNewTokens")->setValue(6);
@@ -264,6 +268,51 @@ void TestLlmChat::engineFailureIsOneClearLine() {
   QVERIFY(missing.statusText().startsWith("The tpuc engine was not found") || failedToStart.wait(10000));
   QVERIFY2(missing.statusText().startsWith("The tpuc engine was not found at "),
            qPrintable(missing.statusText()));
+  qunsetenv("TPUC");
+}
+
+void TestLlmChat::chatAboutAnImage() {
+  // A tiny InternVL-shaped VLM converted by tpuc: the chat offers "Image…", and a message with the image
+  // answers with the greedy tokens of make_tiny_vlm.py's PyTorch reference.
+  QTemporaryDir dir;
+  const QString folder = dir.filePath("tiny-internvl");
+  QString problem = guitest::runPython(TPUC_TINY_VLM_SCRIPT, {"--out", folder, "--dtype", "f32"});
+  if (problem.contains("No module named 'torch'"))
+    QSKIP("make_tiny_vlm.py needs python3-torch");
+  QVERIFY2(problem.isEmpty(), qPrintable(problem));
+  QProcess convert;
+  convert.start(TPUC_ENGINE,
+                {"llm-convert", "-m", folder, "-s", "128", "-q", "f32", "-o", dir.filePath("out")});
+  QVERIFY(convert.waitForFinished(120000));
+  QVERIFY2(convert.exitCode() == 0, convert.readAllStandardError().constData());
+
+  qputenv("TPUC", TPUC_ENGINE);
+  LlmChatView chat(dir.filePath("out"));
+  QSignalSpy ready(&chat, &LlmChatView::ready);
+  QVERIFY(ready.wait(30000));
+  QCOMPARE(chat.readyEvent().imageTokens, int64_t(16));
+  auto *imageButton = chat.findChild<QPushButton *>("attachImage");
+  QVERIFY(imageButton && !imageButton->isHidden());
+  chat.findChild<QSpinBox *>("maxNewTokens")->setValue(8);
+  chat.setImage(folder + "/pixel_values.npy");
+  QCOMPARE(imageButton->text(), QString("Image: pixel_values.npy"));
+  QSignalSpy finished(&chat, &LlmChatView::turnFinished);
+  chat.send("what?");
+  QVERIFY(chat.image().isEmpty()); // one message takes the image
+  QVERIFY(finished.wait(60000));
+  QCOMPARE(chat.turns().size(), std::size_t(1));
+  const LlmChatTurn &turn = chat.turns()[0];
+  NpzFile reference = NpzFile::read((folder + "/reference.npz").toStdString());
+  QCOMPARE(turn.turn.promptTokens, int64_t(reference.get("input_ids").numElements()));
+  std::vector<double> want = reference.get("tokens").toDoubles();
+  QCOMPARE(turn.tokens.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    QCOMPARE(turn.tokens[i].token, int64_t(want[i]));
+  QVERIFY(chat.transcriptText().contains("[pixel_values.npy]"));
+  chat.resize(1100, 700);
+  chat.show();
+  QApplication::processEvents();
+  QVERIFY(chat.grab().save(screenshotDir() + "/llm-chat-image.png"));
   qunsetenv("TPUC");
 }
 

@@ -224,6 +224,11 @@ void TestLlmImport::droppedFolderReachesTheDialog() {
   quantize->setCurrentText("w8f16");
   chip->setCurrentText("bm1688");
   QVERIFY(dialog->isAcceptable());
+  // Prefill buckets: the status names them (the chunk of 256 halved down to 16).
+  auto *dynamic = dialog->findChild<QCheckBox *>("dynamic");
+  QVERIFY(dynamic && !dynamic->isChecked());
+  dynamic->setChecked(true);
+  QVERIFY2(dialog->statusText().contains("prefill buckets 16/32/64/128"), qPrintable(dialog->statusText()));
   QDir().mkpath(TPUC_SCREENSHOT_DIR);
   QApplication::processEvents();
   QVERIFY(dialog->grab().save(QString(TPUC_SCREENSHOT_DIR) + "/llm-import-dialog.png"));
@@ -246,12 +251,14 @@ void TestLlmImport::droppedFolderReachesTheDialog() {
   QCOMPARE(qint64(p.importSettings.llm->maxInputLength), qint64(256));
   QCOMPARE(p.importSettings.llm->quantize, std::string("w8f16"));
   QCOMPARE(p.importSettings.llm->chip, std::string("bm1688"));
+  QVERIFY(p.importSettings.llm->dynamic);
   QVERIFY(recorded.wait(10000));
   qunsetenv("TPUC");
   QCOMPARE(finished.count(), 1);
   const JobInfo job = window.jobQueue()->jobs().constLast();
   QCOMPARE(job.spec.arguments.mid(0, 3), QStringList({"llm-convert", "--model_path", QFileInfo(folder).absoluteFilePath()}));
-  for (const char *flag : {"--use_history_kv", "--chunk_length", "--max_input_length", "--progress"})
+  for (const char *flag :
+       {"--use_history_kv", "--chunk_length", "--max_input_length", "--dynamic", "--progress"})
     QVERIFY2(job.spec.arguments.contains(flag), flag);
   QCOMPARE(job.state, JobState::NotImplemented);
   QCOMPARE(job.exitCode, 3);
@@ -276,7 +283,9 @@ void TestLlmImport::droppedFolderReachesTheDialog() {
   // Saved and reopened: the folder is stored relative to the project, the settings and the run come back.
   QVERIFY2(context.save(&error), qPrintable(error));
   StudioContext reopened;
-  QVERIFY2(reopened.openProject(dir.filePath("llm.tpuproj"), &error), qPrintable(error));
+  QVERIFY2(
+      reopened.openProject(dir.filePath("llm.tpuproj"), &error, StudioContext::OpenMode::ReadOnlyIfLocked),
+      qPrintable(error));
   QVERIFY(reopened.project().model == p.model);
   QVERIFY(reopened.project().importSettings == p.importSettings);
   QVERIFY(reopened.project().runs == p.runs);
@@ -284,7 +293,9 @@ void TestLlmImport::droppedFolderReachesTheDialog() {
   const QString moved = dir.path() + "-moved";
   QVERIFY(QDir().rename(dir.path(), moved));
   StudioContext movedContext;
-  const bool opened = movedContext.openProject(moved + "/llm.tpuproj", &error);
+  // (The lock file moved with it and names this live studio: read-only, as a copy made while open would be.)
+  const bool opened =
+      movedContext.openProject(moved + "/llm.tpuproj", &error, StudioContext::OpenMode::ReadOnlyIfLocked);
   const QString movedModel = QString::fromStdString(movedContext.project().model.path);
   QVERIFY(QDir().rename(moved, dir.path())); // back, for QTemporaryDir to clean up
   QVERIFY2(opened, qPrintable(error));
@@ -337,7 +348,9 @@ void TestLlmImport::finishedJobBecomesARunThatSurvivesReopening() {
   QVERIFY2(context.save(&error), qPrintable(error));
   StudioContext reopened;
   ProjectTreeModel model(&reopened);
-  QVERIFY2(reopened.openProject(dir.filePath("runs.tpuproj"), &error), qPrintable(error));
+  QVERIFY2(
+      reopened.openProject(dir.filePath("runs.tpuproj"), &error, StudioContext::OpenMode::ReadOnlyIfLocked),
+      qPrintable(error));
   QCOMPARE(reopened.project().runs.size(), std::size_t(1));
   QVERIFY(reopened.project().runs[0] == run);
   QModelIndex runs = model.indexFor({Section::Runs, -1});

@@ -39,7 +39,8 @@ project::Project sampleProject() {
 /// Loads a project into the context the way the studio does: through a saved file.
 void load(StudioContext &context, const project::Project &p) {
   static QTemporaryDir dir;
-  QString file = dir.filePath("models.tpuproj");
+  static int loads = 0; // a file per load: an earlier context may still hold its file's lock
+  QString file = dir.filePath(QStringLiteral("models-%1.tpuproj").arg(++loads));
   Result<void> saved = project::saveProject(p, file.toStdString(), project::SaveMode::Replace);
   QVERIFY2(saved, saved.error().c_str());
   QString message;

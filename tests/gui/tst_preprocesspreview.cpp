@@ -519,7 +519,8 @@ void TestPreprocessPreview::exampleProjectAgainstTheCli() {
     QSKIP("the example project is not built (ninja tpuc-example-project)");
   StudioContext context;
   QString error;
-  QVERIFY2(context.openProject(example, &error), qPrintable(error));
+  QVERIFY2(context.openProject(example, &error, StudioContext::OpenMode::ReadOnlyIfLocked),
+           qPrintable(error));
   const project::Project &p = context.project();
   QVERIFY(p.datasets.size() >= 2);
   // The photos dataset: a photo letterboxed into the classifier's 48x192 BGR input.

@@ -50,7 +50,7 @@ Project fullProject(const QString &dir) {
   p.model.embedded = {'m', 'o', 'd', 'e', 'l', ' ', 'b', 'y', 't', 'e', 's'};
   p.importSettings = {"[[1,3,224,224]]", {123.675, 116.28, 103.53}, {0.0171, 0.0175, 0.0174}, "bgr", "nhwc",
                       {256, 256}, true, 114.0, "output,prob"};
-  p.importSettings.llm = LlmConvertSettings{2048, "w4f16", 128, true, "bm1688", true, 512, 512};
+  p.importSettings.llm = LlmConvertSettings{2048, "w4f16", 128, true, "bm1688", true, 512, 512, true};
   Dataset images{1, "imagenet-cali", {}};
   images.samples.push_back({str(dir + "/data/cat.jpg"), R"({"label":"cat","w":640})", pngThumbnail(Qt::red)});
   images.samples.push_back({str(dir + "/data/dog.jpg"), R"({"label":"dog"})", pngThumbnail(Qt::blue)});
@@ -71,7 +71,8 @@ Project fullProject(const QString &dir) {
   run.memoryPeakBytes = 12345678;
   run.layerMetricsJson = R"([{"op":"conv1","cos":0.999,"euc":0.98,"sqnr":35.2}])";
   run.summaryJson = R"({"cos_min":0.97})";
-  run.artifacts = {{"model", "resnet18.tpumodel", hashBytes("m")}, {"trace", "trace.json", hashBytes("t")}};
+  run.artifacts = {{"model", str(dir + "/p.tpuproj.cache/runs/7/resnet18.tpumodel"), hashBytes("m")},
+                   {"trace", str(dir + "/p.tpuproj.cache/runs/7/trace.json"), hashBytes("t")}};
   p.runs.push_back(run);
   p.viewState = {{"tabs", "overview,cali"}, {"splitter", "1,2"}};
   p.notes = "Notes with ünïcode and\nnewlines";
@@ -120,6 +121,8 @@ private Q_SLOTS:
   void killDuringSaveLoopLeavesValidProject();
   void artifactCacheIsOptional();
   void saveOfThousandSamplesIsFast();
+  void inPlaceSaveRewritesOnlyWhatChanged();
+  void staleStateMeansAFullRewrite();
   void tableFiles();
   void sha256KnownAnswers();
 };
@@ -167,6 +170,11 @@ void TestProjectStore::pathsAreRelativeWhenPossible() {
   QCOMPARE(QString::fromStdString(moved->model.path), dir.filePath("moved/models/resnet18.onnx"));
   QCOMPARE(QString::fromStdString(moved->datasets[0].samples[0].path), dir.filePath("moved/data/cat.jpg"));
   QCOMPARE(QString::fromStdString(moved->datasets[0].samples[2].path), QString("/elsewhere/far/away/x.npz"));
+  // ...and its runs' files in its own cache, not in the folder it came from.
+  QCOMPARE(querySql(file.replace("/proj/", "/moved/"), "SELECT name FROM run_artifacts WHERE ordinal = 0"),
+           QString("p.tpuproj.cache/runs/7/resnet18.tpumodel"));
+  QCOMPARE(QString::fromStdString(moved->runs[0].artifacts[0].name),
+           dir.filePath("moved/p.tpuproj.cache/runs/7/resnet18.tpumodel"));
 }
 
 void TestProjectStore::migrationFromV1() {
@@ -193,8 +201,10 @@ void TestProjectStore::migrationFromV1() {
     QVERIFY(f.open(QIODevice::ReadOnly));
     before = f.readAll();
   }
-  auto p = loadProject(str(file));
+  StoredState state;
+  auto p = loadProject(str(file), &state);
   QVERIFY2(p, p.error().c_str());
+  QVERIFY(!state.valid); // an older schema: the first save rewrites everything
   QCOMPARE(p->model.path, std::string("/models/mobilenet.onnx"));
   QCOMPARE(p->model.contentHash, std::string("sha256:abc123"));
   QCOMPARE(p->model.format, std::string("onnx"));
@@ -219,7 +229,8 @@ void TestProjectStore::migrationFromV1() {
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), before);
   }
-  QVERIFY(succeeded(saveProject(*p, str(file), SaveMode::InPlace)));
+  QVERIFY(succeeded(saveProject(*p, str(file), SaveMode::InPlace, &state)));
+  QVERIFY(state.valid);
   QCOMPARE(querySql(file, "PRAGMA user_version"), QString("3"));
   QCOMPARE(querySql(file, "SELECT count(*) FROM sqlite_schema WHERE name = 'settings'"), QString("0"));
   auto upgraded = loadProject(str(file));
@@ -385,6 +396,85 @@ void TestProjectStore::saveOfThousandSamplesIsFast() {
   qInfo() << "in-place save of 1000 samples and 21 runs:" << ms << "ms";
   // The target is 200 ms; the bound here leaves room for a loaded shared CI machine.
   QVERIFY2(ms < 1000, qPrintable(QString::number(ms)));
+}
+
+void TestProjectStore::inPlaceSaveRewritesOnlyWhatChanged() {
+  QTemporaryDir dir;
+  QString file = dir.filePath("p.tpuproj");
+  Project p = fullProject(dir.path());
+  for (int i = 0; i < 5; ++i) {
+    RunRecord r = p.runs[0];
+    r.id = 20 + i;
+    r.status = "ok";
+    p.runs.push_back(r);
+  }
+  StoredState saved;
+  QVERIFY(succeeded(saveProject(p, str(file), SaveMode::Replace, &saved)));
+  QVERIFY(saved.valid);
+  QCOMPARE(saved.runs.size(), std::size_t(6));
+  QCOMPARE(saved.datasets.size(), std::size_t(2));
+  // Loading sees the file as the save left it.
+  StoredState state;
+  auto loaded = loadProject(str(file), &state);
+  QVERIFY2(loaded, loaded.error().c_str());
+  QVERIFY(state.valid);
+  QCOMPARE(state.datasets, saved.datasets);
+  QCOMPARE(state.runs, saved.runs);
+
+  // Run 20 is changed in the file behind the studio's back, keeping the file's size and time: a save
+  // that rewrote every run would put "ok" back, one that rewrites only what changed leaves it.
+  const std::filesystem::path path = str(file);
+  const auto stamp = std::filesystem::last_write_time(path);
+  execSql(file, "UPDATE runs SET status = 'zz' WHERE id = 20");
+  std::filesystem::last_write_time(path, stamp);
+  QCOMPARE(std::filesystem::file_size(path), state.fileSize);
+
+  Project edited = *loaded;
+  edited.runs[3].status = "failed";           // run 22 (runs are 7, 20, 21, 22, 23, 24)
+  edited.runs.erase(edited.runs.begin() + 4); // run 23
+  RunRecord added = edited.runs[0];
+  added.id = 30;
+  edited.runs.push_back(added);
+  edited.datasets[0].samples.push_back({str(dir.path() + "/data/bird.jpg"), "{}", pngThumbnail(Qt::gray)});
+  edited.datasets.pop_back();
+  edited.notes = "edited";
+  QVERIFY(succeeded(saveProject(edited, str(file), SaveMode::InPlace, &state)));
+  QVERIFY(state.valid);
+  QCOMPARE(state.runs.size(), std::size_t(6));
+  QCOMPARE(state.datasets.size(), std::size_t(1));
+
+  auto again = loadProject(str(file));
+  QVERIFY2(again, again.error().c_str());
+  Project expected = edited;
+  expected.runs[1].status = "zz"; // run 20, untouched: the save did not rewrite it
+  QCOMPARE(again->runs, expected.runs);
+  QCOMPARE(again->datasets, expected.datasets);
+  QVERIFY(*again == expected);
+  QCOMPARE(querySql(file, "SELECT count(*) FROM samples"), QString("4"));
+  QCOMPARE(querySql(file, "SELECT count(*) FROM run_artifacts"), QString("12"));
+  QCOMPARE(querySql(file, "PRAGMA foreign_key_check"), QString());
+}
+
+void TestProjectStore::staleStateMeansAFullRewrite() {
+  QTemporaryDir dir;
+  QString file = dir.filePath("p.tpuproj");
+  Project p = fullProject(dir.path());
+  StoredState state;
+  QVERIFY(succeeded(saveProject(p, str(file), SaveMode::InPlace, &state)));
+  QVERIFY(state.valid);
+  // Another writer changes the file (a run and a dataset only it knows); our fingerprints are stale.
+  Project other = p;
+  RunRecord theirs = p.runs[0];
+  theirs.id = 99;
+  other.runs.push_back(theirs);
+  other.datasets.push_back({3, "theirs", {}});
+  QTest::qWait(20); // a later modification time even on coarse clocks
+  QVERIFY(succeeded(saveProject(other, str(file), SaveMode::InPlace)));
+  p.notes = "ours";
+  QVERIFY(succeeded(saveProject(p, str(file), SaveMode::InPlace, &state)));
+  auto again = loadProject(str(file));
+  QVERIFY2(again, again.error().c_str());
+  QVERIFY(*again == p); // nothing of theirs is left over: every section was rewritten
 }
 
 void TestProjectStore::tableFiles() {

@@ -97,8 +97,13 @@ QString checkDeployOptions(const QString &optionsJson) {
   const QJsonObject o = doc.object();
   for (auto it = o.begin(); it != o.end(); ++it) {
     const QString &key = it.key();
-    if (!deployOptionKeys().contains(key))
-      return QStringLiteral("unknown option '%1' (known: %2)").arg(key, deployOptionKeys().join(QStringLiteral(", ")));
+    if (!deployOptionKeys().contains(key)) {
+      // The key with JSON's escapes (a key may hold a line break): the message stays one line.
+      const QString spelled =
+          QString::fromUtf8(QJsonDocument(QJsonArray{key}).toJson(QJsonDocument::Compact)).mid(2).chopped(2);
+      return QStringLiteral("unknown option '%1' (known: %2)")
+          .arg(spelled, deployOptionKeys().join(QStringLiteral(", ")));
+    }
     const QJsonValue v = it.value();
     bool ok = true;
     if (key == QLatin1String("asymmetric") || key == QLatin1String("quant_input") ||

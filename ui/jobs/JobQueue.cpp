@@ -4,8 +4,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTimer>
 
 #include <csignal>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <cstring>
 
 namespace tpuc::ui {
@@ -39,7 +43,15 @@ QString jobStateName(JobState state) {
   return {};
 }
 
-JobQueue::JobQueue(QObject *parent) : QObject(parent) {}
+JobQueue::JobQueue(QObject *parent) : QObject(parent), m_stall(new QTimer(this)) {
+  m_stall->setSingleShot(true);
+  connect(m_stall, &QTimer::timeout, this, [this] {
+    if (!m_process || m_cancelling)
+      return;
+    m_stalled = true;
+    m_process->kill(); // its end arrives as finish(), which says why
+  });
+}
 
 JobQueue::~JobQueue() {
   if (m_process) {
@@ -103,6 +115,7 @@ void JobQueue::startNext() {
       continue;
     m_running = info.id;
     m_cancelling = false;
+    m_stalled = false;
     m_partial[0].clear();
     m_partial[1].clear();
     info.state = JobState::Running;
@@ -112,12 +125,18 @@ void JobQueue::startNext() {
     m_process->setArguments(info.spec.arguments);
     if (!info.spec.workingDirectory.isEmpty())
       m_process->setWorkingDirectory(info.spec.workingDirectory);
+#ifdef __linux__
+    // A child never outlives a studio that is killed: it would go on writing into a project nobody has open.
+    m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
+#endif
     connect(m_process, &QProcess::readyReadStandardOutput, this,
             [this] { readOutput(QProcess::StandardOutput); });
     connect(m_process, &QProcess::readyReadStandardError, this, [this] { readOutput(QProcess::StandardError); });
     connect(m_process, &QProcess::finished, this, &JobQueue::finish);
     connect(m_process, &QProcess::errorOccurred, this, &JobQueue::failedToStart);
     Q_EMIT jobChanged(info.id);
+    if (m_stallSeconds > 0)
+      m_stall->start(m_stallSeconds * 1000);
     m_process->start();
     return;
   }
@@ -161,6 +180,8 @@ void JobQueue::readOutput(QProcess::ProcessChannel channel) {
   if (!info || !m_process)
     return;
   m_process->setReadChannel(channel);
+  if (m_stallSeconds > 0)
+    m_stall->start(m_stallSeconds * 1000); // alive
   QByteArray &partial = m_partial[channel == QProcess::StandardOutput ? 0 : 1];
   partial += m_process->readAll();
   const int id = info->id;
@@ -194,6 +215,7 @@ void JobQueue::finish(int exitCode, QProcess::ExitStatus status) {
   QProcess *process = m_process;
   m_process = nullptr;
   m_running = -1;
+  m_stall->stop();
   if (process)
     process->deleteLater();
   if (info) {
@@ -207,6 +229,14 @@ void JobQueue::finish(int exitCode, QProcess::ExitStatus status) {
     if (m_cancelling) {
       info->message = tr("Cancelled");
       complete(*info, JobState::Cancelled);
+    } else if (m_stalled) {
+      info->error =
+          withTail(tr("%1 wrote nothing for %2 s and was stopped as hung (the studio's job timeout, "
+                      "settings key jobs/stallSeconds; a child out of memory under a limit can hang "
+                      "like this)")
+                       .arg(info->spec.title)
+                       .arg(m_stallSeconds));
+      complete(*info, JobState::Failed);
     } else if (status == QProcess::CrashExit) {
       // On Unix QProcess reports the terminating signal as the exit code of a crashed child.
       info->error = withTail(tr("%1 %2").arg(info->spec.title, describeSignal(exitCode)));
@@ -247,6 +277,7 @@ void JobQueue::failedToStart(QProcess::ProcessError error) {
   m_process->deleteLater();
   m_process = nullptr;
   m_running = -1;
+  m_stall->stop();
   if (info) {
     info->error = tr("%1 could not start '%2': %3").arg(info->spec.title, info->spec.program, reason);
     complete(*info, JobState::Failed);

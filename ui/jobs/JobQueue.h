@@ -9,6 +9,8 @@
 #include <QList>
 #include <QObject>
 #include <QProcess>
+
+class QTimer;
 #include <QStringList>
 
 #include <optional>
@@ -72,6 +74,11 @@ public:
   /// How many lines of log each job keeps, and how many end a failure message.
   static constexpr int kMaxLogLines = 5000, kTailLines = 12;
 
+  /// A child that writes nothing (no progress, no log line) for `seconds` is taken for hung: it is killed and
+  /// its job fails saying so. 0 turns the watchdog off. The studio sets settings::jobStallSeconds().
+  void setStallTimeout(int seconds) { m_stallSeconds = seconds; }
+  int stallTimeout() const { return m_stallSeconds; }
+
   /// Parses one progress line into `info`; false when the line is not a progress object.
   static bool parseProgressLine(const QByteArray &line, JobInfo &info);
 
@@ -97,6 +104,9 @@ private:
   int m_running = -1;
   int m_nextId = 1;
   bool m_cancelling = false;
+  bool m_stalled = false; ///< the watchdog killed the running child
+  int m_stallSeconds = 0;
+  QTimer *m_stall = nullptr; ///< restarted by every output of the running child
   QByteArray m_partial[2]; ///< unterminated stdout / stderr text
 };
 

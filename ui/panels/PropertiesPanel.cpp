@@ -189,6 +189,8 @@ void PropertiesPanel::fillProperties(const Selection &selection) {
       rows.append({tr("Chip"), qs(l->chip)});
       if (l->useHistoryKv)
         rows.append({tr("History KV"), tr("chunks of %1, max input %2").arg(l->chunkLength).arg(l->maxInputLength)});
+      if (l->dynamic)
+        rows.append({tr("Prefill"), tr("buckets for short prompts (--dynamic)")});
     }
     break;
   case Section::Datasets:

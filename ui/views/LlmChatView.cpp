@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -96,6 +97,11 @@ LlmChatView::LlmChatView(const QString &modelFolder, QWidget *parent)
   m_input = new QLineEdit(chat);
   m_input->setObjectName("message");
   m_input->setPlaceholderText(tr("Message the model (Enter sends)"));
+  m_imageButton = new QPushButton(tr("Image…"), chat);
+  m_imageButton->setObjectName("attachImage");
+  m_imageButton->setToolTip(
+      tr("A vision-language model: attach a picture (or a .npy pixel tensor) to the next "
+         "message; its vit net's image tokens go before your text"));
   m_sendButton = new QPushButton(tr("Send"), chat);
   m_stopButton = new QPushButton(tr("Stop"), chat);
   m_stopButton->setToolTip(tr("Stop generating this answer; what was generated stays in the conversation"));
@@ -103,15 +109,23 @@ LlmChatView::LlmChatView(const QString &modelFolder, QWidget *parent)
   m_resetButton->setToolTip(tr("Forget the conversation and empty the KV cache"));
   m_restartButton = new QPushButton(tr("Restart Engine"), chat);
   m_restartButton->setToolTip(tr("Start the tpuc child again (after a conversion or a failure)"));
+  // The message gets the row's room (at least ~30 characters); the conversation's own buttons sit under it,
+  // beside the status line.
+  m_input->setMinimumWidth(m_input->fontMetrics().averageCharWidth() * 30);
+  inputRow->addWidget(m_imageButton);
   inputRow->addWidget(m_input, 1);
-  for (QPushButton *b : {m_sendButton, m_stopButton, m_resetButton, m_restartButton})
+  for (QPushButton *b : {m_sendButton, m_stopButton})
     inputRow->addWidget(b);
   chatLayout->addLayout(inputRow);
+  auto *statusRow = new QHBoxLayout;
   m_status = new QLabel(chat);
   m_status->setObjectName("chatStatus");
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  chatLayout->addWidget(m_status);
+  statusRow->addWidget(m_status, 1);
+  for (QPushButton *b : {m_resetButton, m_restartButton})
+    statusRow->addWidget(b, 0, Qt::AlignTop);
+  chatLayout->addLayout(statusRow);
   topLayout->addWidget(chat, 1);
 
   auto *settings = new QGroupBox(tr("Generation"), top);
@@ -161,6 +175,13 @@ LlmChatView::LlmChatView(const QString &modelFolder, QWidget *parent)
 
   connect(m_input, &QLineEdit::returnPressed, this, [this] { send(m_input->text()); });
   connect(m_sendButton, &QPushButton::clicked, this, [this] { send(m_input->text()); });
+  connect(m_imageButton, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Attach Image"), QString(),
+        tr("Images and pixel tensors (*.jpg *.jpeg *.png *.bmp *.webp *.npy *.npz)"));
+    if (!path.isEmpty())
+      setImage(path);
+  });
   connect(m_stopButton, &QPushButton::clicked, this, &LlmChatView::stop);
   connect(m_resetButton, &QPushButton::clicked, this, &LlmChatView::newConversation);
   connect(m_restartButton, &QPushButton::clicked, this, &LlmChatView::start);
@@ -229,7 +250,14 @@ driver::LlmServeRequest LlmChatView::request(const QString &message) const {
     r.seed = m_seed->value();
   }
   r.maxNewTokens = m_maxTokens->value();
+  r.image = m_image.toStdString();
   return r;
+}
+
+void LlmChatView::setImage(const QString &path) {
+  m_image = path;
+  m_imageButton->setText(path.isEmpty() ? tr("Image…") : tr("Image: %1").arg(QFileInfo(path).fileName()));
+  m_imageButton->setToolTip(path.isEmpty() ? tr("Attach a picture to the next message") : path);
 }
 
 void LlmChatView::send(const QString &message) {
@@ -244,7 +272,13 @@ void LlmChatView::send(const QString &message) {
   LlmChatTurn turn;
   turn.user = text;
   m_turns.push_back(turn);
-  appendBlock(QStringLiteral("<b>%1</b> %2").arg(tr("You:"), text.toHtmlEscaped()));
+  appendBlock(
+      QStringLiteral("<b>%1</b> %2%3")
+          .arg(tr("You:"), text.toHtmlEscaped(),
+               m_image.isEmpty()
+                   ? QString()
+                   : QStringLiteral(" <i>[%1]</i>").arg(QFileInfo(m_image).fileName().toHtmlEscaped())));
+  setImage(QString()); // an image goes with one message
   m_busy = true;
   setStatus(tr("Prefilling…"));
   updateControls();
@@ -286,14 +320,19 @@ void LlmChatView::handle(const driver::LlmServeEvent &e) {
     m_greedy->setToolTip(sampling
                              ? tr("Off: sample among the sample head's %1 candidates").arg(e.sampleCandidates)
                              : tr("The model has no sample_head: only greedy decoding"));
+    QStringList buckets;
+    for (int64_t b : e.buckets)
+      buckets << QString::number(b);
     m_header->setText(
-        tr("<b>%1</b> on the %2 simulator · %3 layers · context %4 tokens · prefill %5 tokens%6")
+        tr("<b>%1</b> on the %2 simulator · %3 layers · context %4 tokens · prefill %5 tokens%6%7")
             .arg(QFileInfo(QString::fromStdString(e.model)).fileName().toHtmlEscaped(),
                  QString::fromStdString(e.chip))
             .arg(e.layers)
             .arg(e.seqLength)
             .arg(e.maxInputLength)
-            .arg(e.chunkLength ? tr(" · history-KV chunks of %1").arg(e.chunkLength) : QString()));
+            .arg(buckets.isEmpty() ? QString() : tr(" (buckets %1)").arg(buckets.join(QLatin1Char('/'))))
+            .arg(e.chunkLength ? tr(" · history-KV chunks of %1").arg(e.chunkLength) : QString()) +
+        (e.imageTokens ? tr(" · vision: %1 tokens per image").arg(e.imageTokens) : QString()));
     setStatus(tr("Ready."));
     updateControls();
     updateTimeline();
@@ -435,6 +474,8 @@ void LlmChatView::setStatus(const QString &text, bool error) {
 void LlmChatView::updateControls() {
   const bool running = m_session && m_ready;
   m_input->setEnabled(running);
+  m_imageButton->setVisible(m_ready && m_readyEvent.imageTokens > 0);
+  m_imageButton->setEnabled(running && !m_busy);
   m_sendButton->setEnabled(running && !m_busy);
   m_stopButton->setEnabled(running && m_busy);
   m_resetButton->setEnabled(running);

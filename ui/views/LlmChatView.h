@@ -46,6 +46,10 @@ public:
   bool isBusy() const { return m_busy; }
   /// Sends a user message with the current settings (queued by the engine when a turn runs).
   void send(const QString &message);
+  /// A vision-language model's image (a picture or a .npy/.npz pixel tensor) for the next message sent;
+  /// empty: none. The "Image…" button, shown when the model has a vit net, picks it.
+  void setImage(const QString &path);
+  QString image() const { return m_image; }
   /// Stops the turn being generated (what was generated stays in the conversation).
   void stop();
   /// Empties the conversation and the KV cache.
@@ -89,6 +93,9 @@ private:
   QTextBrowser *m_transcript;
   QLineEdit *m_input;
   QPushButton *m_sendButton, *m_stopButton, *m_resetButton, *m_restartButton;
+  /// A vision-language model's image for the next message (empty: none) and the button that picks it.
+  QPushButton *m_imageButton = nullptr;
+  QString m_image;
   QCheckBox *m_greedy;
   QDoubleSpinBox *m_temperature, *m_topP;
   QSpinBox *m_topK, *m_seed, *m_maxTokens;

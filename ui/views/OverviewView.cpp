@@ -24,6 +24,18 @@ OverviewView::OverviewView(StudioContext *context, QWidget *parent)
   m_chat->setToolTip(tr("Chat with the converted model on the simulator (Run ▸ Chat with Model)"));
   connect(m_chat, &QPushButton::clicked, this, &OverviewView::chatRequested);
   layout->addWidget(m_chat, 0, Qt::AlignLeft);
+  // The way forward on a project that has a model but nothing run yet (the example, a fresh import).
+  m_nextStep = new QLabel(this);
+  m_nextStep->setWordWrap(true);
+  m_nextStep->setObjectName("nextStep");
+  layout->addWidget(m_nextStep);
+  m_pipeline = new QPushButton(tr("Run Whole Pipeline"), this);
+  m_pipeline->setObjectName("runWholePipeline");
+  m_pipeline->setToolTip(
+      tr("Transform, calibrate, deploy and run the selected configuration on the simulator "
+         "(Run ▸ Run Whole Pipeline)"));
+  connect(m_pipeline, &QPushButton::clicked, this, &OverviewView::pipelineRequested);
+  layout->addWidget(m_pipeline, 0, Qt::AlignLeft);
   layout->addWidget(m_thresholds, 1);
   connect(context, &StudioContext::projectLoaded, this, &OverviewView::refresh);
   connect(context, &StudioContext::projectChanged, this, &OverviewView::refresh);
@@ -46,10 +58,12 @@ void OverviewView::refresh() {
   if (!p.model.contentHash.empty())
     html += row(tr("Model hash"), QString::fromStdString(p.model.contentHash).left(23) + QStringLiteral("…"));
   if (const auto &l = p.importSettings.llm)
-    html += row(tr("LLM conversion"), tr("%1 for %2, context %3%4")
-                                          .arg(QString::fromStdString(l->quantize), QString::fromStdString(l->chip))
-                                          .arg(l->seqLength)
-                                          .arg(l->useHistoryKv ? tr(", chunks of %1").arg(l->chunkLength) : QString()));
+    html += row(tr("LLM conversion"),
+                tr("%1 for %2, context %3%4%5")
+                    .arg(QString::fromStdString(l->quantize), QString::fromStdString(l->chip))
+                    .arg(l->seqLength)
+                    .arg(l->useHistoryKv ? tr(", chunks of %1").arg(l->chunkLength) : QString())
+                    .arg(l->dynamic ? tr(", prefill buckets") : QString()));
   else
     html += row(tr("Input shapes"), QString::fromStdString(p.importSettings.inputShapes));
   html += row(tr("Calibration"), QStringList{countText(static_cast<qint64>(p.datasets.size()), tr("dataset"), tr("datasets")),
@@ -70,6 +84,20 @@ void OverviewView::refresh() {
   html += QStringLiteral("</table>");
   m_summary->setText(html);
   m_chat->setVisible(p.importSettings.llm.has_value());
+  const bool onnx = !p.model.path.empty() && !p.importSettings.llm;
+  m_pipeline->setVisible(onnx);
+  m_nextStep->setVisible(onnx && p.runs.empty());
+  if (onnx && p.runs.empty())
+    m_nextStep->setText(
+        p.compileConfigs.empty()
+            ? tr("Nothing has run yet. Run Whole Pipeline transforms the model, deploys it in F32 on the "
+                 "default "
+                 "chip and runs it on the simulator; Run ▸ Deploy with Configuration picks other settings.")
+            : tr("Nothing has run yet. Run Whole Pipeline transforms the model, calibrates it when the "
+                 "configuration is INT8, deploys it with every layer compared against the float model and "
+                 "runs "
+                 "it on the simulator: the accuracy, layer groups and engine timeline are then one click "
+                 "away. Select a configuration in the project tree to run another one."));
 
   QVector<double> thresholds;
   QString title = tr("Calibration thresholds");

@@ -23,12 +23,16 @@ public:
 Q_SIGNALS:
   /// "Chat with Model" on the overview of an LLM project.
   void chatRequested();
+  /// "Run Whole Pipeline" on the overview of an ONNX project.
+  void pipelineRequested();
 
 private:
   void refresh();
   StudioContext *m_context;
   QLabel *m_summary;
   QPushButton *m_chat;
+  QLabel *m_nextStep;
+  QPushButton *m_pipeline;
   vis::HistogramView *m_thresholds;
 };
 

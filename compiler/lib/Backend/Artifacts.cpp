@@ -1,6 +1,7 @@
 //===- Artifacts.cpp - The backend plan as JSON for the studio ------------===//
 
 #include "tpuc/Backend/Artifacts.h"
+#include "tpuc/Support/FileWrite.h"
 
 #include <nlohmann/json.hpp>
 
@@ -233,12 +234,9 @@ std::string backendPlanJson(const ChipProfile &chip, const Graph &g, const Layer
 
 void writeBackendPlan(const std::string &path, const ChipProfile &chip, const Graph &g,
                       const LayerGroupPlan &groups, const GmemPlan &gmem, const std::vector<GroupCut> &cuts) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out)
-    throw std::runtime_error(path + ": cannot write the backend plan");
-  out << backendPlanJson(chip, g, groups, gmem, cuts) << "\n";
-  if (!out)
-    throw std::runtime_error(path + ": write failed");
+  if (Result<void> written = writeFileAtomically(path, backendPlanJson(chip, g, groups, gmem, cuts) + "\n");
+      !written)
+    throw std::runtime_error(written.error());
 }
 
 std::vector<std::pair<int, std::string>> readPlanCuts(const std::string &path) {

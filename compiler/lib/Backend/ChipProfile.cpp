@@ -184,6 +184,12 @@ ChipProfile parseChipProfile(const std::string &text, const std::string &file) {
     r.fail("npu.lmem_banks", "must divide npu.lmem_bytes_per_lane");
   if ((p.lmemBytesPerLane / p.lmemBanks) % p.lmemAlignment != 0)
     r.fail("npu.lmem_alignment", "must divide the bank size");
+  if (r.has("npu.engine_contention")) {
+    p.engineContention = r.nonNegativeNumber("npu.engine_contention");
+    if (p.engineContention > 1)
+      r.fail("npu.engine_contention",
+             "expected a number in [0, 1], got " + r.get("npu.engine_contention").dump());
+  }
 
   const json &macs = r.get("tiu.macs_per_lane_per_cycle");
   if (!macs.is_object())
@@ -206,6 +212,8 @@ ChipProfile parseChipProfile(const std::string &text, const std::string &file) {
     for (auto it = eff.begin(); it != eff.end(); ++it)
       (*into)[r.precisionKey(field, it.key())] = r.fraction(std::string(field) + "." + it.key());
   }
+  if (r.has("tiu.conv_stride_efficiency"))
+    p.convStrideEfficiency = r.fraction("tiu.conv_stride_efficiency");
 
   p.gdmaBytesPerSecond = r.positiveNumber("gdma.bandwidth_gbps") * 1e9;
   p.gdmaLatencyCycles = r.nonNegativeInt("gdma.latency_cycles");

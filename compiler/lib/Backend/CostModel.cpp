@@ -49,6 +49,9 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
                macsPerLane / chip.convEfficiencyAt(prec);
       passes = n * perLane * kernel * ceilDiv(icPerGroup, step);
     }
+    // A strided window reads the input plane with a stride: the fetch feeds fewer outputs per cycle.
+    if (op.window.sh > 1 || op.window.sw > 1)
+      cycles /= chip.convStrideEfficiency;
     break;
   }
   case OpKind::Pool:
@@ -200,9 +203,14 @@ GlobalCost globalPartCost(const ChipProfile &chip, const Graph &g, const Op &op,
       c.dma += dmaCycles(chip, bytes, run);
       c.transfer += dmaTransferCycles(chip, bytes, run);
     }
-  // Internal tiling overlaps the engines except for one tile's latency.
-  c.cycles = std::max(c.tiu, c.dma) + chip.gdmaLatencyCycles + chip.tiuCommandCycles;
+  // Internal tiling overlaps the engines (at the cost of their contention) except for one tile's latency.
+  c.cycles = overlappedCycles(chip, c.tiu, c.dma) + chip.gdmaLatencyCycles + chip.tiuCommandCycles;
   return c;
+}
+
+int64_t overlappedCycles(const ChipProfile &chip, int64_t tiu, int64_t gdma) {
+  return std::max(tiu, gdma) + static_cast<int64_t>(std::ceil(
+                                   chip.engineContention * static_cast<double>(std::min(tiu, gdma)) - 1e-9));
 }
 
 double cyclesToUs(const ChipProfile &chip, int64_t cycles) {

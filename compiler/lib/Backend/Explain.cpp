@@ -120,12 +120,14 @@ int64_t cyclesAlone(const ChipProfile &chip, const Graph &g, const std::vector<i
   int64_t total = 0;
   for (int o : ops) {
     std::optional<LayerGroup> one = g.isGroupable(o) ? planGroup(chip, g, {o}, options) : std::nullopt;
-    total += one ? one->cycles : planGlobal(chip, g, o, options.cores).cycles;
+    int64_t global = planGlobal(chip, g, o, options.cores).cycles;
+    // As planSingle: an op of a row group runs global when that is cheaper.
+    total += one ? (g.cutsRowsOnly(o) ? std::min(one->cycles, global) : one->cycles) : global;
   }
   return total;
 }
 
-GroupCut explainGlobal(const ChipProfile &chip, const Graph &g, int gi, int op) {
+GroupCut explainGlobal(const ChipProfile &chip, const Graph &g, int gi, int op, const GroupOptions &options) {
   GroupCut cut;
   cut.group = gi;
   cut.global = true;
@@ -134,6 +136,15 @@ GroupCut explainGlobal(const ChipProfile &chip, const Graph &g, int gi, int op) 
   if (!g.isGroupable(op)) {
     cut.reason = CutReason::NoLocalForm;
     cut.message = "runs as a global op: " + name + " (" + opKindName(g.ops[op].kind) + ") has no LMEM form";
+    return cut;
+  }
+  if (auto one = planGroup(chip, g, {op}, options)) {
+    // It has an LMEM group, but the global op is cheaper (planSingle: a row group's thin slices).
+    cut.reason = CutReason::Cost;
+    cut.cyclesSplit = planGlobal(chip, g, op, options.cores).cycles;
+    cut.cyclesMerged = one->cycles;
+    cut.message = "runs as a global op: the cost model prefers it, " + grouped(cut.cyclesSplit) +
+                  " cycles against " + grouped(cut.cyclesMerged) + " as an LMEM group";
     return cut;
   }
   cut.memory = diagnoseGroup(chip, g, {op});
@@ -213,7 +224,7 @@ std::vector<GroupCut> explainCuts(const ChipProfile &chip, const Graph &g, const
   for (size_t i = 0; i < plan.groups.size(); ++i) {
     const LayerGroup &grp = plan.groups[i];
     if (grp.global)
-      cuts.push_back(explainGlobal(chip, g, static_cast<int>(i), grp.ops.front()));
+      cuts.push_back(explainGlobal(chip, g, static_cast<int>(i), grp.ops.front(), options));
     else if (i + 1 < plan.groups.size())
       cuts.push_back(explainBoundary(chip, g, plan, static_cast<int>(i), options));
   }

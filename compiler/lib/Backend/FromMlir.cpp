@@ -248,6 +248,10 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
     auto rank4 = [&](int v) { return g.values[v].shape.size() == 4; };
     bool all4 =
         out0.size() == 4 && !bop.inputs.empty() && std::all_of(bop.inputs.begin(), bop.inputs.end(), rank4);
+    // Element-wise ops also compute row slices of rank-2 and rank-3 tensors (the last axis whole).
+    auto sameRank = [&](int v) { return g.values[v].shape.size() == out0.size(); };
+    bool rows = out0.size() >= 2 && out0.size() <= 4 && !bop.inputs.empty() &&
+                std::all_of(bop.inputs.begin(), bop.inputs.end(), sameRank);
     bop.kind = OpKind::Other;
     OpFacts facts = factsOf(op);
     // A local form computes slice by slice along H (with the window's halo): without one, or without H
@@ -271,11 +275,11 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
       }
       break;
     case BackendRole::Eltwise:
-      if (local && all4 && bop.inputs.size() >= 1 && bop.inputs.size() + bop.weights.size() >= 2)
+      if (local && rows && bop.inputs.size() >= 1 && bop.inputs.size() + bop.weights.size() >= 2)
         bop.kind = bop.inputs.size() >= 2 ? OpKind::Eltwise : OpKind::Unary;
       break;
     case BackendRole::Unary:
-      if (local && all4 && bop.inputs.size() == 1 && g.values[bop.inputs[0]].shape == out0)
+      if (local && rows && bop.inputs.size() == 1 && g.values[bop.inputs[0]].shape == out0)
         bop.kind = OpKind::Unary;
       break;
     case BackendRole::Reshape:
@@ -300,8 +304,14 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
       }
       break;
     case BackendRole::MatMul:
-      if (bop.inputs.size() == 1)
+      // Its local form is the row form (Graph::isGroupable): a transposed activation has none.
+      if (bop.inputs.size() == 1) {
         bop.kind = OpKind::MatMul;
+        auto lt = op->getAttrOfType<BoolAttr>("left_transpose");
+        auto first = ids.find(op->getOperand(0));
+        bool weightLeft = first == ids.end() || g.values[first->second].isWeight;
+        bop.noRowForm = (lt && lt.getValue()) || weightLeft || isa<tpu::A16MatMulOp, top::A16MatMulOp>(op);
+      }
       break;
     case BackendRole::GlobalPool:
       if (all4 && out0[2] == 1 && out0[3] == 1)

@@ -149,21 +149,48 @@ bool Graph::isOutput(int value) const {
 
 bool Graph::isGroupable(int index) const {
   const Op &op = ops[index];
+  if (op.outputs.size() != 1 || op.inputs.empty())
+    return false;
+  const Value &out = values[op.outputs[0]];
+  const size_t rank = out.shape.size();
+  for (int v : op.inputs)
+    if (values[v].shape.size() != rank)
+      return false;
   switch (op.kind) {
   case OpKind::Conv:
   case OpKind::Pool:
+    return rank == 4;
   case OpKind::Eltwise:
   case OpKind::Unary:
-    break;
+    if (rank < 2 || rank > 4)
+      return false;
+    // Below rank 4 a group cuts rows: a weight may vary along the last axis only (a bias).
+    if (rank < 4)
+      for (int w : op.weights) {
+        const Value &wv = values[w];
+        int64_t last = wv.shape.empty() ? 1 : wv.shape.back();
+        if (wv.elements() != last || (last != 1 && last != out.shape.back()))
+          return false;
+      }
+    return true;
+  case OpKind::MatMul: {
+    if (rank < 2 || rank > 4 || op.inputs.size() != 1 || op.noRowForm || op.weights.empty() ||
+        values[op.weights[0]].shape.size() != 2)
+      return false;
+    const Value &in = values[op.inputs[0]];
+    for (size_t d = 0; d + 1 < rank; ++d)
+      if (in.shape[d] != out.shape[d])
+        return false;
+    return true;
+  }
   default:
     return false;
   }
-  if (op.outputs.size() != 1 || op.inputs.empty())
-    return false;
-  for (int v : op.inputs)
-    if (values[v].shape.size() != 4)
-      return false;
-  return values[op.outputs[0]].shape.size() == 4;
+}
+
+bool Graph::cutsRowsOnly(int index) const {
+  const Op &op = ops[index];
+  return op.kind == OpKind::MatMul || (!op.outputs.empty() && values[op.outputs[0]].shape.size() < 4);
 }
 
 namespace {
@@ -352,6 +379,27 @@ int GraphBuilder::matmul(const std::string &name, int in, int64_t outFeatures) {
   bool int8 = dtype == DType::INT8 || dtype == DType::UINT8;
   op.weights.push_back(graph.addWeight(name + ".bias", {outFeatures}, int8 ? DType::INT32 : dtype));
   return single(std::move(op), {n, outFeatures});
+}
+
+int GraphBuilder::linear(const std::string &name, int in, int64_t outFeatures) {
+  std::vector<int64_t> shape = graph.values[in].shape;
+  Op op;
+  op.name = name;
+  op.kind = OpKind::MatMul;
+  op.inputs = {in};
+  op.weights.push_back(graph.addWeight(name + ".weight", {shape.back(), outFeatures}, dtype));
+  shape.back() = outFeatures;
+  return single(std::move(op), std::move(shape));
+}
+
+int GraphBuilder::bias(const std::string &name, int in) {
+  std::vector<int64_t> shape = graph.values[in].shape;
+  Op op;
+  op.name = name;
+  op.kind = OpKind::Unary;
+  op.inputs = {in};
+  op.weights.push_back(graph.addWeight(name + ".bias", {shape.back()}, dtype));
+  return single(std::move(op), std::move(shape));
 }
 
 } // namespace tpuc::backend

@@ -225,7 +225,7 @@ std::optional<LayerGroup> buildRects(const ChipProfile &chip, const Graph &g, co
         last = std::max(last, it->second);
     return last;
   };
-  const bool weightsPerSlice = spec.c > 1;
+  const bool perSlice = weightsPerSlice(g, ops, spec);
 
   std::vector<LmemRect> &rects = group.rects;
   auto addRect = [&](int value, int64_t slice, BufferKind kind, int64_t t0, int64_t t1, int64_t size) {
@@ -241,7 +241,7 @@ std::optional<LayerGroup> buildRects(const ChipProfile &chip, const Graph &g, co
   // Resident weights load just before their op first runs: the first op's
   // in stage 0, op k's in stage 1 while ops 0..k-1 compute slice 0 (unit
   // k-1). They stay until the op's last slice.
-  if (!weightsPerSlice)
+  if (!perSlice)
     for (int w : group.values.weights) {
       int64_t k = firstUse(g, ops, w);
       addRect(w, -1, BufferKind::Weight, k == 0 ? 0 : L + k - 1, S * L + lastUse(w) + 1,
@@ -252,7 +252,7 @@ std::optional<LayerGroup> buildRects(const ChipProfile &chip, const Graph &g, co
     for (int v : group.values.inputs)
       addRect(v, i, BufferKind::Input, i * L, (i + 1) * L + lastUse(v) + 1,
               boxBytes(chip, g.values[v], s.value.at(v)));
-    if (weightsPerSlice)
+    if (perSlice)
       for (int w : group.values.weights) {
         int64_t user = lastUse(w);
         addRect(w, i, BufferKind::Weight, i * L, (i + 1) * L + user + 1,
@@ -277,13 +277,34 @@ struct SliceWork {
   std::vector<int64_t> load, store, tiu;   ///< Per slice: GDMA cycles of its loads, stores; TIU cycles.
   std::vector<int64_t> loadXfer, storeXfer; ///< Of those GDMA cycles, the transfers (no latencies).
   int64_t weights[2] = {0, 0}, weightsXfer[2] = {0, 0}; ///< Resident weights loaded in stage 0, stage 1.
+  /// A row group prices its stage 1 as codegen orders it (`rowChain`): per op of the first slice its TIU
+  /// cycles and the cycles of the resident weights it loads in stage 1. Empty for other groups.
+  std::vector<int64_t> opTiu, opWeights;
 };
+
+/// Stage 1 of a row group as the command streams run it: the GDMA loads slice 1's inputs (`inputs`),
+/// then op k's resident weights once op k-2 has run (their LMEM is free then); op k computes once op k-1
+/// has and its weights are in. Large matmul weights make this a chain the overlap of the totals hides.
+int64_t rowChain(const SliceWork &w, int64_t inputs) {
+  const size_t L = w.opTiu.size();
+  std::vector<int64_t> tiuEnd(L, 0);
+  int64_t gdma = inputs;
+  for (size_t k = 0; k < L; ++k) {
+    int64_t ready = 0;
+    if (w.opWeights[k] > 0) {
+      gdma = std::max(gdma, k >= 2 ? tiuEnd[k - 2] : 0) + w.opWeights[k];
+      ready = gdma;
+    }
+    tiuEnd[k] = std::max(k >= 1 ? tiuEnd[k - 1] : 0, ready) + w.opTiu[k];
+  }
+  return std::max(L ? tiuEnd[L - 1] : 0, gdma);
+}
 
 /// The pipeline of slices [first, first + count) on `core`: stage t loads slice first+t, computes
 /// first+t-1, stores first+t-2; resident weights in stages 0 and 1. `xfer[t]` receives each stage's
 /// GDMA transfer cycles.
-std::vector<TimeStep> corePipeline(const SliceWork &w, int core, int64_t first, int64_t count,
-                                   std::vector<int64_t> &xfer) {
+std::vector<TimeStep> corePipeline(const ChipProfile &chip, const SliceWork &w, int core, int64_t first,
+                                   int64_t count, std::vector<int64_t> &xfer) {
   std::vector<TimeStep> steps;
   xfer.assign(static_cast<size_t>(count + 2), 0);
   for (int64_t t = 0; t < count + 2; ++t) {
@@ -309,7 +330,9 @@ std::vector<TimeStep> corePipeline(const SliceWork &w, int core, int64_t first, 
       st.gdmaCycles += w.store[first + t - 2];
       xfer[t] += w.storeXfer[first + t - 2];
     }
-    st.cycles = std::max(st.tiuCycles, st.gdmaCycles);
+    st.cycles = overlappedCycles(chip, st.tiuCycles, st.gdmaCycles);
+    if (t == 1 && !w.opTiu.empty())
+      st.cycles = std::max(st.cycles, rowChain(w, count > 1 ? w.load[first + 1] : 0));
     steps.push_back(st);
   }
   return steps;
@@ -317,9 +340,9 @@ std::vector<TimeStep> corePipeline(const SliceWork &w, int core, int64_t first, 
 
 /// Spreads the group's slices over `cores` cores in balanced contiguous runs: each core's stages, its
 /// LMEM rects (the one-core rects of its slices in its own time units; resident weights on every core)
-/// and the estimate: stage t of every core runs at once, so it takes the slowest core's TIU, the
-/// slowest core's GDMA or all cores' transfers through the one DDR, whichever is longest; then the
-/// barrier.
+/// and the estimate: stage t of every core runs at once, so it takes the slowest core (its TIU and
+/// GDMA side by side, overlappedCycles) or all cores' transfers through the one DDR, whichever is
+/// longest; then the barrier.
 void spreadOverCores(const ChipProfile &chip, LayerGroup &group, const SliceWork &w, int cores) {
   const int64_t S = static_cast<int64_t>(group.slices.size()), L = group.unitsPerStage;
   const int used = static_cast<int>(std::min<int64_t>(cores, S));
@@ -332,7 +355,7 @@ void spreadOverCores(const ChipProfile &chip, LayerGroup &group, const SliceWork
     for (int64_t i = mine.begin; i < mine.end; ++i)
       group.sliceCore[i] = k;
     std::vector<int64_t> xfer;
-    perCore.push_back(corePipeline(w, k, mine.begin, mine.size(), xfer));
+    perCore.push_back(corePipeline(chip, w, k, mine.begin, mine.size(), xfer));
     xfers.push_back(std::move(xfer));
     for (LmemRect r : group.rects) {
       r.core = k;
@@ -355,14 +378,13 @@ void spreadOverCores(const ChipProfile &chip, LayerGroup &group, const SliceWork
   for (const auto &steps : perCore)
     stages = std::max(stages, steps.size());
   for (size_t t = 0; t < stages; ++t) {
-    int64_t tiu = 0, gdma = 0, ddr = 0;
+    int64_t slowest = 0, ddr = 0;
     for (int k = 0; k < used; ++k)
       if (t < perCore[k].size()) {
-        tiu = std::max(tiu, perCore[k][t].tiuCycles);
-        gdma = std::max(gdma, perCore[k][t].gdmaCycles);
+        slowest = std::max(slowest, perCore[k][t].cycles); // its engines side by side
         ddr += xfers[k][t];
       }
-    group.cycles += std::max({tiu, gdma, ddr});
+    group.cycles += std::max(slowest, ddr);
   }
   for (auto &steps : perCore)
     for (const TimeStep &st : steps) {
@@ -392,7 +414,7 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
   LayerGroup &group = *built;
   std::vector<LmemRect> &rects = group.rects;
   const int64_t S = static_cast<int64_t>(group.slices.size());
-  const bool weightsPerSlice = spec.c > 1;
+  const bool perSlice = weightsPerSlice(g, ops, spec);
   if (lmemLowerBound(rects) > chip.lmemBytesPerLane)
     return std::nullopt;
   if (!allocate)
@@ -434,7 +456,7 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
       int64_t x = c ? c - chip.gdmaLatencyCycles : 0;
       int64_t per = g.values[wv].elements() / std::max<int64_t>(1, g.values[wv].dim(0));
       int64_t bytes = s.weight.at(wv).dims[0].size() * per * dtypeBytes(g.values[wv].dtype);
-      if (weightsPerSlice) {
+      if (perSlice) {
         w.load[i] += c;
         w.loadXfer[i] += x;
         group.ddrBytes += bytes;
@@ -455,10 +477,19 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
     for (int o : ops)
       w.tiu[i] += tiuCost(chip, g, g.ops[o], s.value.at(g.ops[o].outputs[0])).cycles;
   }
+  if (cutRule(g, ops).rowsOnly && !perSlice) {
+    w.opTiu.assign(ops.size(), 0);
+    w.opWeights.assign(ops.size(), 0);
+    for (size_t k = 0; k < ops.size(); ++k)
+      w.opTiu[k] = tiuCost(chip, g, g.ops[ops[k]], group.slices[0].value.at(g.ops[ops[k]].outputs[0])).cycles;
+    for (int wv : group.values.weights)
+      if (int64_t k = firstUse(g, ops, wv); k > 0)
+        w.opWeights[k] += weightDmaCycles(chip, g.values[wv], group.slices[0].weight.at(wv));
+  }
   if (cores > 1 && S > 1) {
     // Every core loads the resident weights into its own LMEM.
     int64_t residentBytes = 0;
-    if (!weightsPerSlice)
+    if (!perSlice)
       for (int wv : group.values.weights) {
         int64_t per = g.values[wv].elements() / std::max<int64_t>(1, g.values[wv].dim(0));
         residentBytes += group.slices[0].weight.at(wv).dims[0].size() * per * dtypeBytes(g.values[wv].dtype);
@@ -469,7 +500,7 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
   }
   std::vector<int64_t> xfer;
   group.sliceCore.assign(static_cast<size_t>(S), 0);
-  group.steps = corePipeline(w, 0, 0, S, xfer);
+  group.steps = corePipeline(chip, w, 0, 0, S, xfer);
   for (const TimeStep &st : group.steps) {
     group.cycles += st.cycles;
     group.tiuCycles += st.tiuCycles;
@@ -495,6 +526,9 @@ int64_t residentWeightBytes(const ChipProfile &chip, const Graph &g, const std::
 struct SliceSearch {
   int64_t maxN = INT64_MAX, maxC = INT64_MAX, maxH = INT64_MAX, maxW = INT64_MAX;
   std::vector<std::pair<int64_t, int64_t>> cw;
+  CutRule rule;
+  /// The most pieces the axis cut after N can take (1 when the rule has none).
+  int64_t maxAxis = 1;
 };
 
 SliceSearch sliceSearch(const ChipProfile &chip, const Graph &g, const std::vector<int> &ops) {
@@ -504,6 +538,15 @@ SliceSearch sliceSearch(const ChipProfile &chip, const Graph &g, const std::vect
     s.maxC = std::min(s.maxC, g.values[v].dim(1));
     s.maxH = std::min(s.maxH, g.values[v].dim(2));
     s.maxW = std::min(s.maxW, g.values[v].dim(3));
+  }
+  s.rule = cutRule(g, ops);
+  const int64_t maxOf[4] = {s.maxN, s.maxC, s.maxH, s.maxW};
+  s.maxAxis = s.rule.axis >= 0 ? maxOf[s.rule.axis] : 1;
+  if (s.rule.rowsOnly) {
+    // Rows only: the weights stay whole and resident (a matmul reads every column for each row).
+    if (s.rule.ok && residentWeightBytes(chip, g, ops) < chip.lmemBytesPerLane)
+      s.cw.emplace_back(1, 1);
+    return s;
   }
   bool single = ops.size() == 1;
   if (residentWeightBytes(chip, g, ops) < chip.lmemBytesPerLane)
@@ -605,7 +648,9 @@ GroupDiagnosis diagnoseGroup(const ChipProfile &chip, const Graph &g, const std:
   std::optional<LayerGroup> best;
   int64_t bestBound = INT64_MAX;
   for (auto [c, w] : search.cw) {
-    SliceSpec spec{search.maxN, c, search.maxH, w};
+    SliceSpec spec{search.maxN, c, 1, w};
+    if (search.rule.axis >= 0)
+      cutAlong(spec, search.rule.axis) = search.maxAxis;
     std::optional<LayerGroup> built = buildRects(chip, g, ops, spec);
     if (!built) {
       if (!best && d.detail.empty()) {
@@ -656,7 +701,9 @@ GroupDiagnosis diagnoseGroup(const ChipProfile &chip, const Graph &g, const std:
     int64_t c = b.c().begin % chip.lanes + b.c().size();
     r.size = activationBytesPerLane(chip, b.n().size(), c, 1, b.w().size(), g.values[r.value].dtype);
   }
-  d.obstacle = lmemLowerBound(oneRow) <= chip.lmemBytesPerLane ? GroupObstacle::Halo : GroupObstacle::Lmem;
+  // A row group has no halo: its finest cut holds its fewest rows.
+  d.obstacle = !search.rule.rowsOnly && lmemLowerBound(oneRow) <= chip.lmemBytesPerLane ? GroupObstacle::Halo
+                                                                                        : GroupObstacle::Lmem;
   if (d.obstacle == GroupObstacle::Halo) {
     // The live activation holding the most rows per slice, against the rows
     // of its own tensor a slice would hold without halo.
@@ -692,7 +739,11 @@ std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, con
     if (!g.isGroupable(o))
       return std::nullopt;
   SliceSearch search = sliceSearch(chip, g, ops);
-  const int64_t maxN = search.maxN, maxH = search.maxH;
+  const int64_t maxN = search.maxN;
+  // The axis cut after N (H for a conv chain, the row axis before the last for a row group) and its
+  // most pieces; a rank-2 row group cuts N only.
+  const int axis = search.rule.axis;
+  const int64_t maxA = search.maxAxis;
   const int cores = std::max(1, options.cores);
   auto tryPlan = [&](const SliceSpec &spec) { return buildGroup(chip, g, ops, spec, /*allocate=*/true, cores); };
   auto boundFits = [&](const SliceSpec &spec) {
@@ -703,33 +754,49 @@ std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, con
     // N first: the smallest n cut that fits with H whole, else n whole and
     // the smallest H cut whose lower bound fits (bisection: the working
     // set shrinks with the cut up to halo and alignment noise), then a few
-    // finer cuts when placement fails.
+    // finer cuts when placement fails. A row group (no halo) bisects N too.
     SliceSpec base;
     base.c = c;
     base.w = w;
-    for (int64_t n = 1; n <= maxN && !best; ++n) {
-      base.n = n;
-      base.h = 1;
-      if (boundFits(base))
-        best = tryPlan(base);
-    }
-    if (!best) {
+    if (search.rule.rowsOnly) {
       base.n = maxN;
-      base.h = maxH;
+      if (boundFits(base)) {
+        int64_t lo = 0, hi = maxN;
+        while (hi - lo > 1) {
+          int64_t mid = (lo + hi) / 2;
+          base.n = mid;
+          (boundFits(base) ? hi : lo) = mid;
+        }
+        for (int64_t n = hi; n <= maxN && n < hi + 4 && !best; ++n) {
+          base.n = n;
+          best = tryPlan(base);
+        }
+      }
+    } else {
+      for (int64_t n = 1; n <= maxN && !best; ++n) {
+        base.n = n;
+        base.h = 1;
+        if (boundFits(base))
+          best = tryPlan(base);
+      }
+    }
+    if (!best && axis >= 0) {
+      base.n = maxN;
+      cutAlong(base, axis) = maxA;
       if (!boundFits(base))
         continue;
-      int64_t lo = 0, hi = maxH; // hi fits
+      int64_t lo = 0, hi = maxA; // hi fits
       while (hi - lo > 1) {
         int64_t mid = (lo + hi) / 2;
-        base.h = mid;
+        cutAlong(base, axis) = mid;
         (boundFits(base) ? hi : lo) = mid;
       }
-      for (int64_t h = hi; h <= maxH && h < hi + 4 && !best; ++h) {
-        base.h = h;
+      for (int64_t h = hi; h <= maxA && h < hi + 4 && !best; ++h) {
+        cutAlong(base, axis) = h;
         best = tryPlan(base);
       }
       if (!best) {
-        base.h = maxH;
+        cutAlong(base, axis) = maxA;
         best = tryPlan(base);
       }
     }
@@ -738,12 +805,16 @@ std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, con
   }
   if (!best)
     return std::nullopt;
-  // Finer H cuts pipeline better but cost halos and command latency.
+  // Finer H cuts pipeline better but cost halos and command latency. A row group refines the row axis
+  // that has rows ([M, 1, K] tensors keep their rows in N).
   const SliceSpec found = best->spec;
   SliceSpec spec = found;
-  for (int k = 0; k < options.extraSliceTries; ++k) {
-    spec.h *= 2;
-    if (spec.h > maxH)
+  const bool refineN = search.rule.rowsOnly && maxA <= 1;
+  const int fine = refineN ? 0 : axis;
+  const int64_t maxFine = refineN ? maxN : maxA;
+  for (int k = 0; k < options.extraSliceTries && fine >= 0; ++k) {
+    cutAlong(spec, fine) *= 2;
+    if (cutAlong(spec, fine) > maxFine)
       break;
     if (auto alt = tryPlan(spec); alt && alt->cycles < best->cycles)
       best = std::move(alt);
@@ -756,9 +827,14 @@ std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, con
     std::vector<SliceSpec> wider;
     if (found.n * factor <= maxN)
       wider.push_back({found.n * factor, found.c, found.h, found.w});
-    if (found.h * factor <= maxH)
-      wider.push_back({found.n, found.c, found.h * factor, found.w});
-    if (ops.size() == 1 && found.c * factor <= search.maxC)
+    if (axis >= 0) {
+      SliceSpec alt = found;
+      int64_t pieces = cutAlong(alt, axis) * factor;
+      cutAlong(alt, axis) = pieces;
+      if (pieces <= maxA)
+        wider.push_back(alt);
+    }
+    if (ops.size() == 1 && !search.rule.rowsOnly && found.c * factor <= search.maxC)
       wider.push_back({found.n, found.c * factor, found.h, found.w});
     for (const SliceSpec &alt : wider)
       if (auto plan = tryPlan(alt); plan && plan->cycles < best->cycles)

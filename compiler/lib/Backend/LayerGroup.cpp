@@ -20,11 +20,25 @@ std::vector<int> opRange(int begin, int end) {
 }
 
 /// The group for a single op: an LMEM group when it is groupable and fits,
-/// else a global op.
-LayerGroup planSingle(const ChipProfile &chip, const Graph &g, int op, const GroupOptions &options) {
+/// else a global op. An op of a row group (a matmul, a rank-2/3 element-wise
+/// op) runs global when that is cheaper: its row slices of a [M, 1, K] or
+/// [M, K] tensor put few channels on the lanes. `fits` tells whether the op
+/// has an LMEM group at all (the start of a longer one).
+LayerGroup planSingle(const ChipProfile &chip, const Graph &g, int op, const GroupOptions &options,
+                      bool *fits = nullptr) {
+  if (fits)
+    *fits = false;
   if (g.isGroupable(op))
-    if (auto grp = planGroup(chip, g, {op}, options))
+    if (auto grp = planGroup(chip, g, {op}, options)) {
+      if (fits)
+        *fits = true;
+      if (g.cutsRowsOnly(op)) {
+        LayerGroup global = planGlobal(chip, g, op, options.cores);
+        if (global.cycles < grp->cycles)
+          return global;
+      }
       return std::move(*grp);
+    }
   return planGlobal(chip, g, op, options.cores);
 }
 
@@ -73,9 +87,10 @@ LayerGroupPlan planLayerGroups(const ChipProfile &chip, const Graph &g, const Gr
   } else if (options.opt == 1) {
     int i = 0;
     while (i < n) {
-      LayerGroup best = planSingle(chip, g, i, options);
+      bool fits = false;
+      LayerGroup best = planSingle(chip, g, i, options, &fits);
       int end = i + 1;
-      if (!best.global)
+      if (fits)
         for (int j = i + 2; j <= n && j - i <= maxLen && g.isGroupable(j - 1); ++j) {
           auto grp = planGroup(chip, g, opRange(i, j), options);
           if (!grp)
@@ -97,12 +112,13 @@ LayerGroupPlan planLayerGroups(const ChipProfile &chip, const Graph &g, const Gr
     for (int i = 0; i < n; ++i) {
       if (cost[i] == inf)
         continue;
-      LayerGroup single = planSingle(chip, g, i, options);
+      bool fits = false;
+      LayerGroup single = planSingle(chip, g, i, options, &fits);
       if (cost[i] + single.cycles < cost[i + 1]) {
         cost[i + 1] = cost[i] + single.cycles;
         from[i + 1] = i;
       }
-      if (single.global)
+      if (!fits)
         continue;
       for (int j = i + 2; j <= n && j - i <= maxLen && g.isGroupable(j - 1); ++j) {
         auto grp = planGroup(chip, g, opRange(i, j), options);

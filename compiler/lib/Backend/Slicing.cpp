@@ -25,6 +25,44 @@ Box hull(const Box &a, const Box &b) {
 
 Range splitRange(int64_t extent, int64_t k, int64_t i) { return {i * extent / k, (i + 1) * extent / k}; }
 
+CutRule cutRule(const Graph &g, const std::vector<int> &ops) {
+  CutRule r;
+  for (int o : ops)
+    r.rowsOnly = r.rowsOnly || g.cutsRowsOnly(o);
+  if (!r.rowsOnly)
+    return r;
+  size_t rank = 0;
+  for (int o : ops) {
+    const Op &op = g.ops[o];
+    for (const auto *list : {&op.inputs, &op.outputs})
+      for (int v : *list) {
+        size_t rv = g.values[v].shape.size();
+        if (rank == 0)
+          rank = rv;
+        r.ok = r.ok && rv == rank && rv >= 2 && rv <= 4;
+      }
+  }
+  r.axis = rank >= 3 ? static_cast<int>(rank) - 2 : -1;
+  return r;
+}
+
+int64_t &cutAlong(SliceSpec &spec, int axis) {
+  switch (axis) {
+  case 0:
+    return spec.n;
+  case 1:
+    return spec.c;
+  case 2:
+    return spec.h;
+  default:
+    return spec.w;
+  }
+}
+
+bool weightsPerSlice(const Graph &g, const std::vector<int> &ops, const SliceSpec &spec) {
+  return spec.c > 1 && !cutRule(g, ops).rowsOnly;
+}
+
 GroupValues classifyValues(const Graph &g, const std::vector<int> &ops) {
   GroupValues r;
   std::set<int> inGroup(ops.begin(), ops.end());
@@ -78,6 +116,11 @@ Box inputBoxFor(const Graph &g, const Op &op, int operand, const Box &out) {
       b.dims[1] = {g0 * icPerG, g1 * icPerG};
     }
   }
+  if (op.kind == OpKind::MatMul) {
+    // Each row of the result reduces a whole row of the input: its last axis is read whole.
+    int last = static_cast<int>(std::min<size_t>(in.shape.size(), 4)) - 1;
+    b.dims[last] = {0, in.dim(last)};
+  }
   if (op.kind == OpKind::Conv || op.kind == OpKind::Pool) {
     const Window &w = op.window;
     b.dims[2] = windowRange(out.h(), w.kh, w.sh, w.padTop, w.dh, in.dim(2));
@@ -123,8 +166,8 @@ SlicePlan propagateSlices(const Graph &g, const std::vector<int> &ops, const Gro
             }
             for (int wv : op.weights) {
               Box wb = fullBox(g.values[wv]);
-              if (op.kind == OpKind::Conv || op.kind == OpKind::MatMul)
-                wb.dims[0] = out.c(); // filters and biases lead with oc.
+              if (op.kind == OpKind::Conv)
+                wb.dims[0] = out.c(); // filters and biases lead with oc; a matmul's rows read all of it.
               s.weight[wv] = wb;
             }
           }

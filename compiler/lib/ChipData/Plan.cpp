@@ -218,6 +218,8 @@ void parseGroup(const Fields &f, Plan &plan, Interner &names) {
       r.addr = rj.integer("addr");
       r.size = rj.integer("size");
       r.core = coreRef(rj, "core");
+      if (r.t0 < 0)
+        rj.fail("t0", "negative time unit " + std::to_string(r.t0));
       if (r.t1 <= r.t0 || r.size < 0 || r.addr < 0)
         rj.fail("", "empty time range or negative address/size");
       // Time units run over the core's stages (units_per_stage each); none lives past the last one.

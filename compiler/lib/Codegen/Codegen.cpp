@@ -196,7 +196,7 @@ public:
           return u;
       return grp.ops[0];
     };
-    const bool cCut = grp.spec.c > 1;
+    const bool cCut = weightsPerSlice(g, grp.ops, grp.spec);
     CoreStreams &streams = s.cores[core];
     uint32_t &tiuBarrier = this->tiuBarrier[core], &gdmaBarrier = this->gdmaBarrier[core];
     for (const TimeStep &st : grp.steps) {

@@ -1,16 +1,21 @@
 //===- ModelFile.cpp - .tpum writer, bounds-checked reader, combine --------===//
 
 #include "tpuc/Codegen/ModelFile.h"
+#include "tpuc/Support/FileWrite.h"
 
 #include "tpuc/Backend/Graph.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace tpuc::codegen {
 
@@ -20,7 +25,8 @@ constexpr char kMagic[4] = {'T', 'P', 'U', 'M'};
 constexpr size_t kHeaderBytes = 32;
 constexpr size_t kBlobAlign = 64;
 
-uint32_t crc32(const uint8_t *p, size_t n) {
+/// CRC-32 of `n` more bytes after a CRC of `crc` so far (0 to start).
+uint32_t crc32Update(uint32_t crc, const uint8_t *p, size_t n) {
   static uint32_t table[256];
   static bool init = [] {
     for (uint32_t i = 0; i < 256; ++i) {
@@ -32,11 +38,13 @@ uint32_t crc32(const uint8_t *p, size_t n) {
     return true;
   }();
   (void)init;
-  uint32_t c = 0xFFFFFFFFu;
+  uint32_t c = crc ^ 0xFFFFFFFFu;
   for (size_t i = 0; i < n; ++i)
     c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
+
+uint32_t crc32(const uint8_t *p, size_t n) { return crc32Update(0, p, n); }
 
 class Writer {
 public:
@@ -264,20 +272,37 @@ uint32_t addBlob(Model &m, const std::string &name, const uint8_t *data, size_t 
   return static_cast<uint32_t>(m.blobs.size() - 1);
 }
 
-std::vector<uint8_t> serializeModel(const Model &m) {
-  Writer w;
-  w.str(m.chip);
-  w.num<uint32_t>(static_cast<uint32_t>(m.blobs.size()));
-  for (const BlobEntry &b : m.blobs) {
+namespace {
+
+/// The body up to the coefficient bytes: chip, blob table, coefficient size.
+void writeBodyHead(Writer &w, const std::string &chip, const std::vector<BlobEntry> &blobs,
+                   uint64_t coeffBytes) {
+  w.str(chip);
+  w.num<uint32_t>(static_cast<uint32_t>(blobs.size()));
+  for (const BlobEntry &b : blobs) {
     w.str(b.name);
     w.num(b.offset);
     w.num(b.size);
     w.num(b.hash);
   }
-  w.num<uint64_t>(m.coeffData.size());
-  w.out.insert(w.out.end(), m.coeffData.begin(), m.coeffData.end());
-  w.num<uint32_t>(static_cast<uint32_t>(m.nets.size()));
-  for (const Net &net : m.nets) {
+  w.num<uint64_t>(coeffBytes);
+}
+
+/// The 32-byte file header of a body of `bodyBytes` with CRC `crc`.
+std::vector<uint8_t> fileHeader(uint64_t bodyBytes, uint32_t crc) {
+  std::vector<uint8_t> file(kHeaderBytes, 0);
+  std::memcpy(file.data(), kMagic, 4);
+  uint32_t version = kModelVersion;
+  std::memcpy(file.data() + 4, &version, 4);
+  std::memcpy(file.data() + 8, &bodyBytes, 8);
+  std::memcpy(file.data() + 16, &crc, 4);
+  return file;
+}
+
+/// The body after the coefficient bytes: the nets.
+void writeNets(Writer &w, const std::vector<Net> &nets) {
+  w.num<uint32_t>(static_cast<uint32_t>(nets.size()));
+  for (const Net &net : nets) {
     w.str(net.name);
     w.num<uint32_t>(static_cast<uint32_t>(net.stages.size()));
     for (const Stage &s : net.stages) {
@@ -324,14 +349,16 @@ std::vector<uint8_t> serializeModel(const Model &m) {
         }
     }
   }
-  std::vector<uint8_t> file(kHeaderBytes, 0);
-  std::memcpy(file.data(), kMagic, 4);
-  uint32_t version = kModelVersion;
-  uint64_t bodyBytes = w.out.size();
-  uint32_t crc = crc32(w.out.data(), w.out.size());
-  std::memcpy(file.data() + 4, &version, 4);
-  std::memcpy(file.data() + 8, &bodyBytes, 8);
-  std::memcpy(file.data() + 16, &crc, 4);
+}
+
+} // namespace
+
+std::vector<uint8_t> serializeModel(const Model &m) {
+  Writer w;
+  writeBodyHead(w, m.chip, m.blobs, m.coeffData.size());
+  w.out.insert(w.out.end(), m.coeffData.begin(), m.coeffData.end());
+  writeNets(w, m.nets);
+  std::vector<uint8_t> file = fileHeader(w.out.size(), crc32(w.out.data(), w.out.size()));
   file.insert(file.end(), w.out.begin(), w.out.end());
   return file;
 }
@@ -460,12 +487,10 @@ Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
 
 void writeModelFile(const std::string &path, const Model &m) {
   std::vector<uint8_t> bytes = serializeModel(m);
-  std::ofstream f(path, std::ios::binary);
-  if (!f)
-    throw ModelFileError(path + ": cannot open for writing");
-  f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!f)
-    throw ModelFileError(path + ": write failed");
+  if (Result<void> written = writeFileAtomically(
+          path, std::string_view(reinterpret_cast<const char *>(bytes.data()), bytes.size()));
+      !written)
+    throw ModelFileError(written.error());
 }
 
 Model readModelFile(const std::string &path) {
@@ -651,6 +676,142 @@ std::string modelPrint(const Model &m) {
         }
     }
   return os.str();
+}
+
+//===----------------------------------------------------------------------===//
+// Incremental writer
+//===----------------------------------------------------------------------===//
+
+ModelFileWriter::ModelFileWriter(std::string p) : path(std::move(p)), scratchPath(path + ".coeff") {
+  scratch = ::open(scratchPath.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (scratch < 0)
+    throw ModelFileError(scratchPath + ": cannot open for writing (" + std::strerror(errno) + ")");
+}
+
+ModelFileWriter::~ModelFileWriter() {
+  if (scratch >= 0) {
+    ::close(scratch);
+    ::unlink(scratchPath.c_str());
+  }
+}
+
+namespace {
+void writeAll(int fd, const uint8_t *data, uint64_t size, uint64_t offset, const std::string &file) {
+  while (size) {
+    ssize_t n = ::pwrite(fd, data, std::min<uint64_t>(size, 1u << 30), static_cast<off_t>(offset));
+    if (n <= 0)
+      throw ModelFileError(file + ": write failed (" + std::strerror(errno) + ")");
+    data += n, size -= n, offset += n;
+  }
+}
+void readAll(int fd, uint8_t *data, uint64_t size, uint64_t offset, const std::string &file) {
+  while (size) {
+    ssize_t n = ::pread(fd, data, std::min<uint64_t>(size, 1u << 30), static_cast<off_t>(offset));
+    if (n <= 0)
+      throw ModelFileError(file + ": read failed (" + std::strerror(errno) + ")");
+    data += n, size -= n, offset += n;
+  }
+}
+} // namespace
+
+bool ModelFileWriter::sameBytes(uint64_t offset, const uint8_t *data, uint64_t size) const {
+  std::vector<uint8_t> chunk(std::min<uint64_t>(size, 16u << 20));
+  for (uint64_t done = 0; done < size;) {
+    uint64_t n = std::min<uint64_t>(chunk.size(), size - done);
+    readAll(scratch, chunk.data(), n, offset + done, scratchPath);
+    if (std::memcmp(chunk.data(), data + done, n) != 0)
+      return false;
+    done += n;
+  }
+  return true;
+}
+
+uint32_t ModelFileWriter::addBlob(const BlobEntry &entry, const uint8_t *data) {
+  auto [first, last] = byHash.equal_range(entry.hash);
+  for (auto it = first; it != last; ++it) {
+    const BlobEntry &b = blobs[it->second];
+    if (b.size == entry.size && (entry.size == 0 || sameBytes(b.offset, data, entry.size)))
+      return it->second;
+  }
+  BlobEntry b = entry;
+  b.offset = (coeffSize + kBlobAlign - 1) / kBlobAlign * kBlobAlign;
+  // The alignment gap is zeros, as in Model::coeffData.
+  if (b.offset > coeffSize) {
+    uint8_t zeros[kBlobAlign] = {};
+    writeAll(scratch, zeros, b.offset - coeffSize, coeffSize, scratchPath);
+  }
+  writeAll(scratch, data, b.size, b.offset, scratchPath);
+  coeffSize = b.offset + b.size;
+  blobs.push_back(b);
+  byHash.emplace(b.hash, static_cast<uint32_t>(blobs.size() - 1));
+  return static_cast<uint32_t>(blobs.size() - 1);
+}
+
+void ModelFileWriter::add(const Model &m) {
+  if (chip.empty())
+    chip = m.chip;
+  else if (m.chip != chip)
+    throw ModelFileError("cannot combine models of chips '" + chip + "' and '" + m.chip + "'");
+  for (const Net &net : m.nets)
+    if (names.count(net.name))
+      throw ModelFileError("cannot combine: two nets named '" + net.name + "'");
+  std::vector<uint32_t> remap;
+  for (const BlobEntry &b : m.blobs) {
+    if (b.offset + b.size > m.coeffData.size())
+      throw ModelFileError("cannot combine: blob '" + b.name + "' lies outside its model's coefficients");
+    remap.push_back(addBlob(b, m.coeffData.data() + b.offset));
+  }
+  for (Net net : m.nets) {
+    names.insert(net.name);
+    for (Stage &s : net.stages)
+      for (WeightRef &w : s.weights)
+        w.blob = remap.at(w.blob);
+    nets.push_back(std::move(net));
+  }
+}
+
+void ModelFileWriter::finish() {
+  Writer head, tail;
+  writeBodyHead(head, chip, blobs, coeffSize);
+  writeNets(tail, nets);
+  uint64_t body = head.out.size() + coeffSize + tail.out.size();
+  int out = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0)
+    throw ModelFileError(path + ": cannot open for writing (" + std::strerror(errno) + ")");
+  try {
+    uint64_t at = kHeaderBytes;
+    uint32_t crc = crc32Update(0, head.out.data(), head.out.size());
+    writeAll(out, head.out.data(), head.out.size(), at, path);
+    at += head.out.size();
+    std::vector<uint8_t> chunk(64u << 20);
+    for (uint64_t done = 0; done < coeffSize;) {
+      uint64_t n = std::min<uint64_t>(chunk.size(), coeffSize - done);
+      readAll(scratch, chunk.data(), n, done, scratchPath);
+      crc = crc32Update(crc, chunk.data(), n);
+      writeAll(out, chunk.data(), n, at, path);
+      // The copied part of the scratch file leaves the disk, so a 5 GB model never needs twice its size
+      // there (a no-op where the file system cannot punch holes).
+      ::fallocate(scratch, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(done),
+                  static_cast<off_t>(n));
+      done += n, at += n;
+    }
+    crc = crc32Update(crc, tail.out.data(), tail.out.size());
+    writeAll(out, tail.out.data(), tail.out.size(), at, path);
+    std::vector<uint8_t> header = fileHeader(body, crc);
+    writeAll(out, header.data(), header.size(), 0, path);
+  } catch (...) {
+    ::close(out);
+    ::unlink(path.c_str()); // a model file without its header is no model file: leave none
+    throw;
+  }
+  if (::close(out) != 0) {
+    int error = errno;
+    ::unlink(path.c_str());
+    throw ModelFileError(path + ": write failed (" + std::strerror(error) + ")");
+  }
+  ::close(scratch);
+  scratch = -1;
+  ::unlink(scratchPath.c_str());
 }
 
 } // namespace tpuc::codegen

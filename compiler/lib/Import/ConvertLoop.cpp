@@ -1,10 +1,10 @@
 //===- ConvertLoop.cpp - ONNX Loop and Scan, unrolled at import ------------===//
-// A static-shape compiler has no run-time iteration: a Loop whose trip count and exit condition are known at
-// import time (constants, or computed from graph inputs fixed with --const_inputs) and a Scan over a
-// sequence of static length are unrolled, one import of the body per step, like the recurrent layers. Each
-// step's tensors are named `<onnx name>@<step>`, so every step keeps its own calibration line and dump. Values
-// carried from step to step that are known at import stay constants (a Range spelled as a Loop folds
-// away). A condition computed from data at run time has no static form and fails naming what to fix.
+// A static-shape compiler has no run-time iteration: a Loop and a Scan over a sequence of static length are
+// unrolled, one import of the body per step, like the recurrent layers. Each step's tensors are named
+// `<onnx name>@<step>`, so every step keeps its own calibration line and dump. Values carried from step to
+// step that are known at import stay constants (a Range spelled as a Loop folds away). A Loop whose trip
+// count or exit condition is data takes a bound and masks the steps that depend on it (convertLoop), with
+// a run-time check (top.loop_guard) that the bound held.
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 
@@ -101,55 +101,203 @@ void setStates(GraphImporter &g, const std::vector<TensorInfo> &state) {
   }
 }
 
+/// A loop flag (the condition, whether a step runs): known at import, or a run-time i1 value.
+struct Flag {
+  std::optional<bool> known;
+  Value value;
+};
+
+Flag flagOf(const TensorInfo &t) {
+  if (t.constant)
+    return {t.constant->at(0) != 0, {}};
+  return {std::nullopt, t.value};
+}
+
+/// `a and b`, folded when either is known.
+Flag both(GraphImporter &g, const Flag &a, const Flag &b, const std::string &suffix) {
+  if (a.known)
+    return *a.known ? b : a;
+  if (b.known)
+    return *b.known ? a : b;
+  MLIRContext *ctx = g.builder().getContext();
+  Value v = g.build<CompareOp>(suffix, {a.value, b.value},
+                               {g.named("mode", CompareModeAttr::get(ctx, CompareMode::And))},
+                               g.builder().getI1Type());
+  return {std::nullopt, v};
+}
+
+/// Whether step `step` is within the trip count: known without one or with a constant one, else
+/// `step < M` at run time (`tripValue`, M in f32: the chip compares floats).
+Flag withinTrips(GraphImporter &g, std::optional<int64_t> trips, Value tripValue, int64_t step) {
+  if (!tripValue)
+    return {!trips || step < *trips, {}};
+  std::string tag = "step" + std::to_string(step);
+  Value at = g.materialize(g.node().output(0) + "_" + tag,
+                           HostTensor::floats(g.inputShape(0), {static_cast<float>(step)}));
+  MLIRContext *ctx = g.builder().getContext();
+  Value v = at ? g.build<CompareOp>("within_" + tag, {at, tripValue},
+                                    {g.named("mode", CompareModeAttr::get(ctx, CompareMode::lt))},
+                                    g.builder().getI1Type())
+               : Value();
+  return {std::nullopt, v};
+}
+
+/// How many steps the loop wanted (each step's run flag, and the one after the last), as an f32 value.
+Value countSteps(GraphImporter &g, const std::vector<Flag> &flags) {
+  Value count;
+  int64_t knownRuns = 0;
+  Type f32 = g.builder().getF32Type();
+  for (size_t i = 0; i < flags.size(); ++i) {
+    if (flags[i].known) {
+      knownRuns += *flags[i].known ? 1 : 0;
+      continue;
+    }
+    Value ran = g.build<CastOp>("ran@" + std::to_string(i), {flags[i].value}, {}, f32);
+    count = count && ran ? g.build<AddOp>("steps@" + std::to_string(i), {count, ran}, {}, f32) : ran;
+    if (!count)
+      return {};
+  }
+  if (count && knownRuns)
+    count = g.build<AddConstOp>("steps", {count}, {g.f64("const_val", static_cast<double>(knownRuns))}, f32);
+  return count;
+}
+
 /// ONNX Loop: inputs (M, cond, v_initial...), body (iteration_num, cond_in, v_in...) -> (cond_out,
 /// v_out..., scan_out...), outputs (v_final..., scan_outputs...).
+///
+/// Steps whose run is known at import are imported as they are. From the first step whose run depends on
+/// data (a trip count fed at run time, a condition computed from data) every step is masked: the body is
+/// imported and each carried value becomes `where(step runs, body's value, previous value)`, up to a bound
+/// (--loop_max_trips, else the constant trip count, else the extent the scan outputs declare). Each output
+/// then passes a top.loop_guard that fails a run needing more steps than the bound (or, for scan outputs,
+/// whose number of steps differs from their declared extent).
 LogicalResult convertLoop(GraphImporter &g) {
   const onnx::GraphProto *body = bodyOf(g);
   if (!body)
     return failure();
   std::optional<int64_t> trips;
+  Value tripValue;
   if (g.hasInput(0)) {
-    const HostTensor *m = g.constInput(0);
-    if (!m)
-      return g.fail("the trip count is only known at run time; a static-shape compiler unrolls the loop, so "
-                    "fix it (or the graph inputs it comes from) with --const_inputs NAME=VALUE");
-    trips = m->intAt(0);
+    if (const HostTensor *m = g.constInput(0))
+      trips = m->intAt(0);
+    else if (!(tripValue = g.input(0)) ||
+             !(tripValue = g.build<CastOp>("trips", {tripValue}, {}, g.builder().getF32Type())))
+      return failure();
   }
-  bool cond = true;
+  TensorInfo cond;
+  cond.constant = std::make_shared<HostTensor>(HostTensor::ints({}, {1}).castTo(onnx::TensorProto::BOOL));
   if (g.hasInput(1)) {
-    const HostTensor *c = g.constInput(1);
-    if (!c)
-      return g.fail("the loop condition is only known at run time; fix it (or the graph inputs it comes from) "
-                    "with --const_inputs NAME=VALUE");
-    cond = c->at(0) != 0;
+    cond = g.inputInfo(1);
+    if (!cond.value && !cond.constant)
+      return failure();
   }
   size_t carried = static_cast<size_t>(std::max(0, g.node().input_size() - 2));
   if (static_cast<size_t>(body->output_size()) < carried + 1)
     return g.fail("the body has " + std::to_string(body->output_size()) + " outputs for " +
                   std::to_string(carried) + " loop-carried values and the condition");
   size_t scans = body->output_size() - 1 - carried;
+
+  // The most steps a loop whose run depends on data may take; asked for at its first such step.
+  auto stepBound = [&]() -> FailureOr<int64_t> {
+    if (g.loopMaxTrips() > 0)
+      return trips ? std::min(*trips, g.loopMaxTrips()) : g.loopMaxTrips();
+    if (trips && *trips <= kMaxSteps)
+      return *trips;
+    for (size_t j = 0; j < scans; ++j)
+      if (auto declared = g.declaredShape(carried + j); declared && !declared->empty() && (*declared)[0] > 0)
+        return (*declared)[0];
+    return g.fail(
+        std::string(tripValue ? "the trip count" : "the exit condition") +
+        " is only known at run time and nothing bounds the steps; give the most it takes with "
+        "--loop_max_trips N (or fix the graph inputs it comes from with --const_inputs NAME=VALUE)");
+  };
+
   std::vector<TensorInfo> state;
   if (failed(readStates(g, 2, carried, state)))
     return failure();
   std::vector<std::vector<TensorInfo>> scanned(scans);
-  int64_t step = 0;
-  for (; cond && (!trips || step < *trips); ++step) {
+  std::vector<Flag> flags; // whether each masked step runs, and whether the loop wanted one more
+  std::optional<int64_t> bound;
+  const std::string &name = g.node().output(0);
+  Flag runs = both(g, flagOf(cond), withinTrips(g, trips, tripValue, 0), "runs@0");
+  for (int64_t step = 0;; ++step) {
+    if (runs.known == false)
+      break;
+    if (!runs.known && !runs.value)
+      return failure();
+    if (!runs.known) {
+      if (!bound) {
+        auto b = stepBound();
+        if (failed(b))
+          return failure();
+        bound = *b;
+      }
+      flags.push_back(runs);
+      if (step >= *bound)
+        break;
+    }
     if (failed(spendStep(g)))
       return failure();
+    std::string tag = "@" + std::to_string(step);
     std::vector<TensorInfo> in(2);
     in[0].constant = std::make_shared<HostTensor>(HostTensor::ints({}, {step}));
-    in[1].constant = std::make_shared<HostTensor>(HostTensor::ints({}, {1}).castTo(onnx::TensorProto::BOOL));
+    in[1] = cond;
     in.insert(in.end(), state.begin(), state.end());
     std::vector<TensorInfo> out;
-    if (failed(g.importBody(*body, in, "@" + std::to_string(step), out)))
+    if (failed(g.importBody(*body, in, tag, out)))
       return failure();
-    if (!out[0].constant)
-      return g.fail("the loop's exit condition is computed from data at run time (step " + std::to_string(step) +
-                    "), which has no static form; fix the graph inputs it comes from with --const_inputs");
-    cond = out[0].constant->at(0) != 0;
+    if (!runs.known) {
+      // A masked step: each carried value keeps its previous value where the step does not run.
+      for (size_t k = 0; k < carried; ++k) {
+        TensorInfo &next = out[1 + k];
+        Value now = valueOf(g, next, name + "_carried" + std::to_string(k) + tag);
+        Value before = valueOf(g, state[k], name + "_carried" + std::to_string(k) + "_in" + tag);
+        if (!now || !before)
+          return failure();
+        if (getShape(now) != getShape(before))
+          return g.fail("loop-carried value " + std::to_string(k) +
+                        " changes shape in a step that only runs at "
+                        "run time, which a static-shape compiler cannot hold");
+        next = TensorInfo();
+        next.value = g.build<WhereOp>("keep" + std::to_string(k) + tag, {runs.value, now, before}, {},
+                                      GraphImporter::elementTypeOf(now));
+        if (!next.value)
+          return failure();
+      }
+    }
+    cond = out[0];
     keepStep(out, 1, state, scanned);
+    runs = both(g, runs, both(g, flagOf(cond), withinTrips(g, trips, tripValue, step + 1), "more" + tag),
+                "runs@" + std::to_string(step + 1));
   }
-  setStates(g, state);
+
+  Value count;
+  if (!flags.empty() && !(count = countSteps(g, flags)))
+    return failure();
+  // The outputs of a loop with masked steps pass its guard: the carried values need it within the bound,
+  // the scan outputs (one slice per step) exactly at it.
+  auto guarded = [&](Value v, bool exact, size_t k) -> Value {
+    if (!count || !v)
+      return v;
+    return g.build<LoopGuardOp>("guard" + std::to_string(k), {count, v},
+                                {g.i64("max_trips", *bound), g.boolean("exact", exact)},
+                                GraphImporter::elementTypeOf(v));
+  };
+  for (size_t k = 0; k < carried; ++k) {
+    if (!g.outputUsed(k))
+      continue;
+    if (!count) {
+      if (state[k].value)
+        g.setOutput(k, state[k].value);
+      else
+        g.setConstOutput(k, *state[k].constant);
+      continue;
+    }
+    Value y = guarded(valueOf(g, state[k], name + "_final" + std::to_string(k)), false, k);
+    if (!y)
+      return failure();
+    g.setOutput(k, y);
+  }
   for (size_t j = 0; j < scans; ++j) {
     if (!g.outputUsed(carried + j))
       continue;
@@ -157,6 +305,7 @@ LogicalResult convertLoop(GraphImporter &g) {
       return g.fail("runs no step, so scan output " + std::to_string(j) +
                     " is empty, which a static-shape compiler cannot hold");
     Value y = stack(g, scanned[j], 0, false, g.node().output(static_cast<int>(carried + j)));
+    y = guarded(y, true, carried + j);
     if (!y)
       return failure();
     g.setOutput(carried + j, y);

@@ -464,10 +464,31 @@ FailureOr<PoolAttrs> poolAttrs(GraphImporter &g) {
   return p;
 }
 
+/// MaxPool whose Indices output is used: top.maxpool_with_mask (2-D; the flat indices count over the input's
+/// own N x C x H x W, which a 1-D or 3-D pool imported through 2-D views would not keep).
+LogicalResult convertMaxPoolWithIndices(GraphImporter &g, const PoolAttrs &p) {
+  if (p.kernel.size() != 2)
+    return g.fail("the Indices output is supported for 2-D pooling only, got " +
+                  std::to_string(p.kernel.size()) + "-D");
+  auto op =
+      g.create<MaxPoolWithMaskOp>("", {g.input(0)},
+                                  {g.i64s("kernel_shape", p.kernel), g.i64s("strides", p.strides),
+                                   g.i64s("pads", p.pads), g.boolean("ceil_mode", g.attrInt("ceil_mode", 0)),
+                                   g.boolean("storage_order", g.attrInt("storage_order", 0))},
+                                  {g.outputElemType(0), g.outputElemType(1)});
+  if (!op)
+    return failure();
+  g.setOutput(0, op.getOutput());
+  g.setOutput(1, op.getMask());
+  return success();
+}
+
 template <typename PoolOp> LogicalResult convertPool(GraphImporter &g) {
   auto p = poolAttrs(g);
   if (failed(p))
     return failure();
+  if (std::is_same_v<PoolOp, MaxPoolOp> && g.outputUsed(1))
+    return convertMaxPoolWithIndices(g, *p);
   if (p->kernel.size() == 3)
     return g.finish(buildPool3D(g, g.input(0), std::is_same_v<PoolOp, MaxPoolOp>,
                                 {p->kernel, p->strides, p->pads, {}}, g.attrInt("ceil_mode", 0),
@@ -573,6 +594,33 @@ LogicalResult convertGridSample(GraphImporter &g) {
                                          g.boolean("align_corners", g.attrInt("align_corners", 0) != 0)}));
 }
 
+/// RoiAlign: opset 10 has no coordinate_transformation_mode and behaves as opset 16's output_half_pixel.
+LogicalResult convertRoiAlign(GraphImporter &g) {
+  std::string modeText = g.attrString("mode", "avg");
+  auto mode = symbolizeRoiMode(modeText);
+  if (!mode)
+    return g.fail("mode '" + modeText + "' is not one of avg, max");
+  std::string transform =
+      g.attrString("coordinate_transformation_mode", g.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+  if (transform != "half_pixel" && transform != "output_half_pixel")
+    return g.fail("coordinate_transformation_mode '" + transform +
+                  "' is not one of half_pixel, output_half_pixel");
+  MLIRContext *ctx = g.builder().getContext();
+  return g.finish(g.build<RoiAlignOp>("", {g.input(0), g.input(1), g.input(2)},
+                                      {g.named("mode", RoiModeAttr::get(ctx, *mode)),
+                                       g.i64("output_height", g.attrInt("output_height", 1)),
+                                       g.i64("output_width", g.attrInt("output_width", 1)),
+                                       g.i64("sampling_ratio", g.attrInt("sampling_ratio", 0)),
+                                       g.f64("spatial_scale", g.attrFloat("spatial_scale", 1.0)),
+                                       g.boolean("half_pixel", transform == "half_pixel")}));
+}
+
+LogicalResult convertMaxRoiPool(GraphImporter &g) {
+  return g.finish(g.build<RoiPoolingOp>("", {g.input(0), g.input(1)},
+                                        {g.i64s("pooled_shape", g.attrInts("pooled_shape")),
+                                         g.f64("spatial_scale", g.attrFloat("spatial_scale", 1.0))}));
+}
+
 /// NonMaxSuppression: how many boxes survive depends on the data, so the result takes the shape the model
 /// declares ([n, 3]) and a run that keeps another number fails naming both.
 LogicalResult convertNonMaxSuppression(GraphImporter &g) {
@@ -675,6 +723,8 @@ void addNNConverters(OpTable &table) {
   table["InstanceNormalization"].convert = convertInstanceNorm;
   table["LayerNormalization"].convert = convertLayerNorm;
   table["GridSample"].convert = convertGridSample;
+  table["RoiAlign"].convert = convertRoiAlign;
+  table["MaxRoiPool"].convert = convertMaxRoiPool;
   table["NonMaxSuppression"].convert = convertNonMaxSuppression;
   table["Softmax"].convert = convertSoftmax<false>;
   table["LogSoftmax"].convert = convertSoftmax<true>;

@@ -562,7 +562,8 @@ Type GraphImporter::outputElemType(size_t i) {
                                              "And",   "Or",   "Xor",         "Not",     "IsNaN",
                                              "IsInf"};
   const std::string &op = node_->op_type();
-  if (kIndexOps.contains(op) || (op == "TopK" && i == 1) || (op == "Unique" && i >= 1))
+  if (kIndexOps.contains(op) || (op == "TopK" && i == 1) || (op == "Unique" && i >= 1) ||
+      (op == "MaxPool" && i == 1))
     return builder_.getI64Type();
   if (kBoolOps.contains(op) || (op == "Dropout" && i == 1))
     return builder_.getI1Type();

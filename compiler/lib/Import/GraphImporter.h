@@ -87,6 +87,9 @@ public:
   TensorInfo inputInfo(size_t i);
   /// Loop-body steps imported so far in the whole model (nested loops included): the unrolling budget.
   int64_t &bodySteps() { return bodySteps_; }
+  /// --loop_max_trips (0: not given).
+  int64_t loopMaxTrips() const { return loopMaxTrips_; }
+  void setLoopMaxTrips(int64_t trips) { loopMaxTrips_ = trips; }
   /// The nodes run() imports.
   std::unordered_set<const onnx::NodeProto *> importedNodes() const;
   /// After ONNX's shape inference: every imported tensor's Top shape must equal the static shape ONNX
@@ -240,6 +243,7 @@ private:
   /// Appended to the tensor names a loop body's step produces (importBody).
   std::string nameSuffix_;
   int64_t bodySteps_ = 0;
+  int64_t loopMaxTrips_ = 0;
   /// Ops the current node created (weights and none excepted), in creation order.
   std::vector<mlir::Operation *> created_;
   /// Every ONNX tensor name of the graph and every name given to an op so far.

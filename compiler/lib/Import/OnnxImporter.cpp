@@ -128,6 +128,7 @@ FailureOr<OwningOpRef<ModuleOp>> importLoaded(MLIRContext &ctx, const TransformO
   Block *entry = func.addEntryBlock();
 
   importer::GraphImporter graph(model, func, diagnostic);
+  graph.setLoopMaxTrips(options.loopMaxTrips);
   if (!graph.selectOutputs(options.outputNames, error) || !graph.checkSupported(error) ||
       !importer::checkModel(model, error))
     return failure();

@@ -15,11 +15,14 @@
 #include "google/protobuf/stubs/logging.h"
 
 #include "llvm/ADT/SmallString.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cerrno>
 #include <charconv>
 #include <climits>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -51,10 +54,38 @@ bool parseInt64(const std::string &text, int64_t &out) {
   return ec == std::errc() && end == text.data() + text.size() && out >= 0;
 }
 
+/// Reads a whole file into `out`. Read, never mapped: a file cut short while it is read (a model re-exported
+/// next to a running import) must be an error naming it, while a mapped page past the file's new end is
+/// SIGBUS. False with the reason in `why` when it cannot be read or ends before the size it had when opened.
+bool readWholeFile(const std::string &path, std::string &out, std::string &why) {
+  if (llvm::sys::fs::is_directory(path)) {
+    why = std::strerror(EISDIR);
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) {
+    why = std::strerror(errno);
+    return false;
+  }
+  const std::streamoff size = in.tellg();
+  if (size < 0) {
+    why = "cannot tell its size";
+    return false;
+  }
+  out.resize(static_cast<std::size_t>(size));
+  in.seekg(0);
+  in.read(out.data(), size);
+  if (in.gcount() != size) {
+    why = "it ended after " + std::to_string(in.gcount()) + " of " + std::to_string(size) +
+          " bytes (truncated while it was read)";
+    return false;
+  }
+  return true;
+}
+
 /// Reads the external data of `tensor` into raw_data. Files are opened once and shared via `files`.
 bool inlineExternalData(onnx::TensorProto &tensor, const std::string &baseDir, const std::string &path,
-                        std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> &files,
-                        std::string &error) {
+                        std::map<std::string, std::string> &files, std::string &error) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto &entry : tensor.external_data()) {
@@ -89,16 +120,16 @@ bool inlineExternalData(onnx::TensorProto &tensor, const std::string &baseDir, c
   std::string fullPath(full.str());
   auto it = files.find(fullPath);
   if (it == files.end()) {
-    auto buffer = llvm::MemoryBuffer::getFile(fullPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-    if (!buffer) {
+    std::string bytes, why;
+    if (!readWholeFile(fullPath, bytes, why)) {
       error = path + ": tensor '" + tensor.name() + "': external data file '" + fullPath +
-              "' cannot be read (" + buffer.getError().message() + ")";
+              "' cannot be read (" + why + ")";
       return false;
     }
-    it = files.emplace(fullPath, std::move(*buffer)).first;
+    it = files.emplace(fullPath, std::move(bytes)).first;
   }
-  const llvm::MemoryBuffer &file = *it->second;
-  int64_t fileSize = (int64_t)file.getBufferSize();
+  const std::string &file = it->second;
+  int64_t fileSize = (int64_t)file.size();
   if (length < 0)
     length = fileSize - offset;
   if (offset > fileSize || length < 0 || length > fileSize - offset) {
@@ -107,14 +138,14 @@ bool inlineExternalData(onnx::TensorProto &tensor, const std::string &baseDir, c
             std::to_string(fileSize) + " bytes)";
     return false;
   }
-  tensor.set_raw_data(file.getBufferStart() + offset, (size_t)length);
+  tensor.set_raw_data(file.data() + offset, (size_t)length);
   tensor.clear_external_data();
   tensor.set_data_location(onnx::TensorProto::DEFAULT);
   return true;
 }
 
 bool inlineAllExternalData(LoadedModel &model, const std::string &baseDir, std::string &error) {
-  std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files;
+  std::map<std::string, std::string> files;
   onnx::GraphProto *graph = model.proto.mutable_graph();
   for (auto &tensor : *graph->mutable_initializer())
     if (tensor.data_location() == onnx::TensorProto::EXTERNAL &&
@@ -450,16 +481,15 @@ bool loadModel(const TransformOptions &options, LoadedModel &model, std::string 
     error = "no model given (--model_def)";
     return false;
   }
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    error = path + ": cannot read the model (" + buffer.getError().message() + ")";
+  std::string bytes, why;
+  if (!readWholeFile(path, bytes, why)) {
+    error = path + ": cannot read the model (" + why + ")";
     return false;
   }
   std::string baseDir(llvm::sys::path::parent_path(path));
   if (baseDir.empty())
     baseDir = ".";
-  return loadModelFromMemory((*buffer)->getBufferStart(), (*buffer)->getBufferSize(), path, baseDir, options,
-                             model, error);
+  return loadModelFromMemory(bytes.data(), bytes.size(), path, baseDir, options, model, error);
 }
 
 void indexTypes(LoadedModel &model) {

@@ -59,9 +59,16 @@ Expected<std::unique_ptr<BpeModel>> BpeModel::fromJson(const json &model, String
   auto bpe = std::unique_ptr<BpeModel>(new BpeModel());
   bpe->ignoreMerges = model.value("ignore_merges", false);
   const json &vocab = model["vocab"];
+  // Ids index dense tables: a real vocabulary numbers its entries 0..n-1 (added tokens live apart), so an
+  // id far past the entry count is a damaged file, not a table of gigabytes to allocate (found by
+  // tests/fuzz, tokenizer).
+  const int64_t idLimit = static_cast<int64_t>(vocab.size()) + 65536;
   for (auto it = vocab.begin(); it != vocab.end(); ++it) {
     if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > INT32_MAX)
       return makeError(name + ": vocab entry '" + it.key() + "' has an invalid id");
+    if (it->get<int64_t>() >= idLimit)
+      return makeError(name + ": vocab entry '" + it.key() + "' has id " + llvm::Twine(it->get<int64_t>()) +
+                       ", far beyond the vocabulary's " + llvm::Twine(vocab.size()) + " entries");
     auto id = static_cast<TokenId>(it->get<int64_t>());
     if (static_cast<size_t>(id) >= bpe->idBytes.size()) {
       bpe->idBytes.resize(id + 1);

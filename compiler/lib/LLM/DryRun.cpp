@@ -96,13 +96,16 @@ public:
     }
     if (bias)
       weights.push_back(weight(name + ".bias", {out}, act));
-    return op(name, OpKind::MatMul, {x}, weights, shape);
+    int y = op(name, OpKind::MatMul, {x}, weights, shape);
+    // A weight-only quantized matmul (a16matmul) has no row form (backend::Op::noRowForm).
+    g.ops[g.values[y].producer].noRowForm = quantized && plan.weightBits;
+    return y;
   }
   /// A stage input as the converter declares it (F32 at the net boundary) cast to the activation type
   /// inside, as the lowering inserts it (`hidden_states_bf16`).
   int castInput(const std::string &name, const std::vector<int64_t> &shape) {
     int x = input(name, shape, DType::F32);
-    return act == DType::F32 ? x : op(name + "_cast", OpKind::Other, {x}, {}, shape, act);
+    return act == DType::F32 ? x : op(name + "_cast", OpKind::Unary, {x}, {}, shape, act);
   }
   /// A stage output cast back to F32 at the net boundary (`hidden_out_f32`).
   void castOutput(int v) {
@@ -110,7 +113,7 @@ public:
       g.markOutput(v);
       return;
     }
-    g.markOutput(op(g.values[v].name + "_f32", OpKind::Other, {v}, {}, g.values[v].shape, DType::F32));
+    g.markOutput(op(g.values[v].name + "_f32", OpKind::Unary, {v}, {}, g.values[v].shape, DType::F32));
   }
   int rmsNorm(const std::string &name, int x, int64_t width) {
     return op(name, OpKind::Other, {x}, {weight(name + ".weight", {width}, act)}, g.values[x].shape);
@@ -326,9 +329,16 @@ Expected<ChipDryRun> tpuc::llm::dryRunOnChip(const ModelConfig &c, const Convert
     stages.push_back(
         {"block_kv_i", plan.chunkLength, layers, blockGraph(c, plan, plan.chunkLength, plan.seqLength)});
   stages.push_back({"sample_head", 1, 1, sampleHeadGraph(c, plan)});
+  for (int64_t b : plan.buckets) {
+    stages.push_back({bucketStageName("embedding", b), b, 1, embeddingGraph(c, plan, b)});
+    stages.push_back({bucketStageName("block_", b) + "_i", b, layers, blockGraph(c, plan, b, 0)});
+    if (plan.chunkLength && b < plan.chunkLength)
+      stages.push_back(
+          {bucketStageName("block_kv_", b) + "_i", b, layers, blockGraph(c, plan, b, plan.seqLength)});
+  }
 
   backend::GroupOptions options;
-  options.opt = 0;
+  options.opt = 2; // as llm-convert compiles the stages (the DP: matmuls grouped with their neighbours)
   for (Stage &stage : stages) {
     if (std::string problem = stage.graph.verify(); !problem.empty())
       return makeError("dry run: the cost graph of " + stage.name + " is invalid: " + problem);
@@ -358,7 +368,7 @@ Expected<ChipDryRun> tpuc::llm::dryRunOnChip(const ModelConfig &c, const Convert
     }
     r.stages.push_back(std::move(e));
   }
-  auto ms = [&](const char *name) {
+  auto ms = [&](const std::string &name) {
     for (const StageEstimate &e : r.stages)
       if (e.name == name)
         return e.us * static_cast<double>(e.runs) / 1000.0;
@@ -368,6 +378,12 @@ Expected<ChipDryRun> tpuc::llm::dryRunOnChip(const ModelConfig &c, const Convert
   r.decodeMsPerToken = ms("embedding_cache") + ms("block_cache_i") + ms("lm_head") + ms("greedy_head");
   if (plan.chunkLength)
     r.chunkMs = ms("embedding") + ms("block_kv_i") + ms("lm_head") + ms("greedy_head");
+  for (int64_t b : plan.buckets)
+    r.firstTokenByBucket.push_back({b, ms(bucketStageName("embedding", b)) +
+                                           ms(bucketStageName("block_", b) + "_i") + ms("lm_head") +
+                                           ms("greedy_head")});
+  if (!plan.buckets.empty())
+    r.firstTokenByBucket.push_back({plan.maxInputLength, r.firstTokenMs});
 
   // What does not fit, placing shared weights, layer weights, KV cache and activations in that order.
   if (!m.fits()) {

@@ -87,17 +87,27 @@ std::string tpuc::llm::formatDryRun(const DryRunReport &report) {
        << size(m.ddrBytes) << " DDR: " << (m.fits() ? "fits" : "does not fit") << "\n";
     for (const std::string &item : m.overflow)
       os << "  does not fit: " << item << "\n";
-    os << "  " << pad("stage", 16, true) << pad("tokens", 7) << pad("runs", 6) << pad("ms/run", 10)
+    os << "  " << pad("stage", 20, true) << pad("tokens", 7) << pad("runs", 6) << pad("ms/run", 10)
        << pad("TIU ms", 10) << pad("GDMA ms", 10) << pad("weights MiB", 13) << "\n";
     for (const StageEstimate &e : r.stages) {
       double toMs = 1.0 / (r.frequencyMhz * 1000.0);
-      os << "  " << pad(e.name, 16, true) << pad(std::to_string(e.tokens), 7) << pad(std::to_string(e.runs), 6)
-         << pad(fixed(e.us / 1000.0, 3), 10) << pad(fixed(double(e.tiuCycles) * toMs, 3), 10)
-         << pad(fixed(double(e.gdmaCycles) * toMs, 3), 10)
+      os << "  " << pad(e.name, 20, true) << pad(std::to_string(e.tokens), 7)
+         << pad(std::to_string(e.runs), 6) << pad(fixed(e.us / 1000.0, 3), 10)
+         << pad(fixed(double(e.tiuCycles) * toMs, 3), 10) << pad(fixed(double(e.gdmaCycles) * toMs, 3), 10)
          << pad(fixed(double(e.weightBytes) / double(1 << 20), 2), 13) << "\n";
     }
+    if (const auto &v = report.config.vision)
+      os << "  vision tower: the vit stage (" << v->numLayers << " layers, " << v->imageTokens()
+         << " image tokens) is compiled but not planned here; its weights are not in the totals above\n";
     os << "  first token (prefill of " << p.maxInputLength << " tokens): " << fixed(r.firstTokenMs, 1)
        << " ms\n";
+    if (!r.firstTokenByBucket.empty()) {
+      os << "  first token by prompt length (--dynamic):";
+      for (const ChipDryRun::BucketLatency &b : r.firstTokenByBucket)
+        os << (&b == &r.firstTokenByBucket.front() ? " " : ", ") << "<= " << b.tokens << ": "
+           << fixed(b.firstTokenMs, b.firstTokenMs < 10 ? 3 : 1) << " ms";
+      os << "\n";
+    }
     if (p.chunkLength)
       os << "  chunk of " << p.chunkLength << " tokens with history: " << fixed(r.chunkMs, 1) << " ms\n";
     os << "  decode: " << fixed(r.decodeMsPerToken, 2) << " ms/token, " << fixed(r.decodeTokensPerSecond(), 2)
@@ -105,6 +115,17 @@ std::string tpuc::llm::formatDryRun(const DryRunReport &report) {
   }
   return os.str();
 }
+
+namespace {
+
+nlohmann::json bucketsJson(const ChipDryRun &r) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const ChipDryRun::BucketLatency &b : r.firstTokenByBucket)
+    list.push_back({{"tokens", b.tokens}, {"first_token_ms", b.firstTokenMs}});
+  return list;
+}
+
+} // namespace
 
 std::string tpuc::llm::dryRunJson(const DryRunReport &report) {
   const ModelConfig &c = report.config;
@@ -121,10 +142,15 @@ std::string tpuc::llm::dryRunJson(const DryRunReport &report) {
                    {"head_dim", c.headDim},
                    {"vocab_size", c.vocabSize},
                    {"tie_word_embeddings", c.tieWordEmbeddings}};
-  root["plan"] = {{"quantize", p.quantize},   {"weight_bits", p.weightBits},
-                  {"group_size", p.groupSize}, {"symmetric", p.symmetric},
-                  {"prequantized", p.prequantized}, {"seq_length", p.seqLength},
-                  {"max_input_length", p.maxInputLength}, {"chunk_length", p.chunkLength},
+  root["plan"] = {{"quantize", p.quantize},
+                  {"weight_bits", p.weightBits},
+                  {"group_size", p.groupSize},
+                  {"symmetric", p.symmetric},
+                  {"prequantized", p.prequantized},
+                  {"seq_length", p.seqLength},
+                  {"max_input_length", p.maxInputLength},
+                  {"chunk_length", p.chunkLength},
+                  {"buckets", p.buckets},
                   {"stages", p.stages}};
   nlohmann::json chips = nlohmann::json::array();
   for (const ChipDryRun &r : report.chips) {
@@ -159,6 +185,7 @@ std::string tpuc::llm::dryRunJson(const DryRunReport &report) {
                        {"does_not_fit", m.overflow}}},
                      {"stages", stages},
                      {"first_token_ms", r.firstTokenMs},
+                     {"first_token_by_bucket", bucketsJson(r)},
                      {"chunk_ms", r.chunkMs},
                      {"decode_ms_per_token", r.decodeMsPerToken},
                      {"decode_tokens_per_s", r.decodeTokensPerSecond()}});

@@ -1,12 +1,16 @@
 //===- HFConfig.cpp - Typed HuggingFace config.json / generation_config ---===//
 
 #include "tpuc/LLM/HFConfig.h"
+#include "tpuc/Support/Printable.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
 
 using namespace tpuc::llm;
 using llvm::Expected;
@@ -198,7 +202,7 @@ Expected<QuantizationConfig> parseQuantization(const json &object, StringRef fil
     return makeError(fileName +
                      ": unsupported quantization_config."
                      "quant_method '" +
-                     quant.methodName + "' (supported: gptq, awq, auto-round)");
+                     tpuc::printable(quant.methodName) + "' (supported: gptq, awq, auto-round)");
   }
   // AWQ's own tools spell these w_bit / q_group_size / zero_point.
   if (llvm::Error err = reader.readInt("w_bit", quant.bits))
@@ -249,11 +253,132 @@ StringRef tpuc::llm::modelFamilyName(ModelFamily family) {
   return "?";
 }
 
+namespace {
+
+/// A field that must be present, an integer and positive.
+struct RequiredInt {
+  const char *key;
+  int64_t *out;
+};
+
+llvm::Error readRequired(const FieldReader &reader, StringRef fileName,
+                         std::initializer_list<RequiredInt> fields) {
+  for (const RequiredInt &field : fields) {
+    if (!reader.has(field.key))
+      return makeError(fileName + ": missing field '" + field.key + "'");
+    if (llvm::Error err = reader.readInt(field.key, *field.out))
+      return err;
+    if (*field.out <= 0)
+      return makeError(fileName + ": field '" + field.key + "' must be positive");
+  }
+  return llvm::Error::success();
+}
+
+Expected<ModelConfig> parseTextConfig(const json &root, StringRef fileName);
+
+/// InternVL's config.json: the language model under "llm_config", the InternViT tower under
+/// "vision_config", the projector's pixel shuffle in the root.
+Expected<ModelConfig> parseInternVL(const json &root, StringRef fileName) {
+  auto llm = root.find("llm_config");
+  auto vision = root.find("vision_config");
+  if (llm == root.end() || !llm->is_object())
+    return makeError(fileName + ": InternVLChatModel without an 'llm_config' object");
+  if (vision == root.end() || !vision->is_object())
+    return makeError(fileName + ": InternVLChatModel without a 'vision_config' object");
+  std::string llmName = (fileName + " llm_config").str();
+  Expected<ModelConfig> config = parseTextConfig(*llm, llmName);
+  if (!config)
+    return config.takeError();
+  config->weightPrefix = "language_model.";
+  VisionConfig v;
+  v.architecture = "InternVLChatModel";
+  std::string visionName = (fileName + " vision_config").str();
+  FieldReader reader(*vision, visionName);
+  if (llvm::Error err = readRequired(reader, visionName,
+                                     {{"image_size", &v.imageSize},
+                                      {"patch_size", &v.patchSize},
+                                      {"hidden_size", &v.hiddenSize},
+                                      {"num_hidden_layers", &v.numLayers},
+                                      {"num_attention_heads", &v.numHeads},
+                                      {"intermediate_size", &v.intermediateSize}}))
+    return std::move(err);
+  if (llvm::Error err = reader.readDouble("layer_norm_eps", v.layerNormEps))
+    return std::move(err);
+  if (llvm::Error err = reader.readBool("qkv_bias", v.qkvBias))
+    return std::move(err);
+  std::string norm = "layer_norm", act = "gelu";
+  bool qkNorm = false;
+  if (llvm::Error err = reader.readString("norm_type", norm))
+    return std::move(err);
+  if (llvm::Error err = reader.readString("hidden_act", act))
+    return std::move(err);
+  if (llvm::Error err = reader.readBool("qk_normalization", qkNorm))
+    return std::move(err);
+  if (norm != "layer_norm")
+    return makeError(visionName + ": norm_type '" + tpuc::printable(norm) +
+                     "' is not supported (layer_norm: InternViT-300M; the 6B tower's rms_norm is not)");
+  if (act != "gelu")
+    return makeError(visionName + ": hidden_act '" + tpuc::printable(act) + "' is not supported (gelu)");
+  if (qkNorm)
+    return makeError(visionName + ": qk_normalization is not supported");
+  if (v.hiddenSize % v.numHeads != 0)
+    return makeError(visionName + ": hidden_size " + llvm::Twine(v.hiddenSize) +
+                     " is not a multiple of num_attention_heads " + llvm::Twine(v.numHeads));
+  FieldReader top(root, fileName);
+  int64_t forced = 0;
+  if (llvm::Error err = top.readInt("force_image_size", forced))
+    return std::move(err);
+  if (forced > 0)
+    v.imageSize = forced;
+  if (llvm::Error err = top.readDouble("downsample_ratio", v.downsampleRatio))
+    return std::move(err);
+  int64_t selectLayer = -1;
+  if (llvm::Error err = top.readInt("select_layer", selectLayer))
+    return std::move(err);
+  std::string shuffle = "v2";
+  if (llvm::Error err = top.readString("ps_version", shuffle))
+    return std::move(err);
+  if (selectLayer != -1)
+    return makeError(fileName + ": select_layer " + llvm::Twine(selectLayer) +
+                     " is not supported (-1: the tower's last layer)");
+  if (shuffle != "v2")
+    return makeError(fileName + ": ps_version '" + tpuc::printable(shuffle) + "' is not supported (v2)");
+  // Bounded so that the pixel and token counts below stay far from overflowing.
+  if (v.imageSize > 16384)
+    return makeError(visionName + ": image_size " + llvm::Twine(v.imageSize) + " is beyond 16384 pixels");
+  if (v.imageSize % v.patchSize != 0)
+    return makeError(visionName + ": image_size " + llvm::Twine(v.imageSize) +
+                     " is not a multiple of patch_size " + llvm::Twine(v.patchSize));
+  double cells = static_cast<double>(v.grid()) * v.downsampleRatio;
+  if (v.downsampleRatio <= 0 || v.downsampleRatio > 1 || cells != std::floor(cells) ||
+      static_cast<double>(v.tokenGrid()) / v.downsampleRatio != static_cast<double>(v.grid()) ||
+      v.grid() % v.tokenGrid() != 0) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%g", v.downsampleRatio);
+    return makeError(fileName + ": downsample_ratio " + ratio + " does not divide the " +
+                     llvm::Twine(v.grid()) + " x " + llvm::Twine(v.grid()) + " patch grid into whole tokens");
+  }
+  config->vision = v;
+  config->architecture = "InternVLChatModel";
+  return config;
+}
+
+} // namespace
+
 Expected<ModelConfig> tpuc::llm::parseModelConfig(StringRef jsonText, StringRef fileName) {
   Expected<json> parsed = parseObject(jsonText, fileName);
   if (!parsed)
     return parsed.takeError();
   const json &root = *parsed;
+  auto archIt = root.find("architectures");
+  if (archIt != root.end() && archIt->is_array() && !archIt->empty() && (*archIt)[0] == "InternVLChatModel")
+    return parseInternVL(root, fileName);
+  return parseTextConfig(root, fileName);
+}
+
+namespace {
+
+Expected<ModelConfig> parseTextConfig(const json &root, StringRef fileName) {
   FieldReader reader(root, fileName);
   ModelConfig config;
 
@@ -269,32 +394,21 @@ Expected<ModelConfig> tpuc::llm::parseModelConfig(StringRef jsonText, StringRef 
   else if (config.architecture == "Qwen3ForCausalLM")
     config.family = ModelFamily::Qwen3;
   else
-    return makeError(fileName + ": unsupported architecture '" + config.architecture +
+    return makeError(fileName + ": unsupported architecture '" + tpuc::printable(config.architecture) +
                      "' (supported: LlamaForCausalLM, Qwen2ForCausalLM, "
-                     "Qwen3ForCausalLM)");
+                     "Qwen3ForCausalLM, and InternVLChatModel around one of them)");
 
   // HuggingFace's per-family defaults, overridden by what the file says.
   config.attentionBias = config.family == ModelFamily::Qwen2;
   config.qkNorm = config.family == ModelFamily::Qwen3;
 
-  struct Required {
-    const char *key;
-    int64_t *out;
-  } required[] = {
-      {"hidden_size", &config.hiddenSize},
-      {"intermediate_size", &config.intermediateSize},
-      {"num_hidden_layers", &config.numHiddenLayers},
-      {"num_attention_heads", &config.numAttentionHeads},
-      {"vocab_size", &config.vocabSize},
-  };
-  for (const Required &field : required) {
-    if (!reader.has(field.key))
-      return makeError(fileName + ": missing field '" + field.key + "'");
-    if (llvm::Error err = reader.readInt(field.key, *field.out))
-      return std::move(err);
-    if (*field.out <= 0)
-      return makeError(fileName + ": field '" + field.key + "' must be positive");
-  }
+  if (llvm::Error err = readRequired(reader, fileName,
+                                     {{"hidden_size", &config.hiddenSize},
+                                      {"intermediate_size", &config.intermediateSize},
+                                      {"num_hidden_layers", &config.numHiddenLayers},
+                                      {"num_attention_heads", &config.numAttentionHeads},
+                                      {"vocab_size", &config.vocabSize}}))
+    return std::move(err);
   config.numKeyValueHeads = config.numAttentionHeads;
   if (llvm::Error err = reader.readInt("num_key_value_heads", config.numKeyValueHeads))
     return std::move(err);
@@ -360,6 +474,8 @@ Expected<ModelConfig> tpuc::llm::parseModelConfig(StringRef jsonText, StringRef 
   }
   return config;
 }
+
+} // namespace
 
 Expected<ModelConfig> tpuc::llm::readModelConfig(StringRef path) {
   Expected<std::string> text = readText(path, "config.json");

@@ -16,6 +16,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace tpuc;
 using namespace tpuc::llm;
@@ -28,6 +30,33 @@ static llvm::Error makeError(const llvm::Twine &message) {
 //===----------------------------------------------------------------------===//
 // Plan
 //===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One stage of decoder layer `i`: its name, kind and the tokens it takes.
+struct BlockStage {
+  std::string name;
+  BlockKind kind;
+  int64_t length;
+};
+
+/// The stages of decoder layer `layer` in build order: block_i, block_cache_i, block_kv_i (with history
+/// KV), then each bucket's block_len<b>_i and block_kv_len<b>_i (b below the chunk).
+std::vector<BlockStage> blockStages(const ConvertPlan &plan, int64_t layer) {
+  std::string index = std::to_string(layer);
+  std::vector<BlockStage> stages = {{"block_" + index, BlockKind::Prefill, plan.maxInputLength},
+                                    {"block_cache_" + index, BlockKind::Cache, 1}};
+  if (plan.chunkLength)
+    stages.push_back({"block_kv_" + index, BlockKind::History, plan.chunkLength});
+  for (int64_t b : plan.buckets) {
+    stages.push_back({bucketStageName("block_", b, layer), BlockKind::Prefill, b});
+    if (plan.chunkLength && b < plan.chunkLength)
+      stages.push_back({bucketStageName("block_kv_", b, layer), BlockKind::History, b});
+  }
+  return stages;
+}
+
+} // namespace
 
 Expected<ConvertPlan> tpuc::llm::planConversion(const ModelConfig &config, const ConvertOptions &options) {
   ConvertPlan plan;
@@ -72,14 +101,28 @@ Expected<ConvertPlan> tpuc::llm::planConversion(const ModelConfig &config, const
     plan.prequantized = true;
   }
   plan.sampleTopK = std::min(options.sampleTopK, config.vocabSize);
-  // Build order: the stages sharing shared.npz, then each layer's three, then the weight-free heads.
-  plan.stages = {"embedding", "embedding_cache", "lm_head"};
-  for (int64_t i = 0; i < config.numHiddenLayers; ++i) {
-    plan.stages.push_back("block_" + std::to_string(i));
-    plan.stages.push_back("block_cache_" + std::to_string(i));
-    if (options.useHistoryKv)
-      plan.stages.push_back("block_kv_" + std::to_string(i));
+  if (!options.buckets.empty()) {
+    plan.buckets = options.buckets;
+    std::sort(plan.buckets.begin(), plan.buckets.end());
+    plan.buckets.erase(std::unique(plan.buckets.begin(), plan.buckets.end()), plan.buckets.end());
+    for (int64_t b : plan.buckets)
+      if (b <= 0 || b >= plan.maxInputLength)
+        return makeError("--buckets: " + llvm::Twine(b) + " is not between 1 and max_input_length - 1 (" +
+                         llvm::Twine(plan.maxInputLength - 1) + ")");
+  } else if (options.dynamic) {
+    plan.buckets = defaultPrefillBuckets(plan.maxInputLength);
   }
+  // Build order: the embedding stages (embedding.npz), lm_head, then each layer's stages, then the
+  // weight-free heads.
+  plan.stages = {"embedding", "embedding_cache"};
+  if (config.vision)
+    plan.stages.insert(plan.stages.begin(), "vit");
+  for (int64_t b : plan.buckets)
+    plan.stages.push_back(bucketStageName("embedding", b));
+  plan.stages.push_back("lm_head");
+  for (int64_t i = 0; i < config.numHiddenLayers; ++i)
+    for (const BlockStage &stage : blockStages(plan, i))
+      plan.stages.push_back(stage.name);
   plan.stages.push_back("greedy_head");
   plan.stages.push_back("sample_head");
   return plan;
@@ -94,28 +137,51 @@ namespace {
 /// Reads the checkpoint's tensors as float / linear layers, checking shapes.
 class WeightLoader {
 public:
-  WeightLoader(const SafeTensorsCheckpoint &checkpoint, const ModelConfig &config, const ConvertPlan &plan)
-      : checkpoint(checkpoint), config(config), plan(plan) {}
+  /// `prefix` goes before every tensor name looked up (a VLM's "language_model."; "" for its vision tower).
+  WeightLoader(const SafeTensorsCheckpoint &checkpoint, const ModelConfig &config, const ConvertPlan &plan,
+               std::string prefix)
+      : checkpoint(checkpoint), config(config), plan(plan), namePrefix(std::move(prefix)) {}
 
-  Expected<std::vector<float>> tensor(const std::string &name, std::vector<int64_t> shape) {
-    auto view = checkpoint.get(name);
-    if (!view)
-      return view.takeError();
-    if (view->shape() != llvm::ArrayRef<int64_t>(shape))
+  /// The checkpoint's tensor `name`, which must have the shape config.json implies.
+  Expected<TensorView> checkedView(const std::string &name, const std::vector<int64_t> &shape) {
+    auto view = checkpoint.get(namePrefix + name);
+    if (view && view->shape() != llvm::ArrayRef<int64_t>(shape))
       return makeError("tensor '" + name + "' has shape " + shapeText(view->shape()) +
                        ", config.json implies " + shapeText(shape));
-    return view->toF32();
+    return view;
+  }
+
+  Expected<std::vector<float>> tensor(const std::string &name, std::vector<int64_t> shape) {
+    auto view = checkedView(name, shape);
+    if (!view)
+      return view.takeError();
+    std::vector<float> values = view->toF32();
+    // Streamed: the mapped pages of a consumed tensor leave the resident set (a 7B checkpoint is 15 GB).
+    checkpoint.releasePages(namePrefix + name);
+    return values;
+  }
+
+  /// The tensor as an f32 Tensor, converted straight into it (no second copy of an embedding table).
+  Expected<Tensor> tensorF32(const std::string &name, std::vector<int64_t> shape) {
+    auto view = checkedView(name, shape);
+    if (!view)
+      return view.takeError();
+    Tensor t(DType::F32, std::move(shape));
+    std::span<float> out = t.values<float>();
+    view->toF32(llvm::MutableArrayRef<float>(out.data(), out.size()));
+    checkpoint.releasePages(namePrefix + name);
+    return t;
   }
 
   std::optional<Expected<std::vector<float>>> optionalTensor(const std::string &name,
                                                              std::vector<int64_t> shape) {
-    if (!checkpoint.contains(name))
+    if (!checkpoint.contains(namePrefix + name))
       return std::nullopt;
     return tensor(name, std::move(shape));
   }
 
   Expected<LinearWeights> linear(const std::string &prefix, int64_t out, int64_t in) {
-    if (plan.prequantized && checkpoint.contains(prefix + ".qweight"))
+    if (plan.prequantized && checkpoint.contains(namePrefix + prefix + ".qweight"))
       return packedLinear(prefix, out, in);
     auto w = tensor(prefix + ".weight", {out, in});
     if (!w)
@@ -143,7 +209,7 @@ private:
     PackedLinear packed;
     for (auto [field, view] : {std::pair{".qweight", &packed.qweight}, std::pair{".qzeros", &packed.qzeros},
                                std::pair{".scales", &packed.scales}}) {
-      auto v = checkpoint.get(prefix + field);
+      auto v = checkpoint.get(namePrefix + prefix + field);
       if (!v)
         return v.takeError();
       *view = *v;
@@ -159,8 +225,8 @@ private:
     } else if (packing.contains_insensitive("gptqmodel") || packing.contains_insensitive("v2")) {
       format = PackedFormat::GPTQv2;
     }
-    if (format != PackedFormat::AWQ && checkpoint.contains(prefix + ".g_idx")) {
-      auto g = checkpoint.get(prefix + ".g_idx");
+    if (format != PackedFormat::AWQ && checkpoint.contains(namePrefix + prefix + ".g_idx")) {
+      auto g = checkpoint.get(namePrefix + prefix + ".g_idx");
       if (!g)
         return g.takeError();
       packed.gIdx = *g;
@@ -178,6 +244,8 @@ private:
   const SafeTensorsCheckpoint &checkpoint;
   const ModelConfig &config;
   const ConvertPlan &plan;
+  /// Before every tensor name looked up.
+  std::string namePrefix;
 };
 
 #define TRY_ASSIGN(target, expr)                                                                             \
@@ -228,6 +296,75 @@ Expected<LayerWeights> loadLayer(WeightLoader &loader, const ModelConfig &config
     }
   }
   return layer;
+}
+
+/// A float linear layer [out, in] (the vision tower and projector stay at the activation precision).
+Expected<LinearWeights> floatLinear(WeightLoader &loader, const std::string &name, int64_t out, int64_t in) {
+  LinearWeights w;
+  w.outFeatures = out;
+  w.inFeatures = in;
+  TRY_ASSIGN(w.weight, loader.tensor(name + ".weight", {out, in}));
+  return w;
+}
+
+/// Rows [begin, begin + count) of a float linear layer.
+LinearWeights rowsOf(const LinearWeights &w, int64_t begin, int64_t count) {
+  LinearWeights part;
+  part.outFeatures = count;
+  part.inFeatures = w.inFeatures;
+  part.weight.assign(w.weight.begin() + begin * w.inFeatures,
+                     w.weight.begin() + (begin + count) * w.inFeatures);
+  return part;
+}
+
+/// InternVL's vision tower and mlp1 projector (names as modeling_internvl_chat.py / modeling_intern_vit.py
+/// store them).
+Expected<VisionWeights> loadVision(WeightLoader &loader, const ModelConfig &config) {
+  const VisionConfig &v = *config.vision;
+  const int64_t c = v.hiddenSize, p = v.patchSize, n = v.grid() * v.grid(), inter = v.intermediateSize;
+  const int64_t r = v.grid() / v.tokenGrid(), wide = c * r * r, h = config.hiddenSize;
+  VisionWeights w;
+  const std::string e = "vision_model.embeddings.";
+  TRY_ASSIGN(w.patchWeight, loader.tensor(e + "patch_embedding.weight", {c, 3, p, p}));
+  TRY_ASSIGN(w.patchBias, loader.tensor(e + "patch_embedding.bias", {c}));
+  TRY_ASSIGN(w.classEmbedding, loader.tensor(e + "class_embedding", {1, 1, c}));
+  TRY_ASSIGN(w.positionEmbedding, loader.tensor(e + "position_embedding", {1, n + 1, c}));
+  for (int64_t i = 0; i < v.numLayers; ++i) {
+    VisionLayerWeights l;
+    const std::string pre = "vision_model.encoder.layers." + std::to_string(i) + ".";
+    TRY_ASSIGN(l.norm1Weight, loader.tensor(pre + "norm1.weight", {c}));
+    TRY_ASSIGN(l.norm1Bias, loader.tensor(pre + "norm1.bias", {c}));
+    TRY_ASSIGN(l.norm2Weight, loader.tensor(pre + "norm2.weight", {c}));
+    TRY_ASSIGN(l.norm2Bias, loader.tensor(pre + "norm2.bias", {c}));
+    TRY_ASSIGN(l.ls1, loader.tensor(pre + "ls1", {c}));
+    TRY_ASSIGN(l.ls2, loader.tensor(pre + "ls2", {c}));
+    LinearWeights qkv;
+    TRY_ASSIGN(qkv, floatLinear(loader, pre + "attn.qkv", 3 * c, c));
+    l.q = rowsOf(qkv, 0, c);
+    l.k = rowsOf(qkv, c, c);
+    l.v = rowsOf(qkv, 2 * c, c);
+    if (v.qkvBias) {
+      std::vector<float> bias;
+      TRY_ASSIGN(bias, loader.tensor(pre + "attn.qkv.bias", {3 * c}));
+      l.qBias = std::vector<float>(bias.begin(), bias.begin() + c);
+      l.kBias = std::vector<float>(bias.begin() + c, bias.begin() + 2 * c);
+      l.vBias = std::vector<float>(bias.begin() + 2 * c, bias.end());
+    }
+    TRY_ASSIGN(l.proj, floatLinear(loader, pre + "attn.proj", c, c));
+    TRY_ASSIGN(l.projBias, loader.tensor(pre + "attn.proj.bias", {c}));
+    TRY_ASSIGN(l.fc1, floatLinear(loader, pre + "mlp.fc1", inter, c));
+    TRY_ASSIGN(l.fc1Bias, loader.tensor(pre + "mlp.fc1.bias", {inter}));
+    TRY_ASSIGN(l.fc2, floatLinear(loader, pre + "mlp.fc2", c, inter));
+    TRY_ASSIGN(l.fc2Bias, loader.tensor(pre + "mlp.fc2.bias", {c}));
+    w.layers.push_back(std::move(l));
+  }
+  TRY_ASSIGN(w.projectorNormWeight, loader.tensor("mlp1.0.weight", {wide}));
+  TRY_ASSIGN(w.projectorNormBias, loader.tensor("mlp1.0.bias", {wide}));
+  TRY_ASSIGN(w.projector1, floatLinear(loader, "mlp1.1", h, wide));
+  TRY_ASSIGN(w.projector1Bias, loader.tensor("mlp1.1.bias", {h}));
+  TRY_ASSIGN(w.projector2, floatLinear(loader, "mlp1.3", h, h));
+  TRY_ASSIGN(w.projector2Bias, loader.tensor("mlp1.3.bias", {h}));
+  return w;
 }
 
 Expected<bool> writeModule(ModuleOp module, const std::string &path) {
@@ -299,35 +436,68 @@ Expected<ConvertResult> tpuc::llm::convertToTop(MLIRContext &context, const Conv
   };
   // A file of the same name from an earlier run must not be served from the weight cache.
   top::clearWeightCache();
-  WeightLoader loader(*checkpoint, config, plan);
+  WeightLoader loader(*checkpoint, config, plan, config.weightPrefix);
 
-  // Shared weights: the embedding table, the final norm and lm_head (the table itself when tied).
+  // A vision-language checkpoint: the tower and projector first, as the `vit` stage (vision.npz).
+  if (config.vision) {
+    report("vit");
+    WeightLoader visionLoader(*checkpoint, config, plan, "");
+    VisionWeights vision;
+    TRY_ASSIGN(vision, loadVision(visionLoader, config));
+    std::string visionPath = path("vision.npz");
+    NpzFile visionFile;
+    if (auto err = emit(buildVisionStage(context, config, vision, visionFile, visionPath), "vit", visionPath))
+      return std::move(err);
+    if (auto ok = writeWeights(visionFile, visionPath); !ok)
+      return ok.takeError();
+  }
+
+  // Shared weights: embedding.npz holds the embedding table (both embedding stages), lm_head.npz the
+  // final norm and lm_head (the table itself when tied). One file at a time, so a 7B model's two
+  // 152064 x 3584 tables are never both in memory.
+  // The two tables go into their weight files as the only copy in memory (a stage finds its weight
+  // already in the file and adds none).
+  const char *tableName = "model.embed_tokens.weight";
+  bool tied = config.tieWordEmbeddings;
+  std::vector<int64_t> tableShape = {config.vocabSize, config.hiddenSize};
   {
-    std::string sharedPath = path("shared.npz");
-    NpzFile shared;
-    std::vector<float> table, norm, head;
-    TRY_ASSIGN(table, loader.tensor("model.embed_tokens.weight", {config.vocabSize, config.hiddenSize}));
+    std::string embeddingPath = path("embedding.npz");
+    NpzFile embedding;
+    Tensor table;
+    TRY_ASSIGN(table, loader.tensorF32(tableName, tableShape));
+    embedding.set(tableName, std::move(table));
+    std::vector<std::pair<std::string, int64_t>> embeddings = {{"embedding", plan.maxInputLength},
+                                                               {"embedding_cache", 1}};
+    for (int64_t b : plan.buckets)
+      embeddings.push_back({bucketStageName("embedding", b), b});
+    for (const auto &[name, length] : embeddings) {
+      report(name);
+      if (auto err = emit(
+              buildEmbeddingStage(context, name, config, tableName, {}, length, embedding, embeddingPath),
+              name, embeddingPath))
+        return std::move(err);
+    }
+    if (auto ok = writeWeights(embedding, embeddingPath); !ok)
+      return ok.takeError();
+    std::string headPath = path("lm_head.npz");
+    NpzFile head;
+    std::vector<float> norm;
     TRY_ASSIGN(norm, loader.tensor("model.norm.weight", {config.hiddenSize}));
-    bool tied = config.tieWordEmbeddings;
-    if (!tied)
-      TRY_ASSIGN(head, loader.tensor("lm_head.weight", {config.vocabSize, config.hiddenSize}));
-    const char *tableName = "model.embed_tokens.weight";
-    report("embedding");
-    if (auto err = emit(buildEmbeddingStage(context, "embedding", config, tableName, table,
-                                            plan.maxInputLength, shared, sharedPath),
-                        "embedding", sharedPath))
-      return std::move(err);
-    report("embedding_cache");
-    if (auto err = emit(
-            buildEmbeddingStage(context, "embedding_cache", config, tableName, table, 1, shared, sharedPath),
-            "embedding_cache", sharedPath))
-      return std::move(err);
+    if (tied) {
+      head.set(tableName, embedding.get(tableName));
+    } else {
+      embedding = NpzFile();
+      Tensor headWeights;
+      TRY_ASSIGN(headWeights, loader.tensorF32("lm_head.weight", tableShape));
+      head.set("lm_head.weight", std::move(headWeights));
+    }
+    embedding = NpzFile();
     report("lm_head");
-    if (auto err = emit(buildLmHeadStage(context, config, norm, tied ? tableName : "lm_head.weight",
-                                         tied ? table : head, shared, sharedPath),
-                        "lm_head", sharedPath))
+    if (auto err = emit(
+            buildLmHeadStage(context, config, norm, tied ? tableName : "lm_head.weight", {}, head, headPath),
+            "lm_head", headPath))
       return std::move(err);
-    if (auto ok = writeWeights(shared, sharedPath); !ok)
+    if (auto ok = writeWeights(head, headPath); !ok)
       return ok.takeError();
   }
 
@@ -336,17 +506,7 @@ Expected<ConvertResult> tpuc::llm::convertToTop(MLIRContext &context, const Conv
     TRY_ASSIGN(layer, loadLayer(loader, config, i));
     std::string weightPath = path("layer_" + std::to_string(i) + ".npz");
     NpzFile weights;
-    std::string index = std::to_string(i);
-    struct Kind {
-      std::string name;
-      BlockKind kind;
-      int64_t length;
-    };
-    std::vector<Kind> kinds = {{"block_" + index, BlockKind::Prefill, plan.maxInputLength},
-                               {"block_cache_" + index, BlockKind::Cache, 1}};
-    if (options.useHistoryKv)
-      kinds.push_back({"block_kv_" + index, BlockKind::History, plan.chunkLength});
-    for (const Kind &k : kinds) {
+    for (const BlockStage &k : blockStages(plan, i)) {
       report(k.name);
       if (auto err = emit(buildBlockStage(context, k.name, config, layer, rope, k.kind, k.length,
                                           plan.seqLength, weights, weightPath),

@@ -47,6 +47,34 @@ struct LayerWeights {
   std::optional<std::vector<float>> qBias, kBias, vBias, oBias, gateBias, upBias, downBias;
 };
 
+/// One InternViT encoder layer (LlmConvert.cpp reads "vision_model.encoder.layers.<i>").
+struct VisionLayerWeights {
+  std::vector<float> norm1Weight, norm1Bias, norm2Weight, norm2Bias, ls1, ls2;
+  /// attn.qkv split into its three [C, C] parts (rows 0..C-1 are q, then k, then v).
+  LinearWeights q, k, v, proj, fc1, fc2;
+  std::optional<std::vector<float>> qBias, kBias, vBias;
+  std::vector<float> projBias, fc1Bias, fc2Bias;
+};
+
+/// The vision tower and projector of an InternVL checkpoint (HFConfig.h VisionConfig).
+struct VisionWeights {
+  std::vector<float> patchWeight;                       ///< [C, 3, p, p]
+  std::vector<float> patchBias;                         ///< [C]
+  std::vector<float> classEmbedding, positionEmbedding; ///< [C], [(N + 1) * C]
+  std::vector<VisionLayerWeights> layers;
+  /// mlp1: LayerNorm over C * r^2, Linear to the LM's hidden size, GELU, Linear.
+  std::vector<float> projectorNormWeight, projectorNormBias;
+  LinearWeights projector1, projector2;
+  std::vector<float> projector1Bias, projector2Bias;
+};
+
+/// The `vit` stage: pixel_values [1, 3, S, S] (normalized) -> image_embeds [1, T, H], the rows the runtime
+/// puts in place of the prompt's image tokens.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> buildVisionStage(mlir::MLIRContext &context,
+                                                                   const ModelConfig &config,
+                                                                   const VisionWeights &weights,
+                                                                   NpzFile &file, llvm::StringRef weightPath);
+
 /// Which of the three per-layer stages to build.
 enum class BlockKind {
   Prefill, ///< block_i
@@ -60,13 +88,15 @@ buildBlockStage(mlir::MLIRContext &context, llvm::StringRef stageName, const Mod
                 const LayerWeights &layer, const RopeParams &rope, BlockKind kind, int64_t length,
                 int64_t seqLength, NpzFile &weights, llvm::StringRef weightPath);
 
-/// embedding / embedding_cache: a gather from the [V, H] table `tableName`.
+/// embedding / embedding_cache: a gather from the [V, H] table `tableName` (`table` may be empty when
+/// `weights` holds the table already: a weight already in the file is not copied).
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 buildEmbeddingStage(mlir::MLIRContext &context, llvm::StringRef stageName, const ModelConfig &config,
                     llvm::StringRef tableName, const std::vector<float> &table, int64_t length,
                     NpzFile &weights, llvm::StringRef weightPath);
 
-/// lm_head: final RMSNorm, then logits with the [V, H] matrix `headName`.
+/// lm_head: final RMSNorm, then logits with the [V, H] matrix `headName` (`head` may be empty when
+/// `weights` holds it already).
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 buildLmHeadStage(mlir::MLIRContext &context, const ModelConfig &config, const std::vector<float> &norm,
                  llvm::StringRef headName, const std::vector<float> &head, NpzFile &weights,

@@ -2,6 +2,9 @@
 
 #include "tpuc/LLM/SafeTensors.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "tpuc/Support/FloatConvert.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -295,6 +298,21 @@ SafeTensorsFile::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer) {
   return std::unique_ptr<SafeTensorsFile>(new SafeTensorsFile(std::move(buffer), std::move(*header)));
 }
 
+void SafeTensorsFile::releasePages(StringRef name) const {
+  const SafeTensorInfo *info = find(name);
+  if (!info || buffer->getBufferKind() != llvm::MemoryBuffer::MemoryBuffer_MMap)
+    return;
+  // Only whole pages inside the tensor: a neighbour sharing a page keeps it.
+  uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  uintptr_t begin =
+      reinterpret_cast<uintptr_t>(buffer->getBufferStart()) + parsedHeader.dataOffset + info->dataBegin;
+  uintptr_t end = begin + (info->dataEnd - info->dataBegin);
+  begin = (begin + page - 1) / page * page;
+  end = end / page * page;
+  if (end > begin)
+    ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_DONTNEED);
+}
+
 const SafeTensorInfo *SafeTensorsFile::find(StringRef name) const {
   auto it = index.find(name);
   return it == index.end() ? nullptr : &parsedHeader.tensors[it->second];
@@ -304,6 +322,18 @@ Expected<TensorView> SafeTensorsFile::get(StringRef name) const {
   const SafeTensorInfo *info = find(name);
   if (!info)
     return makeError(filePath + ": no tensor named '" + name + "'");
+  // A mapped file cut short after it was opened would raise SIGBUS on the first page past its new end:
+  // look before handing out the view (a conversion reads tensor by tensor for minutes, so a checkpoint
+  // rewritten meanwhile is caught here; only a cut during one tensor's read escapes this check).
+  if (buffer->getBufferKind() == llvm::MemoryBuffer::MemoryBuffer_MMap && !filePath.empty()) {
+    uint64_t size = 0;
+    const uint64_t needed = parsedHeader.dataOffset + info->dataEnd;
+    if (std::error_code ec = llvm::sys::fs::file_size(filePath, size))
+      return makeError(filePath + ": cannot read tensor '" + name + "': " + ec.message());
+    if (size < needed)
+      return makeError(filePath + ": the file ended early (truncated or rewritten while it was read): tensor '" +
+                       name + "' needs " + llvm::Twine(needed) + " bytes, the file has " + llvm::Twine(size));
+  }
   const uint8_t *base = reinterpret_cast<const uint8_t *>(buffer->getBufferStart()) + parsedHeader.dataOffset;
   return TensorView(info, llvm::ArrayRef<uint8_t>(base + info->dataBegin, info->dataEnd - info->dataBegin));
 }
@@ -423,6 +453,12 @@ Expected<TensorView> SafeTensorsCheckpoint::get(StringRef name) const {
   if (it == where.end())
     return makeError(location + ": missing tensor '" + name + "'");
   return shards[it->second]->get(name);
+}
+
+void SafeTensorsCheckpoint::releasePages(StringRef name) const {
+  auto it = where.find(name);
+  if (it != where.end())
+    shards[it->second]->releasePages(name);
 }
 
 Expected<std::vector<float>> SafeTensorsCheckpoint::getF32(StringRef name) const {

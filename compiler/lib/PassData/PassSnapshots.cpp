@@ -1,6 +1,7 @@
 //===- PassSnapshots.cpp - index.json and ops.json of recorded pass runs --===//
 //===----------------------------------------------------------------------===//
 #include "tpuc/PassData/PassSnapshots.h"
+#include "tpuc/Support/FileWrite.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +11,8 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
-#include <unistd.h>
+#include <type_traits>
+#include <utility>
 
 namespace tpuc {
 namespace fs = std::filesystem;
@@ -26,21 +28,7 @@ Result<std::string> readTextFile(const std::string &path) {
 }
 
 Result<void> writeTextFile(const std::string &path, const std::string &text) {
-  std::string temp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) || !out.flush()) {
-      std::remove(temp.c_str());
-      return Failure{path + ": cannot be written"};
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    return Failure{path + ": cannot be written: " + ec.message()};
-  }
-  return {};
+  return writeFileAtomically(path, text);
 }
 
 Result<void> writePassRunIndex(const PassRun &run, const std::string &dir) {
@@ -81,6 +69,17 @@ public:
       failure = Failure{where + ": missing \"" + key + "\""};
       return *this;
     }
+    // An integer field takes only an integer in its type's range: nlohmann's own conversion of a float
+    // such as 8.9e113 to an integer is undefined behaviour (found by tests/fuzz, pass-index).
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      bool fits = it->is_number_unsigned()  ? std::in_range<T>(it->template get<std::uint64_t>())
+                  : it->is_number_integer() ? std::in_range<T>(it->template get<std::int64_t>())
+                                            : false;
+      if (!fits) {
+        failure = Failure{where + ": \"" + key + "\" is not an integer in range"};
+        return *this;
+      }
+    }
     try {
       out = it->get<T>();
     } catch (const json::exception &) {
@@ -107,7 +106,7 @@ Result<PassRun> readPassRun(const std::string &dir) {
   json index = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (index.is_discarded() || !index.is_object())
     return Failure{path + ": not JSON"};
-  if (index.value("format", "") != "tpuc-pass-snapshots")
+  if (!index.contains("format") || index["format"] != "tpuc-pass-snapshots")
     return Failure{path + ": not a pass snapshot index (\"format\" is not \"tpuc-pass-snapshots\")"};
   if (!index.contains("version") || !index["version"].is_number_integer() ||
       index["version"].get<int>() > PassRun::kFormatVersion)

@@ -90,12 +90,81 @@ struct Decoded {
   std::unique_ptr<uint8_t, void (*)(void *)> pixels{nullptr, std::free};
 };
 
+/// stb_image's reason for a failure, made one printable line: for some damaged files it is not a message at
+/// all (a nested PNG signature came back as the "reason", control characters included).
+std::string failureReason() {
+  const char *reason = stbi_failure_reason();
+  std::string line;
+  int letters = 0;
+  for (const char *c = reason ? reason : ""; *c; ++c) {
+    if (*c < 0x20 || *c > 0x7e)
+      break;
+    line += *c;
+    letters += std::isalpha(static_cast<unsigned char>(*c)) != 0;
+  }
+  return letters >= 3 ? line : std::string("corrupt or unsupported image data");
+}
+
+/// A header may claim any size: a few hundred bytes of PNG can ask for a 60000×60000 canvas (14 GB). Images
+/// above this many pixels (a 11585×11585 square, 512 MiB as RGBA) are refused before anything is allocated.
+constexpr int64_t kMaxImagePixels = int64_t{1} << 27;
+
+void checkPixelCount(int width, int height, const std::string &displayName) {
+  if (int64_t{width} * height > kMaxImagePixels)
+    throw PreprocessError(displayName + ": cannot decode image: " + std::to_string(width) + "x" +
+                          std::to_string(height) + " pixels is more than the limit of " +
+                          std::to_string(kMaxImagePixels / 1000000) + " megapixels");
+}
+
+/// stb_image as Debian 12 ships it (2.27) reads a binary PNM's pixels (P5 gray, P6 RGB) without checking that
+/// the file holds them, and reads past the buffer for a truncated 16-bit one (found by tests/fuzz, image).
+/// The payload the header promises is checked here first, reading the header as stb does: whitespace and
+/// '#' comments between the fields, and the one character after the maximum value ends the header.
+void checkPnmPayload(const uint8_t *bytes, size_t size, int width, int height, int channels,
+                     const std::string &displayName) {
+  if (size < 2 || bytes[0] != 'P' || (bytes[1] != '5' && bytes[1] != '6'))
+    return;
+  size_t pos = 2;
+  auto skipSpace = [&] {
+    while (pos < size) {
+      if (std::isspace(bytes[pos])) {
+        ++pos;
+      } else if (bytes[pos] == '#') {
+        while (pos < size && bytes[pos] != '\n' && bytes[pos] != '\r')
+          ++pos;
+      } else {
+        break;
+      }
+    }
+  };
+  auto number = [&] {
+    uint64_t value = 0;
+    for (; pos < size && std::isdigit(bytes[pos]); ++pos)
+      value = std::min<uint64_t>(value * 10 + (bytes[pos] - '0'), uint64_t{1} << 32);
+    return value;
+  };
+  for (int field = 0; field < 3; ++field) {
+    skipSpace();
+    uint64_t value = number();
+    if (field == 2 && value > 255)
+      channels *= 2;
+  }
+  if (pos < size)
+    ++pos;
+  const uint64_t needed = uint64_t(width) * uint64_t(height) * uint64_t(channels);
+  if (size - pos < needed)
+    throw PreprocessError(displayName + ": cannot decode image: PNM file truncated (its header promises " +
+                          std::to_string(needed) + " bytes of pixels, the file holds " +
+                          std::to_string(size - pos) + ")");
+}
+
 Decoded decodePixels(const uint8_t *bytes, size_t size, const std::string &displayName, PixelFormat format) {
   Decoded d;
   if (isWebp(bytes, size)) {
     WebPBitstreamFeatures features;
     if (WebPGetFeatures(bytes, size, &features) != VP8_STATUS_OK)
       throw PreprocessError(displayName + ": cannot decode image: not a valid WebP file");
+    checkPixelCount(features.width, features.height, displayName);
     d.fileChannels = features.has_alpha ? 4 : 3;
     d.channels = format == PixelFormat::RGBA ? 4 : 3;
     uint8_t *pixels = d.channels == 4 ? WebPDecodeRGBA(bytes, size, &d.width, &d.height)
@@ -109,7 +178,13 @@ Decoded decodePixels(const uint8_t *bytes, size_t size, const std::string &displ
     throw PreprocessError(displayName + ": cannot decode image: file larger than 2 GiB");
   int len = static_cast<int>(size);
   if (!stbi_info_from_memory(bytes, len, &d.width, &d.height, &d.fileChannels))
-    throw PreprocessError(displayName + ": cannot decode image: " + stbi_failure_reason());
+    throw PreprocessError(displayName + ": cannot decode image: " + failureReason());
+  // stb_image accepts a PNM header that says 0 x 0 (or garbage that parses as 0): no pixels is no image.
+  if (d.width <= 0 || d.height <= 0)
+    throw PreprocessError(displayName + ": cannot decode image: it has no pixels (" +
+                          std::to_string(d.width) + " x " + std::to_string(d.height) + ")");
+  checkPixelCount(d.width, d.height, displayName);
+  checkPnmPayload(bytes, size, d.width, d.height, d.fileChannels, displayName);
   // Gray files stay gray; colour goes through RGB so the gray conversion is OpenCV's.
   d.channels = 3;
   if (format == PixelFormat::RGBA)
@@ -118,7 +193,7 @@ Decoded decodePixels(const uint8_t *bytes, size_t size, const std::string &displ
     d.channels = 1;
   uint8_t *pixels = stbi_load_from_memory(bytes, len, &d.width, &d.height, &d.fileChannels, d.channels);
   if (!pixels)
-    throw PreprocessError(displayName + ": cannot decode image: " + stbi_failure_reason());
+    throw PreprocessError(displayName + ": cannot decode image: " + failureReason());
   d.pixels = std::unique_ptr<uint8_t, void (*)(void *)>(pixels, stbi_image_free);
   return d;
 }
@@ -180,7 +255,10 @@ ImageInfo imageInfo(const void *data, size_t size, const std::string &displayNam
       !stbi_info_from_memory(bytes, static_cast<int>(size), &info.width, &info.height, &info.channels))
     throw PreprocessError(
         displayName + ": cannot decode image: " +
-        (size > static_cast<size_t>(INT32_MAX) ? "file larger than 2 GiB" : stbi_failure_reason()));
+        (size > static_cast<size_t>(INT32_MAX) ? std::string("file larger than 2 GiB") : failureReason()));
+  if (info.width <= 0 || info.height <= 0)
+    throw PreprocessError(displayName + ": cannot decode image: it has no pixels (" +
+                          std::to_string(info.width) + " x " + std::to_string(info.height) + ")");
   return info;
 }
 

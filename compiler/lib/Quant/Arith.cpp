@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 namespace tpuc::quant {
@@ -628,44 +629,53 @@ GroupQuantWeights quantizeWeightsGroupWise(std::span<const float> weights,
   int64_t symMax = (int64_t(1) << (options.bits - 1)) - 1; // 127 or 7
   IntType unsignedType = options.bits == 8 ? IntType::UInt8 : IntType::UInt4;
 
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t g = 0; g < groups; ++g) {
-      size_t begin = static_cast<size_t>(r * cols + g * groupSize);
-      std::span<const float> group =
-          weights.subspan(begin, static_cast<size_t>(groupSize));
-      size_t slot = static_cast<size_t>(r * groups + g);
-      double lo = 0, hi = 0, absMax = 0;
-      for (float w : group) {
-        if (std::isnan(w))
-          continue;
-        lo = std::min<double>(lo, w);
-        hi = std::max<double>(hi, w);
-        absMax = std::max<double>(absMax, std::fabs(w));
+  // Rows are independent: large matrices (an LLM layer's projections) are split over the cores in
+  // contiguous row ranges, which gives the same bytes as one thread.
+  auto quantizeRows = [&](int64_t rowBegin, int64_t rowEnd) {
+    for (int64_t r = rowBegin; r < rowEnd; ++r)
+      for (int64_t g = 0; g < groups; ++g) {
+        size_t begin = static_cast<size_t>(r * cols + g * groupSize);
+        std::span<const float> group = weights.subspan(begin, static_cast<size_t>(groupSize));
+        size_t slot = static_cast<size_t>(r * groups + g);
+        double lo = 0, hi = 0, absMax = 0;
+        for (float w : group) {
+          if (std::isnan(w))
+            continue;
+          lo = std::min<double>(lo, w);
+          hi = std::max<double>(hi, w);
+          absMax = std::max<double>(absMax, std::fabs(w));
+        }
+        float scale;
+        int64_t zp = 0;
+        if (options.symmetric) {
+          scale = absMax > 0 ? static_cast<float>(absMax / double(symMax)) : 1.0f;
+        } else {
+          QuantParams p = asymmetricParams(lo, hi, unsignedType);
+          scale = static_cast<float>(p.scale);
+          zp = p.zeroPoint;
+          out.zeroPoints[slot] = static_cast<int32_t>(zp);
+        }
+        out.scales[slot] = scale;
+        for (size_t i = 0; i < group.size(); ++i) {
+          int64_t q = roundToInt(group[i] / static_cast<double>(scale), options.rounding);
+          q = options.symmetric ? std::clamp<int64_t>(q, -symMax, symMax)
+                                : saturate(std::clamp<int64_t>(q, -1024, 1024) + zp, unsignedType);
+          if (options.bits == 8)
+            bytes[begin + i] = static_cast<uint8_t>(q);
+          else
+            values[begin + i] = static_cast<int8_t>(q);
+        }
       }
-      float scale;
-      int64_t zp = 0;
-      if (options.symmetric) {
-        scale = absMax > 0 ? static_cast<float>(absMax / double(symMax)) : 1.0f;
-      } else {
-        QuantParams p = asymmetricParams(lo, hi, unsignedType);
-        scale = static_cast<float>(p.scale);
-        zp = p.zeroPoint;
-        out.zeroPoints[slot] = static_cast<int32_t>(zp);
-      }
-      out.scales[slot] = scale;
-      for (size_t i = 0; i < group.size(); ++i) {
-        int64_t q = roundToInt(group[i] / static_cast<double>(scale),
-                               options.rounding);
-        q = options.symmetric
-                ? std::clamp<int64_t>(q, -symMax, symMax)
-                : saturate(std::clamp<int64_t>(q, -1024, 1024) + zp,
-                           unsignedType);
-        if (options.bits == 8)
-          bytes[begin + i] = static_cast<uint8_t>(q);
-        else
-          values[begin + i] = static_cast<int8_t>(q);
-      }
-    }
+  };
+  int64_t threads = weights.size() < (size_t(1) << 20)
+                        ? 1
+                        : std::min<int64_t>(rows, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> workers;
+  for (int64_t t = 1; t < threads; ++t)
+    workers.emplace_back(quantizeRows, rows * t / threads, rows * (t + 1) / threads);
+  quantizeRows(0, rows / threads);
+  for (std::thread &w : workers)
+    w.join();
   out.data = options.bits == 8 ? std::move(bytes) : packInt4(values);
   return out;
 }

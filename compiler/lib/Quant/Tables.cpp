@@ -2,6 +2,8 @@
 
 #include "tpuc/Quant/Tables.h"
 
+#include "tpuc/Support/FileWrite.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -16,14 +18,17 @@ namespace tpuc::quant {
 namespace {
 
 /// Splits on spaces and tabs.
+/// Fields separated by any whitespace, as TPU-MLIR's `line.split()` does (a vertical tab or form feed too,
+/// so that a name the writer refuses for its whitespace never reads back as one field).
 std::vector<std::string_view> splitFields(std::string_view line) {
   std::vector<std::string_view> fields;
+  auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
   size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+    while (i < line.size() && space(line[i]))
       ++i;
     size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t')
+    while (i < line.size() && !space(line[i]))
       ++i;
     if (i > start)
       fields.push_back(line.substr(start, i - start));
@@ -72,13 +77,8 @@ std::string readWholeFile(const std::string &path, const char *what) {
 
 void writeWholeFile(const std::string &path, const std::string &text,
                     const char *what) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw TableError(path + ": cannot write " + what);
-  out << text;
-  out.flush();
-  if (!out)
-    throw TableError(path + ": error while writing " + what);
+  if (Result<void> written = writeFileAtomically(path, text); !written)
+    throw TableError(written.error() + " (" + what + ")");
 }
 
 /// Parses a finite double occupying the whole field.
@@ -214,6 +214,12 @@ tryParseScaleLine(const std::vector<std::string_view> &f, bool needZeroPoints,
       why = "zero point '" + std::string(f[pos]) + "' is not an integer";
       return std::nullopt;
     }
+    // Zero points live in the quantized type's range; anything past int32 is a corrupt table (and past
+    // int64 would not even convert).
+    if (std::fabs(*z) > 2147483647.0) {
+      why = "zero point '" + std::string(f[pos]) + "' is out of range";
+      return std::nullopt;
+    }
     entry.zeroPoints.push_back(static_cast<int64_t>(*z));
   }
   return entry;
@@ -253,14 +259,15 @@ void formatEntries(std::ostringstream &out,
   }
 }
 
-void formatScales(std::ostringstream &out,
-                  const std::vector<ScaleEntry> &entries) {
+/// `writeZeroCount`: the main section's per-channel lines always carry their zero-point count, even 0, since
+/// the reader requires it there (without it `name 3 a b c` would read back as `name threshold min max`).
+void formatScales(std::ostringstream &out, const std::vector<ScaleEntry> &entries, bool writeZeroCount) {
   for (const ScaleEntry &e : entries) {
     checkName(e.name);
     out << e.name << ' ' << e.scales.size();
     for (double s : e.scales)
       out << ' ' << formatNumber(s);
-    if (!e.zeroPoints.empty()) {
+    if (!e.zeroPoints.empty() || writeZeroCount) {
       out << ' ' << e.zeroPoints.size();
       for (int64_t z : e.zeroPoints)
         out << ' ' << z;
@@ -378,7 +385,7 @@ std::string formatCalibrationTable(const CalibrationTable &table) {
     out << line << '\n';
   }
   formatEntries(out, table.int8);
-  formatScales(out, table.perChannel);
+  formatScales(out, table.perChannel, /*writeZeroCount=*/true);
   if (!table.int4.empty()) {
     out << "#int4_th\n";
     formatEntries(out, table.int4);
@@ -389,7 +396,7 @@ std::string formatCalibrationTable(const CalibrationTable &table) {
   }
   if (!table.weightScales.empty()) {
     out << "#weight_scale\n";
-    formatScales(out, table.weightScales);
+    formatScales(out, table.weightScales, /*writeZeroCount=*/false);
   }
   if (!table.asymOps.empty()) {
     out << "#asym_op\n";

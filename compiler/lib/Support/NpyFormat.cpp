@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "NpyStream.h"
+#include "tpuc/Support/Printable.h"
 
 #include <algorithm>
 #include <bit>
@@ -36,15 +37,6 @@ struct HeaderInfo {
   bool fortranOrder = false;
   std::vector<int64_t> shape;
 };
-
-std::string printable(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, 120))
-    out += (c >= 32 && c < 127) ? c : '?';
-  if (text.size() > 120)
-    out += "...";
-  return out;
-}
 
 /// Parses the header dict, a restricted Python literal:
 ///   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }

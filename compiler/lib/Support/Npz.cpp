@@ -21,6 +21,22 @@
 namespace tpuc {
 namespace {
 
+/// Whether an archive member's name has a ".." path component ("../x", "a/../../x"): unzip tools would write
+/// it outside the target folder. Names may begin with '/' (TPU-MLIR tensors are named
+/// "/conv1/Conv_output_0").
+bool climbsOut(std::string_view name) {
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find_first_of("/\\", start);
+    if (end == std::string_view::npos)
+      end = name.size();
+    if (name.substr(start, end - start) == "..")
+      return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 /// Deflate cannot expand data by more than ~1032:1; an entry claiming more
 /// is corrupt, and checking it first bounds what a hostile file can make us
 /// allocate.
@@ -102,6 +118,9 @@ NpzFile readArchive(zip_t *archive, const std::string &display,
                      "' is not an .npy array");
     std::string name = member.substr(0, member.size() - 4);
     std::string context = display + ": array '" + name + "'";
+    if (climbsOut(member))
+      throw NpyError(context +
+                     ": member name has a '..' component (an archive that unzips outside its folder)");
     if (result.has(name))
       throw NpyError(context + ": appears twice in the archive");
     if ((stat.valid & ZIP_STAT_ENCRYPTION_METHOD) &&
@@ -281,6 +300,9 @@ void NpzFile::write(const std::string &path, bool compressed) const {
   if (!archive)
     throw NpyError(path + ": cannot write: " + libzipMessage(code));
   for (const std::string &name : names_) {
+    if (climbsOut(name))
+      throw NpyError(path + ": array '" + name +
+                     "': a name with a '..' component would unzip outside its folder");
     const Tensor &tensor = tensors_.find(name)->second;
     auto *state = new MemberSource{npyHeader(tensor), &tensor, 0, {}};
     zip_error_init(&state->error);

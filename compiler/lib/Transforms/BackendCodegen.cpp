@@ -4,6 +4,7 @@
 #include "tpuc/Codegen/ModelCodegen.h"
 
 #include "tpuc/Backend/Artifacts.h"
+#include "tpuc/Backend/FromMlir.h"
 #include "tpuc/Codegen/Codegen.h"
 #include "tpuc/Codegen/Elements.h"
 #include "tpuc/Dialect/Top/ModuleState.h"
@@ -173,7 +174,8 @@ void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
 
 } // namespace
 
-llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName) {
+llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName,
+                                             std::vector<std::string> *weightNames) {
   DiagCollector diags(module.getContext());
   auto state = top::getModuleState(module);
   if (!state || *state != top::ModuleState::TPU_ADDRESSED)
@@ -242,6 +244,8 @@ llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName)
       return diags.error("codegen: cannot read weight '" + mp->graph.values[v].name + "'");
     code.stage.weights[i].blob =
         codegen::addBlob(model, it->second.getName().str(), bytes->data(), bytes->size());
+    if (weightNames)
+      weightNames->push_back(it->second.getName().str());
   }
   codegen::Net net;
   net.name = netName.empty() ? mp->func.getName().str() : netName.str();
@@ -249,6 +253,91 @@ llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName)
   model.nets.push_back(std::move(net));
   if (auto problems = codegen::validateModel(model); !problems.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "codegen: " + problems.front());
+  return model;
+}
+
+namespace {
+void replaceAll(std::string &text, StringRef from, StringRef to) {
+  if (from.empty())
+    return;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to.str());
+}
+} // namespace
+
+llvm::Expected<codegen::Model> reuseCompiledStage(ModuleOp lowered, const codegen::Model &compiled,
+                                                  llvm::ArrayRef<std::string> weightNames, StringRef netName,
+                                                  StringRef from, StringRef to) {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "stage reuse: " + message);
+  };
+  if (compiled.nets.size() != 1 || compiled.nets[0].stages.size() != 1 ||
+      compiled.nets[0].stages[0].weights.size() != weightNames.size())
+    return fail("the compiled model must have one net of one stage, with a name per weight");
+  func::FuncOp func;
+  for (func::FuncOp f : lowered.getOps<func::FuncOp>())
+    if (!f.isExternal() && !func)
+      func = f;
+  if (!func)
+    return fail("the module has no function");
+  DiagCollector diags(lowered.getContext());
+  // The weights as the backend graph sees them (names, shapes, storage types), without planning.
+  auto graph = be::graphFromFunc(func);
+  if (failed(graph))
+    return diags.error("stage reuse: cannot build the backend graph");
+  std::map<std::string, int> valueOf;
+  for (size_t i = 0; i < graph->values.size(); ++i)
+    if (graph->values[i].isWeight)
+      valueOf[graph->values[i].name] = static_cast<int>(i);
+  std::map<std::string, top::WeightOp> weightOps;
+  func.walk([&](top::WeightOp w) { weightOps.emplace(w.getName().str(), w); });
+
+  codegen::Model model;
+  model.chip = compiled.chip;
+  std::map<std::string, std::unique_ptr<NpzFile>> files;
+  // Weight by weight (not blob by blob: two weights the compiled module stored once, such as two norms
+  // of ones, may differ here).
+  std::vector<uint32_t> blobOf;
+  for (size_t i = 0; i < weightNames.size(); ++i) {
+    const codegen::BlobEntry &b = compiled.blobs.at(compiled.nets[0].stages[0].weights[i].blob);
+    std::string name = weightNames[i];
+    replaceAll(name, from, to);
+    auto value = valueOf.find(name);
+    auto op = weightOps.find(name);
+    if (value == valueOf.end() || op == weightOps.end())
+      return fail("no weight '" + name + "' in the module");
+    auto bytes = weightBytes(op->second, graph->values[value->second], files);
+    if (failed(bytes))
+      return diags.error("stage reuse: cannot read weight '" + name + "'");
+    if (bytes->size() != b.size)
+      return fail("weight '" + name + "' has " + llvm::Twine(bytes->size()) +
+                  " bytes, the compiled stage's " + llvm::Twine(b.size));
+    blobOf.push_back(codegen::addBlob(model, name, bytes->data(), bytes->size()));
+  }
+  codegen::Net net = compiled.nets[0];
+  std::string oldName = net.name;
+  net.name = netName.str();
+  for (codegen::Stage &stage : net.stages) {
+    if (stage.name == oldName)
+      stage.name = netName.str();
+    for (size_t i = 0; i < stage.weights.size(); ++i)
+      stage.weights[i].blob = blobOf[i];
+    for (auto *list : {&stage.inputs, &stage.outputs})
+      for (codegen::TensorDesc &t : *list)
+        replaceAll(t.name, from, to);
+    for (codegen::OpInfo &op : stage.ops) {
+      for (std::string *text : {&op.name, &op.loc, &op.program})
+        replaceAll(*text, from, to);
+      for (auto *names : {&op.operandNames, &op.resultNames})
+        for (std::string &n : *names)
+          replaceAll(n, from, to);
+      for (auto &alias : op.resultAliases)
+        replaceAll(alias.second, from, to);
+    }
+  }
+  model.nets.push_back(std::move(net));
+  if (auto problems = codegen::validateModel(model); !problems.empty())
+    return fail(problems.front());
   return model;
 }
 

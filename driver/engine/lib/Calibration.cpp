@@ -17,6 +17,7 @@
 
 #include "tpuc/Driver/Calibration.h"
 #include "tpuc/Driver/TestInputs.h"
+#include "tpuc/Support/FileWrite.h"
 
 #include "tpuc/Dataset/Index.h"
 #include "tpuc/Dataset/Scan.h"
@@ -359,11 +360,8 @@ std::string csvField(const std::string &text) {
 }
 
 llvm::Error writeTextFile(const std::string &path, const std::string &text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out)
-    return llvm::createStringError(path + ": cannot write the file");
+  if (Result<void> written = writeFileAtomically(path, text); !written)
+    return llvm::createStringError(written.error());
   return llvm::Error::success();
 }
 

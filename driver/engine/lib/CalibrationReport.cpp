@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tpuc/Driver/Calibration.h"
+#include "tpuc/Support/FileWrite.h"
 
 #include <nlohmann/json.hpp>
 
@@ -105,11 +106,8 @@ collectStatisticsWithConvergence(CalibrationRunner &runner, const std::vector<Ca
 namespace {
 
 llvm::Error writeJson(const std::string &path, const nlohmann::json &doc) {
-  std::ofstream out(path, std::ios::binary);
-  out << doc.dump(1) << "\n";
-  out.close();
-  if (!out)
-    return llvm::createStringError(path + ": cannot write the file");
+  if (Result<void> written = writeFileAtomically(path, doc.dump(1) + "\n"); !written)
+    return llvm::createStringError(written.error());
   return llvm::Error::success();
 }
 

@@ -19,6 +19,7 @@
 #include "tpuc/Driver/ManifestInputs.h"
 #include "tpuc/Driver/TestInputs.h"
 #include "tpuc/Driver/TopModule.h"
+#include "tpuc/Support/FileWrite.h"
 
 #include "tpuc/Backend/Artifacts.h"
 #include "tpuc/Codegen/ModelCodegen.h"
@@ -59,11 +60,9 @@ using driver::TensorResult;
 using driver::toJson;
 
 llvm::Error writeText(std::initializer_list<std::pair<std::string, std::string>> files) {
-  for (const auto &[path, text] : files) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!(out << text) || !out.flush())
-      return llvm::createStringError(path + ": cannot write");
-  }
+  for (const auto &[path, text] : files)
+    if (Result<void> written = writeFileAtomically(path, text); !written)
+      return llvm::createStringError(written.error());
   return llvm::Error::success();
 }
 

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -121,6 +122,8 @@ private:
     e.seqLength = shape.seqLength;
     e.maxInputLength = shape.maxInputLength;
     e.chunkLength = shape.chunkLength;
+    e.buckets = shape.buckets;
+    e.imageTokens = shape.imageTokens;
     e.sampleCandidates = shape.sampleCandidates;
     e.vocab = shape.vocab;
     emit(e);
@@ -210,7 +213,20 @@ private:
       return;
     }
     const int64_t seqLength = session.shape().seqLength;
-    conversation.push_back({"user", r.message});
+    std::string message = r.message;
+    if (!r.image.empty()) {
+      double visionMs = 0;
+      if (llvm::Error err = session.attachImage(r.image, &visionMs)) {
+        error(r.id, llvm::toString(std::move(err)));
+        return;
+      }
+      char line[160];
+      std::snprintf(line, sizeof line, "image: %lld image tokens from the vit net, %.3f ms simulated",
+                    static_cast<long long>(session.shape().imageTokens), visionMs);
+      notice(r.id, line);
+      message = session.imagePlaceholder() + message;
+    }
+    conversation.push_back({"user", message});
     auto prompt = session.encodeTurn(conversation, useTemplate);
     if (prompt && static_cast<int64_t>(prompt->size()) >= seqLength && conversation.size() > 1) {
       notice(r.id, "the conversation exceeds seq_length " + std::to_string(seqLength) +
@@ -249,6 +265,7 @@ private:
       e.stage = cmdsim::stepKindName(step.kind);
       e.position = step.position;
       e.tokens = step.tokens;
+      e.stageTokens = step.stageTokens;
       e.simMs = step.simulatedMs;
       e.wallMs = step.wallSeconds * 1000.0;
       e.kvUsed = step.position + step.tokens;

@@ -9,6 +9,7 @@
 #include "tpuc/Driver/DeployStages.h"
 
 #include "tpuc/LLM/HFConfig.h"
+#include "tpuc/Preprocess/Preprocess.h"
 #include "tpuc/Support/Npz.h"
 #include "tpuc/Support/Progress.h"
 
@@ -126,6 +127,53 @@ llvm::Expected<std::unique_ptr<LlmSession>> LlmSession::open(const LlmRunOptions
   if (!warning.empty() && warnings)
     warnings->push_back(warning);
   return session;
+}
+
+namespace {
+/// InternVL's image context token, repeated once per image token in the prompt.
+constexpr const char *kImageContext = "<IMG_CONTEXT>";
+} // namespace
+
+llvm::Error LlmSession::attachImage(const std::string &path, double *simulatedMs) {
+  const cmdsim::LlmShape &s = shape();
+  if (!s.imageTokens)
+    return llvm::createStringError(modelPath_ +
+                                   ": --image needs a vision-language model (this one has no 'vit' net)");
+  if (!tokenizer_)
+    return llvm::createStringError(path + ": --image needs the tokenizer, for the id of " + kImageContext);
+  std::optional<llm::TokenId> token = tokenizer_->tokenToId(kImageContext);
+  if (!token)
+    return llvm::createStringError(std::string("the tokenizer has no ") + kImageContext +
+                                   " token (InternVL's image token)");
+  preprocess::PreprocessConfig config;
+  config.inputName = "pixel_values";
+  config.inputShape = {1, 3, s.imageSize, s.imageSize};
+  config.pixelFormat = preprocess::PixelFormat::RGB;
+  config.mean = {0.485 * 255, 0.456 * 255, 0.406 * 255};
+  config.scale = {1 / (0.229 * 255), 1 / (0.224 * 255), 1 / (0.225 * 255)};
+  Tensor pixels;
+  try {
+    pixels = preprocess::loadSample(path, config);
+  } catch (const std::exception &e) {
+    return llvm::createStringError(e.what());
+  }
+  std::vector<double> values = pixels.toDoubles();
+  runtime_->takeTime();
+  auto rows = runtime_->encodeImage(std::vector<float>(values.begin(), values.end()));
+  if (!rows)
+    return llvm::createStringError(path + ": " + llvm::toString(rows.takeError()));
+  double ms = runtime_->takeTime().simulatedMs;
+  if (simulatedMs)
+    *simulatedMs = ms;
+  runtime_->setImageRows(static_cast<int32_t>(*token), std::move(*rows));
+  return llvm::Error::success();
+}
+
+std::string LlmSession::imagePlaceholder() const {
+  std::string text = "<img>";
+  for (int64_t i = 0; i < shape().imageTokens; ++i)
+    text += kImageContext;
+  return text + "</img>\n";
 }
 
 llvm::Error LlmSession::setGeneration(const LlmGeneration &g, std::string *warning) {

@@ -7,7 +7,9 @@
 
 #include "tpuc/Driver/Requests.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace tpuc::driver {
 
@@ -57,9 +59,37 @@ void addLlmConvertOptions(ArgParser &p, LlmConvertOptions &o) {
   p.addOption({{"--dry_run_json"}, "FILE", "with --dry_run: also write the report as JSON"},
               &o.dryRunJson);
   p.addFlag({{"--debug"}, "", "keep intermediate files"}, &o.debug);
+  p.addFlag({{"--no_layer_reuse"},
+             "",
+             "compile every decoder layer through the backend (default: layers 1.. reuse layer 0's plan)"},
+            &o.noLayerReuse);
+  p.addFlag(
+      {{"--dynamic"},
+       "",
+       "also compile the prefill for shorter prompts (buckets of max_input_length/2, /4, ... down to 16 "
+       "tokens); a prompt runs in the smallest bucket that holds it"},
+      &o.dynamic);
+  p.addOption({{"--buckets"}, "N,N,...", "the --dynamic bucket lengths, each below max_input_length"},
+              &o.buckets);
   p.addOption({{"--progress"}, "FMT", "progress reports", false,
                {"none", "json", "text"}, "none"},
               &o.progress);
+}
+
+std::optional<std::vector<int64_t>> parseBucketList(const std::string &text) {
+  std::vector<int64_t> lengths;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    std::string part = text.substr(start, comma - start);
+    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    lengths.push_back(std::stoll(part));
+    if (lengths.back() <= 0)
+      return std::nullopt;
+    start = comma + 1;
+  }
+  return lengths;
 }
 
 std::string validateLlmConvertOptions(const LlmConvertOptions &o) {
@@ -84,6 +114,20 @@ std::string validateLlmConvertOptions(const LlmConvertOptions &o) {
   if (o.chunkLength > maxInput)
     return "'--chunk_length' must not exceed the max input length (" +
            std::to_string(maxInput) + ")";
+  if (!o.buckets.empty()) {
+    auto lengths = parseBucketList(o.buckets);
+    if (!lengths)
+      return "'--buckets' expects prompt lengths separated by commas (e.g. 32,128), got '" + o.buckets + "'";
+    // max_input_length after llm_convert's defaulting (a chunk with --use_history_kv).
+    int64_t prefill = o.maxInputLength  ? o.maxInputLength
+                      : !o.useHistoryKv ? o.seqLength
+                      : o.chunkLength   ? o.chunkLength
+                                        : o.seqLength / 4;
+    for (int64_t b : *lengths)
+      if (b >= prefill)
+        return "'--buckets': " + std::to_string(b) + " is not below the max input length (" +
+               std::to_string(prefill) + ")";
+  }
   return "";
 }
 
@@ -116,6 +160,12 @@ void addLlmRunOptions(ArgParser &p, LlmRunOptions &o) {
              "",
              "chat over JSON lines: requests on stdin, token and timing events on stdout (docs/LLM.md)"},
             &o.serve);
+  p.addOption(
+      {{"--image"},
+       "FILE",
+       "a vision-language model's image: a picture (resized to the vit's size, ImageNet mean and std) or "
+       "a .npy/.npz pixel tensor; --prompt gets the image tokens before its text"},
+      &o.image);
   p.addOption({{"--prompt_ids"}, "IDS", "the prompt as comma-separated token ids (no tokenizer needed)"},
               &o.promptIds);
   p.addOption({{"--seed"}, "N", "seed of the sampling draws", false, {}, "42"}, &o.seed);
@@ -136,6 +186,8 @@ std::string validateLlmRunOptions(const LlmRunOptions &o) {
     return "exactly one of '--prompt', '--prompt_ids', '--interactive' or '--serve' is required";
   if ((o.interactive || o.serve) && o.noKvCache)
     return "'--no_kv_cache' works with one prompt only";
+  if (!o.image.empty() && o.serve)
+    return "'--image' works with --prompt, --prompt_ids or --interactive";
   return validateLlmGeneration(o.maxNewTokens, o.temperature, o.topK, o.topP, o.repetitionPenalty);
 }
 

@@ -44,6 +44,18 @@ struct Fields {
       throw std::string("'") + key + "' must be a number";
     out = j[key].get<double>();
   }
+  void get(const char *key, std::vector<int64_t> &out) const {
+    if (!has(key))
+      return;
+    if (!j[key].is_array())
+      throw std::string("'") + key + "' must be an array of integers";
+    out.clear();
+    for (const nlohmann::json &v : j[key]) {
+      if (!v.is_number_integer())
+        throw std::string("'") + key + "' must be an array of integers";
+      out.push_back(v.get<int64_t>());
+    }
+  }
   template <typename T> void get(const char *key, std::optional<T> &out) const {
     if (!has(key))
       return;
@@ -102,6 +114,8 @@ std::string toJsonLine(const LlmServeRequest &r) {
     j["id"] = r.id;
   if (r.type == LlmServeRequest::Type::Chat)
     j["message"] = r.message;
+  if (!r.image.empty())
+    j["image"] = r.image;
   if (r.greedy)
     j["greedy"] = *r.greedy;
   if (r.maxNewTokens)
@@ -148,6 +162,7 @@ ReadResult<LlmServeRequest> parseLlmServeRequest(std::string_view line) {
     if (f.has("id"))
       r.id = j["id"].is_string() ? j["id"].get<std::string>() : j["id"].dump();
     f.get("message", r.message);
+    f.get("image", r.image);
     if (r.type == LlmServeRequest::Type::Chat && r.message.empty())
       throw std::string("a chat request needs a non-empty 'message'");
     f.get("greedy", r.greedy);
@@ -158,8 +173,9 @@ ReadResult<LlmServeRequest> parseLlmServeRequest(std::string_view line) {
     f.get("repetition_penalty", r.repetitionPenalty);
     f.get("seed", r.seed);
     for (const auto &item : j.items()) {
-      static const char *known[] = {"type",  "id",    "message",     "greedy", "max_new_tokens",
-                                    "top_k", "top_p", "temperature", "seed",   "repetition_penalty"};
+      static const char *known[] = {
+          "type",        "id",   "message",           "image", "greedy", "max_new_tokens", "top_k", "top_p",
+          "temperature", "seed", "repetition_penalty"};
       if (std::find_if(std::begin(known), std::end(known), [&](const char *k) { return item.key() == k; }) ==
           std::end(known))
         throw "unknown key '" + item.key() + "'";
@@ -184,6 +200,8 @@ std::string toJsonLine(const LlmServeEvent &e) {
     j["seq_length"] = e.seqLength;
     j["max_input_length"] = e.maxInputLength;
     j["chunk_length"] = e.chunkLength;
+    j["buckets"] = e.buckets;
+    j["image_tokens"] = e.imageTokens;
     j["sample_candidates"] = e.sampleCandidates;
     j["vocab"] = e.vocab;
   } else if (e.event == "turn") {
@@ -195,6 +213,7 @@ std::string toJsonLine(const LlmServeEvent &e) {
     j["stage"] = e.stage;
     j["position"] = e.position;
     j["tokens"] = e.tokens;
+    j["stage_tokens"] = e.stageTokens;
     j["sim_ms"] = rounded(e.simMs);
     j["wall_ms"] = rounded(e.wallMs);
     j["kv_used"] = e.kvUsed;
@@ -253,6 +272,9 @@ ReadResult<LlmServeEvent> parseLlmServeEvent(std::string_view line) {
     f.get("seq_length", e.seqLength);
     f.get("max_input_length", e.maxInputLength);
     f.get("chunk_length", e.chunkLength);
+    f.get("buckets", e.buckets);
+    f.get("image_tokens", e.imageTokens);
+    f.get("stage_tokens", e.stageTokens);
     f.get("sample_candidates", e.sampleCandidates);
     f.get("vocab", e.vocab);
     f.get("prompt_tokens", e.promptTokens);

@@ -59,6 +59,13 @@ void addTransformOptions(ArgParser &p, TransformOptions &o) {
                "NAMES",
                "model_transform's form of --const_inputs: these inputs take their values from --test_input's npz"},
               &o.shapeInfluencingInputNames);
+  p.addOption(
+      {{"--loop_max_trips"},
+       "N",
+       "the most steps a Loop whose trip count or exit condition is only known at run time may take: it "
+       "becomes N masked steps and a run that needs more fails (default: its constant trip count, else "
+       "the extent its scan outputs declare)"},
+      &o.loopMaxTrips);
   p.addOption({{"--mean"}, "M,...", "per-channel mean for image inputs",
                false, {}, "0,0,0"},
               &o.mean);

@@ -1,6 +1,7 @@
 //===- Requests.cpp - What every request shares: tolerances, flag names ----===//
 
 #include "tpuc/Driver/Requests.h"
+#include "tpuc/Driver/Sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,6 +48,7 @@ std::vector<std::string> allFlagNames() {
   addFlagNames<GraphOptions>(names);
   addFlagNames<DatasetOptions>(names);
   addFlagNames<RunsOptions>(names);
+  addFlagNames<SweepOptions>(names);
   return {names.begin(), names.end()};
 }
 

@@ -16,33 +16,13 @@ namespace {
 
 using json_numbers::number;
 using json_numbers::numberOf;
+using json_numbers::tensorsJson;
+using json_numbers::tensorsOf;
 using nlohmann::json;
 
 json header(const char *job, const std::string &status, int exitCode, const std::string &message) {
   return {{"schema", kResultSchema}, {"version", kResultVersion}, {"job", job},
           {"status", status},        {"exit_code", exitCode},     {"message", message}};
-}
-
-json tensorsJson(const std::vector<TensorResult> &tensors) {
-  json out = json::array();
-  for (const TensorResult &t : tensors)
-    out.push_back({{"name", t.name},
-                   {"status", t.status},
-                   {"pass", t.pass},
-                   {"cosine", number(t.cosine)},
-                   {"euclidean", number(t.euclidean)},
-                   {"sqnr", number(t.sqnr)},
-                   {"max_abs_diff", number(t.maxAbsDiff)}});
-  return out;
-}
-
-std::vector<TensorResult> tensorsOf(const json &array) {
-  std::vector<TensorResult> tensors;
-  for (const json &t : array.get_ref<const json::array_t &>())
-    tensors.push_back({t.at("name").get<std::string>(), t.at("status").get<std::string>(),
-                       t.at("pass").get<bool>(), numberOf(t.at("cosine")), numberOf(t.at("euclidean")),
-                       numberOf(t.at("sqnr")), numberOf(t.at("max_abs_diff"))});
-  return tensors;
 }
 
 /// Parses `text` and checks the header; throws json exceptions (caught by the callers).

@@ -279,15 +279,20 @@ struct StageRunner::Impl {
   /// output's box for element-wise operands (a broadcast dimension reads its single element).
   llvm::Error readBox(const Command &c, size_t program, size_t arg, const TensorRef &out, Box4 &origin,
                       Box4 &shape) {
-    const auto &full = runner.args(program)[arg].shape;
-    const auto &result = runner.results(program)[0].shape;
-    if (full.size() != 4 || result.size() != 4)
-      return makeError(where(c) + ": a layer-group op needs 4-D tensors");
+    const auto &fullShape = runner.args(program)[arg].shape;
+    const auto &resultShape = runner.results(program)[0].shape;
     auto win = runner.window(program);
+    if (fullShape.size() != resultShape.size() || fullShape.size() < 2 || fullShape.size() > 4 ||
+        (win && fullShape.size() != 4))
+      return makeError(where(c) +
+                       ": a layer-group op needs activations of one rank from 2 to 4 (4-D with a window)");
+    const Box4 full = nchw(fullShape), result = nchw(resultShape);
     for (int d = 0; d < 4; ++d) {
       bool broadcast = full[d] == 1 && result[d] != 1;
-      origin[d] = broadcast ? 0 : out.origin[d];
-      shape[d] = broadcast ? 1 : out.shape[d];
+      // An extent that differs from the result's otherwise is reduced (a matmul's K): read whole.
+      bool reduced = !broadcast && full[d] != result[d];
+      origin[d] = broadcast || reduced ? 0 : out.origin[d];
+      shape[d] = broadcast ? 1 : reduced ? full[d] : out.shape[d];
     }
     if (!win || arg != 0)
       return llvm::Error::success();
@@ -313,6 +318,14 @@ struct StageRunner::Impl {
         !axis(3, win->sw, win->padLeft, win->dw, win->kw, c.pad[2], c.pad[3]))
       return makeError(where(c) + ": the command's padding disagrees with the op's window");
     return llvm::Error::success();
+  }
+
+  /// The shape of a layer-group box (NCHW view `box`) of a tensor of rank 4 or less: the box's extents
+  /// in the tensor's own rank (the view pads trailing 1s).
+  static std::vector<int64_t> ownRank(const std::vector<int64_t> &full, const Box4 &box) {
+    if (full.size() >= 4)
+      return {box.begin(), box.end()};
+    return {box.begin(), box.begin() + std::max<size_t>(full.size(), 1)};
   }
 
   /// The shape of a box (NCHW view `box`) of a tensor of shape `full` that cuts at most its first two
@@ -426,7 +439,7 @@ struct StageRunner::Impl {
               return makeError(where(c) + ": reads '" + info.operandNames[i] +
                                "' outside the box its LMEM buffer holds");
           }
-          argShape.assign(shape.begin(), shape.end());
+          argShape = ownRank(runner.args(program)[i].shape, shape);
         } else if (part) {
           auto ps = partShape(runner.args(program)[i].shape, shape);
           if (!ps)
@@ -494,7 +507,7 @@ struct StageRunner::Impl {
     for (uint32_t j = 0; j < c.numOutputs; ++j) {
       const TensorRef &t = c.operands[j];
       const auto &full = runner.results(program)[j].shape;
-      std::vector<int64_t> shape = slice ? std::vector<int64_t>(t.shape.begin(), t.shape.end()) : full;
+      std::vector<int64_t> shape = slice ? ownRank(full, t.shape) : full;
       if (part) {
         auto ps = partShape(full, t.shape);
         if (!ps)

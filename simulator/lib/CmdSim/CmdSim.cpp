@@ -203,8 +203,9 @@ struct Lane {
   std::vector<int64_t> end; ///< Per command, its end (once known).
   bool running = false;
   int64_t start = 0;
-  int64_t fixedEnd = 0;     ///< Where the part that does not move DDR data ends.
+  double fixedLeft = 0;     ///< Cycles of the part that does not move DDR data still to run.
   double ddrLeft = 0;       ///< DDR cycles still to move (at the full bandwidth).
+  double contended = 0;     ///< Cycles the running command lost to the other engine of its core.
   int64_t releaseAt = -1;   ///< A barrier's end, once every stream has reached it.
   int barrier = -1;         ///< The barrier it waits in.
   int barriersPassed = 0;
@@ -293,7 +294,9 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
     } else {
       (tiu ? ct.tiuBusy : ct.gdmaBusy) += at - l.start;
       (tiu ? r.tiuBusy : r.gdmaBusy) += at - l.start;
-      r.ddrSharedCycles += std::max<int64_t>(0, at - l.start - std::max<int64_t>(1, c.cycles));
+      int64_t lost = static_cast<int64_t>(std::llround(l.contended));
+      r.contentionCycles += lost;
+      r.ddrSharedCycles += std::max<int64_t>(0, at - l.start - std::max<int64_t>(1, c.cycles) - lost);
     }
     r.events.push_back({l.engine, c.id, l.start, at, static_cast<uint32_t>(l.core)});
     l.running = false;
@@ -339,8 +342,9 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
         }
         int64_t cycles = std::max<int64_t>(1, c.cycles);
         int64_t ddr = std::clamp<int64_t>(c.ddrCycles, 0, cycles);
-        l.fixedEnd = now + cycles - ddr;
+        l.fixedLeft = static_cast<double>(cycles - ddr);
         l.ddrLeft = static_cast<double>(ddr);
+        l.contended = 0;
       }
     }
     bool allDone = true;
@@ -348,28 +352,38 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
       allDone &= l.done();
     if (allDone)
       break;
-    // The next moment something changes: a fixed part ends, a barrier releases, or, while k commands
-    // share the DDR, the one with the least left finishes (each moves at 1/k of the bandwidth).
+    // The next moment something changes: a fixed part ends, a barrier releases, or a DDR part ends.
+    // While k commands share the DDR each moves at 1/k of the bandwidth; while both engines of a core
+    // run commands, each runs at 1 / (1 + npu.engine_contention) of its speed (the LMEM banks they
+    // share), the cost model's overlappedCycles.
+    auto working = [](const Lane &l) { return l.running && l.barrier < 0; };
+    const double contendedRate = 1.0 / (1.0 + chip.engineContention);
+    std::vector<double> rate(lanes.size(), 1.0);
     int sharing = 0;
-    double leastLeft = 0;
-    for (const Lane &l : lanes)
-      if (l.running && l.barrier < 0 && l.fixedEnd <= now && l.ddrLeft > 0) {
-        leastLeft = sharing ? std::min(leastLeft, l.ddrLeft) : l.ddrLeft;
-        ++sharing;
-      }
+    for (size_t i = 0; i < lanes.size(); ++i) {
+      const Lane &l = lanes[i];
+      if (!working(l))
+        continue;
+      if (working(other(l)))
+        rate[i] = contendedRate;
+      sharing += l.fixedLeft <= 1e-9 && l.ddrLeft > 1e-9;
+    }
     int64_t next = INT64_MAX;
-    if (sharing)
-      next = now + std::max<int64_t>(1, static_cast<int64_t>(std::ceil(leastLeft * sharing - 1e-6)));
-    for (const Lane &l : lanes) {
+    for (size_t i = 0; i < lanes.size(); ++i) {
+      const Lane &l = lanes[i];
       if (!l.running)
         continue;
       if (l.barrier >= 0) {
         if (l.releaseAt >= 0)
           next = std::min(next, l.releaseAt);
-      } else if (l.fixedEnd > now) {
-        next = std::min(next, l.fixedEnd);
-      } else if (l.ddrLeft <= 0) {
-        next = std::min(next, now); // a command without DDR part ends when its fixed part does
+      } else if (l.fixedLeft > 1e-9) {
+        next = std::min(
+            next, now + std::max<int64_t>(1, static_cast<int64_t>(std::ceil(l.fixedLeft / rate[i] - 1e-6))));
+      } else if (l.ddrLeft > 1e-9) {
+        next = std::min(next, now + std::max<int64_t>(1, static_cast<int64_t>(std::ceil(
+                                                             l.ddrLeft * sharing / rate[i] - 1e-6))));
+      } else {
+        next = std::min(next, now); // nothing left: it ends now
       }
     }
     if (next == INT64_MAX) {
@@ -386,15 +400,22 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
       r.errors.push_back("deadlock: " + blocked);
       return r;
     }
-    const int64_t dt = next - now;
-    for (Lane &l : lanes)
-      if (l.running && l.barrier < 0 && l.fixedEnd <= now && l.ddrLeft > 0)
-        l.ddrLeft -= static_cast<double>(dt) / sharing;
+    const double dt = static_cast<double>(next - now);
+    for (size_t i = 0; i < lanes.size(); ++i) {
+      Lane &l = lanes[i];
+      if (!working(l))
+        continue;
+      l.contended += dt * (1.0 - rate[i]);
+      if (l.fixedLeft > 1e-9)
+        l.fixedLeft = std::max(0.0, l.fixedLeft - dt * rate[i]);
+      else if (l.ddrLeft > 1e-9)
+        l.ddrLeft = std::max(0.0, l.ddrLeft - dt * rate[i] / sharing);
+    }
     now = next;
     for (Lane &l : lanes) {
       if (!l.running)
         continue;
-      if (l.barrier >= 0 ? l.releaseAt >= 0 && l.releaseAt <= now : l.fixedEnd <= now && l.ddrLeft <= 1e-9)
+      if (l.barrier >= 0 ? l.releaseAt >= 0 && l.releaseAt <= now : l.fixedLeft <= 1e-9 && l.ddrLeft <= 1e-9)
         finish(l, now);
     }
   }
@@ -467,6 +488,7 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
   header["activation_bytes"] = s.activationBytes;
   header["barriers"] = r.barriers;
   header["ddr_shared_cycles"] = r.ddrSharedCycles;
+  header["contention_cycles"] = r.contentionCycles;
   Json coreBusy = Json::array();
   for (size_t k = 0; k < cores; ++k) {
     CoreTiming t = k < r.cores.size() ? r.cores[k] : CoreTiming();

@@ -37,12 +37,29 @@ struct Net {
   const codegen::Stage *stage = nullptr;
 };
 
+/// The prefill stages of one --dynamic bucket of `tokens` (LlmConvert.h): embedding_len<b>, block_len<b>_i
+/// and, with history KV and b below the chunk, block_kv_len<b>_i.
+struct Bucket {
+  int64_t tokens = 0;
+  Net embedding;
+  std::vector<Net> block, blockKv;
+};
+
 struct LlmRuntime::Impl {
   const backend::ChipProfile &chip;
   const codegen::Model &model;
   LlmShape shape;
-  Net embedding, embeddingCache, lmHead, greedyHead, sampleHead;
+  Net embedding, embeddingCache, lmHead, greedyHead, sampleHead, vit;
+  /// The rows of the last image given (setImageRows): its k-th row is for the (imageBase + k)-th image token
+  /// of the sequence (the tokens before imageBase were in the cache already, from earlier images).
+  int32_t imageToken = -1;
+  std::vector<float> imageRows;
+  size_t imageBase = 0;
   std::vector<Net> block, blockCache, blockKv;
+  /// Ascending, all shorter than maxInputLength.
+  std::vector<Bucket> buckets;
+  /// The length the last prefill's stages ran at.
+  int64_t lastStageTokens = 0;
   /// Per layer: keys and values of seq_length positions, [S, Hkv, D] as the history inputs hold them.
   std::vector<std::vector<float>> keys, values;
   std::vector<int32_t> fed;
@@ -114,7 +131,25 @@ struct LlmRuntime::Impl {
     auto outs = run(net, {i32({1, length}, ids)});
     if (!outs)
       return outs.takeError();
-    return floats(*(*outs)[0]);
+    std::vector<float> hidden = floats(*(*outs)[0]);
+    if (imageToken < 0)
+      return hidden;
+    // Image tokens take the image's rows by their rank in the sequence: the cache's come first.
+    size_t seen = static_cast<size_t>(std::count(fed.begin(), fed.end(), imageToken));
+    const size_t row = static_cast<size_t>(shape.hidden), rows = imageRows.size() / std::max<size_t>(row, 1);
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      if (tokens[i] != imageToken)
+        continue;
+      size_t k = seen++;
+      if (k < imageBase || k - imageBase >= rows)
+        return makeError("image token " + std::to_string(k + 1) + " of the sequence (id " +
+                         std::to_string(imageToken) + ") has no image row: the image gives " +
+                         std::to_string(rows) + " rows for tokens " + std::to_string(imageBase + 1) + ".." +
+                         std::to_string(imageBase + rows));
+      std::copy(imageRows.begin() + (k - imageBase) * row, imageRows.begin() + (k - imageBase + 1) * row,
+                hidden.begin() + i * row);
+    }
+    return hidden;
   }
 
   /// Stores k / v rows [n, Hkv, D] of `out` (a stage's key / value output) at positions p0.. of layer l.
@@ -138,7 +173,17 @@ struct LlmRuntime::Impl {
   llvm::Expected<std::vector<float>> prefill(llvm::ArrayRef<int32_t> tokens, bool withHistory) {
     int64_t n = static_cast<int64_t>(tokens.size()), p0 = position(), S = shape.seqLength;
     int64_t L = withHistory ? shape.chunkLength : shape.maxInputLength;
-    auto hidden = embed(embedding, tokens, L);
+    Net *embeddingNet = &embedding;
+    std::vector<Net> *blocks = withHistory ? &blockKv : &block;
+    for (Bucket &b : buckets)
+      if (b.tokens >= n && b.tokens < L && (!withHistory || !b.blockKv.empty())) {
+        L = b.tokens;
+        embeddingNet = &b.embedding;
+        blocks = withHistory ? &b.blockKv : &b.block;
+        break;
+      }
+    lastStageTokens = L;
+    auto hidden = embed(*embeddingNet, tokens, L);
     if (!hidden)
       return hidden.takeError();
     std::vector<float> x = std::move(*hidden);
@@ -158,7 +203,7 @@ struct LlmRuntime::Impl {
         inputs.push_back(f32({1, S, shape.kvHeads, shape.headDim}, keys[l]));
         inputs.push_back(f32({1, S, shape.kvHeads, shape.headDim}, values[l]));
       }
-      auto outs = run(withHistory ? blockKv[l] : block[l], inputs);
+      auto outs = run((*blocks)[l], inputs);
       if (!outs)
         return outs.takeError();
       x = floats(*(*outs)[0]);
@@ -250,6 +295,8 @@ llvm::Error LlmRuntime::Impl::discover() {
     return err;
   if (auto err = bind(sampleHead, "sample_head", 5, 2, false))
     return err;
+  if (auto err = bind(vit, "vit", 1, 1, false))
+    return err;
   if (!greedyHead.runner && !sampleHead.runner)
     return makeError("the model has neither 'greedy_head' nor 'sample_head'");
   while (findNet(model, "block_cache_" + std::to_string(shape.layers)) >= 0)
@@ -305,6 +352,52 @@ llvm::Error LlmRuntime::Impl::discover() {
                             {1, 1, shape.chunkLength, shape.seqLength + shape.chunkLength}))
         return err;
   }
+  // --dynamic buckets: every embedding_len<b> with its blocks for each layer.
+  for (const codegen::Net &n : model.nets) {
+    llvm::StringRef rest(n.name);
+    int64_t tokens = 0;
+    if (!rest.consume_front("embedding_len") || rest.getAsInteger(10, tokens) || tokens <= 0)
+      continue;
+    if (!block[0].runner || tokens >= shape.maxInputLength)
+      return makeError("net '" + n.name + "' is a prefill bucket of " + std::to_string(tokens) +
+                       " tokens, but the model's prefill takes " + std::to_string(shape.maxInputLength));
+    Bucket &b = buckets.emplace_back();
+    b.tokens = tokens;
+    if (auto err = bind(b.embedding, n.name, 1, 1, true))
+      return err;
+    if (auto err = expect(b.embedding, true, 0, {1, tokens}))
+      return err;
+    bool history = blockKv[0].runner && tokens < shape.chunkLength;
+    b.block.resize(shape.layers);
+    if (history)
+      b.blockKv.resize(shape.layers);
+    for (int64_t l = 0; l < shape.layers; ++l) {
+      std::string i = std::to_string(l), len = std::to_string(tokens);
+      if (auto err = bind(b.block[l], "block_len" + len + "_" + i, 3, 3, true))
+        return err;
+      if (auto err = expect(b.block[l], true, 2, {1, 1, tokens, tokens}))
+        return err;
+      if (!history)
+        continue;
+      if (auto err = bind(b.blockKv[l], "block_kv_len" + len + "_" + i, 5, 3, true))
+        return err;
+      if (auto err = expect(b.blockKv[l], true, 2, {1, 1, tokens, shape.seqLength + tokens}))
+        return err;
+    }
+  }
+  std::sort(buckets.begin(), buckets.end(),
+            [](const Bucket &a, const Bucket &b) { return a.tokens < b.tokens; });
+  if (vit.runner) {
+    const auto &in = dims(vit, true, 0), &out = dims(vit, false, 0);
+    if (in.size() != 4 || in[0] != 1 || in[1] != 3 || in[2] != in[3] || out.size() != 3 ||
+        out[2] != shape.hidden)
+      return makeError("net 'vit': takes " + shapeText(in) + " and gives " + shapeText(out) +
+                       ", expected 1x3xSxS pixels and 1xTx" + std::to_string(shape.hidden) + " image rows");
+    shape.imageSize = in[2];
+    shape.imageTokens = out[1];
+  }
+  for (const Bucket &b : buckets)
+    shape.buckets.push_back(b.tokens);
   if (sampleHead.runner) {
     shape.sampleCandidates = dims(sampleHead, false, 1).back();
     if (auto err = expect(sampleHead, true, 1, {1, shape.seqLength}))
@@ -378,15 +471,18 @@ llvm::Expected<std::vector<float>> LlmRuntime::feed(llvm::ArrayRef<int32_t> toke
       step.tokens = static_cast<int64_t>(n);
       h = m.prefill(tokens.slice(i, n), /*withHistory=*/false);
       i += n;
+      step.stageTokens = m.lastStageTokens;
     } else if (mode == FeedMode::Auto && m.blockKv[0].runner && left > 1) {
       size_t n = std::min<size_t>(left, m.shape.chunkLength);
       step.kind = StepKind::PrefillKv;
       step.tokens = static_cast<int64_t>(n);
       h = m.prefill(tokens.slice(i, n), /*withHistory=*/true);
       i += n;
+      step.stageTokens = m.lastStageTokens;
     } else {
       step.kind = StepKind::Decode;
       step.tokens = 1;
+      step.stageTokens = 1;
       h = m.decode(tokens[i]);
       i += 1;
     }
@@ -412,7 +508,7 @@ llvm::Expected<std::vector<float>> LlmRuntime::recompute(llvm::ArrayRef<int32_t>
   auto h = m.prefill(tokens, false);
   if (!h)
     return h.takeError();
-  m.notify({StepKind::Prefill, 0, static_cast<int64_t>(tokens.size())}, before);
+  m.notify({StepKind::Prefill, 0, static_cast<int64_t>(tokens.size()), m.lastStageTokens}, before);
   return m.logits(*h);
 }
 
@@ -453,6 +549,26 @@ llvm::Expected<int32_t> LlmRuntime::choose(const std::vector<float> &logits, con
     return static_cast<int32_t>(std::lround(candidates[0]));
   std::discrete_distribution<size_t> draw(weights.begin(), weights.end());
   return static_cast<int32_t>(std::lround(candidates[draw(rng)]));
+}
+
+llvm::Expected<std::vector<float>> LlmRuntime::encodeImage(llvm::ArrayRef<float> pixels) {
+  Impl &m = *impl;
+  if (!m.vit.runner)
+    return makeError("the model has no 'vit' net (it is not a vision-language model)");
+  int64_t side = m.shape.imageSize;
+  if (static_cast<int64_t>(pixels.size()) != 3 * side * side)
+    return makeError("the image has " + std::to_string(pixels.size()) + " values, the vit net takes 1x3x" +
+                     std::to_string(side) + "x" + std::to_string(side));
+  auto outs = m.run(m.vit, {Impl::f32({1, 3, side, side}, std::vector<float>(pixels.begin(), pixels.end()))});
+  if (!outs)
+    return outs.takeError();
+  return Impl::floats(*(*outs)[0]);
+}
+
+void LlmRuntime::setImageRows(int32_t imageToken, std::vector<float> rows) {
+  impl->imageToken = imageToken;
+  impl->imageRows = std::move(rows);
+  impl->imageBase = static_cast<size_t>(std::count(impl->fed.begin(), impl->fed.end(), imageToken));
 }
 
 RunTime LlmRuntime::takeTime() {

@@ -156,7 +156,10 @@ struct OpRunner::Impl {
     }
     int64_t fullC = e.results.empty() || e.results[0].shape.size() < 2 ? 1 : e.results[0].shape[1];
     int64_t boxC = outShapes.empty() || outShapes[0].size() < 2 ? 1 : outShapes[0][1];
-    if (boxC != fullC) {
+    // Per-channel parameters follow a C cut of a 4-D op; a row slice of a matmul (per column) or of a
+    // rank-2/3 tensor (dim 1 is rows, not channels) keeps them all.
+    bool channels = e.results.empty() || e.results[0].shape.size() == 4;
+    if (boxC != fullC && channels && !isa<::tpuc::tpu::MatMulOp, ::tpuc::tpu::A16MatMulOp>(e.op)) {
       if (e.window && e.window->group > 1) {
         if (boxC * e.window->group % fullC || channel0 * e.window->group % fullC)
           return fail(e, "a slice of output channels [" + Twine(channel0) + ", " + Twine(channel0 + boxC) +

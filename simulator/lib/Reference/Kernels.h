@@ -24,7 +24,7 @@ using Outputs = llvm::ArrayRef<float *>;
 #define TPUC_TOP_KERNEL_OPS(X)                                                                     \
   X(InputOp) X(WeightOp) X(NoneOp)                                                                 \
   X(ConvOp) X(DeconvOp) X(MatMulOp) X(A16MatMulOp)                                                 \
-  X(MaxPoolOp) X(AvgPoolOp) X(AdaptiveAvgPoolOp)                                                   \
+  X(MaxPoolOp) X(AvgPoolOp) X(AdaptiveAvgPoolOp) X(MaxPoolWithMaskOp) X(RoiAlignOp) X(RoiPoolingOp) \
   X(BatchNormOp) X(LayerNormOp) X(RMSNormOp) X(GroupNormOp) X(InstanceNormOp) X(SoftmaxOp)         \
   X(RopeOp) X(AttentionOp)                                                                         \
   X(AddOp) X(SubOp) X(MulOp) X(DivOp) X(PowerOp) X(MaxOp) X(MinOp)                                \
@@ -37,7 +37,7 @@ using Outputs = llvm::ArrayRef<float *>;
   X(GatherOp) X(PadOp) X(ReduceOp) X(InterpOp) X(Depth2SpaceOp) X(CastOp) X(CompareOp) X(WhereOp)  \
   X(TopKOp) X(ArangeOp) X(GatherElementsOp) X(CumSumOp)                                            \
   X(ScatterElementsOp) X(ScatterNDOp) X(NonZeroOp) X(UniqueOp) X(GridSampleOp) X(NonMaxSuppressionOp)          \
-  X(RepetitionPenaltyOp) X(DynamicSliceOp)
+  X(RepetitionPenaltyOp) X(DynamicSliceOp) X(LoopGuardOp)
 // clang-format on
 
 #define TPUC_DECLARE_KERNEL(OP) mlir::LogicalResult run(top::OP op, Inputs in, Outputs out);
@@ -88,6 +88,13 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float
 /// The same GEMM as one OpenBLAS call on the calling thread.
 void gemmSerial(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                 const float *b, int64_t ldb, float *c, int64_t ldc, float beta = 0.0f);
+
+/// C = A * B for row-major A [m, k] and B [k, n] (B given as [n, k] with `transB`), row-invariant: each
+/// element of C accumulates its k products in order, one multiply-add each, whatever m and however the
+/// work is blocked and threaded. A layer group computes a matmul's rows slice by slice; with this kernel
+/// each slice gives exactly the rows of the whole product (OpenBLAS picks its paths by the matrix sizes).
+void gemmRows(bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
+              int64_t ldb, float *c, int64_t ldc);
 
 /// A scratch buffer of at least `n` floats, reused across kernel calls on the calling thread (im2col
 /// columns and the like), so large temporaries are not mapped and faulted in again for every op.

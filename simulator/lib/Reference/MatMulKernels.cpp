@@ -1,6 +1,7 @@
 //===- MatMulKernels.cpp - Batched matmul and weight-only quantized matmul ---===//
-// Both go to OpenBLAS: a batch whose right side does not vary becomes one tall GEMM; otherwise one GEMM
-// per broadcast batch index. A16MatMul dequantizes its int4/int8 weight first.
+// A batch whose right side does not vary becomes one tall row-invariant product (gemmRows: a layer group's
+// row slices reproduce it bit for bit); otherwise one OpenBLAS GEMM per broadcast batch index. A16MatMul
+// dequantizes its int4/int8 weight first.
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 
@@ -67,8 +68,9 @@ LogicalResult run(top::MatMulOp op, Inputs in, Outputs out) {
   int64_t biasSize = bias ? numel(op.getBias()) : 0;
   bool rightShared = product(batchB, 0, batchB.size()) == 1;
   if (rightShared && !transA && product(batchA, 0, batchA.size()) == numBatch) {
-    // Every batch multiplies the same right matrix: one [batch*M, K] x [K, N] GEMM.
-    gemm(false, transB, numBatch * m, n, k, x, lda, w, ldb, y, n);
+    // Every batch multiplies the same right matrix: one [batch*M, K] x [K, N] product, row-invariant (a
+    // layer group's row slices of it give the same bits).
+    gemmRows(transB, numBatch * m, n, k, x, lda, w, ldb, y, n);
   } else {
     SmallVector<int64_t> stridesA = batchStrides(batchA, batch, m * k);
     SmallVector<int64_t> stridesB = batchStrides(batchB, batch, k * n);
@@ -134,7 +136,7 @@ LogicalResult run(top::A16MatMulOp op, Inputs in, Outputs out) {
     return dequantize();
   })
                                               : (local = dequantize());
-  gemm(false, true, rows, n, k, in[0], k, weight.data(), k, out[0], n);
+  gemmRows(true, rows, n, k, in[0], k, weight.data(), k, out[0], n);
   finishRows(out[0], rows, n, bias, n, false, -1.0);
   return success();
 }

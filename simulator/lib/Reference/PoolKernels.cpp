@@ -1,11 +1,13 @@
-//===- PoolKernels.cpp - Max, average and adaptive average pooling ---------===//
+//===- PoolKernels.cpp - Max, average, adaptive average and RoI pooling -----===//
 // ONNX Runtime's window rules: a window is clipped to the padded input (ceil-mode windows may overhang
 // the end pad), padded cells never win a max and count in an average only with count_include_pad.
-// Windows are reduced over the stride phases of the input (Window.h), one plane per task.
+// Windows are reduced over the stride phases of the input (Window.h), one plane per task. The max pool with
+// indices and the RoI pools (RoiAlign, MaxRoiPool) follow ONNX Runtime's CPU kernels.
 //===----------------------------------------------------------------------===//
 #include "Kernels.h"
 #include "Window.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -133,6 +135,168 @@ LogicalResult run(top::AdaptiveAvgPoolOp op, Inputs in, Outputs out) {
       }
     }
   });
+  return success();
+}
+
+LogicalResult run(top::MaxPoolWithMaskOp op, Inputs in, Outputs out) {
+  auto inShape = shapeOf(op.getInput()), outShape = shapeOf(op.getOutput());
+  int64_t planes = inShape[0] * inShape[1], ih = inShape[2], iw = inShape[3], oh = outShape[2],
+          ow = outShape[3];
+  auto k = op.getKernelShape(), st = op.getStrides(), p = op.getPads();
+  bool columnMajor = op.getStorageOrder();
+  parallelFor(planes, rowGrain(oh * ow * k[0] * k[1]), [&](int64_t begin, int64_t end) {
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const float *src = in[0] + plane * ih * iw;
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        Window wy = window(oy, st[0], p[0], p[2], k[0], ih);
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          Window wx = window(ox, st[1], p[1], p[3], k[1], iw);
+          float best = std::numeric_limits<float>::lowest();
+          int64_t by = wy.begin, bx = wx.begin;
+          for (int64_t y = wy.begin; y < wy.end; ++y)
+            for (int64_t x = wx.begin; x < wx.end; ++x)
+              if (src[y * iw + x] > best)
+                best = src[y * iw + x], by = y, bx = x;
+          int64_t o = (plane * oh + oy) * ow + ox;
+          out[0][o] = best;
+          out[1][o] = static_cast<float>(plane * ih * iw + (columnMajor ? bx * ih + by : by * iw + bx));
+        }
+      }
+    }
+  });
+  return success();
+}
+
+namespace {
+
+/// The batch image of RoI `r`, checked against the input's batch.
+FailureOr<int64_t> roiBatch(Operation *op, float value, int64_t batch, int64_t r) {
+  auto b = static_cast<int64_t>(value);
+  if (static_cast<float>(b) != value)
+    return op->emitOpError() << "RoI " << r << " names batch index " << value << ", not a whole number";
+  if (b < 0 || b >= batch)
+    return op->emitOpError() << "RoI " << r << " names batch index " << b << " of an input with batch "
+                             << batch;
+  return b;
+}
+
+} // namespace
+
+/// ONNX RoiAlign as ONNX Runtime computes it: a sample outside [-1, size] contributes 0, one in the last
+/// pixel row or column is clamped to it; `max` keeps the largest weighted tap of each sample.
+LogicalResult run(top::RoiAlignOp op, Inputs in, Outputs out) {
+  auto inShape = shapeOf(op.getInput());
+  int64_t batch = inShape[0], channels = inShape[1], height = inShape[2], width = inShape[3];
+  int64_t numRois = shapeOf(op.getRois())[0], oh = static_cast<int64_t>(op.getOutputHeight()),
+          ow = static_cast<int64_t>(op.getOutputWidth()), ratio = static_cast<int64_t>(op.getSamplingRatio());
+  float scale = static_cast<float>(op.getSpatialScale().convertToDouble());
+  float offset = op.getHalfPixel() ? 0.5f : 0.0f;
+  bool isMax = op.getMode() == top::RoiMode::max;
+  for (int64_t r = 0; r < numRois; ++r) {
+    auto b = roiBatch(op, in[2][r], batch, r);
+    if (failed(b))
+      return failure();
+    const float *box = in[1] + r * 4;
+    float x0 = box[0] * scale - offset, y0 = box[1] * scale - offset;
+    float roiW = box[2] * scale - offset - x0, roiH = box[3] * scale - offset - y0;
+    if (!op.getHalfPixel())
+      roiW = std::max(roiW, 1.0f), roiH = std::max(roiH, 1.0f);
+    float binH = roiH / static_cast<float>(oh), binW = roiW / static_cast<float>(ow);
+    int64_t gridH = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(roiH / static_cast<float>(oh)));
+    int64_t gridW = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(roiW / static_cast<float>(ow)));
+    float count = static_cast<float>(std::max<int64_t>(gridH * gridW, 1));
+    // The four taps of every sample of every bin, shared by the channels.
+    struct Tap {
+      int64_t pos[4];
+      float w[4];
+    };
+    std::vector<Tap> taps;
+    taps.reserve(oh * ow * gridH * gridW);
+    for (int64_t py = 0; py < oh; ++py)
+      for (int64_t px = 0; px < ow; ++px)
+        for (int64_t iy = 0; iy < gridH; ++iy)
+          for (int64_t ix = 0; ix < gridW; ++ix) {
+            float y = y0 + py * binH + (iy + 0.5f) * binH / static_cast<float>(gridH);
+            float x = x0 + px * binW + (ix + 0.5f) * binW / static_cast<float>(gridW);
+            Tap t{{0, 0, 0, 0}, {0, 0, 0, 0}};
+            if (y >= -1.0f && y <= height && x >= -1.0f && x <= width) {
+              y = std::max(y, 0.0f), x = std::max(x, 0.0f);
+              auto yl = static_cast<int64_t>(y), xl = static_cast<int64_t>(x);
+              int64_t yh = yl + 1, xh = xl + 1;
+              if (yl >= height - 1)
+                yh = yl = height - 1, y = static_cast<float>(yl);
+              if (xl >= width - 1)
+                xh = xl = width - 1, x = static_cast<float>(xl);
+              float ly = y - yl, lx = x - xl, hy = 1.0f - ly, hx = 1.0f - lx;
+              t = {{yl * width + xl, yl * width + xh, yh * width + xl, yh * width + xh},
+                   {hy * hx, hy * lx, ly * hx, ly * lx}};
+            }
+            taps.push_back(t);
+          }
+    int64_t perBin = gridH * gridW;
+    parallelFor(channels, rowGrain(oh * ow * perBin * 4), [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const float *src = in[0] + (*b * channels + c) * height * width;
+        float *dst = out[0] + (r * channels + c) * oh * ow;
+        for (int64_t bin = 0; bin < oh * ow; ++bin) {
+          float acc = 0.0f;
+          for (int64_t s = 0; s < perBin; ++s) {
+            const Tap &t = taps[bin * perBin + s];
+            if (isMax) {
+              float m = std::max(std::max(t.w[0] * src[t.pos[0]], t.w[1] * src[t.pos[1]]),
+                                 std::max(t.w[2] * src[t.pos[2]], t.w[3] * src[t.pos[3]]));
+              acc = s == 0 ? m : std::max(acc, m);
+            } else {
+              acc += t.w[0] * src[t.pos[0]] + t.w[1] * src[t.pos[1]] + t.w[2] * src[t.pos[2]] +
+                     t.w[3] * src[t.pos[3]];
+            }
+          }
+          dst[bin] = isMax ? acc : acc / count;
+        }
+      }
+    });
+  }
+  return success();
+}
+
+/// ONNX MaxRoiPool (Caffe's ROIPooling, as ONNX Runtime and torchvision compute it): the box rounded to whole
+/// pixels with its end included, bins of floor/ceil bounds clipped to the image, an empty bin 0.
+LogicalResult run(top::RoiPoolingOp op, Inputs in, Outputs out) {
+  auto inShape = shapeOf(op.getInput());
+  int64_t batch = inShape[0], channels = inShape[1], height = inShape[2], width = inShape[3];
+  int64_t numRois = shapeOf(op.getRois())[0], ph = op.getPooledShape()[0], pw = op.getPooledShape()[1];
+  float scale = static_cast<float>(op.getSpatialScale().convertToDouble());
+  for (int64_t r = 0; r < numRois; ++r) {
+    const float *box = in[1] + r * 5;
+    auto b = roiBatch(op, box[0], batch, r);
+    if (failed(b))
+      return failure();
+    auto px = [&](float v) { return static_cast<int64_t>(std::round(v * scale)); };
+    int64_t x0 = px(box[1]), y0 = px(box[2]), x1 = px(box[3]), y1 = px(box[4]);
+    float binH = static_cast<float>(std::max<int64_t>(y1 - y0 + 1, 1)) / static_cast<float>(ph);
+    float binW = static_cast<float>(std::max<int64_t>(x1 - x0 + 1, 1)) / static_cast<float>(pw);
+    auto bounds = [](int64_t i, float bin, int64_t start, int64_t size) {
+      auto lo = static_cast<int64_t>(std::floor(i * bin)),
+           hi = static_cast<int64_t>(std::ceil((i + 1) * bin));
+      return std::pair<int64_t, int64_t>{std::clamp<int64_t>(lo + start, 0, size),
+                                         std::clamp<int64_t>(hi + start, 0, size)};
+    };
+    for (int64_t c = 0; c < channels; ++c) {
+      const float *src = in[0] + (*b * channels + c) * height * width;
+      float *dst = out[0] + (r * channels + c) * ph * pw;
+      for (int64_t oy = 0; oy < ph; ++oy) {
+        auto [ys, ye] = bounds(oy, binH, y0, height);
+        for (int64_t ox = 0; ox < pw; ++ox) {
+          auto [xs, xe] = bounds(ox, binW, x0, width);
+          float best = ye <= ys || xe <= xs ? 0.0f : std::numeric_limits<float>::lowest();
+          for (int64_t y = ys; y < ye; ++y)
+            for (int64_t x = xs; x < xe; ++x)
+              best = std::max(best, src[y * width + x]);
+          dst[oy * pw + ox] = best;
+        }
+      }
+    }
+  }
   return success();
 }
 

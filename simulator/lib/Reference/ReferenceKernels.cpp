@@ -135,6 +135,44 @@ void gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float
   }
 }
 
+void gemmRows(bool transB, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b,
+              int64_t ldb, float *c, int64_t ldc) {
+  std::vector<float> transposed;
+  if (transB) { // as [k, n] rows, so the inner loop runs along n
+    transposed.resize(static_cast<size_t>(k * n));
+    parallelFor(n, rowGrain(k), [&](int64_t begin, int64_t end) {
+      for (int64_t j = begin; j < end; ++j)
+        for (int64_t kk = 0; kk < k; ++kk)
+          transposed[kk * n + j] = b[j * ldb + kk];
+    });
+    b = transposed.data();
+    ldb = n;
+  }
+  // Tasks of R rows x J columns: each element's sum runs over k in order in its own accumulator.
+  constexpr int64_t R = 4, J = 256;
+  const int64_t rowBlocks = (m + R - 1) / R, colBlocks = (n + J - 1) / J;
+  parallelFor(rowBlocks * colBlocks, 1, [&](int64_t begin, int64_t end) {
+    float acc[R][J];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t i0 = (t / colBlocks) * R, j0 = (t % colBlocks) * J;
+      const int64_t rows = std::min(R, m - i0), cols = std::min(J, n - j0);
+      for (int64_t r = 0; r < rows; ++r)
+        std::fill(acc[r], acc[r] + cols, 0.0f);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const float *brow = b + kk * ldb + j0;
+        for (int64_t r = 0; r < rows; ++r) {
+          const float av = a[(i0 + r) * lda + kk];
+          float *row = acc[r];
+          for (int64_t j = 0; j < cols; ++j)
+            row[j] += av * brow[j];
+        }
+      }
+      for (int64_t r = 0; r < rows; ++r)
+        std::copy(acc[r], acc[r] + cols, c + (i0 + r) * ldc + j0);
+    }
+  });
+}
+
 //===--- io -----------------------------------------------------------------===//
 
 LogicalResult run(top::InputOp op, Inputs in, Outputs out) {

@@ -6,6 +6,7 @@
 #include "Kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -322,6 +323,19 @@ LogicalResult run(top::ArangeOp op, Inputs, Outputs out) {
   int64_t n = numel(op.getOutput());
   for (int64_t i = 0; i < n; ++i)
     out[0][i] = static_cast<float>(start + i * delta);
+  return success();
+}
+
+/// The check of a loop imported as masked steps: the value passes unchanged when the loop kept within them.
+LogicalResult run(top::LoopGuardOp op, Inputs in, Outputs out) {
+  auto wanted = static_cast<int64_t>(std::lround(in[0][0]));
+  auto bound = static_cast<int64_t>(op.getMaxTrips());
+  if (wanted > bound)
+    return op.emitOpError() << "the loop needs more than its " << bound
+                            << " steps at run time; raise the bound with --loop_max_trips";
+  if (op.getExact() && wanted != bound)
+    return op.emitOpError() << "the loop ran " << wanted << " steps but its scan outputs hold " << bound;
+  std::copy_n(in[1], numel(op.getInput()), out[0]);
   return success();
 }
 

@@ -201,6 +201,10 @@ struct DirectKernel : tpud::KernelInterface::ExternalModel<DirectKernel<OpT, Run
   X(ScatterNDOp, ScatterNDOp, None)                                                                          \
   X(NonZeroOp, NonZeroOp, None)                                                                              \
   X(UniqueOp, UniqueOp, None)                                                                                \
+  X(MaxPoolWithMaskOp, MaxPoolWithMaskOp, None)                                                              \
+  X(RoiAlignOp, RoiAlignOp, None)                                                                            \
+  X(RoiPoolingOp, RoiPoolingOp, None)                                                                        \
+  X(LoopGuardOp, LoopGuardOp, None)                                                                          \
   X(DynamicSliceOp, DynamicSliceOp, DataMovement)
 
 void attachKernels(MLIRContext *context, tpud::TpuDialect *) {

@@ -201,7 +201,7 @@ TEST(Artifacts, WriteFailureNamesTheFile) {
     writeBackendPlan("/nonexistent/dir/plan.json", c, g, lg, gm, {});
     FAIL();
   } catch (const std::runtime_error &e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/dir/plan.json: cannot write the backend plan");
+    EXPECT_STREQ(e.what(), "/nonexistent/dir/plan.json: cannot write (No such file or directory)");
   }
   auto path = std::filesystem::temp_directory_path() / "tpuc_plan_test.json";
   writeBackendPlan(path.string(), c, g, lg, gm, {});

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tpuc/Backend/CostModel.h"
+#include "tpuc/Backend/LayerGroup.h"
 #include "tpuc/Backend/LocalMemory.h"
 
 #include <nlohmann/json.hpp>
@@ -128,6 +129,70 @@ TEST(CostModel, ConvEfficiencyDividesTheCubeByPrecision) {
   EXPECT_DOUBLE_EQ(c.matmulEfficiencyAt(Precision::F16), 1.0); // conv's derate is not matmul's
 }
 
+TEST(CostModel, StridedConvRunsAtTheStrideEfficiency) {
+  ChipProfile c = profile([](nlohmann::json &j) { j["tiu"]["conv_stride_efficiency"] = 0.5; });
+  auto conv = [&](int64_t inHw, int64_t stride, int64_t groups) {
+    GraphBuilder b(DType::INT8);
+    int x = b.input("x", {1, 64, inHw, inHw});
+    b.output(b.conv("conv", x, 64, 3, stride, 1, groups));
+    Graph g = b.take();
+    return wholeOp(c, g, 0).cycles;
+  };
+  // Both produce 8x8 outputs (64 INT8 pixels: one EU), one channel per lane, 64 input channels, 9 taps:
+  // 64 x 64 x 9 / 256 = 144 cube cycles, which the stride-2 conv runs at half its rate.
+  EXPECT_EQ(conv(8, 1, 1), 144 + 64);
+  EXPECT_EQ(conv(16, 2, 1), 144 * 2 + 64);
+  // Depthwise on the EU: one pass per tap, 9 of them, halved as well.
+  EXPECT_EQ(conv(8, 1, 64), 9 + 64);
+  EXPECT_EQ(conv(16, 2, 64), 9 * 2 + 64);
+  // Without the parameter a stride costs nothing beyond its output size.
+  GraphBuilder b(DType::INT8);
+  int x = b.input("x", {1, 64, 16, 16});
+  b.output(b.conv("conv", x, 64, 3, 2, 1));
+  Graph g = b.take();
+  EXPECT_EQ(wholeOp(profile(), g, 0).cycles, 144 + 64);
+  EXPECT_DOUBLE_EQ(profile().convStrideEfficiency, 1.0);
+}
+
+TEST(CostModel, EngineContentionChargesTheOverlappedPart) {
+  ChipProfile free = profile();
+  ChipProfile c = profile([](nlohmann::json &j) { j["npu"]["engine_contention"] = 0.25; });
+  // The longer engine, plus a quarter of the shorter one (rounded up); no contention: the longer alone.
+  EXPECT_EQ(overlappedCycles(c, 1000, 400), 1000 + 100);
+  EXPECT_EQ(overlappedCycles(c, 400, 1000), 1000 + 100);
+  EXPECT_EQ(overlappedCycles(c, 1000, 3), 1000 + 1);
+  EXPECT_EQ(overlappedCycles(c, 1000, 0), 1000);
+  EXPECT_EQ(overlappedCycles(free, 1000, 400), 1000);
+  // A global op tiles its operands through LMEM with both engines busy: the same charge.
+  GraphBuilder b(DType::INT8);
+  int x = b.input("x", {1, 64, 32, 32});
+  b.output(b.unary("u", x));
+  Graph g = b.take();
+  GlobalCost f = globalOpCost(free, g, g.ops[0], false), k = globalOpCost(c, g, g.ops[0], false);
+  EXPECT_EQ(f.cycles, std::max(f.tiu, f.dma) + 300 + 64);
+  EXPECT_EQ(k.cycles, std::max(k.tiu, k.dma) + (std::min(k.tiu, k.dma) + 3) / 4 + 300 + 64);
+  // A group's time step runs its loads and stores beside its compute: every step is charged alike, and
+  // the group is the sum of its steps.
+  GraphBuilder gb(DType::INT8);
+  int in = gb.input("x", {1, 64, 56, 56});
+  int h = gb.conv("c1", in, 64, 3, 1, 1);
+  gb.output(gb.conv("c2", h, 64, 3, 1, 1));
+  Graph chain = gb.take();
+  std::optional<LayerGroup> grp = planGroupWithSpec(c, chain, {0, 1}, SliceSpec{1, 1, 4, 1});
+  ASSERT_TRUE(grp.has_value());
+  int64_t sum = 0, contended = 0;
+  for (const TimeStep &st : grp->steps) {
+    EXPECT_EQ(st.cycles,
+              std::max(st.tiuCycles, st.gdmaCycles) + (std::min(st.tiuCycles, st.gdmaCycles) + 3) / 4)
+        << "stage " << st.stage;
+    sum += st.cycles;
+    contended += std::min(st.tiuCycles, st.gdmaCycles) > 0;
+  }
+  EXPECT_EQ(grp->cycles, sum);
+  EXPECT_GT(contended, 0);
+  EXPECT_GT(grp->cycles, planGroupWithSpec(free, chain, {0, 1}, SliceSpec{1, 1, 4, 1})->cycles);
+}
+
 TEST(CostModel, MatMulPassesAreOnePerFeatureAndKStep) {
   ChipProfile c = profile([](nlohmann::json &j) {
     j["tiu"]["pass_cycles"] = 2;
@@ -215,6 +280,12 @@ TEST(CostModel, ProfileRejectsBadCostParameters) {
             "testchip.json: tiu.pass_cycles: expected a non-negative number, got -1");
   EXPECT_EQ(message([](nlohmann::json &j) { j["gdma"]["run_cycles"] = "x"; }),
             "testchip.json: gdma.run_cycles: expected a non-negative number, got \"x\"");
+  EXPECT_EQ(message([](nlohmann::json &j) { j["tiu"]["conv_stride_efficiency"] = 0; }),
+            "testchip.json: tiu.conv_stride_efficiency: expected a fraction in (0, 1], got 0");
+  EXPECT_EQ(message([](nlohmann::json &j) { j["npu"]["engine_contention"] = 1.5; }),
+            "testchip.json: npu.engine_contention: expected a number in [0, 1], got 1.5");
+  EXPECT_EQ(message([](nlohmann::json &j) { j["npu"]["engine_contention"] = -0.5; }),
+            "testchip.json: npu.engine_contention: expected a non-negative number, got -0.5");
   EXPECT_EQ(message([](nlohmann::json &j) { j["calibration"] = 3; }),
             "testchip.json: calibration: expected a string");
 }

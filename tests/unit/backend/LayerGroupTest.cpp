@@ -136,7 +136,8 @@ TEST(LayerGroup, UngroupableOpsRunGlobal) {
   EXPECT_TRUE(plan.groups[1].global);
   EXPECT_TRUE(plan.groups[2].global);
   EXPECT_EQ(plan.groups[2].cycles, 0); // reshape is in place
-  EXPECT_TRUE(plan.groups[3].global);
+  // The matmul has a row form: alone in a group or global, whichever is cheaper.
+  EXPECT_TRUE(g.isGroupable(3));
   EXPECT_GT(plan.opCosts[3].tiuCycles, 0);
 }
 
@@ -456,3 +457,141 @@ TEST(LayerGroup, RandomChainsPlanValidOnTwoCores) {
 }
 
 } // namespace
+
+namespace {
+
+/// A transformer feed-forward block on `shape` activations: linear -> bias -> GELU -> linear -> bias ->
+/// residual add.
+Graph feedForward(std::vector<int64_t> shape, int64_t inner, DType dtype = DType::F16) {
+  GraphBuilder b(dtype);
+  int x = b.input("x", shape);
+  int h = b.linear("fc1", x, inner);
+  h = b.bias("fc1_bias", h);
+  h = b.unary("gelu", h);
+  h = b.linear("fc2", h, shape.back());
+  h = b.bias("fc2_bias", h);
+  b.output(b.add("residual", x, h));
+  return b.take();
+}
+
+/// Every slice box of every value of `grp` holds the value's last axis (of its own rank) whole.
+bool featuresWhole(const Graph &g, const LayerGroup &grp) {
+  for (const SliceBoxes &s : grp.slices)
+    for (const auto &[v, box] : s.value) {
+      int last = static_cast<int>(std::min<size_t>(g.values[v].shape.size(), 4)) - 1;
+      if (box.dims[last] != Range{0, g.values[v].dim(last)})
+        return false;
+    }
+  return true;
+}
+
+} // namespace
+
+TEST(LayerGroup, MatMulBiasActivationResidualFormOneRowGroup) {
+  ChipProfile c = chip("bm1684x");
+  Graph g = feedForward({1, 2048, 256}, 1024);
+  ASSERT_EQ(g.verify(), "");
+  for (int o = 0; o < static_cast<int>(g.ops.size()); ++o) {
+    EXPECT_TRUE(g.isGroupable(o)) << g.ops[o].name;
+    EXPECT_TRUE(g.cutsRowsOnly(o)) << g.ops[o].name;
+  }
+  LayerGroupPlan plan = planLayerGroups(c, g);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const LayerGroup &grp = plan.groups[0];
+  EXPECT_FALSE(grp.global);
+  EXPECT_EQ(grp.ops.size(), 6u);
+  // Rows of [1, 128, 256] are C of the NCHW view; the features (H) are never cut.
+  EXPECT_EQ(grp.spec.h, 1);
+  EXPECT_EQ(grp.spec.w, 1);
+  EXPECT_GT(grp.spec.c, 1) << "a pipeline of row slices";
+  EXPECT_TRUE(featuresWhole(g, grp));
+  // Every result but the residual's stays in LMEM; the weights are loaded once, resident for every slice.
+  EXPECT_EQ(grp.values.intermediates.size(), 5u);
+  EXPECT_EQ(grp.values.outputs.size(), 1u);
+  int resident = 0;
+  for (const LmemRect &r : grp.rects)
+    resident += r.kind == BufferKind::Weight && r.slice == -1;
+  EXPECT_EQ(resident, 4);
+  EXPECT_TRUE(validatePlan(c, g, plan).empty()) << joinErrors(validatePlan(c, g, plan));
+  // Keeping the intermediates in LMEM beats every op on its own, and every op global.
+  GroupOptions alone;
+  alone.opt = 0;
+  LayerGroupPlan single = planLayerGroups(c, g, alone);
+  EXPECT_TRUE(validatePlan(c, g, single).empty()) << joinErrors(validatePlan(c, g, single));
+  EXPECT_LT(plan.totalCycles, single.totalCycles);
+  int64_t global = 0;
+  for (int o = 0; o < static_cast<int>(g.ops.size()); ++o)
+    global += planGlobal(c, g, o, 1).cycles;
+  EXPECT_LT(plan.totalCycles, global);
+}
+
+TEST(LayerGroup, RowsInTheOuterAxisAreCutAlongN) {
+  // [M, 1, K] (a sequence-first activation): the rows are N of the view (all on one lane: C is 1).
+  ChipProfile c = chip("bm1684x");
+  Graph g = feedForward({256, 1, 64}, 256);
+  for (int opt : {1, 2}) {
+    GroupOptions o;
+    o.opt = opt;
+    LayerGroupPlan plan = planLayerGroups(c, g, o);
+    EXPECT_TRUE(validatePlan(c, g, plan).empty()) << joinErrors(validatePlan(c, g, plan));
+    bool cutN = false;
+    for (const LayerGroup &grp : plan.groups) {
+      if (grp.global)
+        continue;
+      cutN = cutN || grp.spec.n > 1;
+      EXPECT_EQ(grp.spec.c * grp.spec.h * grp.spec.w, 1) << "opt " << opt;
+      EXPECT_TRUE(featuresWhole(g, grp)) << "opt " << opt;
+    }
+    EXPECT_TRUE(cutN) << "opt " << opt;
+  }
+}
+
+TEST(LayerGroup, RowGroupsSplitTheirRowsOverTwoCores) {
+  ChipProfile c = chip("bm1688");
+  Graph g = feedForward({1, 1024, 256}, 1024, DType::INT8);
+  GroupOptions o;
+  o.cores = 2;
+  LayerGroupPlan plan = planLayerGroups(c, g, o);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const LayerGroup &grp = plan.groups[0];
+  EXPECT_FALSE(grp.global);
+  EXPECT_EQ(grp.cores, 2);
+  EXPECT_TRUE(featuresWhole(g, grp));
+  EXPECT_TRUE(validatePlan(c, g, plan).empty()) << joinErrors(validatePlan(c, g, plan));
+}
+
+TEST(LayerGroup, MatMulWithoutARowFormRunsGlobal) {
+  ChipProfile c = chip("bm1684x");
+  // Weights larger than LMEM (4096 x 4096 F16: 512 KiB per lane) are never cut: global.
+  {
+    GraphBuilder b(DType::F16);
+    int x = b.input("x", {1, 16, 4096});
+    b.output(b.bias("b", b.linear("fc", x, 4096)));
+    Graph g = b.take();
+    LayerGroupPlan plan = planLayerGroups(c, g);
+    ASSERT_FALSE(plan.groups.empty());
+    EXPECT_TRUE(plan.groups[0].global);
+    EXPECT_EQ(plan.groups[0].ops, std::vector<int>{0});
+  }
+  // A transposed activation: its rows are not the result's.
+  {
+    GraphBuilder b(DType::F16);
+    int x = b.input("x", {1, 16, 64});
+    b.output(b.linear("fc", x, 64));
+    Graph g = b.take();
+    EXPECT_TRUE(g.isGroupable(0));
+    g.ops[0].noRowForm = true;
+    EXPECT_FALSE(g.isGroupable(0));
+  }
+  // A rank-3 bias that varies along the rows does not broadcast along them.
+  {
+    GraphBuilder b(DType::F16);
+    int x = b.input("x", {1, 16, 64});
+    int y = b.linear("fc", x, 64);
+    b.output(b.bias("b", y));
+    Graph g = b.take();
+    EXPECT_TRUE(g.isGroupable(1));
+    g.values[g.ops[1].weights[0]].shape = {1, 16, 1};
+    EXPECT_FALSE(g.isGroupable(1));
+  }
+}

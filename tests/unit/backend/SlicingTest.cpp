@@ -183,4 +183,43 @@ TEST(Slicing, ValuesUsedOutsideTheGroupAreOutputs) {
   EXPECT_EQ(sp.slices[0].value.at(y).h(), r(0, 5));
 }
 
+TEST(Slicing, MatMulRowsReadWholeInputRowsAndTheWholeWeight) {
+  // [1, 96, 64] x [64, 32]: a slice of rows (C of the view) reads those rows of the input, all of K, and
+  // all of the weight; the bias add after it reads the same rows of its operand and all of its bias.
+  GraphBuilder b(DType::F16);
+  int x = b.input("x", {1, 96, 64});
+  int y = b.linear("fc", x, 32);
+  int z = b.bias("b", y);
+  b.output(z);
+  Graph g = b.take();
+  CutRule rule = cutRule(g, allOps(g));
+  EXPECT_TRUE(rule.rowsOnly);
+  EXPECT_TRUE(rule.ok);
+  EXPECT_EQ(rule.axis, 1);
+  SliceSpec spec;
+  spec.c = 3;
+  EXPECT_FALSE(weightsPerSlice(g, allOps(g), spec));
+  auto vals = classifyValues(g, allOps(g));
+  SlicePlan sp = propagateSlices(g, allOps(g), vals, spec);
+  ASSERT_EQ(sp.slices.size(), 3u);
+  const SliceBoxes &s1 = sp.slices[1];
+  EXPECT_EQ(s1.value.at(x).c(), r(32, 64));
+  EXPECT_EQ(s1.value.at(x).h(), r(0, 64));
+  EXPECT_EQ(s1.value.at(y).c(), r(32, 64));
+  EXPECT_EQ(s1.value.at(y).h(), r(0, 32));
+  int w = g.ops[0].weights[0], bias = g.ops[1].weights[0];
+  EXPECT_EQ(s1.weight.at(w), fullBox(g.values[w]));
+  EXPECT_EQ(s1.weight.at(bias), fullBox(g.values[bias]));
+  // A rank-2 row group cuts N only; a conv chain keeps its H rule.
+  GraphBuilder b2(DType::F16);
+  b2.output(b2.linear("fc", b2.input("x", {16, 64}), 8));
+  Graph g2 = b2.take();
+  EXPECT_EQ(cutRule(g2, {0}).axis, -1);
+  GraphBuilder b3;
+  b3.output(b3.conv("c", b3.input("x", {1, 8, 8, 8}), 8, 3, 1, 1));
+  Graph g3 = b3.take();
+  EXPECT_FALSE(cutRule(g3, {0}).rowsOnly);
+  EXPECT_EQ(cutRule(g3, {0}).axis, 2);
+}
+
 } // namespace

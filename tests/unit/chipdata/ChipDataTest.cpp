@@ -217,6 +217,10 @@ TEST(ChipPlan, ErrorsNameTheField) {
   bad = text;
   bad.replace(bad.find("\"kind\": \"intermediate\""), 22, "\"kind\": \"scratchpad\"");
   expectError(bad, "unknown buffer kind 'scratchpad'");
+  // Found by tests/fuzz (chip-plan): a rect starting before the group's first time unit.
+  bad = text;
+  bad.replace(bad.find("\"t0\": 3"), 7, "\"t0\": -3");
+  expectError(bad, "p.json: groups[0].lmem.rects[0].t0: negative time unit -3");
 }
 
 TEST(ChipAnalysis, LodColumnsSumToTheBusyTime) {

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 using namespace tpuc::backend;
 using namespace tpuc::codegen;
@@ -151,7 +153,13 @@ TEST(Codegen, GlobalOpsAreDdrToDdr) {
   int fc = b.matmul("fc", f, 10);
   b.output(fc);
   Graph g = b.take();
-  LayerGroupPlan plan = planLayerGroups(c, g);
+  // The matmul has a row form; planned alone as global ops, each op is one DDR-to-DDR command.
+  LayerGroupPlan plan;
+  plan.chip = c.name;
+  for (int o = 0; o < static_cast<int>(g.ops.size()); ++o)
+    plan.groups.push_back(planGlobal(c, g, o));
+  plan.groupOfOp = {0, 1, 2};
+  plan.opCosts.resize(g.ops.size());
   Stage s = generate(c, g, plan).stage;
   ASSERT_EQ(s.tiu().size(), 2u); // the reshape is in place
   EXPECT_TRUE(s.gdma().empty());
@@ -253,6 +261,44 @@ TEST(ModelFile, CombineDeduplicatesWeightsAndExtractRestores) {
   other.chip = "bm1688";
   EXPECT_THROW(combineModels({a, other}), ModelFileError);
   EXPECT_THROW(combineModels({a, a}), ModelFileError);
+}
+
+// The incremental writer (llm-convert's): the same bytes as combining in memory, weights streamed.
+TEST(ModelFile, IncrementalWriterWritesTheCombinedFile) {
+  Model a = sampleModel("a", 1), b = sampleModel("b", 1), c = sampleModel("c", 7);
+  // An odd-sized blob first, so the next blob's 64-byte alignment pads the coefficients.
+  Model odd = sampleModel("odd", 9), padded;
+  std::vector<uint8_t> three = {1, 2, 3};
+  addBlob(padded, "odd3", three.data(), three.size());
+  for (const BlobEntry &blob : odd.blobs)
+    addBlob(padded, blob.name, odd.coeffData.data() + blob.offset, blob.size);
+  odd.blobs = padded.blobs;
+  odd.coeffData = padded.coeffData;
+  for (WeightRef &w : odd.nets[0].stages[0].weights)
+    ++w.blob;
+  std::string path = ::testing::TempDir() + "/incremental.tpum", expected = path + ".expected";
+  {
+    ModelFileWriter writer(path);
+    for (const Model *m : {&odd, &a, &b, &c})
+      writer.add(*m);
+    EXPECT_EQ(writer.netCount(), 4u);
+    EXPECT_THROW(writer.add(a), ModelFileError); // net 'a' again
+    Model other = c;
+    other.chip = "bm1688";
+    other.nets[0].name = "other";
+    EXPECT_THROW(writer.add(other), ModelFileError);
+    writer.finish();
+  }
+  writeModelFile(expected, combineModels({odd, a, b, c}));
+  std::ifstream got(path, std::ios::binary), want(expected, std::ios::binary);
+  std::vector<char> gotBytes((std::istreambuf_iterator<char>(got)), std::istreambuf_iterator<char>()),
+      wantBytes((std::istreambuf_iterator<char>(want)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(gotBytes, wantBytes);
+  EXPECT_FALSE(std::ifstream(path + ".coeff").good()); // the scratch file is gone
+  Model back = readModelFile(path);
+  EXPECT_EQ(back.blobs.size(), combineModels({odd, a, b, c}).blobs.size());
+  EXPECT_EQ(back.nets[1].stages[0].weights, back.nets[2].stages[0].weights); // a and b share their weights
+  EXPECT_TRUE(validateModel(back).empty());
 }
 
 } // namespace

@@ -24,6 +24,7 @@ TEST(LlmServe, RequestsRoundTrip) {
   chat.seed = 5;
   chat.maxNewTokens = 12;
   chat.repetitionPenalty = 1.1;
+  chat.image = "/photos/cat.jpg";
   std::string line = toJsonLine(chat);
   EXPECT_EQ(line.find('\n'), std::string::npos);
   auto back = parseLlmServeRequest(line);
@@ -96,6 +97,26 @@ TEST(LlmServe, EventsRoundTrip) {
   EXPECT_DOUBLE_EQ(d.result.firstTokenSimMs, 1.5);
   // Only the fields of its kind are written.
   EXPECT_EQ(toJsonLine(done).find("\"sim_ms\""), std::string::npos);
+
+  LlmServeEvent ready;
+  ready.event = "ready";
+  ready.maxInputLength = 512;
+  ready.buckets = {16, 32, 64, 128, 256};
+  ready.imageTokens = 256;
+  auto r = parseLlmServeEvent(toJsonLine(ready));
+  ASSERT_TRUE(bool(r)) << r.error;
+  EXPECT_EQ(r.result.buckets, ready.buckets);
+  EXPECT_EQ(r.result.imageTokens, 256);
+  LlmServeEvent step;
+  step.event = "step";
+  step.stage = "prefill";
+  step.tokens = 20;
+  step.stageTokens = 32;
+  auto s = parseLlmServeEvent(toJsonLine(step));
+  ASSERT_TRUE(bool(s)) << s.error;
+  EXPECT_EQ(s.result.stageTokens, 32);
+  EXPECT_EQ(parseLlmServeEvent(R"({"event":"ready","buckets":[16,"x"]})").error,
+            "'buckets' must be an array of integers");
 
   EXPECT_FALSE(bool(parseLlmServeEvent("garbage")));
   EXPECT_EQ(parseLlmServeEvent(R"({"id":"1"})").error, "the line has no 'event'");

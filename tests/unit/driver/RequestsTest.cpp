@@ -63,6 +63,7 @@ TransformOptions transform() {
   o.progress = "json";
   o.debug = true;
   o.snapshots = "/c/snapshots";
+  o.loopMaxTrips = 8;
   return o;
 }
 
@@ -201,6 +202,9 @@ LlmConvertOptions llmConvert() {
   o.onlyMlir = true;
   o.dryRun = true;
   o.dryRunJson = "/out/dry.json";
+  o.noLayerReuse = true;
+  o.dynamic = true;
+  o.buckets = "64,128";
   o.debug = true;
   o.progress = "json";
   return o;
@@ -219,6 +223,7 @@ LlmRunOptions llmRun() {
   o.interactive = true;
   o.serve = true;
   o.promptIds = "1,2,3";
+  o.image = "/photos/cat.jpg";
   o.seed = 7;
   o.noChatTemplate = true;
   o.noKvCache = true;

@@ -183,12 +183,35 @@ def check_error_params(root, allowed):
     return len(found) <= allowed
 
 
+# Issue 25: children are started from an argument vector, never through a shell (a model or dataset path with a
+# quote, a space or `$(...)` must stay a path). Flags any C/C++ shell entry point in the product's sources.
+SHELL_CALL = re.compile(r'\b(system|popen|execl|execlp|wordexp)\s*\(|startCommand\s*\(|"/bin/(ba)?sh"|"sh",\s*"-c"|'
+                        r'"(ba)?sh"\s*,\s*\{?\s*"-c"')
+
+
+def check_no_shell(root):
+    bad = []
+    for folder in ("compiler", "simulator", "driver", "dataset", "project", "app", "ui", "visualizer"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in {".h", ".cpp"}:
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if SHELL_CALL.search(line.split("//", 1)[0]):
+                    bad.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    for b in bad:
+        print("a shell starts a child:", b)
+    print(f"checked the product's sources: {len(bad)} shell calls")
+    return not bad
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "sources":
         ok = check_sources(pathlib.Path(sys.argv[2]))
     elif mode == "contract":
         ok = check_contract(pathlib.Path(sys.argv[2]))
+    elif mode == "noshell":
+        ok = check_no_shell(pathlib.Path(sys.argv[2]))
     elif mode == "opnames":
         ok = check_op_names(pathlib.Path(sys.argv[2]))
     elif mode == "errorparams":

@@ -160,6 +160,54 @@ TEST(DryRun, LaunchOverheadFromTheProfile) {
   EXPECT_NEAR(b->decodeMsPerToken - a->decodeMsPerToken, 31 * 0.1, 1e-6);
 }
 
+TEST(DryRun, DynamicBucketsPlanFirstTokenByPromptLength) {
+  EXPECT_EQ(defaultPrefillBuckets(2048), (std::vector<int64_t>{16, 32, 64, 128, 256, 512, 1024}));
+  EXPECT_EQ(defaultPrefillBuckets(500), (std::vector<int64_t>{16, 32, 64, 128, 256}));
+  EXPECT_EQ(defaultPrefillBuckets(20), (std::vector<int64_t>{16}));
+  EXPECT_TRUE(defaultPrefillBuckets(16).empty());
+  EXPECT_EQ(bucketStageName("block_kv_", 64, 3), "block_kv_len64_3");
+  EXPECT_EQ(bucketStageName("embedding", 64), "embedding_len64");
+
+  ModelConfig c = qwen2_7b();
+  ConvertOptions options;
+  options.seqLength = 2048;
+  options.quantize = "w4bf16";
+  options.dynamic = true;
+  auto plan = planConversion(c, options);
+  ASSERT_TRUE(static_cast<bool>(plan)) << llvm::toString(plan.takeError());
+  EXPECT_EQ(plan->buckets, defaultPrefillBuckets(2048));
+  // Each layer has block_, block_cache_ and a block_len<b>_ per bucket.
+  EXPECT_EQ(plan->stages.size(), size_t(2 + 7 + 1 + 28 * (2 + 7) + 2));
+  DryRunReport report = run(c, *plan, "bm1684x");
+  ASSERT_EQ(report.chips.size(), 1u);
+  const ChipDryRun &chip = report.chips[0];
+  ASSERT_EQ(chip.firstTokenByBucket.size(), 8u);
+  for (size_t i = 1; i < chip.firstTokenByBucket.size(); ++i)
+    EXPECT_GT(chip.firstTokenByBucket[i].firstTokenMs, chip.firstTokenByBucket[i - 1].firstTokenMs);
+  EXPECT_EQ(chip.firstTokenByBucket.back().tokens, 2048);
+  EXPECT_DOUBLE_EQ(chip.firstTokenByBucket.back().firstTokenMs, chip.firstTokenMs);
+  // The 512 bucket of a -s 2048 build is the prefill of a static -s 512 build (a block_ stage's graph
+  // depends on its length only).
+  DryRunReport static512 = run(c, planFor(c, "w4bf16", 512), "bm1684x");
+  EXPECT_NEAR(chip.firstTokenByBucket[5].firstTokenMs, static512.chips.at(0).firstTokenMs,
+              0.01 * static512.chips.at(0).firstTokenMs);
+  // The JSON report lists them.
+  nlohmann::json json = nlohmann::json::parse(dryRunJson(report));
+  EXPECT_EQ(json["plan"]["buckets"].size(), 7u);
+  EXPECT_EQ(json["chips"][0]["first_token_by_bucket"][7]["tokens"], 2048);
+
+  // Explicit buckets: sorted, and each must be below max_input_length.
+  options.buckets = {256, 64, 64};
+  plan = planConversion(c, options);
+  ASSERT_TRUE(static_cast<bool>(plan));
+  EXPECT_EQ(plan->buckets, (std::vector<int64_t>{64, 256}));
+  options.buckets = {2048};
+  plan = planConversion(c, options);
+  ASSERT_FALSE(static_cast<bool>(plan));
+  EXPECT_EQ(llvm::toString(plan.takeError()),
+            "--buckets: 2048 is not between 1 and max_input_length - 1 (2047)");
+}
+
 TEST(DryRun, JsonReport) {
   ModelConfig c = qwen2_7b();
   DryRunReport report = run(c, planFor(c, "w4bf16"), "bm1684x,cv186ah");

@@ -210,6 +210,64 @@ TEST(HFConfig, ErrorsNameFileAndField) {
   EXPECT_NE(message.find("architectures"), std::string::npos) << message;
 }
 
+// InternVL2-1B's config.json, abridged to the fields the converter reads (vision: InternViT-300M).
+std::string internVL(const nlohmann::json &visionChanges = nlohmann::json::object(),
+                     const nlohmann::json &rootChanges = nlohmann::json::object()) {
+  nlohmann::json vision = {
+      {"image_size", 448},       {"patch_size", 14},          {"hidden_size", 1024},
+      {"num_hidden_layers", 24}, {"num_attention_heads", 16}, {"intermediate_size", 4096},
+      {"layer_norm_eps", 1e-6},  {"qkv_bias", true},          {"norm_type", "layer_norm"},
+      {"hidden_act", "gelu"},    {"qk_normalization", false}};
+  if (visionChanges.is_object())
+    vision.update(visionChanges);
+  nlohmann::json root = {{"architectures", {"InternVLChatModel"}},
+                         {"llm_config", nlohmann::json::parse(kQwen25Config)},
+                         {"vision_config", vision},
+                         {"downsample_ratio", 0.5},
+                         {"select_layer", -1},
+                         {"ps_version", "v2"},
+                         {"force_image_size", 448}};
+  if (rootChanges.is_object())
+    root.update(rootChanges);
+  return root.dump();
+}
+
+TEST(HFConfig, InternVLVisionTowerAndLanguageModel) {
+  ModelConfig c = parseOk(internVL());
+  EXPECT_EQ(c.architecture, "InternVLChatModel");
+  EXPECT_EQ(c.family, ModelFamily::Qwen2);
+  EXPECT_EQ(c.hiddenSize, 896);
+  EXPECT_EQ(c.weightPrefix, "language_model.");
+  ASSERT_TRUE(c.vision);
+  EXPECT_EQ(c.vision->grid(), 32);
+  EXPECT_EQ(c.vision->tokenGrid(), 16);
+  EXPECT_EQ(c.vision->imageTokens(), 256); // InternVL2's 256 tokens per 448-pixel tile
+  EXPECT_EQ(c.vision->numLayers, 24);
+
+  // What the converter does not build is refused with the file and field.
+  EXPECT_NE(parseFail(internVL({{"norm_type", "rms_norm"}}))
+                .find("config.json vision_config: norm_type 'rms_norm'"),
+            std::string::npos);
+  EXPECT_NE(parseFail(internVL({{"qk_normalization", true}})).find("qk_normalization is not supported"),
+            std::string::npos);
+  EXPECT_NE(parseFail(internVL({}, {{"ps_version", "v1"}})).find("ps_version 'v1' is not supported"),
+            std::string::npos);
+  EXPECT_NE(parseFail(internVL({}, {{"select_layer", -4}})).find("select_layer -4 is not supported"),
+            std::string::npos);
+  EXPECT_NE(parseFail(internVL({}, {{"downsample_ratio", 0.3}})).find("downsample_ratio 0.3 does not divide"),
+            std::string::npos);
+  EXPECT_NE(parseFail(internVL({{"patch_size", 15}}, {{"force_image_size", 0}}))
+                .find("not a multiple of patch_size"),
+            std::string::npos);
+  EXPECT_NE(parseFail(internVL({}, {{"llm_config", nullptr}})).find("without an 'llm_config' object"),
+            std::string::npos);
+  nlohmann::json mistral = nlohmann::json::parse(kQwen25Config);
+  mistral["architectures"] = {"MistralForCausalLM"};
+  EXPECT_NE(parseFail(internVL({}, {{"llm_config", mistral}}))
+                .find("config.json llm_config: unsupported architecture"),
+            std::string::npos);
+}
+
 TEST(HFConfig, ReadsFilesFromFolder) {
   TempDir dir;
   writeFile(dir.file("config.json"), kQwen25Config);

@@ -6,6 +6,10 @@
 #include "tpuc/Support/FloatConvert.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 using namespace tpuc;
 using namespace tpuc::llm;
@@ -199,6 +203,68 @@ TEST(SafeTensors, SingleFileFolder) {
   TempDir empty;
   std::string message = errorText(SafeTensorsCheckpoint::open(empty.path()).takeError());
   EXPECT_NE(message.find("no model.safetensors"), std::string::npos);
+}
+
+/// The process's resident set in KiB (/proc/self/status VmRSS).
+long residentKb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0)
+      return std::atol(line.c_str() + 6);
+  return -1;
+}
+
+// A converter streams a checkpoint: the mapped pages of a consumed tensor leave the resident set, and the
+// tensor still reads the same afterwards (the pages come back from the file).
+TEST(SafeTensors, ReleasedTensorLeavesTheResidentSet) {
+  TempDir dir;
+  std::vector<float> values(4 << 20); // 16 MiB
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(i % 1000) * 0.5f;
+  writeFile(dir.file("model.safetensors"),
+            packSafeTensors({{"big", "F32", {static_cast<int64_t>(values.size())}, rawBytes(values)}}));
+  values = {};
+  auto checkpoint = SafeTensorsCheckpoint::open(dir.path());
+  ASSERT_TRUE(bool(checkpoint)) << errorText(checkpoint.takeError());
+  auto view = (*checkpoint)->get("big");
+  ASSERT_TRUE(bool(view));
+  double sum = 0;
+  for (uint8_t b : view->bytes()) // touch every page of the mapping
+    sum += b;
+  long before = residentKb();
+  (*checkpoint)->releasePages("big");
+  long after = residentKb();
+  EXPECT_GT(before - after, 12 << 10) << "resident " << before << " KiB before, " << after << " KiB after";
+  std::vector<float> again = view->toF32();
+  EXPECT_EQ(again[1001], 0.5f);
+  EXPECT_EQ(again.back(), static_cast<float>((again.size() - 1) % 1000) * 0.5f);
+  EXPECT_GT(sum, 0);
+  (*checkpoint)->releasePages("absent"); // a name not in the checkpoint: nothing happens
+}
+
+// A checkpoint cut short after it was opened (issue 25: a model file truncated while a run reads it):
+// the tensors past the new end are refused in one line naming the file, not read through the mapping
+// (which would kill the converter with SIGBUS).
+TEST(SafeTensors, FileCutShortAfterOpeningIsRefusedNotMapped) {
+  TempDir dir;
+  std::vector<float> first(64 << 10, 1.0f), second(64 << 10, 2.0f); // 256 KiB each: mapped, not read
+  const std::string file = dir.file("model.safetensors");
+  writeFile(file, packSafeTensors({{"a", "F32", {static_cast<int64_t>(first.size())}, rawBytes(first)},
+                                   {"b", "F32", {static_cast<int64_t>(second.size())}, rawBytes(second)}}));
+  auto checkpoint = SafeTensorsCheckpoint::open(dir.path());
+  ASSERT_TRUE(bool(checkpoint)) << errorText(checkpoint.takeError());
+  // The data is packed in the order given: cutting 100 kB off the end cuts into "b" only.
+  std::filesystem::resize_file(file, std::filesystem::file_size(file) - 100000);
+  auto b = (*checkpoint)->get("b");
+  ASSERT_FALSE(bool(b));
+  const std::string error = errorText(b.takeError());
+  EXPECT_NE(error.find(file), std::string::npos) << error;
+  EXPECT_NE(error.find("ended early"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  auto again = (*checkpoint)->get("a"); // still whole: still readable
+  ASSERT_TRUE(bool(again)) << errorText(again.takeError());
+  EXPECT_EQ(again->toF32().back(), 1.0f);
 }
 
 // A file written by an independent writer: NumPy bytes packed by Python.

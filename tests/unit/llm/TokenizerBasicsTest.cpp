@@ -224,6 +224,11 @@ TEST(TokenizerBasics, LoadErrorsNameTheProblem) {
   tok = tinyTokenizer({});
   tok["model"]["vocab"].erase(spell("A"));
   EXPECT_NE(fail(tok).find("byte 65"), std::string::npos);
+  // Found by tests/fuzz (tokenizer): an id near INT32_MAX asked for dense tables of 64 GB.
+  tok = tinyTokenizer({});
+  tok["model"]["vocab"]["big"] = 2000000000;
+  EXPECT_NE(fail(tok).find("vocab entry 'big' has id 2000000000, far beyond the vocabulary's 257 entries"),
+            std::string::npos);
   tok = tinyTokenizer({});
   tok["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "[a-"}}}};
   EXPECT_NE(fail(tok).find("cannot compile regex"), std::string::npos);

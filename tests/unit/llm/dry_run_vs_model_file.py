@@ -4,7 +4,9 @@
 Small random checkpoints (make_tiny_llm.py; see CASES) are compiled by `tpuc llm-convert` and planned by
 `tpuc llm-convert --dry_run` from their config.json alone. Every net of the model file runs on the
 command-level simulator (`tpuc run` on zero inputs: timing does not depend on values) and its simulated
-latency must match the dry run's figure for that stage (block_i against block_0, ...) within 5 %.
+latency must match the dry run's figure for that stage (block_i against block_0, ...) within 5 %. Both cases
+are built with --dynamic, so the prefill buckets (embedding_len16, block_len16_i, block_kv_len16_i, ...) are
+held to it too: the dry run's first token by prompt length is what the model file simulates.
 
 usage: dry_run_vs_model_file.py TPUC MAKE_TINY_LLM WORK"""
 import json
@@ -20,14 +22,14 @@ DTYPES = {"F32": np.float32, "INT32": np.int32, "F16": np.float16, "INT8": np.in
 
 
 # (name, make_tiny_llm.py shape, llm-convert options): a Qwen2 layer with GQA at seq 128, and a
-# Qwen3-shaped one (q/k norms) with history-KV chunks at seq 256 in f16 weights.
+# Qwen3-shaped one (q/k norms) with history-KV chunks at seq 256 in f16 weights; both with prefill buckets.
 CASES = [
     ("qwen2_w4bf16", ["--family", "qwen2", "--layers", "2", "--hidden", "512", "--heads", "8", "--kv_heads", "2",
                       "--inter", "1408", "--vocab", "4096"],
-     ["-q", "w4bf16", "-g", "64", "-s", "128", "-c", "bm1684x"]),
+     ["-q", "w4bf16", "-g", "64", "-s", "128", "-c", "bm1684x", "--dynamic"]),
     ("qwen3_f16_history", ["--family", "qwen3", "--layers", "2", "--hidden", "768", "--heads", "12",
                            "--kv_heads", "4", "--head_dim", "64", "--inter", "2048", "--vocab", "8192"],
-     ["-q", "f16", "-s", "256", "-c", "bm1688", "--use_history_kv", "--chunk_length", "64"]),
+     ["-q", "f16", "-s", "256", "-c", "bm1688", "--use_history_kv", "--chunk_length", "64", "--buckets", "16,48"]),
 ]
 
 
@@ -82,7 +84,7 @@ def check(tpuc, make, work, shape, convert):
         dry_ms = stage["us"] / 1000
         ratio = dry_ms / sim_ms
         ok = abs(ratio - 1) <= 0.05
-        lines.append(f"{name:<16} dry run {dry_ms:9.4f} ms  model file {sim_ms:9.4f} ms  {ratio:6.3f}  {'ok' if ok else 'OFF'}")
+        lines.append(f"{name:<20} dry run {dry_ms:9.4f} ms  model file {sim_ms:9.4f} ms  {ratio:6.3f}  {'ok' if ok else 'OFF'}")
         if not ok:
             failures.append(name)
     print("\n".join(lines))

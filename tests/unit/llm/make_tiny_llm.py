@@ -184,12 +184,13 @@ def inv_frequencies(cfg):
     return inv, factor
 
 
-def forward(cfg, W, ids):
-    """Full forward of a [1, L] prompt; returns logits [L, V]."""
+def forward(cfg, W, ids, embeds=None):
+    """Full forward of a [1, L] prompt; returns logits [L, V]. `embeds` [1, L, H], when given, replaces the
+    embedding lookup (a VLM's prompt with its image rows spliced in)."""
     L = ids.shape[1]
     H, nh, nkv, d = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     eps = cfg["rms_norm_eps"]
-    x = W["model.embed_tokens.weight"][ids]
+    x = W["model.embed_tokens.weight"][ids] if embeds is None else embeds
     inv, attention_factor = inv_frequencies(cfg)
     pos = torch.arange(L).float()
     freqs = pos[:, None] * inv[None, :]

@@ -196,6 +196,12 @@ TEST(PassRecorder, MalformedIndexNamesTheFileAndField) {
   Result<PassRun> incomplete = readPassRun(tmp.path());
   EXPECT_FALSE(incomplete);
   EXPECT_EQ(incomplete.error(), tmp.file("index.json") + ": passes[0]: missing \"argument\"");
+  // Found by tests/fuzz (pass-index): a count given as a float too large for any integer.
+  ASSERT_TRUE(writeTextFile(tmp.file("index.json"), R"({"format": "tpuc-pass-snapshots", "version": 1,
+    "passes": [{"index": 8.9e113, "pass": "input"}]})"));
+  Result<PassRun> huge = readPassRun(tmp.path());
+  EXPECT_FALSE(huge);
+  EXPECT_EQ(huge.error(), tmp.file("index.json") + ": passes[0]: \"index\" is not an integer in range");
   PassRun run;
   run.snapshots.push_back({});
   run.snapshots[0].irFile = "../../etc/passwd";

@@ -219,6 +219,37 @@ TEST(PreprocessBasics, ErrorsAreOneLineAndNameTheCulprit) {
   err = errorOf([&] { loadSample(tmp.file("cut.png"), c); });
   EXPECT_NE(err.find("cut.png: cannot decode image"), std::string::npos) << err;
 
+  // Found by tests/fuzz (image): a header asking for a huge canvas (stb's own bound is 1 GiB) is refused
+  // before anything is allocated, and stb's "reason" for a nested PNG signature (control characters) is not
+  // passed on.
+  const unsigned char bomb[] = {0x89, 'P',  'N', 'G', '\r', '\n', 0x1a, '\n', 0,    0, 0,
+                                13,   'I',  'H', 'D', 'R',  0,    0,    0x2e, 0xe0, 0, 0,
+                                0x2e, 0xe0, 8,   2,   0,    0,    0,    0,    0,    0, 0};
+  err = errorOf([&] { decodeImage(bomb, sizeof bomb, "bomb.png", PixelFormat::RGB); });
+  EXPECT_NE(err.find("bomb.png: cannot decode image: 12000x12000 pixels is more than the limit"),
+            std::string::npos)
+      << err;
+  // Found by tests/fuzz (image): a binary PGM with 16-bit samples cut short made stb_image read past the
+  // buffer; the promised payload is checked first, and a whole file still decodes.
+  std::string pgm = "P5 4 3\n# comment\n65535\n";
+  pgm.resize(pgm.size() + 23, '\x7f');
+  err = errorOf([&] { decodeImage(pgm.data(), pgm.size(), "cut.pgm", PixelFormat::Gray); });
+  EXPECT_NE(err.find("cut.pgm: cannot decode image: PNM file truncated (its header promises 24 bytes of "
+                     "pixels, the file holds 23)"),
+            std::string::npos)
+      << err;
+  pgm.push_back('\x7f');
+  Image whole = decodeImage(pgm.data(), pgm.size(), "whole.pgm", PixelFormat::Gray);
+  EXPECT_EQ(whole.width, 4);
+  EXPECT_EQ(whole.height, 3);
+  EXPECT_EQ(whole.pixels[0], 0x7f);
+  std::string nested(bytes.data(), 40);
+  nested += bytes.substr(0, 200);
+  err = errorOf([&] { decodeImage(nested.data(), nested.size(), "nested.png", PixelFormat::RGB); });
+  EXPECT_NE(err.find("nested.png: cannot decode image"), std::string::npos) << err;
+  for (char ch : err)
+    EXPECT_TRUE(ch >= 0x20 && ch <= 0x7e) << err;
+
   std::ofstream(tmp.file("notes.txt")) << "x";
   err = errorOf([&] { loadSample(tmp.file("notes.txt"), c); });
   EXPECT_NE(err.find("not an image"), std::string::npos) << err;

@@ -91,6 +91,19 @@ TEST(CalibrationTableTest, RoundTripsThroughText) {
   }
 }
 
+// Found by tests/fuzz (tables): a main-section per-channel line with zero zero points was written without its
+// count and read back as a 5-field error; a name with a vertical tab read as one field, which the writer
+// refuses.
+TEST(CalibrationTableTest, FuzzFoundRoundTrips) {
+  CalibrationTable t = parseCalibrationTable("conv1 3 0.2 2 0 0\n", "fuzz");
+  ASSERT_EQ(t.perChannel.size(), 1u);
+  EXPECT_TRUE(t.perChannel[0].zeroPoints.empty());
+  EXPECT_EQ(parseCalibrationTable(formatCalibrationTable(t), "again").perChannel, t.perChannel);
+  // The vertical tab separates fields, as Python's split() does: three fields here, not a name "relu\vx".
+  EXPECT_THROW(parseQuantizeTable("relu\vx F16\n", "fuzz"), TableError);
+  EXPECT_EQ(parseQuantizeTable("relu\vF16\n", "fuzz").entries.at(0).name, "relu");
+}
+
 TEST(CalibrationTableTest, WritesTpuMlirNumberFormat) {
   CalibrationTable t;
   t.set({"a", 56.4281803, -102.5830231, 97.6811752});

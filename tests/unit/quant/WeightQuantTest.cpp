@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <span>
 
 using namespace tpuc::quant;
 
@@ -154,6 +156,30 @@ TEST(GroupWiseTest, BadShapesAreRejected) {
   EXPECT_THROW(quantizeWeightsGroupWise(w, 2, 6, {2, 0, true}),
                std::invalid_argument); // Bit width.
   EXPECT_NO_THROW(quantizeWeightsGroupWise(w, 2, 6, {8, 3, false}));
+}
+
+// A matrix large enough to be split over threads by rows gives the bytes of quantizing each row alone
+// (one thread), in both modes and widths.
+TEST(GroupWiseTest, ThreadedRowsEqualRowByRow) {
+  const int64_t rows = 515, cols = 2048; // > 2^20 weights; an odd row count splits unevenly
+  std::mt19937 rng(11);
+  std::normal_distribution<float> dist(0.0f, 0.05f);
+  std::vector<float> w(rows * cols);
+  for (float &v : w)
+    v = dist(rng);
+  for (GroupQuantOptions options : {GroupQuantOptions{4, 64, false}, GroupQuantOptions{8, 128, true}}) {
+    GroupQuantWeights all = quantizeWeightsGroupWise(w, rows, cols, options);
+    size_t rowBytes = all.data.size() / rows, rowGroups = all.scales.size() / rows;
+    for (int64_t r = 0; r < rows; ++r) {
+      GroupQuantWeights one =
+          quantizeWeightsGroupWise(std::span<const float>(w).subspan(r * cols, cols), 1, cols, options);
+      ASSERT_TRUE(std::equal(one.data.begin(), one.data.end(), all.data.begin() + r * rowBytes))
+          << "row " << r;
+      ASSERT_TRUE(std::equal(one.scales.begin(), one.scales.end(), all.scales.begin() + r * rowGroups));
+      ASSERT_TRUE(std::equal(one.zeroPoints.begin(), one.zeroPoints.end(),
+                             all.zeroPoints.begin() + (options.symmetric ? 0 : r * rowGroups)));
+    }
+  }
 }
 
 } // namespace

@@ -239,6 +239,23 @@ TEST_F(NpzFiles, DataSizeMismatchNamesFileAndArray) {
             file + ": array 'conv1_w': header says 4096 bytes, file holds 12");
 }
 
+// Issue 25: a member that would unzip outside its folder is refused on reading and never written; a leading
+// '/' (TPU-MLIR's tensor names) and dots inside a name are fine.
+TEST_F(NpzFiles, RejectsNamesThatClimbOut) {
+  std::string header = npyHeader(Tensor(DType::F32, {1}));
+  std::string bytes = header + std::string(4, '\0');
+  for (const char *bad : {"../evil.npy", "a/../../evil.npy", "..\\evil.npy"}) {
+    std::string file = makeZip(path("slip.npz"), {{bad, bytes}});
+    EXPECT_NE(errorOf([&] { NpzFile::read(file); }).find("has a '..' component"), std::string::npos) << bad;
+  }
+  std::string fine = makeZip(path("fine.npz"), {{"/conv1/Conv_output_0.npy", bytes}, {"a..b.npy", bytes}});
+  EXPECT_EQ(NpzFile::read(fine).names().size(), 2u);
+  NpzFile out;
+  out.set("../evil", Tensor(DType::F32, {1}));
+  EXPECT_NE(errorOf([&] { out.write(path("out.npz")); }).find("would unzip outside its folder"),
+            std::string::npos);
+}
+
 TEST_F(NpzFiles, RejectsForeignMembersAndMissingFiles) {
   std::string file = makeZip(path("foreign.npz"), {{"readme.txt", "hi"}});
   EXPECT_EQ(errorOf([&] { NpzFile::read(file); }),

@@ -52,6 +52,10 @@ struct ChipProfile {
   int64_t lmemBytesPerLane = 0;
   int64_t lmemBanks = 0;
   int64_t lmemAlignment = 0; ///< Address alignment of LMEM tensors.
+  /// LMEM bank contention between the engines of one core: while the TIU and the GDMA both run, each
+  /// runs at 1 / (1 + engineContention) of its speed, so overlapped work of T and G cycles takes
+  /// max(T, G) + engineContention * min(T, G). 0: overlap is free; 1: no gain from overlapping.
+  double engineContention = 0;
 
   // TIU.
   /// Multiply-accumulates per lane per cycle of conv/matmul, by precision.
@@ -65,6 +69,9 @@ struct ChipProfile {
   std::map<Precision, double> convEfficiency;
   /// The same for matmul (its operands stream without windows); 1 when the profile says nothing.
   std::map<Precision, double> matmulEfficiency;
+  /// Fraction of its rate a conv keeps when its stride is above 1 (the input plane is read with a
+  /// stride, so the window fetch feeds the cube less per cycle); 1 when the profile says nothing.
+  double convStrideEfficiency = 1;
 
   // GDMA.
   double gdmaBytesPerSecond = 0; ///< Sustained DDR<->LMEM bandwidth.

@@ -61,6 +61,11 @@ GlobalCost globalOpCost(const ChipProfile &chip, const Graph &g, const Op &op, b
 /// output, input and weight in that order (globalPartBoxes).
 GlobalCost globalPartCost(const ChipProfile &chip, const Graph &g, const Op &op, const std::vector<Box> &boxes);
 
+/// Cycles of `tiu` TIU and `gdma` GDMA cycles of one core run side by side: the longer plus
+/// `npu.engine_contention` times the shorter (while both run, each slows by the LMEM banks they
+/// share), rounded up.
+int64_t overlappedCycles(const ChipProfile &chip, int64_t tiu, int64_t gdma);
+
 /// Cycles to microseconds at the profile's clock.
 double cyclesToUs(const ChipProfile &chip, int64_t cycles);
 

@@ -87,6 +87,10 @@ struct Op {
   /// Scaled dot-product attention (inputs query [B, Lq, Hq, D], key and value [B, Lk, Hkv, D], an
   /// optional mask): both products on the cube and the softmax on the EU, the scores kept in LMEM.
   bool attention = false;
+  /// A matmul without a local (row-sliced) form: it reads its activation transposed or has its weight
+  /// on the left (its result rows are not the activation's rows), or it is a weight-only quantized
+  /// matmul (a16matmul: its packed weights stream once per token, which grouping does not save).
+  bool noRowForm = false;
   std::string loc;    ///< Source location, for debug info.
 };
 
@@ -107,9 +111,16 @@ public:
   /// ops. Returns "" or one line naming the op at fault.
   std::string verify() const;
 
-  /// True if ops of this kind can run inside a layer group (4-D NCHW
-  /// activations, H/W sliceable with a halo rule).
+  /// True if the op can run inside a layer group: conv and pool on 4-D NCHW activations (H/W
+  /// sliceable with a halo rule); element-wise ops on activations of one rank from 2 to 4 (below 4,
+  /// their weights broadcast along the rows: only the last axis may vary); a matmul with a weight as
+  /// its right operand, computed row by row (its activation and result of one rank from 2 to 4, the
+  /// same rows, the input's last axis reduced).
   bool isGroupable(int op) const;
+  /// Whether a group holding the op may cut its tensors along rows only (every axis but the last):
+  /// a matmul (it reduces over its input's last axis) and any groupable op on tensors of rank 2 or 3
+  /// (their last axis is a feature axis, and their weights run along it).
+  bool cutsRowsOnly(int op) const;
   /// Whether the value is a graph output.
   bool isOutput(int value) const;
 
@@ -142,6 +153,10 @@ public:
   int concat(const std::string &name, const std::vector<int> &ins, int64_t axis);
   /// [N, K] x [K, outFeatures] + bias.
   int matmul(const std::string &name, int in, int64_t outFeatures);
+  /// [..., K] x [K, outFeatures], keeping the leading axes (a transformer's linear layer; no bias).
+  int linear(const std::string &name, int in, int64_t outFeatures);
+  /// Adds a bias along the last axis: an element-wise op with a weight of that extent.
+  int bias(const std::string &name, int in);
   void output(int v) { graph.markOutput(v); }
 
   const Graph &get() const { return graph; }

@@ -42,7 +42,7 @@ struct TimeStep {
   int storeSlice = -1;   ///< Slice whose outputs store, or -1.
   bool loadsWeights = false;
   int64_t tiuCycles = 0, gdmaCycles = 0;
-  int64_t cycles = 0; ///< max(tiu, gdma): the engines overlap.
+  int64_t cycles = 0; ///< overlappedCycles(tiu, gdma): the engines overlap, contending for LMEM.
 };
 
 /// Per-op estimate, summed over the op's slices.

@@ -60,6 +60,24 @@ struct SliceSpec {
 /// Piece `i` of `k` of [0, extent): the balanced split floor(i*extent/k).
 Range splitRange(int64_t extent, int64_t k, int64_t i);
 
+/// How a group's outputs may be cut. A conv chain cuts N, then H (C and W only for a single op). A row
+/// group (an op with Graph::cutsRowsOnly: a matmul, or tensors of rank 2 or 3) cuts rows only: N, then
+/// the axis before the last of its tensors (C for rank 3, H for rank 4, none besides N for rank 2); the
+/// last axis (features, a matmul's K and N) stays whole and weights stay resident.
+struct CutRule {
+  bool rowsOnly = false;
+  int axis = 2;   ///< NCHW index of the axis cut after N; -1: N only.
+  bool ok = true; ///< False for a row group whose activations differ in rank (no common row axes).
+};
+CutRule cutRule(const Graph &g, const std::vector<int> &ops);
+
+/// The cut of `spec` along NCHW axis `axis` (0..3).
+int64_t &cutAlong(SliceSpec &spec, int axis);
+
+/// Whether a group cut by `spec` loads its weights per slice (a C cut of a single conv's filters)
+/// rather than once, resident for all slices.
+bool weightsPerSlice(const Graph &g, const std::vector<int> &ops, const SliceSpec &spec);
+
 /// The values a group touches, classified.
 struct GroupValues {
   std::vector<int> inputs;        ///< Produced outside, read inside (loaded).

@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace tpuc {
 
@@ -37,7 +38,21 @@ llvm::Error runBackend(mlir::ModuleOp module, const BackendOptions &options);
 /// Codegen of a TPU_ADDRESSED module: command streams, IO descriptors with
 /// quantization, weights' bytes (from the weight file) in the coefficient
 /// blob, debug info. The stage is named after the function.
-llvm::Expected<codegen::Model> generateModel(mlir::ModuleOp module, llvm::StringRef netName = "");
+/// With `weightNames`, appends the name of the top.weight behind each entry of the stage's weights.
+llvm::Expected<codegen::Model> generateModel(mlir::ModuleOp module, llvm::StringRef netName = "",
+                                             std::vector<std::string> *weightNames = nullptr);
+
+/// Codegen of a TPU_LOWERED module without the backend, by reusing `compiled`: the model generateModel
+/// made of a module of the same structure whose names differ by `from` -> `to` (an LLM's decoder layers:
+/// "model.layers.0." -> "model.layers.5."). The plan, addresses and command streams are `compiled`'s;
+/// the weights are this module's, placed where `compiled` placed its weights of the corresponding names,
+/// and the debug names are renamed. An error when a weight is missing or differs in size, so the caller
+/// compiles the module through the backend instead.
+/// `weightNames` are generateModel's names of `compiled`'s weights.
+llvm::Expected<codegen::Model> reuseCompiledStage(mlir::ModuleOp lowered, const codegen::Model &compiled,
+                                                  llvm::ArrayRef<std::string> weightNames,
+                                                  llvm::StringRef netName, llvm::StringRef from,
+                                                  llvm::StringRef to);
 
 } // namespace tpuc
 

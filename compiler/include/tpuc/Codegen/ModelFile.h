@@ -15,6 +15,8 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -205,6 +207,41 @@ std::vector<std::string> validateModel(const Model &m);
 /// Merges models of one chip into one; identical weights (same content) are
 /// stored once. Throws ModelFileError when chips differ or net names clash.
 Model combineModels(const std::vector<Model> &models);
+
+/// Writes a model file incrementally, for models whose weights do not fit in memory (a 7B LLM's
+/// stages): each added model's blobs stream to a scratch file `<path>.coeff` beside the output
+/// (identical content stored once, as combineModels does), only the nets stay in memory, and
+/// finish() writes exactly the file writeModelFile(path, combineModels(added models)) writes.
+/// Errors throw ModelFileError naming the file.
+class ModelFileWriter {
+public:
+  explicit ModelFileWriter(std::string path);
+  ~ModelFileWriter();
+  ModelFileWriter(const ModelFileWriter &) = delete;
+  ModelFileWriter &operator=(const ModelFileWriter &) = delete;
+
+  /// Adds the nets of `m` and the blobs they use (the blobs' `hash` fields are trusted). Throws when
+  /// the chip differs from the first model's or a net name was added before.
+  void add(const Model &m);
+  /// Coefficient bytes so far (deduplicated, aligned as in the file).
+  uint64_t coeffBytes() const { return coeffSize; }
+  size_t netCount() const { return nets.size(); }
+  /// Writes the file and removes the scratch file.
+  void finish();
+
+private:
+  uint32_t addBlob(const BlobEntry &entry, const uint8_t *data);
+  bool sameBytes(uint64_t offset, const uint8_t *data, uint64_t size) const;
+
+  std::string path, scratchPath;
+  int scratch = -1;
+  std::string chip;
+  std::vector<BlobEntry> blobs;
+  std::multimap<uint64_t, uint32_t> byHash;
+  std::vector<Net> nets;
+  std::set<std::string> names;
+  uint64_t coeffSize = 0;
+};
 /// Net `index` alone, with only the blob entries it uses.
 Model extractNet(const Model &m, size_t index);
 

@@ -36,6 +36,11 @@ struct TransformOptions {
   /// constants (so the shape computations they feed fold, e.g. a Reshape's shape or Resize's sizes)
   /// instead of function arguments, and take no entry in `inputShapes` / `inputTypes`.
   std::map<std::string, Tensor> constantInputs;
+  /// --loop_max_trips: the most steps an ONNX Loop whose trip count or exit condition is only known at run
+  /// time may take (it is imported as that many masked steps, and a run needing more fails). 0: not given;
+  /// such a loop then takes its bound from its trip count when that is a constant, else from the extent
+  /// its scan outputs declare.
+  int64_t loopMaxTrips = 0;
   /// --input_types: element type per input (float32, float16, int32, int64, int8, uint8, bool). Float
   /// types become f32 in Top. Empty: the model's types.
   std::vector<std::string> inputTypes;

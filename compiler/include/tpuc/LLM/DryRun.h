@@ -86,6 +86,13 @@ struct ChipDryRun {
   double decodeTokensPerSecond() const { return decodeMsPerToken > 0 ? 1000.0 / decodeMsPerToken : 0; }
   /// With --use_history_kv: one block_kv_ pass of chunk_length over all layers.
   double chunkMs = 0;
+  /// The first token of a prompt that fills each prefill bucket, ascending: with --dynamic one entry per
+  /// bucket (embedding_len<b> + layers x block_len<b>_ + lm_head + greedy_head), then max_input_length.
+  struct BucketLatency {
+    int64_t tokens = 0;
+    double firstTokenMs = 0;
+  };
+  std::vector<BucketLatency> firstTokenByBucket;
 };
 
 /// The whole report.

@@ -63,6 +63,29 @@ struct QuantizationConfig {
 };
 
 /// The typed subset of config.json the LLM path uses.
+/// The vision tower and projector of a vision-language checkpoint. Supported: InternVL
+/// (InternVLChatModel: an InternViT tower with LayerNorm, GELU MLP and layer scale, the last layer's
+/// patch features, pixel shuffle by downsample_ratio, then mlp1 = LayerNorm, Linear, GELU, Linear into
+/// the language model's hidden size).
+struct VisionConfig {
+  /// The checkpoint's architectures[0] ("InternVLChatModel").
+  std::string architecture;
+  int64_t imageSize = 0, patchSize = 0;
+  int64_t hiddenSize = 0, numLayers = 0, numHeads = 0, intermediateSize = 0;
+  double layerNormEps = 1e-6;
+  bool qkvBias = true;
+  /// Pixel shuffle factor of the patch grid (0.5: each 2 x 2 patches become one token).
+  double downsampleRatio = 0.5;
+  /// Patches per side of the image.
+  int64_t grid() const { return patchSize > 0 ? imageSize / patchSize : 0; }
+  /// Patches per side after the pixel shuffle.
+  int64_t tokenGrid() const {
+    return static_cast<int64_t>(static_cast<double>(grid()) * downsampleRatio + 0.5);
+  }
+  /// Image tokens one image becomes in the prompt.
+  int64_t imageTokens() const { return tokenGrid() * tokenGrid(); }
+};
+
 struct ModelConfig {
   ModelFamily family = ModelFamily::Llama;
   /// The architectures[0] string.
@@ -98,6 +121,11 @@ struct ModelConfig {
   std::optional<int64_t> bosTokenId;
   std::vector<int64_t> eosTokenIds;
   std::optional<QuantizationConfig> quantization;
+  /// A vision-language checkpoint: its vision tower; the fields above describe its language model.
+  std::optional<VisionConfig> vision;
+  /// The language model's tensors are named with this prefix in the checkpoint ("language_model." for
+  /// InternVL; empty for a text model).
+  std::string weightPrefix;
 };
 
 /// generation_config.json.

@@ -19,6 +19,10 @@
 //   block_kv_i       hidden [1, C, H], position_ids [1, C],   (only with --use_history_kv)
 //                    attention_mask [1, 1, C, S + C],
 //                    history_k [1, S, Hkv, D], history_v      -> hidden, k [1, C, Hkv, D], v
+//   embedding_len<b>, block_len<b>_i, block_kv_len<b>_i
+//                    (only with --dynamic) the prefill stages again for a shorter
+//                    prompt bucket of b tokens in place of L (or C): a prompt of
+//                    n tokens runs in the smallest bucket that holds it
 //   lm_head          hidden [1, H]                            -> logits [1, V]
 //   greedy_head      logits [1, V]                            -> token [1, 1]
 //   sample_head      logits [1, V], input_ids [1, S], top_p [1],
@@ -27,7 +31,8 @@
 // The key/value a stage returns are after RoPE (what the cache holds); the
 // cached stages attend to history positions first, then to their own tokens
 // (mask columns in that order). Weight files: layer_<i>.npz (the three
-// stages of layer i), shared.npz (embedding table, final norm, lm_head).
+// stages of layer i), embedding.npz (the table of both embedding stages),
+// lm_head.npz (final norm and lm_head, or the table when tied).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +40,7 @@
 #define TPUC_LLM_LLMCONVERT_H
 
 #include "tpuc/LLM/HFConfig.h"
+#include "tpuc/LLM/PrefillBuckets.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/Error.h"
@@ -64,6 +70,11 @@ struct ConvertOptions {
   std::string outDir;
   /// Top-k width of sample_head (capped at the vocabulary).
   int64_t sampleTopK = 50;
+  /// --dynamic: the prefill stages are also built for shorter prompt buckets (`buckets`, or by default
+  /// max_input_length halved, rounded up to 16, down to 16 tokens).
+  bool dynamic = false;
+  /// Explicit bucket lengths (each below max_input_length); non-empty implies dynamic.
+  std::vector<int64_t> buckets;
   /// Called with each warning line (e.g. -q overridden by the checkpoint's quantization config).
   std::function<void(const std::string &)> warn;
   /// Called before each stage is built: (stages done, stages in total, stage name).
@@ -85,6 +96,9 @@ struct ConvertPlan {
   /// The checkpoint is pre-quantized and its layers pass through.
   bool prequantized = false;
   int64_t sampleTopK = 0;
+  /// Prefill buckets shorter than max_input_length, ascending (empty without --dynamic); chunks with
+  /// history get the buckets below chunk_length.
+  std::vector<int64_t> buckets;
   /// Stage names in build order.
   std::vector<std::string> stages;
 };

@@ -236,8 +236,8 @@ protected:
   }
 };
 
-/// Ops whose result is an i64 index list (nonzero, non_max_suppression, unique), in the float precision
-/// with the operands in `keepF32` in f32.
+/// Ops whose result is an i64 index list (nonzero, non_max_suppression, unique, maxpool_with_mask) or that
+/// read one (roi_align), in the float precision with the operands in `keepF32` in f32.
 template <typename TopOp, typename TpuOp> class IndexListLowering : public TopLowering<TopOp> {
 public:
   IndexListLowering(Lowering &lowering, ArrayRef<unsigned> keepF32 = {})
@@ -317,7 +317,13 @@ void populateShapePatterns(RewritePatternSet &patterns, Lowering &L) {
                FloatLowering<top::ScatterNDOp, tpu::ScatterNDOp>, FloatLowering<top::ReduceOp, tpu::ReduceOp>,
                FloatLowering<top::CumSumOp, tpu::CumSumOp>, FloatLowering<top::CompareOp, tpu::CompareOp>,
                FloatLowering<top::RepetitionPenaltyOp, tpu::RepetitionPenaltyOp>>(L);
-  patterns.add<IndexListLowering<top::NonZeroOp, tpu::NonZeroOp>>(L);
+  patterns.add<IndexListLowering<top::NonZeroOp, tpu::NonZeroOp>,
+               IndexListLowering<top::MaxPoolWithMaskOp, tpu::MaxPoolWithMaskOp>>(L);
+  // The loop guard keeps its step count in f32 (f16 holds whole numbers only to 2048).
+  patterns.add<IndexListLowering<top::LoopGuardOp, tpu::LoopGuardOp>>(L, ArrayRef<unsigned>({0}));
+  // The RoI pools keep their boxes in f32: they place every sample (RoiAlign) or are rounded to pixels.
+  patterns.add<IndexListLowering<top::RoiAlignOp, tpu::RoiAlignOp>,
+               IndexListLowering<top::RoiPoolingOp, tpu::RoiPoolingOp>>(L, ArrayRef<unsigned>({1}));
   patterns.add<IndexListLowering<top::NonMaxSuppressionOp, tpu::NonMaxSuppressionOp>>(
       L, ArrayRef<unsigned>({3, 4}));
   patterns.add<UniqueLowering, ArangeLowering, InterpLowering, ConcatLowering, CastLowering, WhereLowering,

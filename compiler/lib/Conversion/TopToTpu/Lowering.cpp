@@ -3,6 +3,7 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include "tpuc/Dialect/Top/StoredWeight.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Support/FloatConvert.h"
@@ -171,11 +172,12 @@ FailureOr<Value> Lowering::createFloatWeight(StringRef base, StringRef suffix, A
   auto type = RankedTensorType::get(shape, element);
   if (element.isF32())
     return createWeight(base, suffix, type, Tensor::fromValues<float>(dims, std::span(values.data(), values.size())));
-  std::vector<uint16_t> bits(values.size());
-  for (size_t i = 0; i < values.size(); ++i)
-    bits[i] = element.isF16() ? f32ToF16(values[i]) : f32ToBF16(values[i]);
+  // Straight into the tensor: an LLM's embedding table is GBs.
   Tensor tensor(element.isF16() ? DType::F16 : DType::BF16, dims);
-  std::memcpy(tensor.data(), bits.data(), bits.size() * sizeof(uint16_t));
+  auto *bits = reinterpret_cast<uint16_t *>(tensor.data());
+  bool f16 = element.isF16();
+  for (size_t i = 0; i < values.size(); ++i)
+    bits[i] = f16 ? f32ToF16(values[i]) : f32ToBF16(values[i]);
   return createWeight(base, suffix, type, std::move(tensor));
 }
 
@@ -194,13 +196,23 @@ FailureOr<Value> Lowering::convertWeight(Value topWeight, Type element) {
   if (auto it = casts.find(key); it != casts.end())
     return it->second;
   auto weight = topWeight.getDefiningOp<top::WeightOp>();
-  auto data = weightData(topWeight);
-  if (failed(data))
-    return failure();
   auto shape = top::getShape(topWeight);
   FailureOr<Value> result = failure();
   OpBuilder::InsertionGuard guard(rewriter());
   rewriter().setInsertionPoint(weight); // next to the original, so it dominates every user
+  if (!isa<mlir::quant::UniformQuantizedType>(element))
+    if (const Tensor *stored = top::storedWeightF32(weight)) {
+      // Converted from the weight file's array in place: no f32 copy of a GB-sized table.
+      std::span<const float> values = stored->values<float>();
+      result = createFloatWeight(weight.getName(), suffixOf(element), shape,
+                                 ArrayRef<float>(values.data(), values.size()), element);
+      if (succeeded(result))
+        casts[key] = *result;
+      return result;
+    }
+  auto data = weightData(topWeight);
+  if (failed(data))
+    return failure();
   if (auto q = dyn_cast<mlir::quant::UniformQuantizedType>(element)) {
     std::vector<int8_t> values = quant::quantizeToInt8(*data, paramsOf(q));
     result = createWeight(weight.getName(), "i8", RankedTensorType::get(shape, element),

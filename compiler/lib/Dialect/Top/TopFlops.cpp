@@ -128,6 +128,17 @@ int64_t GatherOp::getFLOPs() { return 0; }
 int64_t GatherElementsOp::getFLOPs() { return 0; }
 int64_t ScatterElementsOp::getFLOPs() { return getReduction() == ScatterReduce::none ? 0 : elems(getUpdates()); }
 int64_t ScatterNDOp::getFLOPs() { return getReduction() == ScatterReduce::none ? 0 : elems(getUpdates()); }
+int64_t MaxPoolWithMaskOp::getFLOPs() {
+  return elems(getOutput()) * getKernelShape()[0] * getKernelShape()[1];
+}
+// RoI pools: about 8 operations per bilinear sample (4 taps) or one compare per pixel of a bin.
+int64_t RoiAlignOp::getFLOPs() {
+  auto ratio = static_cast<int64_t>(getSamplingRatio());
+  ratio = ratio > 0 ? ratio : 2;
+  return elems(getOutput()) * ratio * ratio * 8;
+}
+int64_t LoopGuardOp::getFLOPs() { return 0; }
+int64_t RoiPoolingOp::getFLOPs() { return elems(getOutput()); }
 int64_t NonZeroOp::getFLOPs() { return elems(getInput()); }
 int64_t UniqueOp::getFLOPs() { return elems(getInput()); }
 int64_t DynamicSliceOp::getFLOPs() { return 0; }

@@ -274,6 +274,18 @@ LogicalResult AvgPoolOp::computeOutputShapes(Shapes &s) {
                     getCeilMode(), s);
 }
 
+/// The maxima like top.maxpool (2-D only: the flat indices count over N x C x H x W), the mask the same
+/// shape.
+LogicalResult MaxPoolWithMaskOp::computeOutputShapes(Shapes &s) {
+  auto in = getShape(getInput());
+  if (in.size() != 4)
+    return emitOpError() << "expects an NCHW input, got " << formatShape(in);
+  if (failed(poolShapes(*this, in, getKernelShape(), getStrides(), getPads(), getCeilMode(), s)))
+    return failure();
+  s.push_back(s.back());
+  return success();
+}
+
 LogicalResult AdaptiveAvgPoolOp::computeOutputShapes(Shapes &shapes) {
   auto in = getShape(getInput());
   if (failed(checkSpatialInput(*this, in)))
@@ -843,6 +855,40 @@ LogicalResult GridSampleOp::computeOutputShapes(Shapes &shapes) {
     return emitOpError() << "expects an NCHW input and an N x H x W x 2 grid, got " << formatShape(in) << " and "
                          << formatShape(grid);
   shapes.push_back({in[0], in[1], grid[1], grid[2]});
+  return success();
+}
+
+LogicalResult LoopGuardOp::computeOutputShapes(Shapes &shapes) {
+  if (getNumElements(getShape(getCount())) != 1)
+    return emitOpError() << "'count' must hold one value, got " << formatShape(getShape(getCount()));
+  if (static_cast<int64_t>(getMaxTrips()) < 1)
+    return emitOpError() << "'max_trips' must be positive";
+  auto in = getShape(getInput());
+  shapes.push_back(SmallVector<int64_t>(in.begin(), in.end()));
+  return success();
+}
+
+LogicalResult RoiAlignOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput()), rois = getShape(getRois()), index = getShape(getBatchIndices());
+  if (in.size() != 4 || rois.size() != 2 || rois[1] != 4 || index.size() != 1 || index[0] != rois[0])
+    return emitOpError() << "expects an NCHW input, rois [R, 4] and batch_indices [R], got "
+                         << formatShape(in) << ", " << formatShape(rois) << " and " << formatShape(index);
+  auto oh = static_cast<int64_t>(getOutputHeight()), ow = static_cast<int64_t>(getOutputWidth());
+  if (oh < 1 || ow < 1 || static_cast<int64_t>(getSamplingRatio()) < 0)
+    return emitOpError() << "needs a positive output size and a sampling ratio of at least 0";
+  shapes.push_back({rois[0], in[1], oh, ow});
+  return success();
+}
+
+LogicalResult RoiPoolingOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput()), rois = getShape(getRois());
+  if (in.size() != 4 || rois.size() != 2 || rois[1] != 5)
+    return emitOpError() << "expects an NCHW input and rois [R, 5], got " << formatShape(in) << " and "
+                         << formatShape(rois);
+  auto pooled = getPooledShape();
+  if (pooled.size() != 2 || pooled[0] < 1 || pooled[1] < 1)
+    return emitOpError() << "'pooled_shape' must be two positive sizes";
+  shapes.push_back({rois[0], in[1], pooled[0], pooled[1]});
   return success();
 }
 

@@ -3,6 +3,7 @@
 // memory until saveWeights() writes the module's file.
 //===----------------------------------------------------------------------===//
 #include "tpuc/Dialect/Top/WeightStore.h"
+#include "tpuc/Dialect/Top/StoredWeight.h"
 
 #include "tpuc/Support/FloatConvert.h"
 #include "tpuc/Support/Npz.h"
@@ -112,6 +113,31 @@ FailureOr<std::vector<float>> readWeightF32(WeightOp op) {
   for (int64_t i = 0; i < n; ++i)
     out[i] = static_cast<float>((*tensor)->valueAsDouble(i));
   return out;
+}
+
+const Tensor *storedWeightF32(WeightOp op) {
+  auto path = weightFileOf(op);
+  if (op.getValue() || !path)
+    return nullptr;
+  std::lock_guard<std::mutex> lock(cacheMutex());
+  WeightFile &file = cache()[*path];
+  // Only arrays read from disk: they stay where they are until clearWeightCache (pending ones move as
+  // passes add arrays).
+  if (file.pending.has(op.getName()))
+    return nullptr;
+  if (!file.onDisk) {
+    Result<NpzFile> npz = NpzFile::tryRead(*path);
+    if (!npz)
+      return nullptr; // readWeightF32 reports it
+    file.onDisk = std::make_unique<NpzFile>(std::move(*npz));
+  }
+  const NpzFile &npz = *file.onDisk;
+  if (!npz.has(op.getName()))
+    return nullptr;
+  const Tensor &t = npz.get(op.getName());
+  if (t.dtype() != DType::F32 || t.numElements() != getNumElements(getShape(op.getOutput())))
+    return nullptr;
+  return &t;
 }
 
 FailureOr<WeightOp> createWeightF32(OpBuilder &builder, Location loc, StringRef nameHint,

@@ -391,6 +391,30 @@ LogicalResult UniqueOp::verify() {
       return emitOpError() << "index results must be i64, got " << elementOf(v);
   return success();
 }
+/// Maxima in the precision's float type, their flat indices i64.
+LogicalResult MaxPoolWithMaskOp::verify() {
+  if (getPrecision() == top::Precision::INT8 || isWeightOnly(getPrecision()))
+    return emitOpError() << "is float only; lower it in F32, F16 or BF16";
+  if (!elementMatches(elementOf(getInput()), getPrecision()) ||
+      !elementMatches(elementOf(getOutput()), getPrecision()))
+    return emitOpError() << "input and output must have the element type of precision "
+                         << top::stringifyPrecision(getPrecision());
+  if (!elementOf(getMask()).isInteger(64))
+    return emitOpError() << "mask must be i64, got " << elementOf(getMask());
+  return success();
+}
+/// The count in f32; the passed value in the precision's float type unless it is an integer tensor.
+LogicalResult LoopGuardOp::verify() {
+  if (!elementOf(getCount()).isF32())
+    return emitOpError() << "count must be f32, got " << elementOf(getCount());
+  if (isa<IntegerType>(elementOf(getInput())) && !isa<mlir::quant::QuantizedType>(elementOf(getInput())))
+    return elementOf(getInput()) == elementOf(getOutput())
+               ? success()
+               : emitOpError() << "passes " << elementOf(getInput()) << " on as " << elementOf(getOutput());
+  return verifyFloatOnly(*this, getPrecision(), {getInput(), getOutput()});
+}
+LogicalResult RoiAlignOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
+LogicalResult RoiPoolingOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
 LogicalResult NonMaxSuppressionOp::verify() {
   return verifyIndexResult(*this, getPrecision(), {getBoxes(), getScores()});
 }

@@ -27,7 +27,8 @@ inline constexpr int kLlmServeVersion = 1;
 /// One line on the child's stdin.
 struct LlmServeRequest {
   enum class Type {
-    Chat,     ///< {"type": "chat", "message": "..."}: a user turn, answered with token events and done.
+    Chat,     ///< {"type": "chat", "message": "...", "image": "..."}: a user turn (a VLM's image optional),
+              ///< answered with token events and done.
     Reset,    ///< {"type": "reset"}: a new conversation, the KV cache emptied.
     Stop,     ///< {"type": "stop"}: ends every chat turn received before it (the one running: now).
     Settings, ///< {"type": "settings", ...}: the generation settings alone, answered by a settings event.
@@ -36,6 +37,8 @@ struct LlmServeRequest {
   /// Echoed in every event of the request; optional.
   std::string id;
   std::string message;
+  /// A vision-language model's image for this turn (llm-run --image's forms); empty: none.
+  std::string image;
   /// Generation settings (chat or settings); absent ones keep their value. `greedy` true is top_k 1.
   std::optional<bool> greedy;
   std::optional<int64_t> maxNewTokens, topK, seed;
@@ -44,9 +47,10 @@ struct LlmServeRequest {
 };
 
 /// One line on the child's stdout. Which fields mean something depends on `event`:
-///  ready    model, chip, layers, seqLength, maxInputLength, chunkLength, sampleCandidates, vocab
+///  ready    model, chip, layers, seqLength, maxInputLength, chunkLength, buckets, imageTokens,
+///           sampleCandidates, vocab
 ///  turn     id, promptTokens, cachedTokens (reused from the KV cache), newTokens (to prefill), kvUsed
-///  step     id, stage (prefill, prefill_kv, decode), position, tokens, simMs, wallMs, kvUsed
+///  step     id, stage (prefill, prefill_kv, decode), position, tokens, stageTokens, simMs, wallMs, kvUsed
 ///  token    id, index, token, text, simMs, wallMs, kvUsed
 ///  done     id, stop, promptTokens, cachedTokens, generated, firstTokenSimMs, firstTokenWallMs,
 ///           decodeTokensPerS, wallDecodeTokensPerS, kvUsed, text
@@ -60,11 +64,17 @@ struct LlmServeEvent {
   std::string protocol, model, chip;
   int64_t version = 0, layers = 0, seqLength = 0, maxInputLength = 0, chunkLength = 0, sampleCandidates = 0,
           vocab = 0;
+  /// --dynamic prefill buckets below maxInputLength (LlmShape::buckets).
+  std::vector<int64_t> buckets;
+  /// Image tokens per image of a vision-language model (0: text only).
+  int64_t imageTokens = 0;
   // turn / done
   int64_t promptTokens = 0, cachedTokens = 0, newTokens = 0, generated = 0;
   // step / token
   std::string stage;
   int64_t position = 0, tokens = 0, index = 0, token = 0;
+  /// The length the step's stages ran at (its --dynamic bucket; FeedStep::stageTokens).
+  int64_t stageTokens = 0;
   double simMs = 0, wallMs = 0;
   int64_t kvUsed = 0;
   std::string text, stop, message;

@@ -21,6 +21,7 @@
 #include "tpuc/Support/ArgParser.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,9 @@ struct TransformOptions {
   /// [..] or an .npy file); --shape_influencing_input_names: the same, valued from --test_input's npz.
   std::string constInputs;
   std::vector<std::string> shapeInfluencingInputNames;
+  /// Not in model_transform: --loop_max_trips, the step bound of a Loop whose trip count or exit condition
+  /// is only known at run time (0: from the model).
+  int64_t loopMaxTrips = 0;
   std::vector<double> mean;
   std::vector<double> scale;
   std::string pixelFormat = "bgr";
@@ -217,11 +221,19 @@ struct LlmConvertOptions {
   /// --dry_run_json: the dry-run report as JSON (DryRun.h) to this file.
   std::string dryRunJson;
   bool debug = false;
+  /// --no_layer_reuse: every decoder layer through the backend instead of reusing layer 0's plan.
+  bool noLayerReuse = false;
+  /// --dynamic: prefill stages also for shorter prompt buckets (LlmConvert.h).
+  bool dynamic = false;
+  /// --buckets: the bucket lengths, comma separated (implies --dynamic); empty: the default halvings.
+  std::string buckets;
   std::string progress = "none";
   bool operator==(const LlmConvertOptions &) const = default;
 };
 void addLlmConvertOptions(ArgParser &parser, LlmConvertOptions &opts);
 std::string validateLlmConvertOptions(const LlmConvertOptions &opts);
+/// --buckets' lengths ("32,128" -> {32, 128}); nullopt when it is not a comma list of positive integers.
+std::optional<std::vector<int64_t>> parseBucketList(const std::string &text);
 
 // --- llm-run -----------------------------------------------------------------
 struct LlmRunOptions {
@@ -239,6 +251,8 @@ struct LlmRunOptions {
   bool serve = false;
   /// --prompt_ids: the prompt as comma-separated token ids (no tokenizer needed).
   std::string promptIds;
+  /// --image: a vision-language model's image (an image file, or a .npy/.npz pixel tensor [1, 3, S, S]).
+  std::string image;
   int64_t seed = 42;
   /// --no_chat_template: feed the prompt as it is.
   bool noChatTemplate = false;

@@ -64,6 +64,9 @@ struct SimResult {
   int64_t barriers = 0;              ///< Barriers the cores met at.
   /// Cycles commands took beyond their cost-model cycles because other transfers shared the DDR.
   int64_t ddrSharedCycles = 0;
+  /// Cycles commands lost because the other engine of their core ran at the same time
+  /// (npu.engine_contention: both contend for the LMEM banks).
+  int64_t contentionCycles = 0;
   std::vector<TraceEvent> events;    ///< In completion order.
   /// LMEM bytes per lane (per core) and DDR activation-region bytes holding data a later command reads
   /// (or a stage output): a block is live from the command writing it (time 0 for the stage's inputs) to

@@ -6,7 +6,9 @@
 // addresses the compiler fixed), builds positions and additive masks, and combines the stages:
 //
 //   prefill  embedding(L) -> block_i (first chunk, no history) -> block_kv_i (later chunks, with history)
-//            or, when a stage of the right kind is missing, block_cache_i token by token;
+//            or, when a stage of the right kind is missing, block_cache_i token by token; a model built
+//            with --dynamic runs a prefill in the smallest bucket that holds it (embedding_len<b>,
+//            block_len<b>_i, block_kv_len<b>_i) instead of paying for the whole length;
 //   decode   embedding_cache -> block_cache_i (one token against the history) ;
 //   then     lm_head (last token) -> greedy_head, or sample_head (repetition penalty, temperature, top-p)
 //            and a draw on the host from its candidates.
@@ -43,6 +45,12 @@ struct LlmShape {
   int64_t chunkLength = 0;    ///< Tokens one block_kv_i chunk takes (0: no block_kv_ stages).
   int64_t hidden = 0, kvHeads = 0, headDim = 0, vocab = 0;
   int64_t sampleCandidates = 0; ///< Width of sample_head's top-k (0: no sample_head).
+  /// --dynamic prefill buckets below maxInputLength, ascending (empty: every prefill pays for the full
+  /// length). A chunk with history uses the buckets below chunkLength.
+  std::vector<int64_t> buckets;
+  /// A vision-language model's `vit` net: the side of its square pixel input and the image tokens one
+  /// image becomes (0: a text-only model).
+  int64_t imageSize = 0, imageTokens = 0;
 };
 
 /// How the next token is chosen.
@@ -74,6 +82,9 @@ const char *stepKindName(StepKind kind);
 struct FeedStep {
   StepKind kind = StepKind::Decode;
   int64_t position = 0, tokens = 0;
+  /// The length the stages ran at: the prefill's bucket (max_input_length or chunk_length without one),
+  /// 1 for decode.
+  int64_t stageTokens = 0;
   double simulatedMs = 0, wallSeconds = 0;
   int64_t stageRuns = 0;
 };
@@ -117,6 +128,14 @@ public:
   llvm::Expected<std::vector<float>> recompute(llvm::ArrayRef<int32_t> tokens);
   /// The next token from `logits` through the head stages (see Sampling); `rng` draws when sampling.
   llvm::Expected<int32_t> choose(const std::vector<float> &logits, const Sampling &sampling, std::mt19937_64 &rng);
+
+  /// A VLM's image through the `vit` net: pixel_values [1, 3, S, S] (normalized) -> the image's embedding
+  /// rows [imageTokens x hidden]. Fails for a text-only model or a wrong pixel count.
+  llvm::Expected<std::vector<float>> encodeImage(llvm::ArrayRef<float> pixels);
+  /// An image's rows (encodeImage's) that replace the embedding of the `imageToken`s fed after the ones the
+  /// cache holds now, in order, as InternVL splices image features into the prompt's embeddings (a
+  /// recompute from an empty cache uses them again). feed() fails for an image token without a row.
+  void setImageRows(int32_t imageToken, std::vector<float> rows);
 
   /// Time of the stage runs since the previous call.
   RunTime takeTime();

@@ -718,3 +718,45 @@ func.func @unique_inverse(%a: tensor<6xf32>) {
   %y, %f, %i, %c = top.unique %a : (tensor<6xf32>) -> (tensor<4xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>)
   return
 }
+// -----
+func.func @maxpool_with_mask_rank(%a: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{expects an NCHW input, got [1, 2, 8]}}
+  %y, %m = top.maxpool_with_mask %a {kernel_shape = array<i64: 2>, strides = array<i64: 2>, pads = array<i64: 0, 0>} : (tensor<1x2x8xf32>) -> (tensor<1x2x4xf32>, tensor<1x2x4xi64>)
+  return
+}
+// -----
+func.func @roi_align_rois(%x: tensor<1x2x8x8xf32>, %r: tensor<3x5xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{expects an NCHW input, rois [R, 4] and batch_indices [R], got [1, 2, 8, 8], [3, 5] and [3]}}
+  %0 = top.roi_align %x, %r, %i {output_height = 2 : i64, output_width = 2 : i64} : (tensor<1x2x8x8xf32>, tensor<3x5xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  return
+}
+// -----
+func.func @roi_align_size(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{needs a positive output size and a sampling ratio of at least 0}}
+  %0 = top.roi_align %x, %r, %i {output_height = 0 : i64, output_width = 2 : i64} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x0x2xf32>
+  return
+}
+// -----
+func.func @roi_pooling_rois(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>) {
+  // expected-error @+1 {{expects an NCHW input and rois [R, 5], got [1, 2, 8, 8] and [3, 4]}}
+  %0 = top.roi_pooling %x, %r {pooled_shape = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>) -> tensor<3x2x2x2xf32>
+  return
+}
+// -----
+func.func @roi_pooling_shape(%x: tensor<1x2x8x8xf32>, %r: tensor<3x5xf32>) {
+  // expected-error @+1 {{'pooled_shape' must be two positive sizes}}
+  %0 = top.roi_pooling %x, %r {pooled_shape = array<i64: 2>} : (tensor<1x2x8x8xf32>, tensor<3x5xf32>) -> tensor<3x2x2x2xf32>
+  return
+}
+// -----
+func.func @loop_guard_count(%c: tensor<2xf32>, %x: tensor<1x4xf32>) {
+  // expected-error @+1 {{'count' must hold one value, got [2]}}
+  %0 = top.loop_guard %c, %x {max_trips = 4 : i64} : (tensor<2xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  return
+}
+// -----
+func.func @loop_guard_trips(%c: tensor<1xf32>, %x: tensor<1x4xf32>) {
+  // expected-error @+1 {{'max_trips' must be positive}}
+  %0 = top.loop_guard %c, %x {max_trips = 0 : i64} : (tensor<1xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  return
+}

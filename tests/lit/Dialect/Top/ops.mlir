@@ -229,3 +229,16 @@ func.func @grid_sample_nms(%x: tensor<1x1x4x4xf32>, %g: tensor<1x6x6x2xf32>, %b:
   %1 = top.non_max_suppression %b, %sc, %m, %iou, %n {center_point_box = true} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<1xi64>, tensor<1xf32>, none) -> tensor<3x3xi64>
   return %0, %1 : tensor<1x1x6x6xf32>, tensor<3x3xi64>
 }
+
+// CHECK-LABEL: func.func @roi_pools_guard
+func.func @roi_pools_guard(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %i: tensor<3xi64>, %b: tensor<3x5xf32>, %c: tensor<f32>) -> (tensor<3x2x2x2xf32>, tensor<3x2x2x3xf32>, tensor<1x2x4x4xi64>, tensor<1x2x8x8xf32>) {
+  // CHECK: top.roi_align {{.*}}mode = #top.roi_mode<max>
+  %0 = top.roi_align %x, %r, %i {mode = #top.roi_mode<max>, output_height = 2 : i64, output_width = 2 : i64, sampling_ratio = 2 : i64, half_pixel = false} : (tensor<1x2x8x8xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x2x2x2xf32>
+  // CHECK: top.roi_pooling {{.*}}pooled_shape = array<i64: 2, 3>
+  %1 = top.roi_pooling %x, %b {pooled_shape = array<i64: 2, 3>, spatial_scale = 0.5 : f64} : (tensor<1x2x8x8xf32>, tensor<3x5xf32>) -> tensor<3x2x2x3xf32>
+  // CHECK: top.maxpool_with_mask {{.*}}storage_order = true
+  %y, %m = top.maxpool_with_mask %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, storage_order = true} : (tensor<1x2x8x8xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>)
+  // CHECK: top.loop_guard {{.*}}exact = true, max_trips = 5
+  %g = top.loop_guard %c, %x {max_trips = 5 : i64, exact = true} : (tensor<f32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  return %0, %1, %m, %g : tensor<3x2x2x2xf32>, tensor<3x2x2x3xf32>, tensor<1x2x4x4xi64>, tensor<1x2x8x8xf32>
+}

@@ -278,3 +278,21 @@ func.func @unique_index_type(%x: tensor<6xf32>) {
   %y, %f, %i, %c = tpu.unique %x {precision = #top.precision<F32>} : (tensor<6xf32>) -> (tensor<4xf32>, tensor<4xi32>, tensor<6xi64>, tensor<4xi64>)
   return
 }
+// -----
+func.func @maxpool_with_mask_type(%x: tensor<1x1x4x4xf32>) {
+  // expected-error @+1 {{mask must be i64, got 'i32'}}
+  %y, %m = tpu.maxpool_with_mask %x {precision = #top.precision<F32>, kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi32>)
+  return
+}
+// -----
+func.func @loop_guard_count_type(%c: tensor<1xf16>, %x: tensor<1x4xf16>) {
+  // expected-error @+1 {{count must be f32, got 'f16'}}
+  %0 = tpu.loop_guard %c, %x {precision = #top.precision<F16>, max_trips = 4 : i64} : (tensor<1xf16>, tensor<1x4xf16>) -> tensor<1x4xf16>
+  return
+}
+// -----
+func.func @loop_guard_integer(%c: tensor<1xf32>, %x: tensor<1xi64>) {
+  // expected-error @+1 {{passes 'i64' on as 'i32'}}
+  %0 = tpu.loop_guard %c, %x {precision = #top.precision<F32>, max_trips = 4 : i64} : (tensor<1xf32>, tensor<1xi64>) -> tensor<1xi32>
+  return
+}

@@ -479,6 +479,25 @@ def unique():
                                              vi("counts", [3], T.INT64)])
 
 
+def roi_pools():
+    """RoiAlign (adaptive sampling, half_pixel), MaxRoiPool and a MaxPool whose Indices output is used, all on
+    run-time boxes and batch indices."""
+    nodes = [h.make_node("RoiAlign", ["x", "rois", "idx"], ["ra"], name="align", output_height=3, output_width=4,
+                         sampling_ratio=0, spatial_scale=0.5, coordinate_transformation_mode="half_pixel"),
+             h.make_node("MaxRoiPool", ["x", "boxes"], ["rp"], name="roipool", pooled_shape=[2, 3], spatial_scale=0.5),
+             h.make_node("MaxPool", ["x"], ["mp", "mi"], name="pool", kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1])]
+    return model(nodes, [vi("x", [2, 3, 12, 12]), vi("rois", [4, 4]), vi("idx", [4], T.INT64), vi("boxes", [3, 5])],
+                 [vi("ra", [4, 3, 3, 4]), vi("rp", [3, 3, 2, 3]), vi("mp", [2, 3, 6, 6]), vi("mi", [2, 3, 6, 6], T.INT64)],
+                 opset=16)
+
+
+def maxpool_indices_1d():
+    """A 1-D MaxPool whose Indices output is used (refused: 2-D only)."""
+    nodes = [h.make_node("MaxPool", ["x"], ["y", "i"], name="pool1d", kernel_shape=[2], strides=[2])]
+    return model(nodes, [vi("x", [1, 2, 8])], [vi("y", [1, 2, 4]), vi("i", [1, 2, 4], T.INT64)])
+
+
 def loops():
     """A Loop with a constant trip count (a tanh recurrence on outer-scope x and W, a scan output per step) and a
     Scan over a sequence input (a running sum, its outputs stacked in reverse)."""
@@ -513,7 +532,7 @@ def loops_runtime_trips():
     return m
 
 
-MODELS = {f.__name__: f for f in [expand_negative, unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
+MODELS = {f.__name__: f for f in [roi_pools, maxpool_indices_1d, expand_negative, unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset18, opset6, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
                                   runtime_params, runtime_if_ok, runtime_if_mismatch]}

@@ -99,6 +99,10 @@ def Top_GridPadding : Top_I32Enum<"GridPadding", "grid-sample values outside the
   I32EnumAttrCase<"zeros", 0>, I32EnumAttrCase<"border", 1>, I32EnumAttrCase<"reflection", 2>]>;
 def Top_GridPaddingAttr : Top_EnumAttr<Top_GridPadding, "grid_padding">;
 
+def Top_RoiMode : Top_I32Enum<"RoiMode", "how RoI align pools its samples", [
+  I32EnumAttrCase<"avg", 0>, I32EnumAttrCase<"max", 1>]>;
+def Top_RoiModeAttr : Top_EnumAttr<Top_RoiMode, "roi_mode">;
+
 def Top_CompareMode : Top_I32Enum<"CompareMode", "element-wise comparison or logic", [
   I32EnumAttrCase<"eq", 0>, I32EnumAttrCase<"ne", 1>, I32EnumAttrCase<"lt", 2>,
   I32EnumAttrCase<"le", 3>, I32EnumAttrCase<"gt", 4>, I32EnumAttrCase<"ge", 5>,

@@ -123,6 +123,26 @@ def Top_AvgPoolOp : Top_PoolOp<"avgpool", "1-D or 2-D average pooling (category:
   }];
 }
 
+def Top_MaxPoolWithMaskOp : Top_Op<"maxpool_with_mask"> {
+  let summary = "2-D max pooling with the position of each maximum (category: pool)";
+  let description = [{
+    ONNX MaxPool with its `Indices` output (TPU-MLIR's MaxPoolWithMask): besides the window maxima, `mask`
+    holds for each one the i64 flat index of the input element that won, counted over the whole unpadded
+    N x C x H x W input (row-major, or column-major over H and W with `storage_order = 1`); the first
+    maximum in row-major window order wins a tie, padded cells never win.
+
+    ```mlir
+    %y, %mask = top.maxpool_with_mask %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
+                                          pads = array<i64: 0, 0, 0, 0>}
+        : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>)
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads, DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                   DefaultValuedAttr<BoolAttr, "false">:$storage_order);
+  let results = (outs Top_Tensor:$output, Top_Tensor:$mask);
+}
+
 def Top_AdaptiveAvgPoolOp : Top_Op<"adaptive_avgpool"> {
   let summary = "Average pooling to a fixed output size (category: pool)";
   let description = [{
@@ -283,6 +303,47 @@ def Top_GridSampleOp : Top_Op<"grid_sample"> {
                    DefaultValuedAttr<Top_GridModeAttr, "GridMode::linear">:$mode,
                    DefaultValuedAttr<Top_GridPaddingAttr, "GridPadding::zeros">:$padding,
                    DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_RoiAlignOp : Top_Op<"roi_align"> {
+  let summary = "Bilinear pooling of regions of interest to a fixed size (category: pool)";
+  let description = [{
+    ONNX RoiAlign: for each of the R boxes `rois` [R, 4] (x1, y1, x2, y2 in input pixels before
+    `spatial_scale`) on image `batch_indices` [R] of `input` [N, C, H, W], an `output_height` x
+    `output_width` grid of bins, each the average (`mode = avg`) or maximum of `sampling_ratio`^2 bilinear
+    samples (adaptive, ceil(roi size / bins), when 0). With `half_pixel` the box is shifted by half a pixel
+    (opset 16's default), else (`output_half_pixel`, opset 10) it is at least 1 x 1. Output [R, C, oh, ow].
+
+    ```mlir
+    %y = top.roi_align %x, %rois, %idx {output_height = 5 : i64, output_width = 5 : i64, sampling_ratio = 2 : i64,
+                                        spatial_scale = 1.0 : f64, half_pixel = false}
+        : (tensor<1x1x10x10xf32>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x1x5x5xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$rois, Top_Tensor:$batch_indices,
+                   DefaultValuedAttr<Top_RoiModeAttr, "RoiMode::avg">:$mode, I64Attr:$output_height,
+                   I64Attr:$output_width, DefaultValuedAttr<I64Attr, "0">:$sampling_ratio,
+                   DefaultValuedAttr<F64Attr, "1.0">:$spatial_scale,
+                   DefaultValuedAttr<BoolAttr, "true">:$half_pixel);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_RoiPoolingOp : Top_Op<"roi_pooling"> {
+  let summary = "Max pooling of regions of interest to a fixed size (category: pool)";
+  let description = [{
+    ONNX MaxRoiPool (TPU-MLIR's ROIPooling, Caffe's ROIPooling): `rois` [R, 5] holds (batch index, x1, y1,
+    x2, y2) per box; the box scaled by `spatial_scale` and rounded to whole pixels (ends included) is cut
+    into `pooled_shape` bins of floor/ceil bounds, each the maximum of its pixels (0 when empty). Output
+    [R, C, ph, pw].
+
+    ```mlir
+    %y = top.roi_pooling %x, %rois {pooled_shape = array<i64: 2, 2>, spatial_scale = 1.0 : f64}
+        : (tensor<1x3x8x8xf32>, tensor<2x5xf32>) -> tensor<2x3x2x2xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$rois, DenseI64ArrayAttr:$pooled_shape,
+                   DefaultValuedAttr<F64Attr, "1.0">:$spatial_scale);
   let results = (outs Top_Tensor:$output);
 }
 

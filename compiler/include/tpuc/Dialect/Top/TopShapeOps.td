@@ -375,6 +375,24 @@ def Top_WhereOp : Top_Op<"where"> {
   let results = (outs Top_Tensor:$output);
 }
 
+def Top_LoopGuardOp : Top_Op<"loop_guard"> {
+  let summary = "Passes a loop's result on if the loop kept within its steps (category: logic)";
+  let description = [{
+    The run-time check of an ONNX Loop whose trip count or exit condition is data, imported as
+    `max_trips` masked steps (ConvertLoop.cpp): `count` is how many steps the loop wanted, counting the
+    one it would take after the last (a 0-d or 1-element tensor). The result is `input` unchanged; a run
+    where `count` exceeds `max_trips` fails (the loop needs more steps than the model holds), and with
+    `exact` (the loop has scan outputs, whose extent is `max_trips`) so does one where it differs.
+
+    ```mlir
+    %y = top.loop_guard %count, %x {max_trips = 8 : i64, exact = false} : (tensor<1xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$count, Top_Tensor:$input, I64Attr:$max_trips,
+                   DefaultValuedAttr<BoolAttr, "false">:$exact);
+  let results = (outs Top_Tensor:$output);
+}
+
 def Top_TopKOp : Top_Op<"topk"> {
   let summary = "The k largest or smallest values along an axis and their indices (category: logic)";
   let description = [{

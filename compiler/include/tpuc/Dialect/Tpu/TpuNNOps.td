@@ -280,6 +280,64 @@ def Tpu_GridSampleOp : Tpu_Op<"grid_sample"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
+def Tpu_MaxPoolWithMaskOp : Tpu_Op<"maxpool_with_mask"> {
+  let summary = "2-D max pooling with the flat index of each maximum, float only (category: pool)";
+  let description = [{
+    Lowered `top.maxpool_with_mask`: the window maxima in the precision's float type (compared after
+    rounding to it) and their i64 flat input indices.
+
+    ```mlir
+    %y, %mask = tpu.maxpool_with_mask %x {precision = #top.precision<F16>, kernel_shape = array<i64: 2, 2>,
+                                          strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>}
+        : (tensor<1x1x4x4xf16>) -> (tensor<1x1x2x2xf16>, tensor<1x1x2x2xi64>)
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
+                            DenseI64ArrayAttr:$pads, DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                            DefaultValuedAttr<BoolAttr, "false">:$storage_order),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output, Tpu_Tensor:$mask);
+}
+
+def Tpu_RoiAlignOp : Tpu_Op<"roi_align"> {
+  let summary = "Bilinear pooling of regions of interest, float only (category: pool)";
+  let description = [{
+    Lowered `top.roi_align`: `input` in the precision's float type, the boxes in f32 (they place every
+    sample), `batch_indices` i64; samples weighted in f32, the result rounded to the precision.
+
+    ```mlir
+    %y = tpu.roi_align %x, %rois, %idx {precision = #top.precision<F16>, output_height = 5 : i64,
+                                        output_width = 5 : i64, sampling_ratio = 2 : i64}
+        : (tensor<1x1x10x10xf16>, tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x1x5x5xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$rois, Tpu_Tensor:$batch_indices,
+                            DefaultValuedAttr<Top_RoiModeAttr, "::tpuc::top::RoiMode::avg">:$mode,
+                            I64Attr:$output_height, I64Attr:$output_width,
+                            DefaultValuedAttr<I64Attr, "0">:$sampling_ratio,
+                            DefaultValuedAttr<F64Attr, "1.0">:$spatial_scale,
+                            DefaultValuedAttr<BoolAttr, "true">:$half_pixel),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_RoiPoolingOp : Tpu_Op<"roi_pooling"> {
+  let summary = "Max pooling of regions of interest, float only (category: pool)";
+  let description = [{
+    Lowered `top.roi_pooling` (ONNX MaxRoiPool): `input` in the precision's float type, the [R, 5] boxes in
+    f32 (they are rounded to pixels), the bin maxima in the precision.
+
+    ```mlir
+    %y = tpu.roi_pooling %x, %rois {precision = #top.precision<F32>, pooled_shape = array<i64: 2, 2>}
+        : (tensor<1x3x8x8xf32>, tensor<2x5xf32>) -> tensor<2x3x2x2xf32>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$rois, DenseI64ArrayAttr:$pooled_shape,
+                            DefaultValuedAttr<F64Attr, "1.0">:$spatial_scale),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
 def Tpu_NonMaxSuppressionOp : Tpu_Op<"non_max_suppression"> {
   let summary = "Boxes kept by non-maximum suppression (category: logic)";
   let description = [{

@@ -212,6 +212,22 @@ def Tpu_NonZeroOp : Tpu_ShapeOp<"nonzero", "Coordinates of the non-zero elements
   let arguments = !con((ins Tpu_Tensor:$input), Tpu_CommonAttrs);
 }
 
+def Tpu_LoopGuardOp : Tpu_Op<"loop_guard"> {
+  let summary = "Passes a loop's result on if the loop kept within its steps (category: logic)";
+  let description = [{
+    Lowered `top.loop_guard`: `count` in f32, `input` and the result in the precision's float type (integers
+    unchanged); the run fails when the loop wanted more than `max_trips` steps (or, `exact`, another number).
+
+    ```mlir
+    %y = tpu.loop_guard %count, %x {precision = #top.precision<F16>, max_trips = 8 : i64}
+        : (tensor<1xf32>, tensor<1x4xf16>) -> tensor<1x4xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$count, Tpu_Tensor:$input, I64Attr:$max_trips,
+                            DefaultValuedAttr<BoolAttr, "false">:$exact), Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
 def Tpu_UniqueOp : Tpu_Op<"unique"> {
   let summary = "The distinct elements or slices of a tensor, float only (category: shape)";
   let description = [{

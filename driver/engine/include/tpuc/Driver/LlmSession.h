@@ -104,6 +104,16 @@ public:
   std::string answerJson(const LlmAnswer &answer) const;
   std::string writeAnswer(const LlmAnswer &answer) const;
 
+  /// A vision-language model's image (--image): a .npy/.npz pixel tensor [1, 3, S, S] as it is, or a picture
+  /// resized to S x S (bilinear) and normalized with ImageNet's mean and std, as InternVL's load_image does
+  /// (it resizes bicubic). The `vit` net encodes it and its rows replace the prompt's image tokens, the
+  /// tokenizer's "<IMG_CONTEXT>". Errors: a text-only model, no such token, a bad image (one line).
+  /// `simulatedMs`, when given, receives the vit net's simulated time (not part of the answer's timing).
+  llvm::Error attachImage(const std::string &path, double *simulatedMs = nullptr);
+  /// InternVL's placeholder of one image in a user message: "<img>", imageTokens x "<IMG_CONTEXT>",
+  /// "</img>\n".
+  std::string imagePlaceholder() const;
+
   const cmdsim::LlmShape &shape() const { return runtime_->shape(); }
   const std::string &modelPath() const { return modelPath_; }
   const std::string &chipName() const { return chip_.name; }
