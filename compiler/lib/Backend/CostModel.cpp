@@ -110,6 +110,24 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
       passes *= b * heads; // the two products' passes, once per head
       break;
     }
+    if (op.deformConv) {
+      // The samples of every (input channel, tap, output pixel) on the EU: four neighbours weighted and
+      // summed, times the mask (8 passes over the columns, spread on all lanes), then per group the filter
+      // [O/g, C/g * kh * kw] times the columns on the cube, as matmul.
+      const std::vector<int64_t> &x = g.values[op.inputs[0]].shape, &w = g.values[op.weights[0]].shape;
+      const std::vector<int64_t> &y = g.values[op.outputs[0]].shape;
+      int64_t groups = std::max<int64_t>(1, x[1] / std::max<int64_t>(1, w[1]));
+      int64_t k = w[1] * w[2] * w[3], rows = y[0] * y[2] * y[3], samples = x[1] * w[2] * w[3] * rows;
+      c.macs = rows * y[1] * k;
+      double gather = 8.0 * static_cast<double>(ceilDiv(samples, chip.lanes)) / static_cast<double>(euElems);
+      double perGroup = product(y[1] / groups, rows, k); // counts one group's passes
+      passes = 8 + passes * groups;
+      cycles = gather + static_cast<double>(groups) * perGroup;
+      c.laneUtilization = static_cast<double>(y[1] / groups) /
+                          static_cast<double>(channelsPerLane(chip, y[1] / groups) * chip.lanes);
+      c.euUtilization = 1;
+      break;
+    }
     int64_t elems = g.values[op.outputs[0]].elements();
     c.macs = elems;
     // Assume a few EU passes over the result spread on all lanes.

@@ -40,6 +40,7 @@ BackendRole topRole(Operation *op) {
       .Case<top::ReshapeOp, top::SqueezeOp, top::UnsqueezeOp>([](auto) { return BackendRole::Reshape; })
       .Case<top::AttentionOp>([](auto) { return BackendRole::Attention; })
       .Case<top::GatherOp>([](auto) { return BackendRole::Gather; })
+      .Case<top::DeformConv2DOp>([](auto) { return BackendRole::DeformConv; })
       .Case<top::ConcatOp>([](auto) { return BackendRole::Concat; })
       .Case<top::MatMulOp>([](auto) { return BackendRole::MatMul; })
       .Case<top::AdaptiveAvgPoolOp, top::ReduceOp>([](auto) { return BackendRole::GlobalPool; })
@@ -290,6 +291,15 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
       bop.attention = bop.inputs.size() >= 3 && out0.size() == 4 &&
                       std::all_of(bop.inputs.begin(), bop.inputs.begin() + 3, rank4);
       break;
+    case BackendRole::DeformConv: { // costed as deformable conv when the image is the first activation and
+                                    // the filter the first weight
+      auto filter = op->getNumOperands() > 1 ? ids.find(op->getOperand(1)) : ids.end();
+      bop.deformConv = out0.size() == 4 && !bop.inputs.empty() && !bop.weights.empty() &&
+                       filter != ids.end() && filter->second == bop.weights[0] &&
+                       g.values[bop.inputs[0]].shape.size() == 4 &&
+                       g.values[bop.weights[0]].shape.size() == 4;
+      break;
+    }
     case BackendRole::Gather:
       bop.gathers = true;
       if (facts.axis)

@@ -297,6 +297,7 @@ void addElementwiseConverters(OpTable &table) {
   table["Relu"].convert = convertUnary<ReluOp>;
   table["Sigmoid"].convert = convertUnary<SigmoidOp>;
   table["Tanh"].convert = convertUnary<TanhOp>;
+  table["Mish"].convert = convertUnary<MishOp>; // opset 18
   table["Exp"].convert = convertUnary<ExpOp>;
   table["Log"].convert = convertUnary<LogOp>;
   table["Sqrt"].convert = convertUnary<SqrtOp>;

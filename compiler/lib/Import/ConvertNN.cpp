@@ -568,6 +568,40 @@ LogicalResult convertInstanceNorm(GraphImporter &g) {
   return success();
 }
 
+/// GroupNormalization-18: its scale and bias hold one value per group (opset 21 made them per channel);
+/// known at import, each group's value is repeated over its channels for top.groupnorm's per-channel ones.
+LogicalResult convertGroupNorm(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  int64_t groups = g.attrInt("num_groups", 0);
+  if (in.size() < 3)
+    return g.fail("expects an input of rank 3 or more, got " + shapeText(in));
+  if (groups < 1 || in[1] % groups != 0)
+    return g.fail("'num_groups' " + std::to_string(groups) + " does not divide the " + std::to_string(in[1]) +
+                  " channels");
+  if (g.attrInt("stash_type", 1) != 1)
+    return g.fail("stash_type " + std::to_string(g.attrInt("stash_type", 1)) +
+                  " is not supported (1, f32, is)");
+  Value perChannel[2];
+  for (int k = 0; k < 2; ++k) {
+    const HostTensor *c = g.constInput(1 + k);
+    if (!c)
+      return g.fail(std::string(k ? "'bias'" : "'scale'") + " must be known at import time");
+    if (c->numel() != groups)
+      return g.fail(std::string(k ? "'bias'" : "'scale'") + " has " + std::to_string(c->numel()) +
+                    " values; GroupNormalization-18 takes one per group (" + std::to_string(groups) + ")");
+    std::vector<float> values;
+    for (int64_t ch = 0; ch < in[1]; ++ch)
+      values.push_back(static_cast<float>(c->at(ch / (in[1] / groups))));
+    perChannel[k] =
+        g.materialize(g.nodeName() + (k ? "_bias" : "_scale"), HostTensor::floats({in[1]}, values));
+    if (!perChannel[k])
+      return failure();
+  }
+  return g.finish(
+      g.build<GroupNormOp>("", {g.input(0), perChannel[0], perChannel[1]},
+                           {g.i64("num_groups", groups), g.f64("eps", g.attrFloat("epsilon", 1e-5))}));
+}
+
 /// GridSample (2-D), its mode under both spellings (opset 16's bilinear / bicubic, opset 20's linear /
 /// cubic).
 LogicalResult convertGridSample(GraphImporter &g) {
@@ -619,6 +653,81 @@ LogicalResult convertMaxRoiPool(GraphImporter &g) {
   return g.finish(g.build<RoiPoolingOp>("", {g.input(0), g.input(1)},
                                         {g.i64s("pooled_shape", g.attrInts("pooled_shape")),
                                          g.f64("spatial_scale", g.attrFloat("spatial_scale", 1.0))}));
+}
+
+/// The `pads` of a 2-D window op without auto_pad (DeformConv, MaxUnpool): four values, none by default.
+FailureOr<std::vector<int64_t>> explicitPads2D(GraphImporter &g) {
+  std::vector<int64_t> pads = g.attrInts("pads");
+  if (pads.empty())
+    pads.assign(4, 0);
+  if (pads.size() != 4) {
+    (void)g.fail("'pads' has " + std::to_string(pads.size()) + " values; expected 4");
+    return failure();
+  }
+  if (failed(checkRange(g, "pads", pads, 0)))
+    return failure();
+  return pads;
+}
+
+/// DeformConv (opset 19; 2-D): inputs X, W, offset, B, mask; the kernel size defaults to the filter's.
+LogicalResult convertDeformConv(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0), w = g.inputShape(1);
+  if (in.size() != 4 || w.size() != 4)
+    return g.fail("only 2-D deformable convolution is supported (input " + shapeText(in) + ", filter " +
+                  shapeText(w) + ")");
+  std::vector<int64_t> kernel = g.attrInts("kernel_shape");
+  if (kernel.empty())
+    kernel = {w[2], w[3]};
+  if (kernel.size() != 2)
+    return g.fail("'kernel_shape' has " + std::to_string(kernel.size()) + " values for 2 spatial axes");
+  if (failed(checkRange(g, "kernel_shape", kernel)))
+    return failure();
+  auto strides = spatialAttr(g, "strides", 2);
+  auto dilations = spatialAttr(g, "dilations", 2);
+  if (failed(strides) || failed(dilations))
+    return failure();
+  auto pads = explicitPads2D(g);
+  if (failed(pads))
+    return failure();
+  int64_t group = g.attrInt("group", 1), offsetGroup = g.attrInt("offset_group", 1);
+  if (group < 1 || offsetGroup < 1)
+    return g.fail("'group' and 'offset_group' must be positive, got " + std::to_string(group) + " and " +
+                  std::to_string(offsetGroup));
+  return g.finish(g.build<DeformConv2DOp>(
+      "", {g.input(0), g.input(1), g.input(2), g.optionalInput(4), g.optionalInput(3)},
+      {g.i64s("kernel_shape", kernel), g.i64s("strides", *strides), g.i64s("pads", *pads),
+       g.i64s("dilations", *dilations), g.i64("group", group), g.i64("offset_group", offsetGroup)}));
+}
+
+/// MaxUnpool (2-D): the output shape from the `output_shape` input when it is a constant, else from the
+/// model's declaration of the output, else `(in - 1) * stride - pads + kernel` per axis.
+LogicalResult convertMaxUnpool(GraphImporter &g) {
+  std::vector<int64_t> in = g.inputShape(0);
+  if (in.size() != 4)
+    return g.fail("only 2-D unpooling (a 4-D input) is supported, got " + shapeText(in));
+  std::vector<int64_t> kernel = g.attrInts("kernel_shape");
+  if (kernel.size() != 2)
+    return g.fail("'kernel_shape' must hold 2 values, got " + std::to_string(kernel.size()));
+  if (failed(checkRange(g, "kernel_shape", kernel)))
+    return failure();
+  auto strides = spatialAttr(g, "strides", 2);
+  if (failed(strides))
+    return failure();
+  auto pads = explicitPads2D(g);
+  if (failed(pads))
+    return failure();
+  std::vector<int64_t> out{in[0], in[1]};
+  for (int i = 0; i < 2; ++i)
+    out.push_back((in[2 + i] - 1) * (*strides)[i] - (*pads)[i] - (*pads)[i + 2] + kernel[i]);
+  if (g.hasInput(2)) {
+    if (const HostTensor *shape = g.constInput(2))
+      out = shape->toInts();
+    else if (auto declared = g.declaredShape(0))
+      out = *declared;
+    else
+      return g.fail("'output_shape' arrives at run time and the output's shape is not declared");
+  }
+  return g.finish(g.build<MaxUnpoolOp>("", {g.input(0), g.input(1)}, {g.i64s("output_shape", out)}));
 }
 
 /// NonMaxSuppression: how many boxes survive depends on the data, so the result takes the shape the model
@@ -721,10 +830,13 @@ void addNNConverters(OpTable &table) {
   table["GlobalMaxPool"].convert = convertGlobalMaxPool;
   table["BatchNormalization"].convert = convertBatchNorm;
   table["InstanceNormalization"].convert = convertInstanceNorm;
+  table["GroupNormalization"].convert = convertGroupNorm;
   table["LayerNormalization"].convert = convertLayerNorm;
   table["GridSample"].convert = convertGridSample;
   table["RoiAlign"].convert = convertRoiAlign;
   table["MaxRoiPool"].convert = convertMaxRoiPool;
+  table["DeformConv"].convert = convertDeformConv;
+  table["MaxUnpool"].convert = convertMaxUnpool;
   table["NonMaxSuppression"].convert = convertNonMaxSuppression;
   table["Softmax"].convert = convertSoftmax<false>;
   table["LogSoftmax"].convert = convertSoftmax<true>;

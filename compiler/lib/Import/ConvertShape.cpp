@@ -301,6 +301,19 @@ LogicalResult convertResize(GraphImporter &g) {
     return g.fail("resize mode '" + mode + "' is not supported (nearest, linear and cubic are)");
   if (g.attrInt("antialias", 0) != 0)
     return g.fail("antialias = 1 is not supported");
+  // Resize-18's `axes` (scales or sizes of some axes only) and aspect-ratio policies.
+  if (std::string policy = g.attrString("keep_aspect_ratio_policy", "stretch"); policy != "stretch")
+    return g.fail("keep_aspect_ratio_policy '" + policy + "' is not supported (stretch is)");
+  if (g.hasAttr("axes")) {
+    std::vector<int64_t> axes = g.attrInts("axes");
+    for (int64_t &a : axes)
+      a = a < 0 ? a + rank : a;
+    std::vector<int64_t> all(rank);
+    std::iota(all.begin(), all.end(), 0);
+    if (axes != all)
+      return g.fail("'axes' " + listText(g.attrInts("axes")) +
+                    " is not supported (only every axis in order)");
+  }
   std::string coord = legacy ? "asymmetric" : g.attrString("coordinate_transformation_mode", "half_pixel");
   std::string nearestMode = legacy ? "floor" : g.attrString("nearest_mode", "round_prefer_floor");
 

@@ -492,6 +492,82 @@ bool loadModel(const TransformOptions &options, LoadedModel &model, std::string 
   return loadModelFromMemory(bytes.data(), bytes.size(), path, baseDir, options, model, error);
 }
 
+namespace {
+
+/// Default-domain ops whose form changed at opset 18 or 19, with the opset of the change: the onnx library
+/// Debian ships (1.12) knows schemas up to opset 17, so it would hold these nodes to an older schema
+/// (ReduceMean-18's `axes` input is one input too many for ReduceMean-13) or know none (DeformConv). If,
+/// Loop and Scan count from 18: their bodies may hold such nodes.
+const std::map<std::string, int64_t> &newerForms() {
+  static const std::map<std::string, int64_t> forms = {{"ReduceMax", 18},
+                                                       {"ReduceMin", 18},
+                                                       {"ReduceMean", 18},
+                                                       {"ReduceProd", 18},
+                                                       {"ReduceSumSquare", 18},
+                                                       {"ReduceL1", 18},
+                                                       {"ReduceL2", 18},
+                                                       {"ReduceLogSum", 18},
+                                                       {"ReduceLogSumExp", 18},
+                                                       {"Split", 18},
+                                                       {"Pad", 18},
+                                                       {"Resize", 18},
+                                                       {"ScatterElements", 18},
+                                                       {"ScatterND", 18},
+                                                       {"LpPool", 18},
+                                                       {"GroupNormalization", 18},
+                                                       {"Mish", 18},
+                                                       {"Col2Im", 18},
+                                                       {"CenterCropPad", 18},
+                                                       {"BitwiseAnd", 18},
+                                                       {"BitwiseOr", 18},
+                                                       {"BitwiseXor", 18},
+                                                       {"BitwiseNot", 18},
+                                                       {"OptionalHasElement", 18},
+                                                       {"OptionalGetElement", 18},
+                                                       {"If", 18},
+                                                       {"Loop", 18},
+                                                       {"Scan", 18},
+                                                       {"AveragePool", 19},
+                                                       {"DeformConv", 19},
+                                                       {"Cast", 19},
+                                                       {"CastLike", 19},
+                                                       {"Constant", 19},
+                                                       {"DequantizeLinear", 19},
+                                                       {"QuantizeLinear", 19},
+                                                       {"Equal", 19},
+                                                       {"Identity", 19},
+                                                       {"Reshape", 19},
+                                                       {"Shape", 19},
+                                                       {"Size", 19}};
+  return forms;
+}
+
+/// Whether the onnx library would judge `node` of a model at `opset` by another version's schema.
+bool beyondLibrary(const onnx::NodeProto &node, int64_t opset) {
+  if (opset <= libraryOpset() || !(node.domain().empty() || node.domain() == "ai.onnx"))
+    return false;
+  auto it = newerForms().find(node.op_type());
+  return it != newerForms().end() && it->second > libraryOpset() && it->second <= opset;
+}
+
+/// Lowers the default opset import of `proto` to the library's newest.
+void useLibraryOpset(onnx::ModelProto &proto) {
+  for (auto &opset : *proto.mutable_opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      opset.set_version(libraryOpset());
+}
+
+} // namespace
+
+int64_t libraryOpset() {
+  static const int64_t newest = [] {
+    const auto &map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    auto it = map.find(onnx::ONNX_DOMAIN);
+    return it == map.end() ? int64_t{17} : static_cast<int64_t>(it->second.second);
+  }();
+  return newest;
+}
+
 void indexTypes(LoadedModel &model) {
   model.types.clear();
   const onnx::GraphProto &graph = model.proto.graph();
@@ -505,7 +581,30 @@ void indexTypes(LoadedModel &model) {
 
 bool checkModel(LoadedModel &model, std::string &error) {
   try {
-    onnx::checker::check_model(model.proto);
+    if (model.opset <= libraryOpset()) {
+      onnx::checker::check_model(model.proto);
+    } else {
+      // Beyond the library's opsets: the nodes of newer forms leave the checked copy, their outputs
+      // becoming graph inputs so that the nodes reading them stay well-formed (the Top rules check them).
+      onnx::ModelProto view = model.proto;
+      useLibraryOpset(view);
+      auto *graph = view.mutable_graph();
+      auto *nodes = graph->mutable_node();
+      for (int k = nodes->size() - 1; k >= 0; --k) {
+        if (!beyondLibrary(nodes->Get(k), model.opset))
+          continue;
+        for (const std::string &out : nodes->Get(k).output())
+          if (!out.empty()) {
+            auto *input = graph->add_input();
+            input->set_name(out);
+            auto *tensor = input->mutable_type()->mutable_tensor_type();
+            tensor->set_elem_type(onnx::TensorProto::FLOAT);
+            tensor->mutable_shape(); // the checker wants one; it does not hold nodes to it
+          }
+        nodes->DeleteSubrange(k, 1);
+      }
+      onnx::checker::check_model(view);
+    }
   } catch (const std::exception &e) {
     error = model.path + ": invalid model: " + oneLine(e.what());
     return false;
@@ -528,9 +627,19 @@ bool inferShapes(LoadedModel &model, const std::unordered_set<const onnx::NodePr
       ++kept;
     }
   nodes->DeleteSubrange(kept, nodes->size() - kept);
+  // Beyond the library's opsets the nodes of newer forms stay out, and inference is not strict: the
+  // tensors downstream of them get no inferred shape, so only the rest is cross-checked.
+  bool beyond = model.opset > libraryOpset();
+  if (beyond) {
+    useLibraryOpset(model.proto);
+    for (int k = nodes->size() - 1; k >= 0; --k)
+      if (beyondLibrary(nodes->Get(k), model.opset))
+        nodes->DeleteSubrange(k, 1);
+  }
   try {
     std::unordered_map<std::string, onnx::TensorShapeProto> generated;
-    onnx::ShapeInferenceOptions inferOptions(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
+    onnx::ShapeInferenceOptions inferOptions(/*check_type=*/true, /*strict_mode=*/beyond ? 0 : 1,
+                                             /*data_prop=*/true);
     onnx::shape_inference::InferShapes(model.proto, onnx::OpSchemaRegistry::Instance(), inferOptions,
                                        &generated);
   } catch (const std::exception &e) {

@@ -19,8 +19,14 @@ namespace tpuc::importer {
 /// Oldest and newest default-domain opset the importer maps. Below opset 7 the forms whose semantics
 /// differ from later versions (limited `broadcast` with `axis`, training `is_test = 0`, attribute forms of
 /// Reshape, Pad, Cast and Tile) are refused by name; everything else means what it means at opset 7.
+/// Opsets 18 and 19 are newer than the onnx library Debian ships (1.12: opset 17): for them the checker
+/// and shape inference leave out the nodes whose form changed after the library's newest opset
+/// (libraryOpset()), and the Top shape rules alone check those.
 constexpr int64_t kMinOpset = 1;
-constexpr int64_t kMaxOpset = 17;
+constexpr int64_t kMaxOpset = 19;
+
+/// Newest default-domain opset the linked onnx library has schemas for.
+int64_t libraryOpset();
 
 /// A parsed model and what the importer needs to know about it.
 struct LoadedModel {

@@ -134,6 +134,25 @@ FailureOr<std::vector<int64_t>> splitSizes(GraphImporter &g, const std::vector<i
     }
     return sizes;
   }
+  if (g.opset() >= 18 && g.hasAttr("num_outputs")) {
+    // Split-18: `num_outputs` parts of ceil(dim / n), the last one smaller when n does not divide dim.
+    int64_t n = g.attrInt("num_outputs", 0);
+    if (n != parts || n <= 0 || n > dim) {
+      (void)g.fail("'num_outputs' " + std::to_string(n) + " does not match the node's " +
+                   std::to_string(parts) + " outputs on axis " + std::to_string(axis) + " of size " +
+                   std::to_string(dim));
+      return failure();
+    }
+    int64_t chunk = (dim + n - 1) / n;
+    std::vector<int64_t> sizes(n, chunk);
+    sizes.back() = dim - chunk * (n - 1);
+    if (sizes.back() <= 0) {
+      (void)g.fail("axis " + std::to_string(axis) + " of size " + std::to_string(dim) +
+                   " does not split into " + std::to_string(n) + " parts of " + std::to_string(chunk));
+      return failure();
+    }
+    return sizes;
+  }
   if (parts <= 0 || dim % parts != 0) {
     (void)g.fail("axis " + std::to_string(axis) + " of size " + std::to_string(dim) +
                  " does not split into " + std::to_string(parts) + " equal parts");
@@ -325,6 +344,29 @@ FailureOr<PadParams> padParams(GraphImporter &g, int64_t rank) {
   if (std::any_of(p.pads.begin(), p.pads.end(), [](int64_t v) { return v < -(1 << 30) || v > (1 << 30); })) {
     (void)g.fail("'pads' values are out of range");
     return failure();
+  }
+  if (g.opset() >= 18 && g.hasInput(3)) {
+    // Pad-18: the pads cover the listed axes only (begins, then ends); the others get none.
+    const HostTensor *axesIn = g.constInput(3);
+    if (!axesIn) {
+      (void)g.fail("'axes' must be known at import time");
+      return failure();
+    }
+    auto axes = normalizeAxes(g, axesIn->toInts(), rank);
+    if (failed(axes))
+      return failure();
+    size_t n = axes->size();
+    if (p.pads.size() != 2 * n) {
+      (void)g.fail("'pads' has " + std::to_string(p.pads.size()) + " values for " + std::to_string(n) +
+                   " axes");
+      return failure();
+    }
+    std::vector<int64_t> full(2 * rank, 0);
+    for (size_t k = 0; k < n; ++k) {
+      full[(*axes)[k]] = p.pads[k];
+      full[(*axes)[k] + rank] = p.pads[k + n];
+    }
+    p.pads = full;
   }
   if ((int64_t)p.pads.size() != 2 * rank) {
     (void)g.fail("'pads' has " + std::to_string(p.pads.size()) + " values; expected " +

@@ -400,6 +400,64 @@ LogicalResult run(top::ConvOp op, Inputs in, Outputs out) {
   return success();
 }
 
+namespace {
+
+/// Bilinear sample of one plane at (y, x) as deformable conv reads it: 0 at or beyond -1 and the size on
+/// either axis, neighbours outside the plane read 0.
+float deformSample(const float *plane, int64_t height, int64_t width, float y, float x) {
+  if (!(y > -1.0f && x > -1.0f && y < static_cast<float>(height) && x < static_cast<float>(width)))
+    return 0.0f; // also NaN offsets
+  float fy = std::floor(y), fx = std::floor(x);
+  auto y0 = static_cast<int64_t>(fy), x0 = static_cast<int64_t>(fx);
+  float ly = y - fy, lx = x - fx, hy = 1.0f - ly, hx = 1.0f - lx;
+  auto at = [&](int64_t r, int64_t c) {
+    return r >= 0 && r < height && c >= 0 && c < width ? plane[r * width + c] : 0.0f;
+  };
+  return hy * hx * at(y0, x0) + hy * lx * at(y0, x0 + 1) + ly * hx * at(y0 + 1, x0) +
+         ly * lx * at(y0 + 1, x0 + 1);
+}
+
+} // namespace
+
+/// Deformable conv: per image and group, the samples unfold into columns [C/g * kh * kw, oh * ow] (row
+/// order as the filter's), multiplied by the group's filters.
+LogicalResult run(top::DeformConv2DOp op, Inputs in, Outputs out) {
+  Geometry g = makeGeometry(shapeOf(op.getInput()), shapeOf(op.getOutput()), op.getKernelShape(),
+                            op.getStrides(), op.getPads(), op.getDilations(), op.getGroup());
+  const float *x = in[0], *w = in[1], *offset = in[2], *mask = in[3], *bias = in[4];
+  float *y = out[0];
+  int64_t taps = g.kh * g.kw, cols = g.oh * g.ow, icg = g.ic / g.group, ocg = g.oc / g.group;
+  int64_t offsetGroups = op.getOffsetGroup(), perOffsetGroup = g.ic / offsetGroups, k = icg * taps;
+  float *col = scratch(k * cols);
+  for (int64_t n = 0; n < g.n; ++n) {
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      parallelFor(k, rowGrain(cols * 8), [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          int64_t c = grp * icg + r / taps, t = r % taps, ky = t / g.kw, kx = t % g.kw;
+          int64_t og = c / perOffsetGroup;
+          const float *plane = x + (n * g.ic + c) * g.ih * g.iw;
+          const float *dy = offset + ((n * offsetGroups + og) * 2 * taps + 2 * t) * cols, *dx = dy + cols;
+          const float *m = mask ? mask + ((n * offsetGroups + og) * taps + t) * cols : nullptr;
+          float *dst = col + r * cols;
+          for (int64_t oy = 0; oy < g.oh; ++oy) {
+            float baseY = static_cast<float>(oy * g.sh - g.padTop + ky * g.dh);
+            for (int64_t ox = 0; ox < g.ow; ++ox) {
+              int64_t p = oy * g.ow + ox;
+              float baseX = static_cast<float>(ox * g.sw - g.padLeft + kx * g.dw);
+              float v = deformSample(plane, g.ih, g.iw, baseY + dy[p], baseX + dx[p]);
+              dst[p] = m ? v * m[p] : v;
+            }
+          }
+        }
+      });
+      gemm(false, false, ocg, cols, k, w + grp * ocg * k, k, col, cols, y + (n * g.oc + grp * ocg) * cols,
+           cols);
+    }
+  }
+  finishPlanes(g, y, bias, false, -1.0);
+  return success();
+}
+
 LogicalResult run(top::DeconvOp op, Inputs in, Outputs out) {
   Geometry g = makeGeometry(shapeOf(op.getInput()), shapeOf(op.getOutput()), op.getKernelShape(),
                             op.getStrides(), op.getPads(), op.getDilations(), op.getGroup());

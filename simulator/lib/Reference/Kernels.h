@@ -23,8 +23,8 @@ using Outputs = llvm::ArrayRef<float *>;
 // clang-format off
 #define TPUC_TOP_KERNEL_OPS(X)                                                                     \
   X(InputOp) X(WeightOp) X(NoneOp)                                                                 \
-  X(ConvOp) X(DeconvOp) X(MatMulOp) X(A16MatMulOp)                                                 \
-  X(MaxPoolOp) X(AvgPoolOp) X(AdaptiveAvgPoolOp) X(MaxPoolWithMaskOp) X(RoiAlignOp) X(RoiPoolingOp) \
+  X(ConvOp) X(DeconvOp) X(DeformConv2DOp) X(MatMulOp) X(A16MatMulOp)                                \
+  X(MaxPoolOp) X(AvgPoolOp) X(AdaptiveAvgPoolOp) X(MaxPoolWithMaskOp) X(MaxUnpoolOp) X(RoiAlignOp) X(RoiPoolingOp) \
   X(BatchNormOp) X(LayerNormOp) X(RMSNormOp) X(GroupNormOp) X(InstanceNormOp) X(SoftmaxOp)         \
   X(RopeOp) X(AttentionOp)                                                                         \
   X(AddOp) X(SubOp) X(MulOp) X(DivOp) X(PowerOp) X(MaxOp) X(MinOp)                                \

@@ -202,6 +202,8 @@ struct DirectKernel : tpud::KernelInterface::ExternalModel<DirectKernel<OpT, Run
   X(NonZeroOp, NonZeroOp, None)                                                                              \
   X(UniqueOp, UniqueOp, None)                                                                                \
   X(MaxPoolWithMaskOp, MaxPoolWithMaskOp, None)                                                              \
+  X(MaxUnpoolOp, MaxUnpoolOp, None)                                                                          \
+  X(DeformConv2DOp, DeformConv2DOp, None)                                                                    \
   X(RoiAlignOp, RoiAlignOp, None)                                                                            \
   X(RoiPoolingOp, RoiPoolingOp, None)                                                                        \
   X(LoopGuardOp, LoopGuardOp, None)                                                                          \

@@ -232,6 +232,30 @@ TEST(CostModel, AttentionCostsBothProductsAndTheSoftmax) {
   EXPECT_EQ(t.macs, 2 * 4 * 16 * 32 * 64);
 }
 
+TEST(CostModel, DeformConvGathersSamplesThenMultipliesOnTheCube) {
+  ChipProfile c = profile([](nlohmann::json &j) { j["tiu"]["pass_cycles"] = 2; });
+  Graph g;
+  int x = g.addInput("x", {1, 4, 8, 8}, DType::F16);
+  int offset = g.addInput("offset", {1, 36, 8, 8}, DType::F16);
+  int w = g.addWeight("w", {6, 2, 3, 3}, DType::F16);
+  Op op;
+  op.name = "dc";
+  op.inputs = {x, offset};
+  op.weights = {w};
+  op.deformConv = true;
+  Value out;
+  out.name = "dc";
+  out.shape = {1, 6, 8, 8};
+  out.dtype = DType::F16;
+  g.addOp(op, {out});
+  // Samples: 4 channels x 9 taps x 64 pixels = 2304, 8 EU passes over them on 64 lanes, 32 F16 per EU: 9
+  // cycles. Per group (2): 3 features on one lane chunk x 64 rows x K 18 at 128 per cycle: 9 cycles, K in
+  // steps of 4: 5 passes. Passes 8 + 2 x 5, 2 cycles each.
+  TiuCost t = wholeOp(c, g, 0);
+  EXPECT_EQ(t.cycles, 9 + 2 * 9 + 18 * 2 + 64);
+  EXPECT_EQ(t.macs, 64 * 6 * 18);
+}
+
 TEST(CostModel, GatherReadsOnlyTheRowsItReturns) {
   ChipProfile c = profile();
   Graph g;

@@ -87,6 +87,10 @@ struct Op {
   /// Scaled dot-product attention (inputs query [B, Lq, Hq, D], key and value [B, Lk, Hkv, D], an
   /// optional mask): both products on the cube and the softmax on the EU, the scores kept in LMEM.
   bool attention = false;
+  /// Deformable convolution (inputs: the image [N, C, H, W], then offset and mask; weights: the OIHW
+  /// filter, then the bias): four taps per sample gathered and weighted on the EU into columns in LMEM,
+  /// then a matmul of the filter with them on the cube.
+  bool deformConv = false;
   /// A matmul without a local (row-sliced) form: it reads its activation transposed or has its weight
   /// on the left (its result rows are not the activation's rows), or it is a weight-only quantized
   /// matmul (a16matmul: its packed weights stream once per token, which grouping does not save).

@@ -237,7 +237,8 @@ protected:
 };
 
 /// Ops whose result is an i64 index list (nonzero, non_max_suppression, unique, maxpool_with_mask) or that
-/// read one (roi_align), in the float precision with the operands in `keepF32` in f32.
+/// read one (roi_align, max_unpool), and float-only ops with coordinate operands (deform_conv2d), in the
+/// float precision with the operands in `keepF32` in f32.
 template <typename TopOp, typename TpuOp> class IndexListLowering : public TopLowering<TopOp> {
 public:
   IndexListLowering(Lowering &lowering, ArrayRef<unsigned> keepF32 = {})
@@ -318,7 +319,10 @@ void populateShapePatterns(RewritePatternSet &patterns, Lowering &L) {
                FloatLowering<top::CumSumOp, tpu::CumSumOp>, FloatLowering<top::CompareOp, tpu::CompareOp>,
                FloatLowering<top::RepetitionPenaltyOp, tpu::RepetitionPenaltyOp>>(L);
   patterns.add<IndexListLowering<top::NonZeroOp, tpu::NonZeroOp>,
-               IndexListLowering<top::MaxPoolWithMaskOp, tpu::MaxPoolWithMaskOp>>(L);
+               IndexListLowering<top::MaxPoolWithMaskOp, tpu::MaxPoolWithMaskOp>,
+               IndexListLowering<top::MaxUnpoolOp, tpu::MaxUnpoolOp>>(L);
+  // Deformable conv keeps its offsets and mask in f32: they place and weight every bilinear sample.
+  patterns.add<IndexListLowering<top::DeformConv2DOp, tpu::DeformConv2DOp>>(L, ArrayRef<unsigned>({2, 3}));
   // The loop guard keeps its step count in f32 (f16 holds whole numbers only to 2048).
   patterns.add<IndexListLowering<top::LoopGuardOp, tpu::LoopGuardOp>>(L, ArrayRef<unsigned>({0}));
   // The RoI pools keep their boxes in f32: they place every sample (RoiAlign) or are rounded to pixels.

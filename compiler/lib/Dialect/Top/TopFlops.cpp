@@ -23,6 +23,14 @@ int64_t ConvOp::getFLOPs() {
          reluFlops(getDoRelu(), getOutput());
 }
 
+// A conv's multiply-adds, plus about 10 operations per bilinear sample (4 taps weighted, the mask).
+int64_t DeformConv2DOp::getFLOPs() {
+  auto w = getShape(getFilter()), y = getShape(getOutput());
+  int64_t taps = w[2] * w[3], positions = y[0] * y[2] * y[3];
+  return elems(getOutput()) * (2 * w[1] * taps + (isNone(getBias()) ? 0 : 1)) +
+         positions * getShape(getInput())[1] * taps * 10;
+}
+
 int64_t DeconvOp::getFLOPs() {
   auto w = getShape(getFilter());
   return elems(getInput()) * 2 * w[1] * product(getKernelShape()) +
@@ -138,6 +146,7 @@ int64_t RoiAlignOp::getFLOPs() {
   return elems(getOutput()) * ratio * ratio * 8;
 }
 int64_t LoopGuardOp::getFLOPs() { return 0; }
+int64_t MaxUnpoolOp::getFLOPs() { return 0; }
 int64_t RoiPoolingOp::getFLOPs() { return elems(getOutput()); }
 int64_t NonZeroOp::getFLOPs() { return elems(getInput()); }
 int64_t UniqueOp::getFLOPs() { return elems(getInput()); }

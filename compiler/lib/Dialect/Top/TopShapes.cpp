@@ -868,6 +868,59 @@ LogicalResult LoopGuardOp::computeOutputShapes(Shapes &shapes) {
   return success();
 }
 
+LogicalResult MaxUnpoolOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput()), index = getShape(getIndices());
+  if (in.size() != 4 || index != in)
+    return emitOpError() << "expects an NCHW input and indices of its shape, got " << formatShape(in)
+                         << " and " << formatShape(index);
+  auto out = getOutputShape();
+  if (out.size() != 4 || out[0] != in[0] || out[1] != in[1] || out[2] < 1 || out[3] < 1)
+    return emitOpError() << "'output_shape' " << formatShape(out) << " must keep the input's N and C ("
+                         << formatShape(in) << ") with positive H and W";
+  shapes.push_back(SmallVector<int64_t>(out.begin(), out.end()));
+  return success();
+}
+
+LogicalResult DeformConv2DOp::computeOutputShapes(Shapes &shapes) {
+  auto in = getShape(getInput()), w = getShape(getFilter());
+  if (in.size() != 4 || w.size() != 4)
+    return emitOpError() << "expects an NCHW input and an OIHW filter, got " << formatShape(in) << " and "
+                         << formatShape(w);
+  if (failed(checkWindowAttrs(*this, 2, getKernelShape(), getStrides(), getPads(), getDilations())))
+    return failure();
+  int64_t group = getGroup(), offsetGroup = getOffsetGroup();
+  if (group <= 0 || in[1] % group != 0 || w[0] % group != 0 || w[1] * group != in[1])
+    return emitOpError() << "'group' " << group << " with filter " << formatShape(w)
+                         << " does not divide the input channels (" << in[1] << ") and output channels";
+  if (offsetGroup <= 0 || in[1] % offsetGroup != 0)
+    return emitOpError() << "'offset_group' " << offsetGroup << " must divide the input channels (" << in[1]
+                         << ")";
+  if (w[2] != getKernelShape()[0] || w[3] != getKernelShape()[1])
+    return emitOpError() << "'kernel_shape' " << formatShape(getKernelShape())
+                         << " does not match the filter " << formatShape(w);
+  if (failed(checkPerChannel(*this, getBias(), "bias", w[0])))
+    return failure();
+  SmallVector<int64_t> out{in[0], w[0]};
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t extent = in[2 + i] + getPads()[i] + getPads()[i + 2] - getDilations()[i] * (w[2 + i] - 1) - 1;
+    if (extent < 0)
+      return emitOpError() << "kernel does not fit spatial axis " << i << " (size " << in[2 + i]
+                           << " with pads)";
+    out.push_back(extent / getStrides()[i] + 1);
+  }
+  int64_t taps = w[2] * w[3];
+  SmallVector<int64_t> offset{in[0], offsetGroup * 2 * taps, out[2], out[3]};
+  if (getShape(getOffset()) != ArrayRef<int64_t>(offset))
+    return emitOpError() << "'offset' must be " << formatShape(offset) << ", got "
+                         << formatShape(getShape(getOffset()));
+  SmallVector<int64_t> mask{in[0], offsetGroup * taps, out[2], out[3]};
+  if (!isNone(getMask()) && getShape(getMask()) != ArrayRef<int64_t>(mask))
+    return emitOpError() << "'mask' must be " << formatShape(mask) << ", got "
+                         << formatShape(getShape(getMask()));
+  shapes.push_back(out);
+  return success();
+}
+
 LogicalResult RoiAlignOp::computeOutputShapes(Shapes &shapes) {
   auto in = getShape(getInput()), rois = getShape(getRois()), index = getShape(getBatchIndices());
   if (in.size() != 4 || rois.size() != 2 || rois[1] != 4 || index.size() != 1 || index[0] != rois[0])

@@ -413,6 +413,23 @@ LogicalResult LoopGuardOp::verify() {
                : emitOpError() << "passes " << elementOf(getInput()) << " on as " << elementOf(getOutput());
   return verifyFloatOnly(*this, getPrecision(), {getInput(), getOutput()});
 }
+/// Values in the precision's float type, their flat output positions i64.
+LogicalResult MaxUnpoolOp::verify() {
+  if (failed(verifyFloatOnly(*this, getPrecision(), {getInput()})))
+    return failure();
+  if (!elementOf(getIndices()).isInteger(64))
+    return emitOpError() << "indices must be i64, got " << elementOf(getIndices());
+  return success();
+}
+/// Image, filter and bias in the precision's float type; offset and mask f32 (they place the samples).
+LogicalResult DeformConv2DOp::verify() {
+  if (failed(verifyFloatOnly(*this, getPrecision(), {getInput(), getFilter()})))
+    return failure();
+  for (Value v : {Value(getOffset()), Value(getMask())})
+    if (!isa<NoneType>(v.getType()) && !elementOf(v).isF32())
+      return emitOpError() << "offset and mask must be f32, got " << elementOf(v);
+  return success();
+}
 LogicalResult RoiAlignOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
 LogicalResult RoiPoolingOp::verify() { return verifyFloatOnly(*this, getPrecision(), {getInput()}); }
 LogicalResult NonMaxSuppressionOp::verify() {

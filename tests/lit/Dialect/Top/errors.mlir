@@ -749,6 +749,48 @@ func.func @roi_pooling_shape(%x: tensor<1x2x8x8xf32>, %r: tensor<3x5xf32>) {
   return
 }
 // -----
+func.func @max_unpool_indices(%x: tensor<1x2x4x4xf32>, %i: tensor<1x2x4x3xi64>) {
+  // expected-error @+1 {{expects an NCHW input and indices of its shape, got [1, 2, 4, 4] and [1, 2, 4, 3]}}
+  %0 = top.max_unpool %x, %i {output_shape = array<i64: 1, 2, 8, 8>} : (tensor<1x2x4x4xf32>, tensor<1x2x4x3xi64>) -> tensor<1x2x8x8xf32>
+  return
+}
+// -----
+func.func @max_unpool_shape(%x: tensor<1x2x4x4xf32>, %i: tensor<1x2x4x4xi64>) {
+  // expected-error @+1 {{'output_shape' [1, 3, 8, 8] must keep the input's N and C ([1, 2, 4, 4]) with positive H and W}}
+  %0 = top.max_unpool %x, %i {output_shape = array<i64: 1, 3, 8, 8>} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>) -> tensor<1x3x8x8xf32>
+  return
+}
+// -----
+func.func @deform_conv_rank(%x: tensor<4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %off: tensor<1x18x8x8xf32>, %n: none) {
+  // expected-error @+1 {{expects an NCHW input and an OIHW filter, got [4, 8, 8] and [6, 4, 3, 3]}}
+  %0 = top.deform_conv2d %x, %w, %off, %n, %n {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<1x18x8x8xf32>, none, none) -> tensor<1x6x8x8xf32>
+  return
+}
+// -----
+func.func @deform_conv_group(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %off: tensor<1x18x8x8xf32>, %n: none) {
+  // expected-error @+1 {{'group' 3 with filter [6, 4, 3, 3] does not divide the input channels (4) and output channels}}
+  %0 = top.deform_conv2d %x, %w, %off, %n, %n {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 3 : i64} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<1x18x8x8xf32>, none, none) -> tensor<1x6x8x8xf32>
+  return
+}
+// -----
+func.func @deform_conv_offset(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %off: tensor<1x9x8x8xf32>, %n: none) {
+  // expected-error @+1 {{'offset' must be [1, 18, 8, 8], got [1, 9, 8, 8]}}
+  %0 = top.deform_conv2d %x, %w, %off, %n, %n {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<1x9x8x8xf32>, none, none) -> tensor<1x6x8x8xf32>
+  return
+}
+// -----
+func.func @deform_conv_offset_group(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %off: tensor<1x54x8x8xf32>, %n: none) {
+  // expected-error @+1 {{'offset_group' 3 must divide the input channels (4)}}
+  %0 = top.deform_conv2d %x, %w, %off, %n, %n {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, offset_group = 3 : i64} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<1x54x8x8xf32>, none, none) -> tensor<1x6x8x8xf32>
+  return
+}
+// -----
+func.func @deform_conv_mask(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %off: tensor<1x18x8x8xf32>, %m: tensor<1x18x8x8xf32>, %n: none) {
+  // expected-error @+1 {{'mask' must be [1, 9, 8, 8], got [1, 18, 8, 8]}}
+  %0 = top.deform_conv2d %x, %w, %off, %m, %n {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<1x18x8x8xf32>, tensor<1x18x8x8xf32>, none) -> tensor<1x6x8x8xf32>
+  return
+}
+// -----
 func.func @loop_guard_count(%c: tensor<2xf32>, %x: tensor<1x4xf32>) {
   // expected-error @+1 {{'count' must hold one value, got [2]}}
   %0 = top.loop_guard %c, %x {max_trips = 4 : i64} : (tensor<2xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>

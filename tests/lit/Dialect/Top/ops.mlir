@@ -230,6 +230,15 @@ func.func @grid_sample_nms(%x: tensor<1x1x4x4xf32>, %g: tensor<1x6x6x2xf32>, %b:
   return %0, %1 : tensor<1x1x6x6xf32>, tensor<3x3xi64>
 }
 
+// CHECK-LABEL: func.func @deform_unpool
+func.func @deform_unpool(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>, %off: tensor<1x36x4x4xf32>, %m: tensor<1x18x4x4xf32>, %b: tensor<6xf32>, %s: tensor<1x4x4x4xf32>, %i: tensor<1x4x4x4xi64>) -> (tensor<1x6x4x4xf32>, tensor<1x4x9x9xf32>) {
+  // CHECK: top.deform_conv2d {{.*}}group = 2 : i64{{.*}}offset_group = 2 : i64
+  %0 = top.deform_conv2d %x, %w, %off, %m, %b {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 2 : i64, offset_group = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>, tensor<1x36x4x4xf32>, tensor<1x18x4x4xf32>, tensor<6xf32>) -> tensor<1x6x4x4xf32>
+  // CHECK: top.max_unpool {{.*}}output_shape = array<i64: 1, 4, 9, 9>
+  %1 = top.max_unpool %s, %i {output_shape = array<i64: 1, 4, 9, 9>} : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>) -> tensor<1x4x9x9xf32>
+  return %0, %1 : tensor<1x6x4x4xf32>, tensor<1x4x9x9xf32>
+}
+
 // CHECK-LABEL: func.func @roi_pools_guard
 func.func @roi_pools_guard(%x: tensor<1x2x8x8xf32>, %r: tensor<3x4xf32>, %i: tensor<3xi64>, %b: tensor<3x5xf32>, %c: tensor<f32>) -> (tensor<3x2x2x2xf32>, tensor<3x2x2x3xf32>, tensor<1x2x4x4xi64>, tensor<1x2x8x8xf32>) {
   // CHECK: top.roi_align {{.*}}mode = #top.roi_mode<max>

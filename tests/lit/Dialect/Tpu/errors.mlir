@@ -285,6 +285,18 @@ func.func @maxpool_with_mask_type(%x: tensor<1x1x4x4xf32>) {
   return
 }
 // -----
+func.func @max_unpool_indices_type(%x: tensor<1x1x2x2xf16>, %i: tensor<1x1x2x2xi32>) {
+  // expected-error @+1 {{indices must be i64, got 'i32'}}
+  %0 = tpu.max_unpool %x, %i {precision = #top.precision<F16>, output_shape = array<i64: 1, 1, 4, 4>} : (tensor<1x1x2x2xf16>, tensor<1x1x2x2xi32>) -> tensor<1x1x4x4xf16>
+  return
+}
+// -----
+func.func @deform_conv_offset_type(%x: tensor<1x2x4x4xf16>, %w: tensor<2x2x1x1xf16>, %off: tensor<1x2x4x4xf16>, %n: none) {
+  // expected-error @+1 {{offset and mask must be f32, got 'f16'}}
+  %0 = tpu.deform_conv2d %x, %w, %off, %n, %n {precision = #top.precision<F16>, kernel_shape = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x4xf16>, tensor<2x2x1x1xf16>, tensor<1x2x4x4xf16>, none, none) -> tensor<1x2x4x4xf16>
+  return
+}
+// -----
 func.func @loop_guard_count_type(%c: tensor<1xf16>, %x: tensor<1x4xf16>) {
   // expected-error @+1 {{count must be f32, got 'f16'}}
   %0 = tpu.loop_guard %c, %x {precision = #top.precision<F16>, max_trips = 4 : i64} : (tensor<1xf16>, tensor<1x4xf16>) -> tensor<1x4xf16>

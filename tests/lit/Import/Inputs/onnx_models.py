@@ -275,9 +275,9 @@ def volumes():
     return model(nodes, [vi("x", [1, 2, 4, 8, 8])], [vi("p2", [1, 2, 8, 4, 4])], inits)
 
 
-def opset18():
+def opset20():
     nodes = [h.make_node("Relu", ["x"], ["y"], name="relu")]
-    return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=18)
+    return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=20)
 
 
 def opset6():
@@ -492,6 +492,47 @@ def roi_pools():
                  opset=16)
 
 
+def opset19():
+    """DeformConv (opset 19): v2 with a mask, bias, 2 groups, 2 offset groups, stride 2 and pads; v1 dilated;
+    MaxPool's Indices into MaxUnpool, with a constant output_shape and with the default one (9 = (5 - 1) * 2
+    - 2 + 3)."""
+    g = np.random.default_rng(19)
+    nodes = [h.make_node("DeformConv", ["x", "w", "off", "b", "mask"], ["dc"], name="deform", group=2, offset_group=2,
+                         kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+             h.make_node("DeformConv", ["x", "w2", "off2"], ["dc2"], name="deform_dilated", dilations=[2, 2]),
+             h.make_node("MaxPool", ["x"], ["mp", "mi"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+             h.make_node("MaxUnpool", ["mp", "mi", "unpool_shape"], ["up"], name="unpool", kernel_shape=[2, 2],
+                         strides=[2, 2]),
+             h.make_node("MaxPool", ["x2"], ["mp2", "mi2"], name="pool2", kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["mp2"], ["mpr"], name="relu"),
+             h.make_node("MaxUnpool", ["mpr", "mi2"], ["up2"], name="unpool_default", kernel_shape=[3, 3],
+                         strides=[2, 2], pads=[1, 1, 1, 1])]
+    inits = [init("w", g.standard_normal((6, 2, 3, 3)) * 0.3), init("b", g.standard_normal(6)),
+             init("w2", g.standard_normal((3, 4, 3, 3)) * 0.3), ints("unpool_shape", [1, 4, 11, 10])]
+    return model(nodes, [vi("x", [1, 4, 11, 10]), vi("off", [1, 36, 6, 5]), vi("mask", [1, 18, 6, 5]),
+                         vi("off2", [1, 18, 7, 6]), vi("x2", [2, 3, 9, 9])],
+                 [vi("dc", [1, 6, 6, 5]), vi("dc2", [1, 3, 7, 6]), vi("up", [1, 4, 11, 10]), vi("up2", [2, 3, 9, 9])],
+                 inits, opset=19)
+
+
+def opset18_forms():
+    """The forms opset 18 changed or added: ReduceMean's axes as an input, Split into num_outputs uneven parts,
+    Pad of listed axes, GroupNormalization with per-group scale and bias, Mish."""
+    g = np.random.default_rng(18)
+    nodes = [h.make_node("ReduceMean", ["x", "rm_axes"], ["rm"], name="mean", keepdims=1),
+             h.make_node("Split", ["x"], ["s0", "s1", "s2"], name="split", axis=2, num_outputs=3),
+             h.make_node("Pad", ["x", "pads", "", "pad_axes"], ["pd"], name="pad", mode="edge"),
+             h.make_node("GroupNormalization", ["x", "gn_scale", "gn_bias"], ["gn"], name="gnorm", num_groups=2,
+                         epsilon=1e-3),
+             h.make_node("Mish", ["x"], ["mish"], name="mish")]
+    inits = [ints("rm_axes", [1, 3]), ints("pads", [1, 2]), ints("pad_axes", [-1]),
+             init("gn_scale", g.standard_normal(2)), init("gn_bias", g.standard_normal(2))]
+    return model(nodes, [vi("x", [2, 4, 10, 6])],
+                 [vi("rm", [2, 1, 10, 1]), vi("s0", [2, 4, 4, 6]), vi("s1", [2, 4, 4, 6]), vi("s2", [2, 4, 2, 6]),
+                  vi("pd", [2, 4, 10, 9]), vi("gn", [2, 4, 10, 6]), vi("mish", [2, 4, 10, 6])], inits, opset=18)
+
+
 def maxpool_indices_1d():
     """A 1-D MaxPool whose Indices output is used (refused: 2-D only)."""
     nodes = [h.make_node("MaxPool", ["x"], ["y", "i"], name="pool1d", kernel_shape=[2], strides=[2])]
@@ -533,7 +574,7 @@ def loops_runtime_trips():
 
 
 MODELS = {f.__name__: f for f in [roi_pools, maxpool_indices_1d, expand_negative, unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
-                                  fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset18, opset6, opset6_relu,
+                                  fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset20, opset6, opset19, opset18_forms, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
                                   runtime_params, runtime_if_ok, runtime_if_mismatch]}
 

@@ -306,6 +306,50 @@ def Top_GridSampleOp : Top_Op<"grid_sample"> {
   let results = (outs Top_Tensor:$output);
 }
 
+def Top_MaxUnpoolOp : Top_Op<"max_unpool"> {
+  let summary = "Scatter of pooled maxima back to their positions (category: pool)";
+  let description = [{
+    ONNX MaxUnpool (TPU-MLIR's MaxUnpool): a zero tensor of `output_shape` [N, C, H, W] with every value
+    of `input` written at its i64 flat position in `indices` (same shape as `input`), counted over the
+    whole N x C x H x W output as `maxpool_with_mask` counts them. `output_shape` defaults to
+    `(in - 1) * stride - pad_begin - pad_end + kernel` per spatial axis (it is set at import from the
+    node's attributes or its `output_shape` input). A later index wins a duplicated position.
+
+    ```mlir
+    %y = top.max_unpool %x, %i {output_shape = array<i64: 1, 1, 4, 4>}
+        : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$indices, DenseI64ArrayAttr:$output_shape);
+  let results = (outs Top_Tensor:$output);
+}
+
+def Top_DeformConv2DOp : Top_Op<"deform_conv2d"> {
+  let summary = "2-D deformable convolution (category: conv)";
+  let description = [{
+    ONNX DeformConv (TPU-MLIR's DeformConv2D; deformable convolution v1 without `mask`, v2 with it): a
+    grouped, dilated 2-D convolution whose every tap is read at its regular position plus a learned
+    fractional displacement. `offset` [N, offset_group * 2 * kh * kw, oh, ow] holds per offset group and
+    tap (row-major over the kernel) the (dy, dx) pair; the input is sampled bilinearly there (a sample
+    at or beyond -1 / size on either axis reads 0; neighbours outside the input read 0), multiplied by
+    `mask` [N, offset_group * kh * kw, oh, ow] when given, and the samples of channel block g (C /
+    offset_group channels each) use offset group g. The filter is OIHW as in `conv`, the bias optional.
+
+    ```mlir
+    %y = top.deform_conv2d %x, %w, %off, %mask, %b {kernel_shape = array<i64: 3, 3>,
+                                                    strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>,
+                                                    dilations = array<i64: 1, 1>}
+        : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<1x18x8x8xf32>, tensor<1x9x8x8xf32>,
+           tensor<6xf32>) -> tensor<1x6x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$filter, Top_Tensor:$offset, Top_TensorOrNone:$mask,
+                   Top_TensorOrNone:$bias, DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$group, DefaultValuedAttr<I64Attr, "1">:$offset_group);
+  let results = (outs Top_Tensor:$output);
+}
+
 def Top_RoiAlignOp : Top_Op<"roi_align"> {
   let summary = "Bilinear pooling of regions of interest to a fixed size (category: pool)";
   let description = [{

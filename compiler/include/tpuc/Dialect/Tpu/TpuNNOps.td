@@ -299,6 +299,44 @@ def Tpu_MaxPoolWithMaskOp : Tpu_Op<"maxpool_with_mask"> {
   let results = (outs Tpu_Tensor:$output, Tpu_Tensor:$mask);
 }
 
+def Tpu_MaxUnpoolOp : Tpu_Op<"max_unpool"> {
+  let summary = "Scatter of pooled maxima back to their positions, float only (category: pool)";
+  let description = [{
+    Lowered `top.max_unpool`: the values in the precision's float type, the i64 flat output positions.
+
+    ```mlir
+    %y = tpu.max_unpool %x, %i {precision = #top.precision<F16>, output_shape = array<i64: 1, 1, 4, 4>}
+        : (tensor<1x1x2x2xf16>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$indices, DenseI64ArrayAttr:$output_shape),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
+def Tpu_DeformConv2DOp : Tpu_Op<"deform_conv2d", [Tpu_Role<"DeformConv">]> {
+  let summary = "2-D deformable convolution, float only (category: conv)";
+  let description = [{
+    Lowered `top.deform_conv2d`: input, filter and bias in the precision's float type; `offset` and `mask`
+    in f32 (they place and weight every sample: in F16 an offset of 100 pixels would keep a step of
+    1/16). The bilinear samples are formed in f32 and the products accumulate in f32; the result is
+    rounded to the precision. INT8 runs it in F32.
+
+    ```mlir
+    %y = tpu.deform_conv2d %x, %w, %off, %none, %none {precision = #top.precision<F16>,
+                                                       kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>,
+                                                       pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
+        : (tensor<1x4x8x8xf16>, tensor<6x4x3x3xf16>, tensor<1x18x8x8xf32>, none, none) -> tensor<1x6x8x8xf16>
+    ```
+  }];
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$filter, Tpu_Tensor:$offset,
+                            Tpu_TensorOrNone:$mask, Tpu_TensorOrNone:$bias, DenseI64ArrayAttr:$kernel_shape,
+                            DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                            DefaultValuedAttr<I64Attr, "1">:$group, DefaultValuedAttr<I64Attr, "1">:$offset_group),
+                       Tpu_CommonAttrs);
+  let results = (outs Tpu_Tensor:$output);
+}
+
 def Tpu_RoiAlignOp : Tpu_Op<"roi_align"> {
   let summary = "Bilinear pooling of regions of interest, float only (category: pool)";
   let description = [{

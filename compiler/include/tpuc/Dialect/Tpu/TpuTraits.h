@@ -30,6 +30,7 @@ enum class BackendRole {
   GlobalPool, ///< Reduction over H and W.
   Attention,  ///< Fused attention: two matmuls and a softmax.
   Gather,     ///< Reads only the selected slices of its data operand.
+  DeformConv, ///< Deformable conv: bilinear samples gathered on the EU, then a matmul on the cube.
 };
 
 /// Whether ops of this role have a local form (layer groups).
