@@ -37,6 +37,19 @@ def compare_dumps(model_path, tpu_path):
     return len(tpu.files), unequal, missing, partial
 
 
+def discard_dumps(work, stem, passed=True):
+    """Deletes a checked case's tensor dumps (`<stem>_model_outputs.npz`, `_tpu_outputs.npz`,
+    `_top_outputs.npz`): on 640 x 640
+    models they are ~0.5 GB each, and a whole CI run once kept 22 GB of them and filled its runner's disk. A
+    failed case keeps them, and so does every case with TPUC_KEEP_TEST_OUTPUTS=1."""
+    if not passed or os.environ.get("TPUC_KEEP_TEST_OUTPUTS") == "1":
+        return
+    for suffix in ("_model_outputs.npz", "_tpu_outputs.npz", "_top_outputs.npz"):
+        path = os.path.join(work, stem + suffix)
+        if os.path.exists(path):
+            os.remove(path)
+
+
 def deploy_arguments(chips, modes):
     """The command line the deploy-everywhere checks share: TPUC WORKDIR [--chips ...] [--modes ...]."""
     ap = argparse.ArgumentParser()
@@ -75,10 +88,12 @@ def deploy_everywhere(tpuc, work, name, test_input, chips, modes, float_toleranc
                                                       os.path.join(work, stem + "_tpu_outputs.npz"))
             latency = re.search(r"simulated ([0-9.]+) ms", summary.group(0))
             rows.append((mode, target, compared, len(bad) + len(missing), latency.group(1) if latency else "?", rc))
+            before = len(failures)
             if bad or missing or not compared or " 0 failing" not in summary.group(0):
                 failures.append(f"{stem}: not EQUAL {bad[:5]}, missing from the model dump {missing[:5]}")
             if mode in float_tolerance and rc != 0:
                 failures.append(f"{stem}: outputs beyond {tolerance} of the Top reference\n{out[-1500:]}")
+            discard_dumps(work, stem, passed=len(failures) == before)
     return rows, failures
 
 

@@ -13,7 +13,7 @@ import re
 import sys
 import time
 
-from dumps import compare_dumps, run
+from dumps import compare_dumps, discard_dumps, run
 
 IMAGENET = ["--mean", "123.675,116.28,103.53", "--scale", "0.0171,0.0175,0.0174", "--pixel_format", "rgb"]
 PADDLE = ["--mean", "127.5,127.5,127.5", "--scale", "0.0078431,0.0078431,0.0078431", "--pixel_format", "rgb"]
@@ -81,8 +81,11 @@ def main():
                              latency.group(1) if latency else "?", wall.group(1) if wall else "?", seconds))
                 # deploy exits 1 when the Tpu simulation misses the float reference (INT8 accuracy is
                 # quant_accuracy's business); the model-file check itself must report nothing failing.
-                if bad or missing or not compared or deploy_rc not in (0, 1) or " 0 failing" not in summary.group(0):
+                equal = not (bad or missing or not compared or deploy_rc not in (0, 1) or
+                             " 0 failing" not in summary.group(0))
+                if not equal:
                     failures.append(f"{stem}: not EQUAL {bad[:5]}, missing from the model dump {missing[:5]}")
+                discard_dumps(a.work, stem, passed=equal)
     print(f"{'model':18} {'mode':5} {'chip':10} {'layers':>6} {'unequal':>7} {'partial':>7} {'sim ms':>8} "
           f"{'run s':>6} {'deploy s':>8}")
     for r in rows:

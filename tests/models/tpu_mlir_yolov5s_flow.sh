@@ -80,4 +80,6 @@ for m in f16 int8_sym int8_asym; do
 done
 # The model_runner outputs are the deploy's: the model file ran the same commands.
 run "$tpuc" compare yolov5s_int8_sym_outputs.npz yolov5s_1684x_int8_sym_model_outputs.npz --tolerance 0.99999,0.9999
+# The dumps (~0.3 GB each) go once the flow has passed (tests/models/dumps.py: discard_dumps).
+[ "${TPUC_KEEP_TEST_OUTPUTS:-0}" = 1 ] || rm -f ./*_outputs.npz
 echo "tpu_mlir_yolov5s_flow: passed"
