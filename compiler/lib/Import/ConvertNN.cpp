@@ -699,8 +699,8 @@ LogicalResult convertDeformConv(GraphImporter &g) {
        g.i64s("dilations", *dilations), g.i64("group", group), g.i64("offset_group", offsetGroup)}));
 }
 
-/// MaxUnpool (2-D): the output shape from the `output_shape` input when it is a constant, else from the
-/// model's declaration of the output, else `(in - 1) * stride - pads + kernel` per axis.
+/// MaxUnpool (2-D): the indices count over `(in - 1) * stride - pads + kernel` per axis; the `output_shape`
+/// input (a constant, else the model's declaration of the output) pads that with zeros at the end.
 LogicalResult convertMaxUnpool(GraphImporter &g) {
   std::vector<int64_t> in = g.inputShape(0);
   if (in.size() != 4)
@@ -716,9 +716,10 @@ LogicalResult convertMaxUnpool(GraphImporter &g) {
   auto pads = explicitPads2D(g);
   if (failed(pads))
     return failure();
-  std::vector<int64_t> out{in[0], in[1]};
+  std::vector<int64_t> indexed{in[0], in[1]};
   for (int i = 0; i < 2; ++i)
-    out.push_back((in[2 + i] - 1) * (*strides)[i] - (*pads)[i] - (*pads)[i + 2] + kernel[i]);
+    indexed.push_back((in[2 + i] - 1) * (*strides)[i] - (*pads)[i] - (*pads)[i + 2] + kernel[i]);
+  std::vector<int64_t> out = indexed;
   if (g.hasInput(2)) {
     if (const HostTensor *shape = g.constInput(2))
       out = shape->toInts();
@@ -727,7 +728,10 @@ LogicalResult convertMaxUnpool(GraphImporter &g) {
     else
       return g.fail("'output_shape' arrives at run time and the output's shape is not declared");
   }
-  return g.finish(g.build<MaxUnpoolOp>("", {g.input(0), g.input(1)}, {g.i64s("output_shape", out)}));
+  std::vector<NamedAttribute> attrs{g.i64s("output_shape", out)};
+  if (out != indexed)
+    attrs.push_back(g.i64s("indexed_shape", indexed));
+  return g.finish(g.build<MaxUnpoolOp>("", {g.input(0), g.input(1)}, attrs));
 }
 
 /// NonMaxSuppression: how many boxes survive depends on the data, so the result takes the shape the model

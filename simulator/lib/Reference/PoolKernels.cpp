@@ -168,19 +168,24 @@ LogicalResult run(top::MaxPoolWithMaskOp op, Inputs in, Outputs out) {
   return success();
 }
 
-/// Zeros, then every value at its flat output position; an index that is not a position is named.
+/// Zeros, then every value at its flat position in the indexed frame (placed in the possibly larger output);
+/// an index that is not a position is named.
 LogicalResult run(top::MaxUnpoolOp op, Inputs in, Outputs out) {
-  int64_t count = numel(op.getInput()), total = numel(op.getOutput());
-  std::fill(out[0], out[0] + total, 0.0f);
+  auto outShape = shapeOf(op.getOutput());
+  ArrayRef<int64_t> frame = op.getIndexedShape() ? *op.getIndexedShape() : outShape;
+  int64_t count = numel(op.getInput()), total = product(frame, 0, 4);
+  std::fill(out[0], out[0] + numel(op.getOutput()), 0.0f);
   for (int64_t i = 0; i < count; ++i) {
     float index = in[1][i];
     if (!(index >= 0.0f && index < static_cast<float>(total)) || std::floor(index) != index) {
       bool whole = std::isfinite(index) && std::floor(index) == index && std::abs(index) < 1e18f;
       std::string text = whole ? std::to_string(static_cast<long long>(index)) : std::to_string(index);
       return op.emitOpError() << "index " << text << " at input element " << i
-                              << " is not a position of the output (" << total << " elements)";
+                              << " is not a position of the indexed output (" << total << " elements)";
     }
-    out[0][static_cast<int64_t>(index)] = in[0][i];
+    auto flat = static_cast<int64_t>(index);
+    int64_t x = flat % frame[3], y = flat / frame[3] % frame[2], plane = flat / (frame[2] * frame[3]);
+    out[0][(plane * outShape[2] + y) * outShape[3] + x] = in[0][i];
   }
   return success();
 }

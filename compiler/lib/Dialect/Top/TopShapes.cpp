@@ -877,6 +877,11 @@ LogicalResult MaxUnpoolOp::computeOutputShapes(Shapes &shapes) {
   if (out.size() != 4 || out[0] != in[0] || out[1] != in[1] || out[2] < 1 || out[3] < 1)
     return emitOpError() << "'output_shape' " << formatShape(out) << " must keep the input's N and C ("
                          << formatShape(in) << ") with positive H and W";
+  if (auto indexed = getIndexedShape())
+    if (indexed->size() != 4 || (*indexed)[0] != out[0] || (*indexed)[1] != out[1] || (*indexed)[2] < 1 ||
+        (*indexed)[3] < 1 || (*indexed)[2] > out[2] || (*indexed)[3] > out[3])
+      return emitOpError() << "'indexed_shape' " << formatShape(*indexed)
+                           << " must keep N and C and fit in 'output_shape' " << formatShape(out);
   shapes.push_back(SmallVector<int64_t>(out.begin(), out.end()));
   return success();
 }

@@ -761,6 +761,12 @@ func.func @max_unpool_shape(%x: tensor<1x2x4x4xf32>, %i: tensor<1x2x4x4xi64>) {
   return
 }
 // -----
+func.func @max_unpool_indexed(%x: tensor<1x2x4x4xf32>, %i: tensor<1x2x4x4xi64>) {
+  // expected-error @+1 {{'indexed_shape' [1, 2, 9, 8] must keep N and C and fit in 'output_shape' [1, 2, 8, 8]}}
+  %0 = top.max_unpool %x, %i {output_shape = array<i64: 1, 2, 8, 8>, indexed_shape = array<i64: 1, 2, 9, 8>} : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xi64>) -> tensor<1x2x8x8xf32>
+  return
+}
+// -----
 func.func @deform_conv_rank(%x: tensor<4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %off: tensor<1x18x8x8xf32>, %n: none) {
   // expected-error @+1 {{expects an NCHW input and an OIHW filter, got [4, 8, 8] and [6, 4, 3, 3]}}
   %0 = top.deform_conv2d %x, %w, %off, %n, %n {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<1x18x8x8xf32>, none, none) -> tensor<1x6x8x8xf32>

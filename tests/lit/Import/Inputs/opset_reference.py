@@ -22,12 +22,14 @@ if which == "opset19":
     mask = rng.uniform(0, 1, (1, 18, 6, 5)).astype(np.float32)
     off2 = (rng.standard_normal((1, 18, 7, 6)) * 2.0).astype(np.float32)
     x2 = rng.standard_normal((2, 3, 9, 9)).astype(np.float32)
-    np.savez(in_path, x=x, off=off, mask=mask, off2=off2, x2=x2)
+    x3 = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
+    np.savez(in_path, x=x, off=off, mask=mask, off2=off2, x2=x2, x3=x3)
     dc = torchvision.ops.deform_conv2d(T(x), T(off), T(weights["w"]), T(weights["b"]), stride=2, padding=1,
                                        mask=T(mask))
     dc2 = torchvision.ops.deform_conv2d(T(x), T(off2), T(weights["w2"]), dilation=2)
-    mp, mi = torch.nn.functional.max_pool2d(T(x), 2, 2, return_indices=True)
-    up = torch.nn.functional.max_unpool2d(mp, mi, 2, 2, output_size=(11, 10))
+    # ONNX's MaxUnpool: the indices count over the window's shape (6 x 6), output_shape pads it at the end.
+    mp, mi = torch.nn.functional.max_pool2d(T(x3), 2, 2, return_indices=True)
+    up = torch.nn.functional.pad(torch.nn.functional.max_unpool2d(mp, mi, 2, 2), (0, 2, 0, 1))
     mp2, mi2 = torch.nn.functional.max_pool2d(T(x2), 3, 2, 1, return_indices=True)
     up2 = torch.nn.functional.max_unpool2d(torch.relu(mp2), mi2, 3, 2, 1, output_size=(9, 9))
     np.savez(ref_path, dc=dc.numpy(), dc2=dc2.numpy(), up=up.numpy(), up2=up2.numpy())

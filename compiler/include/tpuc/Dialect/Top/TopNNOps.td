@@ -309,18 +309,21 @@ def Top_GridSampleOp : Top_Op<"grid_sample"> {
 def Top_MaxUnpoolOp : Top_Op<"max_unpool"> {
   let summary = "Scatter of pooled maxima back to their positions (category: pool)";
   let description = [{
-    ONNX MaxUnpool (TPU-MLIR's MaxUnpool): a zero tensor of `output_shape` [N, C, H, W] with every value
-    of `input` written at its i64 flat position in `indices` (same shape as `input`), counted over the
-    whole N x C x H x W output as `maxpool_with_mask` counts them. `output_shape` defaults to
-    `(in - 1) * stride - pad_begin - pad_end + kernel` per spatial axis (it is set at import from the
-    node's attributes or its `output_shape` input). A later index wins a duplicated position.
+    ONNX MaxUnpool (TPU-MLIR's MaxUnpool): every value of `input` written at its i64 flat position in
+    `indices` (same shape as `input`) of a zero tensor of `indexed_shape` [N, C, H, W], counted over that
+    whole tensor as `maxpool_with_mask` counts them; then zeros appended at the end of H and W up to
+    `output_shape` (ONNX: the indices count over the shape the window gives, `(in - 1) * stride -
+    pad_begin - pad_end + kernel` per spatial axis, and the node's `output_shape` input pads that; both are
+    set at import). Without `indexed_shape` the indices count over `output_shape`. A later index wins a
+    duplicated position.
 
     ```mlir
-    %y = top.max_unpool %x, %i {output_shape = array<i64: 1, 1, 4, 4>}
-        : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf32>
+    %y = top.max_unpool %x, %i {indexed_shape = array<i64: 1, 1, 4, 4>, output_shape = array<i64: 1, 1, 5, 5>}
+        : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>) -> tensor<1x1x5x5xf32>
     ```
   }];
-  let arguments = (ins Top_Tensor:$input, Top_Tensor:$indices, DenseI64ArrayAttr:$output_shape);
+  let arguments = (ins Top_Tensor:$input, Top_Tensor:$indices, DenseI64ArrayAttr:$output_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$indexed_shape);
   let results = (outs Top_Tensor:$output);
 }
 

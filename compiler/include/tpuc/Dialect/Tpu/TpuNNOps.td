@@ -309,7 +309,8 @@ def Tpu_MaxUnpoolOp : Tpu_Op<"max_unpool"> {
         : (tensor<1x1x2x2xf16>, tensor<1x1x2x2xi64>) -> tensor<1x1x4x4xf16>
     ```
   }];
-  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$indices, DenseI64ArrayAttr:$output_shape),
+  let arguments = !con((ins Tpu_Tensor:$input, Tpu_Tensor:$indices, DenseI64ArrayAttr:$output_shape,
+                            OptionalAttr<DenseI64ArrayAttr>:$indexed_shape),
                        Tpu_CommonAttrs);
   let results = (outs Tpu_Tensor:$output);
 }
