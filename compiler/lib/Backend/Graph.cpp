@@ -172,6 +172,15 @@ bool Graph::isGroupable(int index) const {
         if (wv.elements() != last || (last != 1 && last != out.shape.back()))
           return false;
       }
+    // At rank 4 a group may cut N, H and W, and a weight is resident whole: it may vary along C only (a
+    // per-channel scale or bias), not along an axis a slice cuts (swin's [1, heads, 49, 49] position bias
+    // added to [windows, heads, 49, 49] scores).
+    if (rank == 4)
+      for (int w : op.weights) {
+        const Value &wv = values[w];
+        if (wv.dim(0) != 1 || wv.dim(2) != 1 || wv.dim(3) != 1)
+          return false;
+      }
     return true;
   case OpKind::MatMul: {
     if (rank < 2 || rank > 4 || op.inputs.size() != 1 || op.noRowForm || op.weights.empty() ||

@@ -141,6 +141,31 @@ TEST(LayerGroup, UngroupableOpsRunGlobal) {
   EXPECT_GT(plan.opCosts[3].tiuCycles, 0);
 }
 
+TEST(LayerGroup, Rank4WeightsMayVaryAlongChannelsOnly) {
+  // A group cuts N, H and W and keeps a weight whole: a per-channel scale groups, swin's position bias
+  // [1, heads, 49, 49] added to the [windows, heads, 49, 49] scores does not (its H would be cut).
+  Graph g;
+  int x = g.addInput("x", {4, 6, 49, 49}, DType::F16);
+  int scale = g.addWeight("scale", {1, 6, 1, 1}, DType::F16);
+  int bias = g.addWeight("bias", {1, 6, 49, 49}, DType::F16);
+  auto eltwise = [&](const char *name, int in, int w) {
+    Op op;
+    op.name = name;
+    op.kind = OpKind::Eltwise;
+    op.inputs = {in};
+    op.weights = {w};
+    Value v;
+    v.name = name;
+    v.shape = {4, 6, 49, 49};
+    v.dtype = DType::F16;
+    return g.addOp(op, {v});
+  };
+  int scaled = eltwise("scaled", x, scale);
+  eltwise("biased", g.ops[scaled].outputs[0], bias);
+  EXPECT_TRUE(g.isGroupable(0));
+  EXPECT_FALSE(g.isGroupable(1));
+}
+
 TEST(LayerGroup, ValidatorCatchesBrokenPlans) {
   ChipProfile c = chip("bm1684x");
   GraphBuilder b(DType::F32);

@@ -261,8 +261,10 @@ FailureOr<Value> Lowering::operandAs(Value topValue, Type element) {
   Type current = cast<ShapedType>(lookup(topValue).getType()).getElementType();
   if (current == element)
     return lookup(topValue);
-  if (isa<IntegerType>(current) && !isa<mlir::quant::QuantizedType>(current))
-    return lookup(topValue); // indices and other integer tensors are not converted
+  // Indices and other integer tensors are not converted; booleans are data (a mask, a condition), which
+  // the chip holds in the float precision as 0 and 1 (e.g. ONNX Not, imported as compare(x == false)).
+  if (isa<IntegerType>(current) && !isa<mlir::quant::QuantizedType>(current) && !current.isInteger(1))
+    return lookup(topValue);
   if (isWeight(topValue))
     return convertWeight(topValue, element);
   return castValue(lookup(topValue), tensorName(topValue), element);

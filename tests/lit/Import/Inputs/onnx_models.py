@@ -494,13 +494,13 @@ def roi_pools():
 
 def opset19():
     """DeformConv (opset 19): v2 with a mask, bias, 2 groups, 2 offset groups, stride 2 and pads; v1 dilated;
-    MaxPool's Indices into MaxUnpool, with a constant output_shape and with the default one (9 = (5 - 1) * 2
-    - 2 + 3)."""
+    MaxPool's Indices into MaxUnpool, with a constant output_shape (the indices count over the window's 6 x 6,
+    padded to 7 x 8) and with the default one (9 = (5 - 1) * 2 - 2 + 3)."""
     g = np.random.default_rng(19)
     nodes = [h.make_node("DeformConv", ["x", "w", "off", "b", "mask"], ["dc"], name="deform", group=2, offset_group=2,
                          kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
              h.make_node("DeformConv", ["x", "w2", "off2"], ["dc2"], name="deform_dilated", dilations=[2, 2]),
-             h.make_node("MaxPool", ["x"], ["mp", "mi"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
+             h.make_node("MaxPool", ["x3"], ["mp", "mi"], name="pool", kernel_shape=[2, 2], strides=[2, 2]),
              h.make_node("MaxUnpool", ["mp", "mi", "unpool_shape"], ["up"], name="unpool", kernel_shape=[2, 2],
                          strides=[2, 2]),
              h.make_node("MaxPool", ["x2"], ["mp2", "mi2"], name="pool2", kernel_shape=[3, 3], strides=[2, 2],
@@ -509,10 +509,10 @@ def opset19():
              h.make_node("MaxUnpool", ["mpr", "mi2"], ["up2"], name="unpool_default", kernel_shape=[3, 3],
                          strides=[2, 2], pads=[1, 1, 1, 1])]
     inits = [init("w", g.standard_normal((6, 2, 3, 3)) * 0.3), init("b", g.standard_normal(6)),
-             init("w2", g.standard_normal((3, 4, 3, 3)) * 0.3), ints("unpool_shape", [1, 4, 11, 10])]
+             init("w2", g.standard_normal((3, 4, 3, 3)) * 0.3), ints("unpool_shape", [1, 2, 7, 8])]
     return model(nodes, [vi("x", [1, 4, 11, 10]), vi("off", [1, 36, 6, 5]), vi("mask", [1, 18, 6, 5]),
-                         vi("off2", [1, 18, 7, 6]), vi("x2", [2, 3, 9, 9])],
-                 [vi("dc", [1, 6, 6, 5]), vi("dc2", [1, 3, 7, 6]), vi("up", [1, 4, 11, 10]), vi("up2", [2, 3, 9, 9])],
+                         vi("off2", [1, 18, 7, 6]), vi("x2", [2, 3, 9, 9]), vi("x3", [1, 2, 6, 6])],
+                 [vi("dc", [1, 6, 6, 5]), vi("dc2", [1, 3, 7, 6]), vi("up", [1, 2, 7, 8]), vi("up2", [2, 3, 9, 9])],
                  inits, opset=19)
 
 
@@ -531,6 +531,18 @@ def opset18_forms():
     return model(nodes, [vi("x", [2, 4, 10, 6])],
                  [vi("rm", [2, 1, 10, 1]), vi("s0", [2, 4, 4, 6]), vi("s1", [2, 4, 4, 6]), vi("s2", [2, 4, 2, 6]),
                   vi("pd", [2, 4, 10, 9]), vi("gn", [2, 4, 10, 6]), vi("mish", [2, 4, 10, 6])], inits, opset=18)
+
+
+def masked_bias():
+    """Swin-style attention pieces: a [1, heads, 49, 49] position bias added to [windows, heads, 49, 49] scores,
+    and a boolean mask negated with Not (imported as compare(m == false) on i1) selecting them."""
+    g = np.random.default_rng(49)
+    nodes = [h.make_node("Add", ["x", "bias"], ["biased"], name="add_bias"),
+             h.make_node("Less", ["x", "zero"], ["negative"], name="less"),
+             h.make_node("Not", ["negative"], ["kept"], name="not"),
+             h.make_node("Where", ["kept", "biased", "zero"], ["y"], name="where")]
+    inits = [init("bias", g.standard_normal((1, 6, 49, 49))), init("zero", 0.0)]
+    return model(nodes, [vi("x", [4, 6, 49, 49])], [vi("y", [4, 6, 49, 49])], inits)
 
 
 def maxpool_indices_1d():
@@ -573,7 +585,7 @@ def loops_runtime_trips():
     return m
 
 
-MODELS = {f.__name__: f for f in [roi_pools, maxpool_indices_1d, expand_negative, unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
+MODELS = {f.__name__: f for f in [roi_pools, masked_bias, maxpool_indices_1d, expand_negative, unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset20, opset6, opset19, opset18_forms, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
                                   runtime_params, runtime_if_ok, runtime_if_mismatch]}
