@@ -550,11 +550,30 @@ bool beyondLibrary(const onnx::NodeProto &node, int64_t opset) {
   return it != newerForms().end() && it->second > libraryOpset() && it->second <= opset;
 }
 
-/// Lowers the default opset import of `proto` to the library's newest.
-void useLibraryOpset(onnx::ModelProto &proto) {
-  for (auto &opset : *proto.mutable_opset_import())
-    if (opset.domain().empty() || opset.domain() == "ai.onnx")
-      opset.set_version(libraryOpset());
+/// Makes `proto` (of a model at `opset`, beyond the library's) one the library can judge: its default opset
+/// import lowered to the library's newest and the nodes of newer forms removed. With `outputsAsInputs` their
+/// outputs become graph inputs (float, no dims), so that the nodes reading them stay well-formed for the
+/// checker; shape inference does without them (the tensors downstream get no inferred shape).
+void toLibraryOpset(onnx::ModelProto &proto, int64_t opset, bool outputsAsInputs) {
+  for (auto &entry : *proto.mutable_opset_import())
+    if (entry.domain().empty() || entry.domain() == "ai.onnx")
+      entry.set_version(libraryOpset());
+  auto *graph = proto.mutable_graph();
+  auto *nodes = graph->mutable_node();
+  for (int k = nodes->size() - 1; k >= 0; --k) {
+    if (!beyondLibrary(nodes->Get(k), opset))
+      continue;
+    if (outputsAsInputs)
+      for (const std::string &out : nodes->Get(k).output())
+        if (!out.empty()) {
+          auto *input = graph->add_input();
+          input->set_name(out);
+          auto *tensor = input->mutable_type()->mutable_tensor_type();
+          tensor->set_elem_type(onnx::TensorProto::FLOAT);
+          tensor->mutable_shape(); // the checker wants one; it does not hold nodes to it
+        }
+    nodes->DeleteSubrange(k, 1);
+  }
 }
 
 } // namespace
@@ -584,25 +603,10 @@ bool checkModel(LoadedModel &model, std::string &error) {
     if (model.opset <= libraryOpset()) {
       onnx::checker::check_model(model.proto);
     } else {
-      // Beyond the library's opsets: the nodes of newer forms leave the checked copy, their outputs
-      // becoming graph inputs so that the nodes reading them stay well-formed (the Top rules check them).
+      // Beyond the library's opsets a copy without the nodes of newer forms is checked (the Top rules
+      // check those).
       onnx::ModelProto view = model.proto;
-      useLibraryOpset(view);
-      auto *graph = view.mutable_graph();
-      auto *nodes = graph->mutable_node();
-      for (int k = nodes->size() - 1; k >= 0; --k) {
-        if (!beyondLibrary(nodes->Get(k), model.opset))
-          continue;
-        for (const std::string &out : nodes->Get(k).output())
-          if (!out.empty()) {
-            auto *input = graph->add_input();
-            input->set_name(out);
-            auto *tensor = input->mutable_type()->mutable_tensor_type();
-            tensor->set_elem_type(onnx::TensorProto::FLOAT);
-            tensor->mutable_shape(); // the checker wants one; it does not hold nodes to it
-          }
-        nodes->DeleteSubrange(k, 1);
-      }
+      toLibraryOpset(view, model.opset, /*outputsAsInputs=*/true);
       onnx::checker::check_model(view);
     }
   } catch (const std::exception &e) {
@@ -630,12 +634,8 @@ bool inferShapes(LoadedModel &model, const std::unordered_set<const onnx::NodePr
   // Beyond the library's opsets the nodes of newer forms stay out, and inference is not strict: the
   // tensors downstream of them get no inferred shape, so only the rest is cross-checked.
   bool beyond = model.opset > libraryOpset();
-  if (beyond) {
-    useLibraryOpset(model.proto);
-    for (int k = nodes->size() - 1; k >= 0; --k)
-      if (beyondLibrary(nodes->Get(k), model.opset))
-        nodes->DeleteSubrange(k, 1);
-  }
+  if (beyond)
+    toLibraryOpset(model.proto, model.opset, /*outputsAsInputs=*/false);
   try {
     std::unordered_map<std::string, onnx::TensorShapeProto> generated;
     onnx::ShapeInferenceOptions inferOptions(/*check_type=*/true, /*strict_mode=*/beyond ? 0 : 1,
