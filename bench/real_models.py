@@ -14,6 +14,7 @@ import sys
 import time
 
 import numpy as np
+import onnx
 import torch
 import torchvision
 
@@ -72,11 +73,10 @@ def main():
     for name in a.models.split(","):
         work = os.path.join(a.work, name)
         os.makedirs(work, exist_ok=True)
-        onnx = os.path.join(work, name + ".onnx")
-        if not os.path.exists(onnx):
-            export(name, onnx)
-        import onnx as onnxlib
-        graph = onnxlib.load(onnx).graph
+        model_path = os.path.join(work, name + ".onnx")
+        if not os.path.exists(model_path):
+            export(name, model_path)
+        graph = onnx.load(model_path).graph
         inits = {i.name for i in graph.initializer}
         rng = np.random.default_rng(0)
         feeds = {i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(np.float32)
@@ -84,7 +84,7 @@ def main():
         np.savez(os.path.join(work, "in.npz"), **feeds)
         os.makedirs(os.path.join(work, "ds"), exist_ok=True)
         np.savez(os.path.join(work, "ds", "in.npz"), **feeds)
-        rc, out = run([a.tpuc, "transform", "--model_name", name, "--model_def", onnx, "--test_input", "in.npz",
+        rc, out = run([a.tpuc, "transform", "--model_name", name, "--model_def", model_path, "--test_input", "in.npz",
                        "--test_result", "top.npz", "--mlir", name + ".mlir"], work)
         if rc != 0:
             failures.append(f"{name}: transform exit {rc}: {out.strip().splitlines()[-1]}")
