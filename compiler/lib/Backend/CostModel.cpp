@@ -179,7 +179,30 @@ int gatherData(const Op &op) {
 }
 } // namespace
 
+GlobalCost ddrCopyCost(const ChipProfile &chip, int64_t bytes) {
+  GlobalCost c;
+  c.dma = dmaCycles(chip, bytes, bytes) * 2;
+  c.transfer = dmaTransferCycles(chip, bytes, bytes) * 2;
+  c.cycles = c.dma;
+  return c;
+}
+
+GlobalCost controlCost(const ChipProfile &chip, const Graph &g, const Op &op) {
+  GlobalCost total;
+  if (op.control == Control::IfBranch)
+    return total;
+  for (int v : op.inputs) {
+    GlobalCost c = ddrCopyCost(chip, g.values[v].bytes());
+    total.dma += c.dma;
+    total.transfer += c.transfer;
+    total.cycles += c.cycles;
+  }
+  return total;
+}
+
 GlobalCost globalOpCost(const ChipProfile &chip, const Graph &g, const Op &op, bool inPlace) {
+  if (op.control != Control::None)
+    return controlCost(chip, g, op);
   if (inPlace)
     return {}; // Shares its operand's buffer: no command at all.
   std::vector<Box> boxes;

@@ -11,6 +11,8 @@
 #include "mlir/IR/Location.h"
 
 #include "llvm/ADT/DenseMap.h"
+
+#include <functional>
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -158,8 +160,10 @@ OpFacts factsOf(Operation *op) {
 
 } // namespace
 
-FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options) {
+FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options,
+                               std::vector<Operation *> *opOf) {
   Graph g;
+  std::vector<Operation *> opsOf;
   llvm::DenseMap<mlir::Value, int> ids;
   bool failed = false;
   int counter = 0;
@@ -193,8 +197,8 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
     ids[arg] = g.addInput("arg" + std::to_string(arg.getArgNumber()), shape, *dt);
   }
 
-  func.walk([&](Operation *op) {
-    if (failed || op == func.getOperation() || isa<func::ReturnOp>(op))
+  auto visit = [&](Operation *op) {
+    if (failed || op->hasTrait<OpTrait::IsTerminator>())
       return;
     std::string name = nameOf(op->getLoc(), "op" + std::to_string(counter++));
     if (isa<top::NoneOp>(op))
@@ -331,9 +335,132 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
       break;
     }
     int index = g.addOp(std::move(bop), outs);
+    opsOf.push_back(op);
     for (auto [i, r] : llvm::enumerate(results))
       ids[r] = g.ops[index].outputs[i];
-  });
+  };
+
+  // Control flow: markers between the regions' ops (Graph.h). Block arguments are the values they stand
+  // for; the markers' names are the op's, with the marker kind after a colon for the ones with no result
+  // of the op.
+  auto valueIds = [&](ValueRange values) {
+    std::vector<int> out;
+    for (mlir::Value v : values)
+      if (auto it = ids.find(v); it != ids.end())
+        out.push_back(it->second);
+    return out;
+  };
+  auto marker = [&](Operation *op, Control control, std::vector<int> inputs, ValueRange results,
+                    int holdsFor = -1) {
+    Op bop;
+    std::string name = nameOf(op->getLoc(), "op" + std::to_string(counter++));
+    bop.name = results.empty() ? name + ":" + controlName(control) : name;
+    bop.loc = locText(op->getLoc());
+    bop.control = control;
+    bop.inputs = std::move(inputs);
+    std::vector<backend::Value> outs;
+    if (results.empty()) { // nobody reads it: one byte
+      backend::Value v;
+      v.name = bop.name;
+      v.shape = {1};
+      v.dtype = DType::INT8;
+      outs.push_back(v);
+    }
+    if (holdsFor >= 0) { // a LoopBack's hold buffers (Graph::loopHolds)
+      Op probe;
+      probe.inputs = bop.inputs;
+      probe.peer = holdsFor;
+      g.ops.push_back(probe);
+      std::vector<bool> holds = g.loopHolds(static_cast<int>(g.ops.size()) - 1);
+      g.ops.pop_back();
+      for (size_t k = 0; k < holds.size(); ++k)
+        if (holds[k]) {
+          backend::Value v = g.values[bop.inputs[k]];
+          v.name = bop.name + ":hold_" + std::to_string(k);
+          v.producer = -1;
+          v.users.clear();
+          v.isWeight = false;
+          outs.push_back(v);
+        }
+    }
+    for (auto [i, r] : llvm::enumerate(results)) {
+      backend::Value v;
+      auto dt = typeOf(op, r, false, v.shape);
+      if (!dt) {
+        failed = true;
+        return -1;
+      }
+      v.dtype = *dt;
+      v.name = top::resultName(r);
+      if (v.name.empty())
+        v.name = results.size() == 1 ? name : name + "_" + std::to_string(i);
+      outs.push_back(v);
+    }
+    int index = g.addOp(std::move(bop), outs);
+    opsOf.push_back(op);
+    for (auto [i, r] : llvm::enumerate(results))
+      ids[r] = g.ops[index].outputs[i];
+    return index;
+  };
+  auto keep = [&](const std::vector<int> &values, int from, int to) {
+    for (int v : values)
+      if (!g.values[v].isWeight)
+        g.keepAlive.push_back({v, from, to});
+  };
+  std::function<void(Block &)> visitBlock = [&](Block &block) {
+    for (Operation &op : block) {
+      if (failed)
+        return;
+      if (auto ifOp = dyn_cast<tpu::IfOp>(op)) {
+        auto alias = [&](Block &region) {
+          for (auto [arg, v] : llvm::zip(region.getArguments(), ifOp.getInputs()))
+            if (auto it = ids.find(v); it != ids.end())
+              ids[arg] = it->second;
+        };
+        int branch = marker(&op, Control::IfBranch, valueIds(ifOp.getCond()), {});
+        alias(ifOp.getThenBranch().front());
+        visitBlock(ifOp.getThenBranch().front());
+        int otherwise = marker(&op, Control::IfElse, valueIds(ifOp.getThenBranch().front().getTerminator()->getOperands()), {});
+        alias(ifOp.getElseBranch().front());
+        visitBlock(ifOp.getElseBranch().front());
+        int join = marker(&op, Control::IfJoin, valueIds(ifOp.getElseBranch().front().getTerminator()->getOperands()),
+                          ifOp.getResults());
+        if (failed)
+          return;
+        g.ops[branch].peer = otherwise;
+        g.ops[otherwise].peer = join;
+        keep(g.ops[join].outputs, branch, join);
+        continue;
+      }
+      if (auto loop = dyn_cast<tpu::LoopOp>(op)) {
+        Block &body = loop.getBody().front();
+        int init = marker(&op, Control::LoopInit, valueIds(loop.getInits()), loop.getResults());
+        if (failed)
+          return;
+        for (auto [arg, r] : llvm::zip(body.getArguments(), loop.getResults()))
+          ids[arg] = ids[r];
+        for (auto [arg, v] : llvm::zip(body.getArguments().drop_front(loop.getInits().size()), loop.getCaptures()))
+          if (auto it = ids.find(v); it != ids.end())
+            ids[arg] = it->second;
+        visitBlock(body);
+        int back = marker(&op, Control::LoopBack, valueIds(body.getTerminator()->getOperands()), {}, init);
+        if (failed)
+          return;
+        g.ops[init].peer = back;
+        g.ops[back].peer = init;
+        keep(g.ops[init].outputs, init, back);
+        keep(valueIds(loop.getCaptures()), init, back);
+        continue;
+      }
+      if (isa<top::IfOp, top::LoopOp>(op)) {
+        op.emitError("backend graph: control flow is planned once lowered to Tpu (tpuc deploy)");
+        failed = true;
+        return;
+      }
+      visit(&op);
+    }
+  };
+  visitBlock(func.getBody().front());
   if (failed)
     return failure();
   func.walk([&](func::ReturnOp ret) {
@@ -345,6 +472,8 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
     func.emitError("backend graph: ") << err;
     return failure();
   }
+  if (opOf)
+    *opOf = std::move(opsOf);
   return g;
 }
 

@@ -155,6 +155,11 @@ GmemPlan planGlobalMemory(const ChipProfile &chip, const Graph &g, const LayerGr
   for (auto &[v, b] : live)
     if (g.values[v].producer >= 0)
       b.start = std::min<int64_t>(b.start, lg.groupOfOp[g.values[v].producer]);
+  // Control flow: a loop's slots and captures survive its whole body, an If's results both branches.
+  for (const KeepAlive &k : g.keepAlive) {
+    touch(k.value, lg.groupOfOp[k.from]);
+    touch(k.value, lg.groupOfOp[k.to]);
+  }
 
   // In-place sharing: a reshape's result lives in its operand's storage;
   // an in-place concat's operands live inside its result.

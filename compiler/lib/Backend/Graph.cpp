@@ -3,6 +3,7 @@
 #include "tpuc/Backend/Graph.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tpuc::backend {
 
@@ -147,9 +148,50 @@ bool Graph::isOutput(int value) const {
   return std::find(outputs.begin(), outputs.end(), value) != outputs.end();
 }
 
+const char *controlName(Control c) {
+  switch (c) {
+  case Control::None:
+    return "none";
+  case Control::IfBranch:
+    return "if_branch";
+  case Control::IfElse:
+    return "if_else";
+  case Control::IfJoin:
+    return "if_join";
+  case Control::LoopInit:
+    return "loop_init";
+  case Control::LoopBack:
+    return "loop_back";
+  }
+  return "?";
+}
+
+bool Graph::hasControl() const {
+  return std::any_of(ops.begin(), ops.end(), [](const Op &op) { return op.control != Control::None; });
+}
+
+int Graph::reshapeRoot(int v) const {
+  while (values[v].producer >= 0 && ops[values[v].producer].kind == OpKind::Reshape &&
+         !ops[values[v].producer].inputs.empty())
+    v = ops[values[v].producer].inputs[0];
+  return v;
+}
+
+std::vector<bool> Graph::loopHolds(int loopBack) const {
+  const Op &back = ops[loopBack];
+  const std::vector<int> &slots = ops[back.peer].outputs;
+  std::vector<bool> holds;
+  for (size_t k = 0; k < back.inputs.size(); ++k) {
+    int root = reshapeRoot(back.inputs[k]);
+    bool isOwnSlot = k < slots.size() && back.inputs[k] == slots[k];
+    holds.push_back(!isOwnSlot && std::find(slots.begin(), slots.end(), root) != slots.end());
+  }
+  return holds;
+}
+
 bool Graph::isGroupable(int index) const {
   const Op &op = ops[index];
-  if (op.outputs.size() != 1 || op.inputs.empty())
+  if (op.outputs.size() != 1 || op.inputs.empty() || op.control != Control::None)
     return false;
   const Value &out = values[op.outputs[0]];
   const size_t rank = out.shape.size();
@@ -225,6 +267,18 @@ std::string Graph::verify() const {
     }
     if (op.outputs.empty())
       return bad("no result");
+    if (op.control != Control::None) {
+      static const std::map<Control, Control> peerKind = {{Control::IfBranch, Control::IfElse},
+                                                         {Control::IfElse, Control::IfJoin},
+                                                         {Control::LoopInit, Control::LoopBack},
+                                                         {Control::LoopBack, Control::LoopInit}};
+      auto want = peerKind.find(op.control);
+      bool forward = op.control != Control::LoopBack;
+      if (want != peerKind.end() &&
+          (op.peer < 0 || op.peer >= static_cast<int>(ops.size()) || ops[op.peer].control != want->second ||
+           (forward ? op.peer <= static_cast<int>(i) : op.peer >= static_cast<int>(i))))
+        return bad(std::string(controlName(op.control)) + " marker without its " + controlName(want->second));
+    }
     if (op.kind == OpKind::Conv || op.kind == OpKind::Pool) {
       if (op.inputs.size() != 1)
         return bad("expected one activation operand");

@@ -25,7 +25,8 @@ bool canConcatInPlace(const Graph &g, int concatOp) {
     if (!seen.insert(v).second || in.producer < 0 || g.isOutput(v))
       return false;
     OpKind pk = g.ops[in.producer].kind;
-    if (pk == OpKind::Reshape || pk == OpKind::Concat)
+    // A control marker's result (a loop slot, an If result) keeps storage of its own: copies write it.
+    if (pk == OpKind::Reshape || pk == OpKind::Concat || g.ops[in.producer].control != Control::None)
       return false;
     for (int u : in.users)
       if (u != concatOp && g.ops[u].kind == OpKind::Concat)
@@ -139,7 +140,7 @@ LayerGroup planGlobal(const ChipProfile &chip, const Graph &g, int op, int cores
     for (int v : o.outputs)
       group.ddrBytes += g.values[v].bytes();
   }
-  int axis = globalSplitAxis(g, op, cores);
+  int axis = o.control == Control::None ? globalSplitAxis(g, op, cores) : -1; // markers run on core 0
   if (axis < 0)
     return group;
   // One part per core, run at the same time: each core's engines are its own, the DDR bandwidth is

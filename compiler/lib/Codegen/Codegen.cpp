@@ -106,6 +106,8 @@ public:
   /// A global op: one TIU command with DDR operands, or one per core on its part of the op.
   void emitGlobal(Stage &s, int gi, const LayerGroup &grp) {
     int o = grp.ops[0];
+    if (g.ops[o].control != Control::None)
+      return emitControl(s, gi, o);
     if (isInPlace(g, o))
       return;
     const Op &op = g.ops[o];
@@ -138,6 +140,124 @@ public:
       s.cores[part.core].tiu.back().pad = padding(op, boxes[0]);
     }
   }
+
+  /// One GDMA copy of value `src` into value `dst`'s storage (same type and shape) on core 0, after every
+  /// command issued so far.
+  void copy(Stage &s, int gi, int o, int src, int dst) {
+    if (ddrAddress(src) == ddrAddress(dst))
+      return;
+    Command &c = push(s, 0, Engine::GDMA, CmdKind::Copy, o, tiuBarrier[0]);
+    c.group = gi;
+    c.operands = {ddrRef(src, fullBox(g.values[src])), ddrRef(dst, fullBox(g.values[dst]))};
+    GlobalCost cost = ddrCopyCost(chip, g.values[src].bytes());
+    c.cycles = cost.cycles;
+    c.ddrCycles = std::min(cost.transfer, cost.cycles);
+  }
+
+  /// Ends the current block: a Sync on every stream of every core (so every command of the block has
+  /// completed when `t` hands over control), then the block's ranges. Returns its index.
+  int endBlock(Stage &s, int gi, int o, Terminator t) {
+    if (blockStart.empty())
+      blockStart.assign(s.cores.size(), Block::Range{});
+    for (size_t k = 0; k < s.cores.size(); ++k)
+      for (Engine e : {Engine::TIU, Engine::GDMA}) {
+        Command &c = push(s, static_cast<int>(k), e, CmdKind::Sync, o, 0);
+        c.group = gi;
+        c.cycles = chip.syncCycles;
+      }
+    Block b;
+    for (size_t k = 0; k < s.cores.size(); ++k) {
+      barrier(s, static_cast<int>(k));
+      Block::Range r = blockStart[k];
+      r.tiuEnd = static_cast<uint32_t>(s.cores[k].tiu.size());
+      r.gdmaEnd = static_cast<uint32_t>(s.cores[k].gdma.size());
+      b.cores.push_back(r);
+      blockStart[k] = {r.tiuEnd, r.tiuEnd, r.gdmaEnd, r.gdmaEnd};
+    }
+    b.terminator = t;
+    blocks.push_back(std::move(b));
+    lastUsed = 0;
+    return static_cast<int>(blocks.size()) - 1;
+  }
+
+  Terminator branchOn(int v, uint32_t target) const {
+    Terminator t;
+    t.kind = Terminator::Kind::Branch;
+    t.cond = ddrRef(v, fullBox(g.values[v]));
+    t.target = target;
+    return t;
+  }
+
+  /// A control-flow marker (Graph.h): its copies and the end of its block. Targets not known yet (an
+  /// If's else and join blocks, a loop's exit) are filled in when the later marker ends its block.
+  void emitControl(Stage &s, int gi, int o) {
+    const Op &op = g.ops[o];
+    syncBefore(s, gi, 1);
+    auto next = [&] { return static_cast<uint32_t>(blocks.size() + 1); }; // the block after the one ending
+    switch (op.control) {
+    case Control::IfBranch:
+      endedBy[o] = endBlock(s, gi, o, branchOn(op.inputs[0], next()));
+      break;
+    case Control::IfElse: {
+      const Op &join = g.ops[op.peer];
+      for (size_t k = 0; k < op.inputs.size(); ++k)
+        copy(s, gi, o, op.inputs[k], join.outputs[k]);
+      Terminator jump;
+      jump.kind = Terminator::Kind::Jump;
+      int b = endedBy[o] = endBlock(s, gi, o, jump);
+      blocks[endedBy.at(peerOf.at(o))].terminator.elseTarget = static_cast<uint32_t>(b + 1);
+      break;
+    }
+    case Control::IfJoin: {
+      for (size_t k = 0; k < op.inputs.size(); ++k)
+        copy(s, gi, o, op.inputs[k], op.outputs[k]);
+      int b = endBlock(s, gi, o, Terminator{});
+      blocks[endedBy.at(peerOf.at(o))].terminator.target = static_cast<uint32_t>(b + 1);
+      break;
+    }
+    case Control::LoopInit:
+      for (size_t k = 0; k < op.inputs.size(); ++k)
+        copy(s, gi, o, op.inputs[k], op.outputs[k]);
+      endedBy[o] = endBlock(s, gi, o, branchOn(op.outputs[0], next()));
+      break;
+    case Control::LoopBack: {
+      const std::vector<int> &slots = g.ops[op.peer].outputs;
+      std::vector<bool> holds = g.loopHolds(o);
+      std::vector<int> source(op.inputs.begin(), op.inputs.end());
+      size_t hold = 1; // outputs[0] is the marker's own byte
+      for (size_t k = 0; k < holds.size(); ++k)
+        if (holds[k]) {
+          copy(s, gi, o, op.inputs[k], op.outputs.at(hold));
+          source[k] = op.outputs[hold++];
+        }
+      for (size_t k = 0; k < source.size() && k < slots.size(); ++k)
+        copy(s, gi, o, source[k], slots[k]);
+      int body = endedBy.at(op.peer) + 1;
+      int b = endBlock(s, gi, o, branchOn(slots[0], static_cast<uint32_t>(body)));
+      blocks[b].terminator.elseTarget = static_cast<uint32_t>(b + 1);
+      blocks[endedBy.at(op.peer)].terminator.elseTarget = static_cast<uint32_t>(b + 1);
+      break;
+    }
+    case Control::None:
+      break;
+    }
+  }
+
+  /// After the last group of a stage with control flow: the commands after the last marker form the last
+  /// block, and the stage gets its blocks.
+  void finishBlocks(Stage &s, int gi) {
+    if (blocks.empty())
+      return;
+    bool rest = false;
+    for (size_t k = 0; k < s.cores.size(); ++k)
+      rest |= s.cores[k].tiu.size() > blockStart[k].tiuBegin || s.cores[k].gdma.size() > blockStart[k].gdmaBegin;
+    if (rest)
+      endBlock(s, gi, plan.groups[gi].ops.front(), Terminator{});
+    s.blocks = std::move(blocks);
+  }
+
+  /// Forward links of the markers reversed: IfElse -> its IfBranch, IfJoin -> its IfElse.
+  std::map<int, int> peerOf;
 
   /// Cores meet at a barrier between two groups unless both run on the same single core: the k-th Sync
   /// of every stream of every core. `used` are the cores (0..used-1) the next group runs on.
@@ -323,6 +443,9 @@ public:
   const LayerGroupPlan &plan;
   std::map<int, int64_t> ddr;
   std::vector<uint32_t> tiuBarrier, gdmaBarrier; ///< Per core.
+  std::vector<Block> blocks;             ///< Control-flow blocks ended so far.
+  std::vector<Block::Range> blockStart;  ///< Per core: where the current block starts.
+  std::map<int, int> endedBy;            ///< Marker op -> the block it ended.
   int lastUsed = 0;  ///< Cores the last group with commands ran on (0: none yet).
   int lastGroup = -1;
 };
@@ -358,6 +481,9 @@ StageCode generateStage(const ChipProfile &chip, const Graph &g, const LayerGrou
     s.ops.push_back(std::move(info));
   }
   Emitter e(chip, g, plan, gmem);
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    if (g.ops[i].control == Control::IfBranch || g.ops[i].control == Control::IfElse)
+      e.peerOf[g.ops[i].peer] = static_cast<int>(i);
   for (int v : g.inputs)
     s.inputs.push_back(ioDesc(g, v, e.ddrAddress(v)));
   for (int v : g.outputs)
@@ -373,6 +499,8 @@ StageCode generateStage(const ChipProfile &chip, const Graph &g, const LayerGrou
     else
       e.emitGroup(s, static_cast<int>(gi), grp);
   }
+  if (!plan.groups.empty())
+    e.finishBlocks(s, static_cast<int>(plan.groups.size()) - 1);
   return code;
 }
 

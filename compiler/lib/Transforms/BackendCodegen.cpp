@@ -10,6 +10,7 @@
 #include "tpuc/Dialect/Top/ModuleState.h"
 #include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
+#include "tpuc/Dialect/Tpu/TpuOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 #include "tpuc/Support/Npz.h"
 #include "tpuc/Transforms/BackendPlan.h"
@@ -128,20 +129,37 @@ std::string opProgram(Operation *op) {
 /// split of operands the backend graph made (activations first, then weights; `none` skipped).
 void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
   // Tensor names as every dump names them (TensorNames.h), so model-file dumps line up with the Tpu
-  // simulator's.
+  // simulator's; ops inside control-flow regions included.
   func::FuncOp func = mp.func;
   Block &body = func.getBody().front();
   std::vector<Value> values(body.getArguments().begin(), body.getArguments().end());
-  for (Operation &op : body.without_terminator())
-    values.insert(values.end(), op.getResults().begin(), op.getResults().end());
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != func.getOperation())
+      values.insert(values.end(), op->getResults().begin(), op->getResults().end());
+  });
   top::TensorNaming naming = top::nameTensors(func, values);
   llvm::DenseMap<Value, std::string> nameOf;
-  for (size_t i = 0; i < values.size(); ++i)
+  for (size_t i = 0; i < values.size() && i < naming.names.size(); ++i)
     nameOf[values[i]] = naming.names[i];
   llvm::DenseMap<Value, std::vector<std::string>> aliasesOf;
   for (const auto &[index, alias] : naming.aliases)
     aliasesOf[values[index]].push_back(alias);
+  // A region's block argument is the value it stands for: an If's input, a loop's slot or capture.
+  auto outer = [](Value v) {
+    while (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *parent = arg.getOwner()->getParentOp();
+      unsigned k = arg.getArgNumber();
+      if (auto ifOp = dyn_cast_or_null<tpu::IfOp>(parent))
+        v = ifOp.getInputs()[k];
+      else if (auto loop = dyn_cast_or_null<tpu::LoopOp>(parent))
+        v = k < loop.getNumResults() ? Value(loop.getResult(k)) : loop.getCaptures()[k - loop.getNumResults()];
+      else
+        break;
+    }
+    return v;
+  };
   auto dumpName = [&](Value v) {
+    v = outer(v);
     if (auto input = dyn_cast_or_null<top::InputOp>(v.getDefiningOp()))
       v = input.getResult();
     return nameOf.lookup(v);
@@ -150,6 +168,14 @@ void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
     Operation *op = mp.opOf[i];
     const be::Op &bop = mp.graph.ops[i];
     codegen::OpInfo &info = stage.ops[i];
+    if (bop.control != be::Control::None) {
+      // A marker computes nothing (its commands are copies and barriers): no program; the one with the
+      // op's results names them.
+      if (bop.control == be::Control::IfJoin || bop.control == be::Control::LoopInit)
+        for (Value r : op->getResults())
+          info.resultNames.push_back(dumpName(r));
+      continue;
+    }
     info.program = opProgram(op);
     size_t input = 0, weight = 0;
     for (Value v : op->getOperands()) {

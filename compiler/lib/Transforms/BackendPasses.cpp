@@ -24,18 +24,11 @@ namespace be = tpuc::backend;
 
 namespace {
 
-/// The IR ops graphFromFunc turns into graph ops, in the same order.
-std::vector<Operation *> graphOps(func::FuncOp func) {
-  std::vector<Operation *> ops;
-  func.walk([&](Operation *op) {
-    if (op == func.getOperation() || isa<func::ReturnOp, top::NoneOp, top::WeightOp>(op) ||
-        op->getNumResults() == 0)
-      return;
-    if (isa<top::InputOp>(op) && op->getNumOperands() == 1 && isa<BlockArgument>(op->getOperand(0)))
-      return;
-    ops.push_back(op);
-  });
-  return ops;
+/// Whether graph op `i` carries its IR op's attributes (group, address): every op, and of a control op's
+/// markers the one with its results (IfJoin, LoopInit).
+bool ownsAttrs(const be::Graph &g, size_t i) {
+  be::Control c = g.ops[i].control;
+  return c == be::Control::None || c == be::Control::IfJoin || c == be::Control::LoopInit;
 }
 
 LogicalResult expectState(ModuleOp module, top::ModuleState want, StringRef pass) {
@@ -97,7 +90,8 @@ struct TpuLayerGroupPass : tpuc::impl::TpuLayerGroupBase<TpuLayerGroupPass> {
     MLIRContext *ctx = module.getContext();
     Builder b(ctx);
     for (size_t i = 0; i < mp->opOf.size(); ++i)
-      mp->opOf[i]->setAttr(backend_attr::kGroup, groupAttr(ctx, *mp, static_cast<int>(i)));
+      if (ownsAttrs(mp->graph, i))
+        mp->opOf[i]->setAttr(backend_attr::kGroup, groupAttr(ctx, *mp, static_cast<int>(i)));
     module->setAttr(backend_attr::kOpt, b.getI64IntegerAttr(opt));
     module->setAttr(backend_attr::kNumCore, b.getI64IntegerAttr(numCore));
     module->setAttr(backend_attr::kGroups,
@@ -138,6 +132,8 @@ struct TpuAddressAssignPass : tpuc::impl::TpuAddressAssignBase<TpuAddressAssignP
     for (const be::GmemWeight &w : gmem->weights)
       addr[w.value] = w.address;
     for (size_t i = 0; i < mp->opOf.size(); ++i) {
+      if (!ownsAttrs(mp->graph, i))
+        continue;
       Operation *op = mp->opOf[i];
       const auto &outs = mp->graph.ops[i].outputs;
       SmallVector<int64_t> addrs;
@@ -215,11 +211,10 @@ FailureOr<ModulePlan> planModule(ModuleOp module, StringRef chipName, int opt, i
     module.emitError() << "backend: expected one function with a body, found " << funcs;
     return failure();
   }
-  auto g = be::graphFromFunc(mp.func);
+  auto g = be::graphFromFunc(mp.func, {}, &mp.opOf);
   if (failed(g))
     return failure();
   mp.graph = std::move(*g);
-  mp.opOf = graphOps(mp.func);
   if (mp.opOf.size() != mp.graph.ops.size()) {
     module.emitError() << "backend: graph has " << mp.graph.ops.size() << " ops but the function "
                        << mp.opOf.size();
@@ -247,6 +242,8 @@ FailureOr<ModulePlan> planModule(ModuleOp module, StringRef chipName, int opt, i
 
 LogicalResult checkGroupAttrs(const ModulePlan &plan) {
   for (size_t i = 0; i < plan.opOf.size(); ++i) {
+    if (!ownsAttrs(plan.graph, i))
+      continue;
     Operation *op = plan.opOf[i];
     auto group = op->getAttrOfType<tpu::GroupAttr>(backend_attr::kGroup);
     if (!group) {

@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Diagnostics.h"
 
 #include <chrono>
@@ -57,10 +58,21 @@ struct TpuSimulator::Impl {
   std::vector<Weight> weights; ///< Per step.
   std::map<std::string, std::unique_ptr<NpzFile>> weightFiles;
   BufferPool pool;
+  /// Control flow: each region of a tpu.if / tpu.loop outlined into a function of `regions` and simulated
+  /// by a simulator of its own (per step: the then and else branches, or the body).
+  OwningOpRef<ModuleOp> regions;
+  std::vector<std::vector<std::unique_ptr<TpuSimulator>>> regionSims;
+  /// Iterations a tpu.loop may run before the run fails (a loop that never ends).
+  static constexpr int64_t kMaxLoopSteps = 1000000;
 
   /// Encodings, weights and shadow ops of the program; a one-line problem, or "".
   std::string prepare();
   llvm::Error loadWeight(size_t index, std::vector<std::string> &messages);
+  /// Outlines every region of control op `op` into `regions` and prepares its simulator; a problem, or "".
+  std::string prepareRegions(size_t index, Operation *op);
+  /// Runs control op step `index`: the region its condition picks, or the body while its flag is set.
+  llvm::Error runControl(size_t index, const ProgramStep &step, ProgramRun &run, const TpuRunOptions &options,
+                         NpzFile *dumpInto);
   /// The reference tensor for value `id` (its name, or the names up a chain of casts), or null.
   const Tensor *referenceFor(int id, const NpzFile &reference) const;
   Tensor dumpTensor(int id, const float *data) const;
@@ -82,8 +94,14 @@ std::string TpuSimulator::Impl::prepare() {
   weights.resize(p.steps.size());
   shadows.assign(p.steps.size(), nullptr);
 
+  regionSims.resize(p.steps.size());
   for (auto [index, step] : llvm::enumerate(p.steps)) {
     StringRef name = step.op->getName().getStringRef(); // for messages
+    if (isa<::tpuc::tpu::IfOp, ::tpuc::tpu::LoopOp>(step.op)) {
+      if (std::string problem = prepareRegions(index, step.op); !problem.empty())
+        return problem;
+      continue;
+    }
     if (isa<top::TopDialect>(step.op->getDialect())) {
       if (!isa<top::InferenceInterface>(step.op))
         return ("'" + p.names[step.results.empty() ? 0 : step.results[0]] + "' (" + name +
@@ -107,6 +125,106 @@ std::string TpuSimulator::Impl::prepare() {
   }
   caches = makeWeightCaches(p);
   return "";
+}
+
+std::string TpuSimulator::Impl::prepareRegions(size_t index, Operation *op) {
+  MLIRContext *ctx = module.getContext();
+  if (!regions) {
+    regions = ModuleOp::create(UnknownLoc::get(ctx));
+    (*regions)->setAttrs(module->getAttrDictionary()); // the weight file, chip and mode
+  }
+  for (Region &region : op->getRegions()) {
+    Block &block = region.front();
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(regions->getBody());
+    std::string name = "region_" + std::to_string(index) + "_" + std::to_string(region.getRegionNumber());
+    auto fn = func::FuncOp::create(b, op->getLoc(), name,
+                                   b.getFunctionType(block.getArgumentTypes(), block.getTerminator()->getOperandTypes()));
+    Block *entry = fn.addEntryBlock();
+    IRMapping map;
+    for (auto [from, to] : llvm::zip(block.getArguments(), entry->getArguments()))
+      map.map(from, to);
+    b.setInsertionPointToStart(entry);
+    for (Operation &inner : block.without_terminator())
+      b.clone(inner, map);
+    SmallVector<Value> results;
+    for (Value v : block.getTerminator()->getOperands())
+      results.push_back(map.lookupOrDefault(v));
+    func::ReturnOp::create(b, op->getLoc(), results);
+    regionSims[index].push_back(std::make_unique<TpuSimulator>(*regions, name));
+  }
+  return "";
+}
+
+llvm::Error TpuSimulator::Impl::runControl(size_t index, const ProgramStep &step, ProgramRun &run,
+                                           const TpuRunOptions &options, NpzFile *dumpInto) {
+  const FunctionProgram &p = program;
+  auto valueOf = [&](int id) { return dumpTensor(id, run.data(id)); };
+  auto firstNonzero = [](const Tensor &t) { return t.numElements() > 0 && t.valueAsDouble(0) != 0; };
+  // Runs region simulator `sim` on `inputs`; its outputs in result order.
+  auto runRegion = [&](TpuSimulator &sim, const std::vector<Tensor> &inputs) -> llvm::Expected<std::vector<Tensor>> {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (auto err = sim.setInput(i, inputs[i]))
+        return std::move(err);
+    TpuRunOptions nested;
+    nested.dumpAll = dumpInto != nullptr;
+    nested.numThreads = options.numThreads;
+    if (auto err = sim.run(nested))
+      return std::move(err);
+    if (dumpInto)
+      for (const std::string &name : sim.tensors().names())
+        dumpInto->set(name, sim.tensors().get(name));
+    std::vector<Tensor> outs;
+    for (const std::string &name : sim.outputNames())
+      outs.push_back(sim.outputs().get(name));
+    return outs;
+  };
+  std::vector<Tensor> results;
+  if (auto ifOp = dyn_cast<::tpuc::tpu::IfOp>(step.op)) {
+    bool taken = firstNonzero(valueOf(step.operands[0]));
+    std::vector<Tensor> inputs;
+    for (size_t i = 1; i < step.operands.size(); ++i)
+      inputs.push_back(valueOf(step.operands[i]));
+    auto outs = runRegion(*regionSims[index][taken ? 0 : 1], inputs);
+    if (!outs)
+      return p.opError(step, (taken ? "then_branch: " : "else_branch: ") + llvm::toString(outs.takeError()));
+    results = std::move(*outs);
+  } else {
+    auto loop = cast<::tpuc::tpu::LoopOp>(step.op);
+    size_t carried = loop.getInits().size();
+    std::vector<Tensor> state;
+    for (int id : step.operands)
+      state.push_back(valueOf(id));
+    int64_t steps = 0;
+    while (firstNonzero(state[0])) {
+      if (++steps > kMaxLoopSteps)
+        return p.opError(step, "the loop did not end after " + llvm::Twine(kMaxLoopSteps) + " steps");
+      auto outs = runRegion(*regionSims[index][0], state);
+      if (!outs)
+        return p.opError(step, "step " + llvm::Twine(steps - 1) + ": " + llvm::toString(outs.takeError()));
+      for (size_t k = 0; k < carried; ++k)
+        state[k] = std::move((*outs)[k]);
+    }
+    state.resize(carried);
+    results = std::move(state);
+  }
+  // Back into the op's encodings (lossless: the region computed in the same types).
+  for (auto [k, id] : llvm::enumerate(step.results)) {
+    float *out = run.allocate(id);
+    const Tensor &t = results[k];
+    if (!out || t.numElements() != p.sizes[id])
+      return p.opError(step, "result #" + llvm::Twine(k) + " has the wrong size");
+    Tensor f32 = t.dtype() == DType::F32 ? t : toF32Tensor(t);
+    const float *src = reinterpret_cast<const float *>(f32.data());
+    const Encoding &e = encodings[id];
+    if (e.isQuant())
+      tpu::quantizeFloats(src, p.sizes[id], e.q, e.storage, out);
+    else {
+      std::memcpy(out, src, p.sizes[id] * sizeof(float));
+      tpu::roundHalf(out, p.sizes[id], e.half());
+    }
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error TpuSimulator::Impl::loadWeight(size_t index, std::vector<std::string> &messages) {
@@ -233,6 +351,14 @@ llvm::Error TpuSimulator::run(const TpuRunOptions &options) {
         return err;
       run.borrow(step.results[0], m.weights[index].values.data());
       lastStats.numOps++;
+      continue;
+    }
+    if (!m.regionSims[index].empty()) {
+      if (auto err = m.runControl(index, step, run, options, options.dumpAll ? &lastTensors : nullptr))
+        return err;
+      lastStats.numOps++;
+      run.produced(step, options.dumpAll ? &lastTensors : nullptr, dump);
+      run.release(step);
       continue;
     }
     SmallVector<const float *> ins;

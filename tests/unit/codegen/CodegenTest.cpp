@@ -11,6 +11,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 using namespace tpuc::backend;
 using namespace tpuc::codegen;
@@ -302,3 +303,106 @@ TEST(ModelFile, IncrementalWriterWritesTheCombinedFile) {
 }
 
 } // namespace
+
+namespace {
+
+/// A value of `shape` for hand-built marker ops.
+tpuc::backend::Value valueOf(const std::string &name, std::vector<int64_t> shape, DType dtype = DType::F32) {
+  tpuc::backend::Value v;
+  v.name = name;
+  v.shape = std::move(shape);
+  v.dtype = dtype;
+  return v;
+}
+
+Op marker(const std::string &name, Control control, std::vector<int> inputs) {
+  Op op;
+  op.name = name;
+  op.control = control;
+  op.inputs = std::move(inputs);
+  return op;
+}
+
+/// x -> LoopInit(go0, x, y) -> slots (go, a, b); body: u = unary(a); LoopBack(go, b, u): the carried pair
+/// (a, b) becomes (b, u), so slot b is passed through into slot a.
+Graph loopGraph() {
+  Graph g;
+  int go0 = g.addInput("go0", {1}, DType::F32);
+  int x = g.addInput("x", {1, 16, 8, 8}, DType::F32);
+  int y = g.addInput("y", {1, 16, 8, 8}, DType::F32);
+  int init = g.addOp(marker("loop", Control::LoopInit, {go0, x, y}),
+                     {valueOf("go", {1}), valueOf("a", {1, 16, 8, 8}), valueOf("b", {1, 16, 8, 8})});
+  const std::vector<int> slots = g.ops[init].outputs;
+  Op u;
+  u.name = "u";
+  u.kind = OpKind::Unary;
+  u.inputs = {slots[1]};
+  int uo = g.addOp(u, {valueOf("u", {1, 16, 8, 8})});
+  int back = g.addOp(marker("loop:loop_back", Control::LoopBack, {slots[0], slots[2], g.ops[uo].outputs[0]}),
+                     {valueOf("loop:loop_back", {1}, DType::INT8), valueOf("loop:hold_1", {1, 16, 8, 8})});
+  g.ops[init].peer = back;
+  g.ops[back].peer = init;
+  for (int v : slots)
+    g.keepAlive.push_back({v, init, back});
+  g.markOutput(slots[1]);
+  return g;
+}
+
+} // namespace
+
+TEST(Codegen, LoopMarkersMakeBlocksAndKeepTheSlotsAlive) {
+  ChipProfile c = chip();
+  Graph g = loopGraph();
+  ASSERT_EQ(g.verify(), "");
+  const int init = 0, body = 1, back = 2;
+  EXPECT_FALSE(g.isGroupable(init));
+  // Slot b (passed through into slot a) needs a hold buffer; the go flag is its own slot, u is no slot.
+  EXPECT_EQ(g.loopHolds(back), (std::vector<bool>{false, true, false}));
+  LayerGroupPlan plan = planLayerGroups(c, g);
+  ASSERT_TRUE(validatePlan(c, g, plan).empty());
+  GmemPlan gmem = planGlobalMemory(c, g, plan);
+  ASSERT_TRUE(validateGmem(c, g, gmem).empty());
+  std::map<int, const GmemBuffer *> buf;
+  for (const GmemBuffer &b : gmem.buffers)
+    buf[b.value] = &b;
+  // Every slot lives from LoopInit to LoopBack, so u (born in the body) never takes a slot's storage.
+  for (int s : g.ops[init].outputs) {
+    EXPECT_LE(buf.at(s)->start, plan.groupOfOp[init]);
+    EXPECT_GE(buf.at(s)->end, plan.groupOfOp[back]);
+    const GmemBuffer &u = *buf.at(g.ops[body].outputs[0]);
+    EXPECT_TRUE(u.address >= buf.at(s)->address + buf.at(s)->size || buf.at(s)->address >= u.address + u.size);
+  }
+  StageCode code = generate(c, g, plan);
+  const Stage &s = code.stage;
+  // LoopInit's copies, then the body with LoopBack's; nothing after the loop, so its exit is the end (2).
+  ASSERT_EQ(s.blocks.size(), 2u);
+  EXPECT_TRUE(validateModel([&] {
+                Model m;
+                m.chip = c.name;
+                m.nets.push_back({"net", {s}});
+                return m;
+              }())
+                  .empty());
+  const Terminator &entry = s.blocks[0].terminator, &loop = s.blocks[1].terminator;
+  EXPECT_EQ(entry.kind, Terminator::Kind::Branch);
+  EXPECT_EQ(entry.target, 1u);
+  EXPECT_EQ(entry.elseTarget, 2u);
+  EXPECT_EQ(loop.kind, Terminator::Kind::Branch);
+  EXPECT_EQ(loop.target, 1u);
+  EXPECT_EQ(loop.elseTarget, 2u);
+  EXPECT_EQ(entry.cond.address, static_cast<uint64_t>(buf.at(g.ops[init].outputs[0])->address));
+  // The body block: u's command, then b into the hold buffer, then the copies into the slots (go is its
+  // own slot: no copy), a barrier on each stream.
+  std::vector<std::pair<uint64_t, uint64_t>> copies;
+  const Block::Range &r = s.blocks[1].cores[0];
+  for (uint32_t i = r.gdmaBegin; i < r.gdmaEnd; ++i)
+    if (s.gdma()[i].kind == CmdKind::Copy)
+      copies.emplace_back(s.gdma()[i].operands[0].address, s.gdma()[i].operands[1].address);
+  auto at = [&](int v) { return static_cast<uint64_t>(buf.at(v)->address); };
+  const std::vector<int> &slots = g.ops[init].outputs;
+  int hold = g.ops[back].outputs[1], u = g.ops[body].outputs[0];
+  EXPECT_EQ(copies, (std::vector<std::pair<uint64_t, uint64_t>>{
+                        {at(slots[2]), at(hold)}, {at(hold), at(slots[1])}, {at(u), at(slots[2])}}));
+  EXPECT_EQ(s.gdma()[r.gdmaEnd - 1].kind, CmdKind::Sync);
+  EXPECT_EQ(s.tiu()[r.tiuEnd - 1].kind, CmdKind::Sync);
+}

@@ -57,6 +57,11 @@ struct GlobalCost {
   int64_t transfer = 0; ///< Of `dma`, the cycles moving bytes at the full DDR bandwidth (no latencies).
 };
 GlobalCost globalOpCost(const ChipProfile &chip, const Graph &g, const Op &op, bool inPlace);
+/// One GDMA DDR-to-DDR copy of `bytes` contiguous bytes: read and write each at the DMA rate.
+GlobalCost ddrCopyCost(const ChipProfile &chip, int64_t bytes);
+/// A control-flow marker (Graph.h): the DDR copies it makes (an If's yields into its results, a loop's
+/// values into its slots); the branch itself costs the barrier that ends the block.
+GlobalCost controlCost(const ChipProfile &chip, const Graph &g, const Op &op);
 /// The estimate of one core's part of a global op: `boxes` are the boxes it reads and writes, one per
 /// output, input and weight in that order (globalPartBoxes).
 GlobalCost globalPartCost(const ChipProfile &chip, const Graph &g, const Op &op, const std::vector<Box> &boxes);

@@ -19,6 +19,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <optional>
+#include <vector>
 
 namespace tpuc::backend {
 
@@ -31,8 +32,11 @@ struct FromMlirOptions {
 };
 
 /// The backend graph of `func`. Errors (dynamic shapes, unsupported element
-/// types) are emitted on the offending op and yield failure.
-mlir::FailureOr<Graph> graphFromFunc(mlir::func::FuncOp func, const FromMlirOptions &options = {});
+/// types) are emitted on the offending op and yield failure. `opOf`, when
+/// given, receives the IR op of every graph op (a tpu.if or tpu.loop for each
+/// of its control-flow markers, Graph.h).
+mlir::FailureOr<Graph> graphFromFunc(mlir::func::FuncOp func, const FromMlirOptions &options = {},
+                                     std::vector<mlir::Operation *> *opOf = nullptr);
 
 } // namespace tpuc::backend
 

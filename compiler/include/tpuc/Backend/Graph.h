@@ -51,6 +51,22 @@ enum class OpKind {
 /// "conv", "pool", ...
 const char *opKindName(OpKind k);
 
+/// Control flow (tpu.if, tpu.loop) laid out in program order as marker ops between the regions' ops. Each
+/// marker ends a block of the model file's command streams (docs/MODEL_FORMAT.md):
+///
+///   ... IfBranch(cond)  then-ops  IfElse(then yields)  else-ops  IfJoin(else yields) -> results ...
+///   ... LoopInit(inits) -> slots  body-ops  LoopBack(yields) ...
+///
+/// IfBranch ends its block with a branch on `cond` (then: the next op, else: after IfElse); IfElse copies
+/// the then-branch's yields into the If's results and jumps past IfJoin; IfJoin copies the else-branch's.
+/// LoopInit copies the initial values into the loop's slots (its results, which the body reads as its
+/// carried arguments), then an empty block branches on slot 0 (the go flag): into the body, or past
+/// LoopBack. LoopBack copies the yields into the slots and jumps back to that branch. Markers never join a
+/// layer group; IfBranch, IfElse and LoopBack have a one-byte result nobody reads.
+enum class Control { None, IfBranch, IfElse, IfJoin, LoopInit, LoopBack };
+/// "if_branch", "if_else", ...
+const char *controlName(Control c);
+
 /// Sliding window of Conv and Pool.
 using Window = Window2D;
 
@@ -95,7 +111,17 @@ struct Op {
   /// on the left (its result rows are not the activation's rows), or it is a weight-only quantized
   /// matmul (a16matmul: its packed weights stream once per token, which grouping does not save).
   bool noRowForm = false;
+  /// A control-flow marker (Control); `peer` links IfBranch -> IfElse -> IfJoin and LoopInit <-> LoopBack.
+  Control control = Control::None;
+  int peer = -1;
   std::string loc;    ///< Source location, for debug info.
+};
+
+/// A value the memory plan keeps in place from op `from` to op `to` (both included) whatever its uses: a
+/// loop's slots and captured values (read again by the next step), an If's results (written by either
+/// branch before the join).
+struct KeepAlive {
+  int value = -1, from = -1, to = -1;
 };
 
 /// Ops in topological order and their values.
@@ -128,10 +154,19 @@ public:
   /// Whether the value is a graph output.
   bool isOutput(int value) const;
 
+  /// Whether the graph has control-flow markers.
+  bool hasControl() const;
+  /// The value whose DDR storage `v` shares through in-place reshapes (v itself if none).
+  int reshapeRoot(int v) const;
+  /// For each value a LoopBack marker copies into a slot: whether it reads a slot's storage (a slot
+  /// passed through, or a reshape of one), so another copy could overwrite it first; such values go
+  /// through a hold buffer of their own (the marker's results after the first).
+  std::vector<bool> loopHolds(int loopBack) const;
   std::vector<Value> values;
   std::vector<Op> ops;
   std::vector<int> inputs;
   std::vector<int> outputs;
+  std::vector<KeepAlive> keepAlive;
 };
 
 /// Builds graphs with shapes inferred the way the Top shape rules do, for

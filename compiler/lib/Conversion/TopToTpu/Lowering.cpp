@@ -19,6 +19,22 @@ namespace tpuc::lowering {
 
 std::string tensorName(Value value) {
   auto result = dyn_cast<OpResult>(value);
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    // A region's block argument is named after the outer value it stands for; a loop's step and
+    // condition after the loop.
+    Operation *parent = arg.getOwner()->getParentOp();
+    unsigned k = arg.getArgNumber();
+    if (auto ifOp = dyn_cast_or_null<top::IfOp>(parent))
+      return k < ifOp.getInputs().size() ? tensorName(ifOp.getInputs()[k]) : "";
+    if (auto loop = dyn_cast_or_null<top::LoopOp>(parent)) {
+      if (k < 2)
+        return opName(loop) + (k == 0 ? "_step" : "_cond");
+      unsigned i = k - 2;
+      return i < loop.getInits().size() ? opName(loop) + "_carried_" + std::to_string(i)
+                                        : tensorName(loop.getCaptures()[i - loop.getInits().size()]);
+    }
+    return "";
+  }
   if (!result)
     return "";
   Operation *op = result.getOwner();
@@ -64,6 +80,16 @@ LogicalResult Lowering::failOp(Operation *op, const Twine &message) {
 }
 
 FailureOr<top::Precision> Lowering::requestedPrecision(Operation *op) {
+  FailureOr<top::Precision> p = requestedPrecisionOf(op);
+  // Inside a branch or loop body the calibration data never ran, a tensor has no statistics: the op
+  // computes in F32 instead of failing the INT8 lowering (docs/quantization.md).
+  if (succeeded(p) && *p == top::Precision::INT8 && calibration && op->getNumResults() &&
+      isa<top::IfOp, top::LoopOp>(op->getParentOp()) && !calibration->find(opName(op)))
+    return top::Precision::F32;
+  return p;
+}
+
+FailureOr<top::Precision> Lowering::requestedPrecisionOf(Operation *op) {
   // Preprocessing fused onto the chip (top-fuse-preprocess) runs in F32 unless the table says otherwise.
   if (op->hasAttr("top.preprocess") && !(quantize && quantize->find(opName(op))))
     return top::Precision::F32;

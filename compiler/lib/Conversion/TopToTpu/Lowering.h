@@ -137,6 +137,10 @@ public:
   mlir::Value none();
   /// Starts a new function: its none value is the first top.none of `entry`, if any.
   void beginFunction(mlir::Block *entry);
+  /// The block `none()` creates its value in and that value: saved while a region (isolated from above)
+  /// is lowered with its own, restored after.
+  std::pair<mlir::Block *, mlir::Value> noneScope() const { return {entryBlock, noneValue}; }
+  void restoreNoneScope(std::pair<mlir::Block *, mlir::Value> scope) { std::tie(entryBlock, noneValue) = scope; }
 
   /// A deterministic, unique name `<base>_<suffix>` for an inserted op.
   mlir::Location uniqueLoc(llvm::StringRef base, llvm::StringRef suffix);
@@ -149,6 +153,7 @@ public:
   mlir::quant::UniformQuantizedType int8Type(quant::QuantParams params);
 
 private:
+  mlir::FailureOr<top::Precision> requestedPrecisionOf(mlir::Operation *op);
   /// What lowerFloat builds: converted operands, float result types, attributes.
   struct FloatForm {
     llvm::SmallVector<mlir::Value> operands;

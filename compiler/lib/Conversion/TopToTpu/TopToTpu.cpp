@@ -100,6 +100,271 @@ void quantizeBoundary(Lowering &L, RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
+LogicalResult lowerBlock(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter, Block &block,
+                         SmallVectorImpl<Operation *> &topOps);
+
+/// Erases lowered Top ops, users first (until then later patterns read the Top values: names, weights,
+/// types).
+void eraseTopOps(PatternRewriter &rewriter, ArrayRef<Operation *> topOps) {
+  for (Operation *op : llvm::reverse(topOps)) {
+    op->dropAllUses();
+    rewriter.eraseOp(op);
+  }
+}
+
+/// A Tpu op of `Op` with generic operands and attributes, verified with the module.
+template <typename Op>
+Value createTpu(Lowering &L, Location loc, Type type, ValueRange operands, ArrayRef<NamedAttribute> attrs) {
+  return Op::create(L.rewriter(), loc, TypeRange{type}, operands, attrs)->getResult(0);
+}
+
+NamedAttribute precisionAttr(Lowering &L, top::Precision p) {
+  return L.rewriter().getNamedAttr("precision", top::PrecisionAttr::get(L.getContext(), p));
+}
+
+/// `lhs mode rhs` as a 0 / 1 f32 mask (tpu.compare), reshaped to one element of shape [1].
+Value compareF32(Lowering &L, StringRef base, StringRef suffix, Value lhs, Value rhs, top::CompareMode mode) {
+  auto f32 = L.rewriter().getF32Type();
+  auto shapeOf = [](Value v) { return cast<ShapedType>(v.getType()).getShape(); };
+  SmallVector<int64_t> shape(std::max(shapeOf(lhs).size(), shapeOf(rhs).size()), 1);
+  Value mask = createTpu<tpu::CompareOp>(
+      L, L.uniqueLoc(base, suffix), RankedTensorType::get(shape, f32), {lhs, rhs},
+      {L.rewriter().getNamedAttr("mode", top::CompareModeAttr::get(L.getContext(), mode)),
+       precisionAttr(L, top::Precision::F32)});
+  if (shape == SmallVector<int64_t>{1})
+    return mask;
+  return createTpu<tpu::ReshapeOp>(L, L.uniqueLoc(base, Twine(suffix + "_1").str()), RankedTensorType::get({1}, f32),
+                                   {mask}, {precisionAttr(L, top::Precision::F32)});
+}
+
+/// A value as f32 for the loop logic: integers (a trip count, a boolean) through tpu.cast, floats as
+/// operandAs converts them.
+FailureOr<Value> asF32(Lowering &L, Value topValue) {
+  auto f32 = L.rewriter().getF32Type();
+  Value lowered = L.lookup(topValue);
+  Type element = cast<ShapedType>(lowered.getType()).getElementType();
+  if (isa<IntegerType>(element) && !element.isInteger(1))
+    return createTpu<tpu::CastOp>(L, L.uniqueLoc(tensorName(topValue), "f32"),
+                                  RankedTensorType::get(cast<ShapedType>(lowered.getType()).getShape(), f32),
+                                  {lowered}, {precisionAttr(L, top::Precision::F32)});
+  return L.operandAs(topValue, f32);
+}
+
+/// The element type a region op's float result takes: the op's float precision (F32 for INT8); integer
+/// results keep their type.
+Type carriedType(Lowering &L, Value topValue, top::Precision precision) {
+  auto type = cast<RankedTensorType>(topValue.getType());
+  Type element = type.getElementType();
+  if (isa<IntegerType>(element) && !element.isInteger(1))
+    return type;
+  return RankedTensorType::get(type.getShape(), L.floatType(precision));
+}
+
+/// Moves the ops of the Top region's block into `into` (the Top block's arguments map to `arguments`),
+/// lowers them with their own `none` and erases them; `yield` makes the Tpu yield from the Top one's
+/// operands before it.
+LogicalResult lowerRegion(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter, Region &topRegion,
+                          Block *into, ArrayRef<Value> arguments, function_ref<LogicalResult(top::YieldOp)> yield) {
+  Block &topBlock = topRegion.front();
+  for (auto [from, to] : llvm::zip_equal(topBlock.getArguments(), arguments))
+    L.map(from, to);
+  into->getOperations().splice(into->end(), topBlock.getOperations());
+  auto saved = L.noneScope();
+  L.beginFunction(into);
+  SmallVector<Operation *> topOps;
+  LogicalResult lowered = lowerBlock(L, patterns, rewriter, *into, topOps);
+  if (succeeded(lowered)) {
+    auto topYield = cast<top::YieldOp>(into->getTerminator());
+    rewriter.setInsertionPoint(topYield);
+    lowered = yield(topYield);
+    if (succeeded(lowered))
+      topOps.push_back(topYield);
+  }
+  L.restoreNoneScope(saved);
+  if (failed(lowered))
+    return failure();
+  eraseTopOps(rewriter, topOps);
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*into)))
+    if (isa<top::WeightOp, top::NoneOp>(op) && op.use_empty())
+      rewriter.eraseOp(&op);
+  return success();
+}
+
+/// top.if -> tpu.if: the condition as the lowering holds it (a boolean as an f32 mask), the inputs as
+/// lowered, float results in the op's float precision; each branch lowered into its region.
+LogicalResult lowerIf(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter, top::IfOp op) {
+  rewriter.setInsertionPoint(op);
+  auto precision = L.requestedPrecision(op);
+  if (failed(precision))
+    return failure();
+  auto cond = asF32(L, op.getCond());
+  if (failed(cond))
+    return failure();
+  SmallVector<Value> inputs;
+  for (Value v : op.getInputs())
+    inputs.push_back(L.lookup(v));
+  SmallVector<Type> results;
+  for (Value r : op.getResults())
+    results.push_back(carriedType(L, r, *precision));
+  auto tpuIf = tpu::IfOp::create(rewriter, op.getLoc(), results, *cond, inputs);
+  SmallVector<Type> argTypes(ValueRange(inputs).getTypes());
+  SmallVector<Location> argLocs(inputs.size(), op.getLoc());
+  Region *regions[2][2] = {{&op.getThenBranch(), &tpuIf.getThenBranch()},
+                           {&op.getElseBranch(), &tpuIf.getElseBranch()}};
+  for (auto &[topRegion, tpuRegion] : regions) {
+    Block *block = rewriter.createBlock(tpuRegion, {}, argTypes, argLocs);
+    auto yield = [&](top::YieldOp y) -> LogicalResult {
+      SmallVector<Value> values;
+      for (auto [v, type] : llvm::zip(y.getOperands(), results)) {
+        auto converted = L.operandAs(v, cast<ShapedType>(type).getElementType());
+        if (failed(converted))
+          return failure();
+        values.push_back(*converted);
+      }
+      tpu::YieldOp::create(rewriter, y.getLoc(), values);
+      return success();
+    };
+    SmallVector<Value> arguments(block->getArguments());
+    if (failed(lowerRegion(L, patterns, rewriter, *topRegion, block, arguments, yield)))
+      return failure();
+  }
+  for (auto [from, to] : llvm::zip(op.getResults(), tpuIf.getResults()))
+    L.map(from, to);
+  return success();
+}
+
+/// top.loop -> tpu.loop as a while loop carrying (go, step, values...): go = step < max_trips and cond,
+/// computed in f32 before the loop and at the end of every step; max_trips enters the body as one more
+/// capture. The Top step argument (an integer) is the f32 step cast back.
+LogicalResult lowerLoop(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter, top::LoopOp op) {
+  rewriter.setInsertionPoint(op);
+  std::string name = opName(op);
+  bool hasTrips = !isa<NoneType>(op.getMaxTrips().getType()), hasCond = !isa<NoneType>(op.getCond().getType());
+  if (!hasTrips && !hasCond)
+    return L.failOp(op, "has neither a trip count nor a condition: it would never end");
+  auto precision = L.requestedPrecision(op);
+  if (failed(precision))
+    return failure();
+  auto f32 = rewriter.getF32Type();
+  Block &topBody = op.getBody().front();
+  auto stepType = RankedTensorType::get({1}, f32);
+  auto step0 = L.createFloatWeight(name, "step0", {1}, {0.0f}, f32);
+  if (failed(step0))
+    return failure();
+  Value trips;
+  if (hasTrips) {
+    auto converted = asF32(L, op.getMaxTrips());
+    if (failed(converted))
+      return failure();
+    trips = *converted;
+  }
+  Value go;
+  if (hasTrips)
+    go = compareF32(L, name, "go0", *step0, trips, top::CompareMode::lt);
+  if (hasCond) {
+    auto cond = asF32(L, op.getCond());
+    if (failed(cond))
+      return failure();
+    go = go ? compareF32(L, name, "go0_and", go, *cond, top::CompareMode::And)
+            : compareF32(L, name, "go0", *cond, *cond, top::CompareMode::And); // nonzero -> 1, shape [1]
+  }
+  SmallVector<Value> inits{go, *step0}, captures;
+  SmallVector<Type> carried{stepType, stepType};
+  for (Value v : op.getInits()) {
+    Type type = carriedType(L, v, *precision);
+    auto converted = L.operandAs(v, cast<ShapedType>(type).getElementType());
+    if (failed(converted))
+      return failure();
+    inits.push_back(*converted);
+    carried.push_back(type);
+  }
+  for (Value v : op.getCaptures())
+    captures.push_back(L.lookup(v));
+  if (hasTrips)
+    captures.push_back(trips);
+  auto loop = tpu::LoopOp::create(rewriter, op.getLoc(), carried, inits, captures);
+  SmallVector<Type> argTypes(carried);
+  llvm::append_range(argTypes, ValueRange(captures).getTypes());
+  Block *body = rewriter.createBlock(&loop.getBody(), {}, argTypes, SmallVector<Location>(argTypes.size(), op.getLoc()));
+  // The Top block's arguments: step (the f32 step cast to the Top type when that is an integer), cond (the
+  // f32 go mask), the carried values, the captures.
+  rewriter.setInsertionPointToStart(body);
+  Value stepArg = body->getArgument(1);
+  Value topStep = topBody.getArgument(0);
+  Type topStepElement = cast<ShapedType>(topStep.getType()).getElementType();
+  Value stepForTop = stepArg;
+  if (!topStep.use_empty() && isa<IntegerType>(topStepElement))
+    stepForTop = createTpu<tpu::CastOp>(L, L.uniqueLoc(name, "step"),
+                                        RankedTensorType::get(top::getShape(topStep), topStepElement),
+                                        {top::getShape(topStep) == ArrayRef<int64_t>{1}
+                                             ? stepArg
+                                             : createTpu<tpu::ReshapeOp>(
+                                                   L, L.uniqueLoc(name, "step_shape"),
+                                                   RankedTensorType::get(top::getShape(topStep), f32), {stepArg},
+                                                   {precisionAttr(L, top::Precision::F32)})},
+                                        {precisionAttr(L, top::Precision::F32)});
+  SmallVector<Value> forTop{stepForTop, body->getArgument(0)};
+  for (size_t i = 0; i < op.getInits().size(); ++i)
+    forTop.push_back(body->getArgument(2 + i));
+  for (size_t i = 0; i < op.getCaptures().size(); ++i)
+    forTop.push_back(body->getArgument(carried.size() + i));
+  Value tripsArg = hasTrips ? body->getArguments().back() : Value();
+  auto yield = [&](top::YieldOp y) -> LogicalResult {
+    Value step1 = createTpu<tpu::AddConstOp>(
+        L, L.uniqueLoc(name, "step"), stepType, {stepArg, L.none()},
+        {rewriter.getNamedAttr("const_val", rewriter.getF64FloatAttr(1.0)), precisionAttr(L, top::Precision::F32)});
+    Value next;
+    if (hasTrips)
+      next = compareF32(L, name, "go", step1, tripsArg, top::CompareMode::lt);
+    if (hasCond) {
+      auto cond = asF32(L, y.getOperand(0));
+      if (failed(cond))
+        return failure();
+      next = next ? compareF32(L, name, "go_and", next, *cond, top::CompareMode::And)
+                  : compareF32(L, name, "go", *cond, *cond, top::CompareMode::And);
+    }
+    SmallVector<Value> values{next, step1};
+    for (auto [v, type] : llvm::zip(y.getOperands().drop_front(), ArrayRef<Type>(carried).drop_front(2))) {
+      auto converted = L.operandAs(v, cast<ShapedType>(type).getElementType());
+      if (failed(converted))
+        return failure();
+      values.push_back(*converted);
+    }
+    tpu::YieldOp::create(rewriter, y.getLoc(), values);
+    return success();
+  };
+  if (failed(lowerRegion(L, patterns, rewriter, op.getBody(), body, forTop, yield)))
+    return failure();
+  for (auto [k, r] : llvm::enumerate(op.getResults()))
+    L.map(r, loop.getResult(2 + k));
+  return success();
+}
+
+/// Lowers the ops of `block` in program order, recording the lowered Top ops in `topOps` (the terminator,
+/// func.return or top.yield, is left to the caller).
+LogicalResult lowerBlock(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter, Block &block,
+                         SmallVectorImpl<Operation *> &topOps) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (isa<top::InputOp, top::WeightOp, top::NoneOp>(op) || op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    if (isa<tpu::TpuDialect>(op.getDialect()))
+      continue; // made by the lowering (a loop's step cast)
+    if (!isa<top::TopDialect>(op.getDialect()))
+      return L.fail("op '" + op.getName().getStringRef() + "' '" + opName(&op) + "' is not a Top op");
+    LogicalResult lowered = success();
+    if (auto ifOp = dyn_cast<top::IfOp>(op))
+      lowered = lowerIf(L, patterns, rewriter, ifOp);
+    else if (auto loop = dyn_cast<top::LoopOp>(op))
+      lowered = lowerLoop(L, patterns, rewriter, loop);
+    else
+      lowered = lowerOp(L, patterns, rewriter, &op);
+    if (failed(lowered))
+      return failure();
+    topOps.push_back(&op);
+  }
+  return success();
+}
+
 /// Lowers the body of one function in program order; the Top ops are erased afterwards.
 LogicalResult lowerFunction(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter,
                             func::FuncOp func) {
@@ -118,33 +383,20 @@ LogicalResult lowerFunction(Lowering &L, const PatternTable &patterns, PatternRe
       input.getOutput().setType(type);
     }
   SmallVector<Operation *> topOps;
-  for (Operation &op : llvm::make_early_inc_range(entry)) {
-    if (isa<top::InputOp, top::WeightOp, top::NoneOp>(op))
-      continue;
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      // Outputs go back to f32 (integer outputs such as indices stay as they are).
-      rewriter.setInsertionPoint(ret);
-      for (OpOperand &operand : ret->getOpOperands()) {
-        Value topValue = operand.get();
-        Type expected = cast<ShapedType>(topValue.getType()).getElementType();
-        auto lowered = L.operandAs(topValue, expected);
-        if (failed(lowered))
-          return failure();
-        rewriter.modifyOpInPlace(ret, [&] { operand.set(*lowered); });
-      }
-      continue;
-    }
-    if (!isa<top::TopDialect>(op.getDialect()))
-      return L.fail("op '" + op.getName().getStringRef() + "' '" + opName(&op) + "' is not a Top op");
-    if (failed(lowerOp(L, patterns, rewriter, &op)))
+  if (failed(lowerBlock(L, patterns, rewriter, entry, topOps)))
+    return failure();
+  // Outputs go back to f32 (integer outputs such as indices stay as they are).
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  rewriter.setInsertionPoint(ret);
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value topValue = operand.get();
+    Type expected = cast<ShapedType>(topValue.getType()).getElementType();
+    auto lowered = L.operandAs(topValue, expected);
+    if (failed(lowered))
       return failure();
-    topOps.push_back(&op);
+    rewriter.modifyOpInPlace(ret, [&] { operand.set(*lowered); });
   }
-  // Erased last, users first: until here later patterns read the Top values (names, weights, types).
-  for (Operation *op : llvm::reverse(topOps)) {
-    op->dropAllUses();
-    rewriter.eraseOp(op);
-  }
+  eraseTopOps(rewriter, topOps);
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))
     if (isa<top::WeightOp, top::NoneOp>(op) && op.use_empty())
       rewriter.eraseOp(&op);
