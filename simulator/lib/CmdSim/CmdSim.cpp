@@ -674,9 +674,9 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
     Json args = {{"id", c.id},        {"wait", c.wait},   {"op", c.op},
                  {"group", c.group},  {"slice", c.slice}, {"step", c.step},
                  {"start", ev.start}, {"end", ev.end},    {"cycles", c.cycles}};
+    // Events of one engine complete in order; barriers are numbered across block executions.
     if (c.kind == CmdKind::Sync)
-      args["barrier"] = barrierOf[2 * ev.core + tid]++; // events of one engine complete in order (numbered
-                                                        // across block executions)
+      args["barrier"] = barrierOf[2 * ev.core + tid]++;
     if (!s.blocks.empty() && ev.execution < r.path.size())
       args["block"] = r.path[ev.execution];
     if (ev.engine == Engine::GDMA)
