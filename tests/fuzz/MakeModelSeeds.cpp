@@ -39,6 +39,31 @@ int main(int argc, char **argv) {
       std::vector<uint8_t> bytes(std::min<int64_t>(64, g.values[code.weightValues[i]].bytes()), uint8_t(i));
       code.stage.weights[i].blob = addBlob(m, "w" + std::to_string(i), bytes.data(), bytes.size());
     }
+    if (variant == 2) {
+      // Version 5's control flow: the commands and a barrier per stream form block 0, which branches on
+      // the input's first element to block 1 (a barrier per stream, jumping back) or ends the stage.
+      Stage &s = code.stage;
+      for (Engine e : {Engine::TIU, Engine::GDMA})
+        for (int k = 0; k < 2; ++k) {
+          Command sync;
+          sync.engine = e;
+          sync.kind = CmdKind::Sync;
+          sync.id = static_cast<uint32_t>(s.cores[0].of(e).size() + 1);
+          s.cores[0].of(e).push_back(sync);
+        }
+      uint32_t tiu = static_cast<uint32_t>(s.tiu().size()), gdma = static_cast<uint32_t>(s.gdma().size());
+      Block head, back;
+      head.cores = {{0, tiu - 1, 0, gdma - 1}};
+      head.terminator.kind = Terminator::Kind::Branch;
+      head.terminator.target = 1;
+      head.terminator.elseTarget = 2;
+      head.terminator.cond.address = s.inputs[0].address;
+      head.terminator.cond.dtype = s.inputs[0].dtype;
+      head.terminator.cond.shape = {1, 1, 1, 1};
+      back.cores = {{tiu - 1, tiu, gdma - 1, gdma}};
+      back.terminator.kind = Terminator::Kind::Jump;
+      s.blocks = {head, back};
+    }
     m.nets.push_back({"net" + std::to_string(variant), {code.stage}});
     std::vector<uint8_t> file = serializeModel(m);
     std::ofstream body(std::string(argv[1]) + "/seed" + std::to_string(n++), std::ios::binary);

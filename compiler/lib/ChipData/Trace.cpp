@@ -500,12 +500,11 @@ void finish(Trace &t, std::vector<Batch> &batches) {
         fail(std::string(engineName(static_cast<Engine>(e))) + " command ids are not dense (id " +
              std::to_string(maxId) + " among " + std::to_string(cmds.size()) + " commands)");
       index.assign(maxId, -1);
-      for (size_t i = 0; i < cmds.size(); ++i) {
-        if (index[cmds[i].id - 1] >= 0)
-          fail(std::string(engineName(static_cast<Engine>(e))) + " command id " + std::to_string(cmds[i].id) +
-               " appears twice");
-        index[cmds[i].id - 1] = static_cast<int32_t>(i);
-      }
+      // An id appears again when its block ran several times (a loop's body, model file version 5):
+      // byId names its first run.
+      for (size_t i = 0; i < cmds.size(); ++i)
+        if (index[cmds[i].id - 1] < 0)
+          index[cmds[i].id - 1] = static_cast<int32_t>(i);
     }
   }
   t.totalCycles = std::max(t.totalCycles, last);

@@ -136,6 +136,32 @@ TensorDesc readTensor(Reader &r) {
   return t;
 }
 
+/// An operand (or a branch condition): 110 bytes.
+void writeRef(Writer &w, const TensorRef &t) {
+  w.num(static_cast<uint8_t>(t.space));
+  w.num(t.dtype);
+  w.num(t.lane);
+  w.num(t.address);
+  w.arr(t.origin);
+  w.arr(t.shape);
+  w.arr(t.stride);
+}
+
+TensorRef readRef(Reader &r) {
+  TensorRef t;
+  uint8_t s = r.num<uint8_t>("operand space");
+  if (s > 1)
+    r.fail("corrupt: operand memory space " + std::to_string(s));
+  t.space = static_cast<MemSpace>(s);
+  t.dtype = r.dtype("operand");
+  t.lane = r.num<uint32_t>("operand lane");
+  t.address = r.num<uint64_t>("operand address");
+  r.arr(t.origin, "operand origin");
+  r.arr(t.shape, "operand shape");
+  r.arr(t.stride, "operand stride");
+  return t;
+}
+
 void writeCommand(Writer &w, const Command &c) {
   w.num(static_cast<uint8_t>(c.engine));
   w.num(static_cast<uint8_t>(c.kind));
@@ -151,15 +177,8 @@ void writeCommand(Writer &w, const Command &c) {
   w.num(c.numOutputs);
   w.num(c.numInputs);
   w.num<uint32_t>(static_cast<uint32_t>(c.operands.size()));
-  for (const TensorRef &t : c.operands) {
-    w.num(static_cast<uint8_t>(t.space));
-    w.num(t.dtype);
-    w.num(t.lane);
-    w.num(t.address);
-    w.arr(t.origin);
-    w.arr(t.shape);
-    w.arr(t.stride);
-  }
+  for (const TensorRef &t : c.operands)
+    writeRef(w, t);
 }
 
 Command readCommand(Reader &r, Engine engine, uint32_t version) {
@@ -190,20 +209,8 @@ Command readCommand(Reader &r, Engine engine, uint32_t version) {
   uint32_t nOps = r.count("command operands", 104);
   if (static_cast<uint64_t>(c.numOutputs) + c.numInputs > nOps)
     r.fail("corrupt: command has " + std::to_string(nOps) + " operands, fewer than its outputs and inputs");
-  for (uint32_t i = 0; i < nOps; ++i) {
-    TensorRef t;
-    uint8_t s = r.num<uint8_t>("operand space");
-    if (s > 1)
-      r.fail("corrupt: operand memory space " + std::to_string(s));
-    t.space = static_cast<MemSpace>(s);
-    t.dtype = r.dtype("operand");
-    t.lane = r.num<uint32_t>("operand lane");
-    t.address = r.num<uint64_t>("operand address");
-    r.arr(t.origin, "operand origin");
-    r.arr(t.shape, "operand shape");
-    r.arr(t.stride, "operand stride");
-    c.operands.push_back(t);
-  }
+  for (uint32_t i = 0; i < nOps; ++i)
+    c.operands.push_back(readRef(r));
   return c;
 }
 
@@ -347,7 +354,56 @@ void writeNets(Writer &w, const std::vector<Net> &nets) {
           for (const Command &c : *stream)
             writeCommand(w, c);
         }
+      w.num<uint32_t>(static_cast<uint32_t>(s.blocks.size()));
+      for (const Block &b : s.blocks) {
+        // One range per core of the stage, whatever the block holds (validateModel reports a mismatch).
+        for (size_t k = 0; k < s.cores.size(); ++k) {
+          Block::Range range = k < b.cores.size() ? b.cores[k] : Block::Range();
+          for (uint32_t v : {range.tiuBegin, range.tiuEnd, range.gdmaBegin, range.gdmaEnd})
+            w.num(v);
+        }
+        w.num(static_cast<uint8_t>(b.terminator.kind));
+        w.num(b.terminator.target);
+        w.num(b.terminator.elseTarget);
+        writeRef(w, b.terminator.cond);
+      }
     }
+  }
+}
+
+/// A stage's control-flow blocks (version 5). Ranges and targets are checked here so that whoever follows
+/// the blocks of a parsed file never indexes past a stream; the rest (contiguity, barriers) is
+/// validateModel's.
+void readBlocks(Reader &r, Stage &s) {
+  const size_t nCores = s.cores.size();
+  uint32_t nb = r.count("blocks", 16 * nCores + 9 + 110);
+  for (uint32_t b = 0; b < nb; ++b) {
+    Block block;
+    for (size_t k = 0; k < nCores; ++k) {
+      Block::Range range;
+      range.tiuBegin = r.num<uint32_t>("block range");
+      range.tiuEnd = r.num<uint32_t>("block range");
+      range.gdmaBegin = r.num<uint32_t>("block range");
+      range.gdmaEnd = r.num<uint32_t>("block range");
+      if (range.tiuBegin > range.tiuEnd || range.tiuEnd > s.cores[k].tiu.size() ||
+          range.gdmaBegin > range.gdmaEnd || range.gdmaEnd > s.cores[k].gdma.size())
+        r.fail("corrupt: block " + std::to_string(b) + " of core " + std::to_string(k) +
+               " covers commands beyond its streams");
+      block.cores.push_back(range);
+    }
+    uint8_t kind = r.num<uint8_t>("block terminator");
+    if (kind > static_cast<uint8_t>(Terminator::Kind::Branch))
+      r.fail("corrupt: block " + std::to_string(b) + " terminator kind " + std::to_string(kind));
+    block.terminator.kind = static_cast<Terminator::Kind>(kind);
+    block.terminator.target = r.num<uint32_t>("block target");
+    block.terminator.elseTarget = r.num<uint32_t>("block else target");
+    const bool jumps = kind != static_cast<uint8_t>(Terminator::Kind::Next);
+    const bool branches = kind == static_cast<uint8_t>(Terminator::Kind::Branch);
+    if ((jumps && block.terminator.target > nb) || (branches && block.terminator.elseTarget > nb))
+      r.fail("corrupt: block " + std::to_string(b) + " jumps to a block beyond the stage's " +
+             std::to_string(nb));
+    block.terminator.cond = readRef(r);
+    s.blocks.push_back(std::move(block));
   }
 }
 
@@ -476,6 +532,8 @@ Model parseModel(const uint8_t *data, size_t size, const std::string &file) {
                      std::to_string(s.ops.size()));
           }
         }
+      if (version >= 5)
+        readBlocks(r, s);
       net.stages.push_back(std::move(s));
     }
     m.nets.push_back(std::move(net));
@@ -500,6 +558,112 @@ Model readModelFile(const std::string &path) {
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   return parseModel(bytes.data(), bytes.size(), path);
 }
+
+namespace {
+
+/// Whether DDR bytes [address, address + bytes) lie inside the stage's activation region or one of its
+/// inputs or outputs: where a branch condition may be read from.
+bool inStageDdr(const Stage &s, uint64_t address, uint64_t bytes) {
+  auto inside = [&](uint64_t begin, uint64_t size) {
+    return address >= begin && address - begin <= size && bytes <= size - (address - begin);
+  };
+  if (inside(s.activationBase, s.activationBytes))
+    return true;
+  for (const auto *list : {&s.inputs, &s.outputs})
+    for (const TensorDesc &t : *list)
+      if (inside(t.address, t.bytes))
+        return true;
+  return false;
+}
+
+/// The checks of a stage's control-flow blocks (version 5), one line per problem.
+void validateBlocks(const Stage &s, const std::string &where, std::vector<std::string> &errs) {
+  const size_t nb = s.blocks.size();
+  if (nb == 0)
+    return;
+  for (size_t core = 0; core < s.cores.size(); ++core)
+    for (Engine e : {Engine::TIU, Engine::GDMA}) {
+      const auto &stream = s.cores[core].of(e);
+      std::string streamName =
+          std::string(engineName(e)) + (s.cores.size() > 1 ? " of core " + std::to_string(core) : "");
+      uint32_t at = 0; // where the next block must begin
+      bool covered = true;
+      for (size_t b = 0; covered && b < nb; ++b) {
+        if (core >= s.blocks[b].cores.size()) {
+          covered = false; // reported with the block
+          break;
+        }
+        const Block::Range &r = s.blocks[b].cores[core];
+        uint32_t begin = e == Engine::TIU ? r.tiuBegin : r.gdmaBegin,
+                 end = e == Engine::TIU ? r.tiuEnd : r.gdmaEnd;
+        if (begin != at || end < begin || end > stream.size()) {
+          errs.push_back(where + "block " + std::to_string(b) + " covers " + streamName + " commands [" +
+                         std::to_string(begin) + ", " + std::to_string(end) + "), expected to begin at " +
+                         std::to_string(at) + " and end by " + std::to_string(stream.size()));
+          covered = false;
+        }
+        at = end;
+      }
+      if (covered && at != stream.size())
+        errs.push_back(where + "the blocks cover " + streamName + " commands up to " + std::to_string(at) +
+                       " of " + std::to_string(stream.size()));
+    }
+  for (size_t b = 0; b < nb; ++b) {
+    const Block &block = s.blocks[b];
+    std::string here = where + "block " + std::to_string(b) + ": ";
+    if (block.cores.size() != s.cores.size()) {
+      errs.push_back(here + std::to_string(block.cores.size()) + " core ranges for " +
+                     std::to_string(s.cores.size()) + " cores");
+      continue;
+    }
+    const Terminator &t = block.terminator;
+    if (t.kind != Terminator::Kind::Next && t.target > nb)
+      errs.push_back(here + "target " + std::to_string(t.target) + " beyond the " + std::to_string(nb) +
+                     " blocks");
+    if (t.kind == Terminator::Kind::Branch) {
+      if (t.elseTarget > nb)
+        errs.push_back(here + "else target " + std::to_string(t.elseTarget) + " beyond the " +
+                       std::to_string(nb) + " blocks");
+      uint64_t bytes = static_cast<uint64_t>(backend::dtypeBytes(static_cast<backend::DType>(t.cond.dtype)));
+      if (t.cond.space != MemSpace::DDR)
+        errs.push_back(here + "branch condition is not in DDR");
+      else if (!inStageDdr(s, t.cond.address, bytes))
+        errs.push_back(here + "branch condition at DDR " + std::to_string(t.cond.address) +
+                       " lies outside the stage's activations, inputs and outputs");
+    }
+    int64_t syncs = -1;
+    for (size_t core = 0; core < s.cores.size(); ++core)
+      for (Engine e : {Engine::TIU, Engine::GDMA}) {
+        const auto &stream = s.cores[core].of(e);
+        const auto &other = s.cores[core].of(e == Engine::TIU ? Engine::GDMA : Engine::TIU);
+        const Block::Range &r = block.cores[core];
+        bool tiu = e == Engine::TIU;
+        uint32_t begin = tiu ? r.tiuBegin : r.gdmaBegin, end = tiu ? r.tiuEnd : r.gdmaEnd;
+        uint32_t otherEnd = tiu ? r.gdmaEnd : r.tiuEnd;
+        if (begin > end || end > stream.size())
+          continue; // reported with the coverage
+        std::string streamName =
+            std::string(engineName(e)) + (s.cores.size() > 1 ? " of core " + std::to_string(core) : "");
+        if (end > begin && stream[end - 1].kind != CmdKind::Sync)
+          errs.push_back(here + streamName + " does not end with a barrier");
+        int64_t n = std::count_if(stream.begin() + begin, stream.begin() + end,
+                                  [](const Command &c) { return c.kind == CmdKind::Sync; });
+        if (syncs < 0)
+          syncs = n;
+        else if (n != syncs)
+          errs.push_back(here + streamName + " reaches " + std::to_string(n) +
+                         " barriers, the block's first stream " + std::to_string(syncs));
+        for (uint32_t i = begin; i < end; ++i)
+          if (stream[i].wait > otherEnd && otherEnd <= other.size())
+            errs.push_back(here + streamName + " command " + std::to_string(i) + " waits on id " +
+                           std::to_string(stream[i].wait) + " after the block's last " +
+                           engineName(tiu ? Engine::GDMA : Engine::TIU) + " command (" +
+                           std::to_string(otherEnd) + ")");
+      }
+  }
+}
+
+} // namespace
 
 std::vector<std::string> validateModel(const Model &m) {
   std::vector<std::string> errs;
@@ -548,6 +712,7 @@ std::vector<std::string> validateModel(const Model &m) {
           errs.push_back(where + "weight blob index out of range");
         else if (w.address + m.blobs[w.blob].size > s.coeffBytes)
           errs.push_back(where + "weight '" + m.blobs[w.blob].name + "' outside the coefficient region");
+      validateBlocks(s, where, errs);
     }
   return errs;
 }
@@ -629,6 +794,8 @@ std::string modelInfo(const Model &m) {
       os << "  stage " << s.name << ": " << tiu << " TIU + " << gdma << " GDMA commands";
       if (s.cores.size() > 1)
         os << " on " << s.cores.size() << " cores";
+      if (!s.blocks.empty())
+        os << " in " << s.blocks.size() << " blocks";
       os << ", coeff " << s.coeffBytes << " B, activations " << s.activationBytes << " B at 0x" << std::hex
          << s.activationBase << std::dec << "\n";
       if (s.cores.size() > 1)
@@ -674,6 +841,26 @@ std::string modelPrint(const Model &m) {
             os << " " << boxText(t);
           os << "  // " << op.loc << "\n";
         }
+      for (size_t b = 0; b < s.blocks.size(); ++b) {
+        const Block &block = s.blocks[b];
+        os << "block " << b << ":";
+        for (size_t k = 0; k < block.cores.size(); ++k)
+          os << (block.cores.size() > 1 ? " core " + std::to_string(k) : std::string()) << " TIU ["
+             << block.cores[k].tiuBegin << ", " << block.cores[k].tiuEnd << ") GDMA ["
+             << block.cores[k].gdmaBegin << ", " << block.cores[k].gdmaEnd << ")";
+        const Terminator &t = block.terminator;
+        switch (t.kind) {
+        case Terminator::Kind::Next:
+          os << " -> next\n";
+          break;
+        case Terminator::Kind::Jump:
+          os << " -> jump " << t.target << "\n";
+          break;
+        case Terminator::Kind::Branch:
+          os << " -> branch " << boxText(t.cond) << " ? " << t.target << " : " << t.elseTarget << "\n";
+          break;
+        }
+      }
     }
   return os.str();
 }

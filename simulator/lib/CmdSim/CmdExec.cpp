@@ -149,6 +149,8 @@ struct StageRunner::Impl {
   NpzFile outputs, tensors;
   ExecStats stats;
   std::optional<SimResult> timing; ///< The cycle model's schedule, simulated on the first run.
+  /// With blocks: per block, its schedule alone and its events in start order, simulated when first run.
+  std::vector<std::optional<std::pair<SimResult, std::vector<const TraceEvent *>>>> blockOrders;
   bool weightsLoaded = false;
 
   Impl(const backend::ChipProfile &chip, const Model &model, const Stage &stage)
@@ -574,6 +576,42 @@ struct StageRunner::Impl {
     return t;
   }
 
+  /// The events of a schedule in the order they start (the order the commands run in).
+  static std::vector<const TraceEvent *> startOrder(const SimResult &timing) {
+    std::vector<const TraceEvent *> order;
+    for (const TraceEvent &e : timing.events)
+      order.push_back(&e);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const TraceEvent *a, const TraceEvent *b) { return a->start < b->start; });
+    return order;
+  }
+
+  /// The block control goes on with after block `b` (Stage::blocks.size(): the stage ends); a branch
+  /// decodes element 0 of its condition from DDR in its dtype (the raw code, not dequantized).
+  llvm::Expected<uint32_t> successor(uint32_t b) {
+    const Terminator &t = stage.blocks[b].terminator;
+    uint32_t next = t.kind == Terminator::Kind::Next ? b + 1 : t.target;
+    if (t.kind == Terminator::Kind::Branch) {
+      const TensorRef &cond = t.cond;
+      const auto dtype = static_cast<DType>(cond.dtype);
+      if (cond.space != MemSpace::DDR || cond.dtype > static_cast<uint8_t>(DType::F32) ||
+          cond.address > ddr.size() ||
+          static_cast<uint64_t>(elementBytes(cond.dtype)) > ddr.size() - cond.address)
+        return makeError("block " + std::to_string(b) + ": its branch condition at DDR " +
+                         std::to_string(cond.address) + " lies outside DDR");
+      float value = 0;
+      std::vector<int64_t> ints;
+      const bool exact = dtype == DType::INT32;
+      decodeElements(ddr.data() + cond.address, 1, dtype, &value, exact ? &ints : nullptr);
+      bool taken = exact && !ints.empty() ? ints[0] != 0 : value != 0.0f;
+      next = taken ? t.target : t.elseTarget;
+    }
+    if (next > stage.blocks.size())
+      return makeError("block " + std::to_string(b) + " goes on with block " + std::to_string(next) + " of " +
+                       std::to_string(stage.blocks.size()));
+    return next;
+  }
+
   void prepare() {
     programOf.assign(stage.ops.size(), SIZE_MAX);
     for (size_t i = 0; i < stage.ops.size(); ++i) {
@@ -699,15 +737,22 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
     sim::ThreadPool::setGlobalThreads(options.numThreads);
   auto start = std::chrono::steady_clock::now();
   m.stats = ExecStats();
-  // The cycle model's schedule depends on the chip and the command streams alone.
-  if (!m.timing)
-    m.timing = simulateStage(m.chip, m.stage);
-  m.stats.timing = *m.timing;
-  if (!m.stats.timing.errors.empty())
-    return makeError("the command streams are invalid: " + m.stats.timing.errors.front() +
-                     (m.stats.timing.errors.size() > 1
-                          ? " (and " + std::to_string(m.stats.timing.errors.size() - 1) + " more)"
+  auto invalid = [](const SimResult &timing) {
+    return makeError("the command streams are invalid: " + timing.errors.front() +
+                     (timing.errors.size() > 1
+                          ? " (and " + std::to_string(timing.errors.size() - 1) + " more)"
                           : std::string()));
+  };
+  // The cycle model's schedule depends on the chip and the command streams alone; with blocks, each
+  // block's schedule is simulated once, and the whole run's once the path is known.
+  const bool blocks = !m.stage.blocks.empty();
+  if (!blocks) {
+    if (!m.timing)
+      m.timing = simulateStage(m.chip, m.stage);
+    m.stats.timing = *m.timing;
+    if (!m.stats.timing.errors.empty())
+      return invalid(m.stats.timing);
+  }
   // Weights into the coefficient region, once: no command writes there.
   for (size_t i = 0; !m.weightsLoaded && i < m.stage.weights.size(); ++i) {
     const WeightRef &w = m.stage.weights[i];
@@ -719,39 +764,73 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
     std::memcpy(m.ddr.data() + w.address, m.model.coeffData.data() + b.offset, b.size);
   }
   m.weightsLoaded = true;
-  std::vector<const TraceEvent *> order;
-  for (const TraceEvent &e : m.stats.timing.events)
-    order.push_back(&e);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const TraceEvent *a, const TraceEvent *b) { return a->start < b->start; });
   std::map<std::string, Dump> dumps;
-  m.stats.opCycles.assign(m.stage.ops.size(), 0);
+  // Ops with a TIU command of their own, run or not (an op in a block control never reached is not
+  // dumped); the others (in-place reshapes and concats) are derived from their operands below.
   std::vector<bool> hasCommand(m.stage.ops.size(), false);
-  for (size_t k = 0; k < order.size(); ++k) {
-    const TraceEvent &ev = *order[k];
-    const Command &c = commandOf(m.stage, ev);
-    m.core = ev.core;
-    if (c.kind == CmdKind::Sync) {
-      if (options.progress && !options.progress(k + 1, order.size()))
-        return makeError("cancelled");
-      continue; // a barrier orders the schedule; it moves no data
-    }
-    if (ev.engine == Engine::GDMA) {
-      ++m.stats.gdmaCommands;
-      if (auto err = m.dma(c))
-        return err;
-    } else {
-      ++m.stats.tiuCommands;
-      if (c.op < m.stage.ops.size()) {
-        m.stats.opCycles[c.op] += ev.end - ev.start;
+  for (const CoreStreams &core : m.stage.cores)
+    for (const Command &c : core.tiu)
+      if (c.kind != CmdKind::Sync && c.op < m.stage.ops.size())
         hasCommand[c.op] = true;
+  size_t done = 0;
+  auto execute = [&](const std::vector<const TraceEvent *> &order, size_t total) -> llvm::Error {
+    for (const TraceEvent *ev : order) {
+      const Command &c = commandOf(m.stage, *ev);
+      m.core = ev->core;
+      ++done;
+      if (c.kind != CmdKind::Sync) { // a barrier orders the schedule; it moves no data
+        if (ev->engine == Engine::GDMA) {
+          ++m.stats.gdmaCommands;
+          if (auto err = m.dma(c))
+            return err;
+        } else {
+          ++m.stats.tiuCommands;
+          if (auto err = m.tiu(c, options.dumpAll ? &dumps : nullptr))
+            return err;
+        }
       }
-      if (auto err = m.tiu(c, options.dumpAll ? &dumps : nullptr))
-        return err;
+      if (options.progress && !options.progress(done, std::max(done, total)))
+        return makeError("cancelled");
     }
-    if (options.progress && !options.progress(k + 1, order.size()))
-      return makeError("cancelled");
+    return llvm::Error::success();
+  };
+  if (!blocks) {
+    if (auto err = execute(m.startOrder(m.stats.timing), m.stats.timing.events.size()))
+      return err;
+  } else {
+    // Block by block: run a block's commands in its schedule's order, then follow its terminator, a
+    // branch reading its condition from DDR as the block left it.
+    std::vector<uint32_t> path;
+    for (uint32_t b = 0; b < m.stage.blocks.size();) {
+      if (path.size() >= kMaxBlockExecutions)
+        return makeError("control flow did not end after " + std::to_string(kMaxBlockExecutions) + " blocks");
+      path.push_back(b);
+      if (m.blockOrders.size() != m.stage.blocks.size())
+        m.blockOrders.resize(m.stage.blocks.size());
+      if (!m.blockOrders[b]) {
+        SimResult timing = simulateStage(m.chip, m.stage, {b});
+        if (!timing.errors.empty())
+          return invalid(timing);
+        m.blockOrders[b] = std::make_pair(std::move(timing), std::vector<const TraceEvent *>());
+        m.blockOrders[b]->second = m.startOrder(m.blockOrders[b]->first);
+      }
+      if (auto err = execute(m.blockOrders[b]->second, m.stage.commandCount()))
+        return err;
+      auto next = m.successor(b);
+      if (!next)
+        return next.takeError();
+      b = *next;
+    }
+    m.stats.timing = simulateStage(m.chip, m.stage, path);
+    if (!m.stats.timing.errors.empty())
+      return invalid(m.stats.timing);
   }
+  // Per op, the simulated cycles of its TIU commands (every run of them).
+  m.stats.opCycles.assign(m.stage.ops.size(), 0);
+  for (const TraceEvent &ev : m.stats.timing.events)
+    if (const Command &c = commandOf(m.stage, ev);
+        ev.engine == Engine::TIU && c.kind != CmdKind::Sync && c.op < m.stage.ops.size())
+      m.stats.opCycles[c.op] += ev.end - ev.start;
   m.outputs = NpzFile();
   m.tensors = NpzFile();
   std::vector<float> codes;

@@ -200,6 +200,7 @@ struct Lane {
   Engine engine = Engine::TIU;
   const std::vector<Command> *stream = nullptr;
   size_t next = 0;          ///< Index of the next command to start.
+  size_t first = 0, limit = 0; ///< The block execution's range of the stream.
   std::vector<int64_t> end; ///< Per command, its end (once known).
   bool running = false;
   int64_t start = 0;
@@ -210,7 +211,7 @@ struct Lane {
   int barrier = -1;         ///< The barrier it waits in.
   int barriersPassed = 0;
   const Command &current() const { return (*stream)[next]; }
-  bool done() const { return !running && next >= stream->size(); }
+  bool done() const { return !running && next >= limit; }
 };
 
 /// Commands running at once on different engines must not touch the same bytes with a write; LMEM is
@@ -262,30 +263,63 @@ std::string commandLabel(const Stage &s, const Command &c, size_t core) {
          "')";
 }
 
-SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
-  SimResult r;
-  const size_t cores = s.cores.size();
-  r.cores.assign(cores, CoreTiming());
+namespace {
+
+/// Schedules executions of blocks (per core, a range of each stream) one after another on the engines of
+/// a stage. Each execution starts once the previous one has ended; within it, a command starts when its
+/// engine is free and the awaited command of the other engine has finished (a wait on a command before
+/// the block's range was satisfied by an earlier execution), and the k-th barrier of every stream in
+/// the execution is barrier k. A stage without blocks is one execution of its whole streams.
+class Scheduler {
+public:
+  Scheduler(const backend::ChipProfile &chip, const Stage &s, SimResult &r) : chip(chip), s(s), r(r) {
+    for (size_t k = 0; k < s.cores.size(); ++k)
+      for (Engine e : {Engine::TIU, Engine::GDMA}) {
+        Lane l;
+        l.core = static_cast<int>(k);
+        l.engine = e;
+        l.stream = &s.cores[k].of(e);
+        l.end.assign(l.stream->size(), -1);
+        lanes.push_back(std::move(l));
+      }
+  }
+
+  /// Runs one execution of `ranges` (one per core) from cycle `at`, its events tagged `execution`.
+  /// False after an error (a wait beyond the block, a deadlock) in r.errors.
+  bool run(const std::vector<Block::Range> &ranges, int64_t at, uint32_t execution);
+
+  int64_t latest = 0; ///< The end of the last command so far.
+
+private:
+  Lane &other(const Lane &l) { return lanes[2 * l.core + (l.engine == Engine::TIU ? 1 : 0)]; }
+
+  const backend::ChipProfile &chip;
+  const Stage &s;
+  SimResult &r;
   std::vector<Lane> lanes;
-  for (size_t k = 0; k < cores; ++k)
-    for (Engine e : {Engine::TIU, Engine::GDMA}) {
-      Lane l;
-      l.core = static_cast<int>(k);
-      l.engine = e;
-      l.stream = &s.cores[k].of(e);
-      l.end.assign(l.stream->size(), -1);
-      lanes.push_back(std::move(l));
-      for (const Command &c : s.cores[k].of(e))
-        checkBounds(chip, s, c, k, r.errors);
-    }
-  auto other = [&](const Lane &l) -> Lane & { return lanes[2 * l.core + (l.engine == Engine::TIU ? 1 : 0)]; };
+};
+
+bool Scheduler::run(const std::vector<Block::Range> &ranges, int64_t startAt, uint32_t execution) {
+  for (Lane &l : lanes) {
+    const Block::Range &range = ranges[l.core];
+    bool tiu = l.engine == Engine::TIU;
+    l.first = tiu ? range.tiuBegin : range.gdmaBegin;
+    l.limit = tiu ? range.tiuEnd : range.gdmaEnd;
+    l.next = l.first;
+    std::fill(l.end.begin() + l.first, l.end.begin() + l.limit, -1); // a block run again starts afresh
+    l.running = false;
+    l.barrier = -1;
+    l.releaseAt = -1;
+    l.barriersPassed = 0;
+  }
   // Barrier b: how many streams reached it, the last arrival.
   std::vector<int> arrived;
   std::vector<int64_t> lastArrival;
-  int64_t now = 0;
+  int64_t now = startAt;
   auto finish = [&](Lane &l, int64_t at) {
     const Command &c = l.current();
     l.end[l.next] = at;
+    latest = std::max(latest, at);
     CoreTiming &ct = r.cores[l.core];
     bool tiu = l.engine == Engine::TIU;
     if (c.kind == CmdKind::Sync) {
@@ -298,7 +332,7 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
       r.contentionCycles += lost;
       r.ddrSharedCycles += std::max<int64_t>(0, at - l.start - std::max<int64_t>(1, c.cycles) - lost);
     }
-    r.events.push_back({l.engine, c.id, l.start, at, static_cast<uint32_t>(l.core)});
+    r.events.push_back({l.engine, c.id, l.start, at, static_cast<uint32_t>(l.core), execution});
     l.running = false;
     l.barrier = -1;
     l.releaseAt = -1;
@@ -311,15 +345,21 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
     while (started) {
       started = false;
       for (Lane &l : lanes) {
-        if (l.running || l.next >= l.stream->size())
+        if (l.running || l.next >= l.limit)
           continue;
         const Command &c = l.current();
         Lane &o = other(l);
         if (c.wait > o.stream->size()) {
           r.errors.push_back(commandLabel(s, c, l.core) + ": waits on missing id " + std::to_string(c.wait));
-          return r;
+          return false;
         }
-        if (c.wait > 0 && (o.end[c.wait - 1] < 0 || o.end[c.wait - 1] > now))
+        if (c.wait > o.limit) {
+          r.errors.push_back(commandLabel(s, c, l.core) + ": waits on id " + std::to_string(c.wait) +
+                             " after its block's last " + engineName(o.engine) + " command");
+          return false;
+        }
+        // Ids up to the block's first were completed by earlier blocks.
+        if (c.wait > o.first && (o.end[c.wait - 1] < 0 || o.end[c.wait - 1] > now))
           continue; // the awaited command has not finished
         l.running = true;
         l.start = now;
@@ -389,7 +429,7 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
     if (next == INT64_MAX) {
       std::string blocked;
       for (const Lane &l : lanes) {
-        if (l.next >= l.stream->size())
+        if (l.next >= l.limit)
           continue;
         const Command &c = l.current();
         blocked += (blocked.empty() ? "" : ", ") + commandLabel(s, c, l.core) +
@@ -398,7 +438,7 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
                                                   std::to_string(c.wait));
       }
       r.errors.push_back("deadlock: " + blocked);
-      return r;
+      return false;
     }
     const double dt = static_cast<double>(next - now);
     for (size_t i = 0; i < lanes.size(); ++i) {
@@ -419,9 +459,87 @@ SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
         finish(l, now);
     }
   }
-  for (const Lane &l : lanes)
-    if (!l.end.empty())
-      r.totalCycles = std::max(r.totalCycles, l.end.back());
+  return true;
+}
+
+/// The block sequence the static rule takes (CmdSim.h), or an error in `errs`.
+std::vector<uint32_t> staticPath(const Stage &s, std::vector<std::string> &errs) {
+  if (s.blocks.empty())
+    return {0};
+  std::vector<uint32_t> path;
+  std::vector<bool> reached(s.blocks.size(), false);
+  for (uint32_t b = 0; b < s.blocks.size();) {
+    if (path.size() >= kMaxBlockExecutions) {
+      errs.push_back("control flow did not end after " + std::to_string(kMaxBlockExecutions) + " blocks");
+      return {};
+    }
+    path.push_back(b);
+    const Terminator &t = s.blocks[b].terminator;
+    uint32_t next = t.kind == Terminator::Kind::Next   ? b + 1
+                    : t.kind == Terminator::Kind::Jump ? t.target
+                    : reached[b]                       ? t.elseTarget
+                                                       : t.target;
+    reached[b] = true;
+    if (next > s.blocks.size()) {
+      errs.push_back("block " + std::to_string(b) + " goes on with block " + std::to_string(next) + " of " +
+                     std::to_string(s.blocks.size()));
+      return {};
+    }
+    b = next;
+  }
+  return path;
+}
+
+} // namespace
+
+SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s) {
+  SimResult r;
+  std::vector<uint32_t> path = staticPath(s, r.errors);
+  if (!r.errors.empty())
+    return r;
+  return simulateStage(chip, s, path);
+}
+
+SimResult simulateStage(const backend::ChipProfile &chip, const Stage &s, const std::vector<uint32_t> &path) {
+  SimResult r;
+  r.cores.assign(s.cores.size(), CoreTiming());
+  r.path = path;
+  for (size_t k = 0; k < s.cores.size(); ++k)
+    for (Engine e : {Engine::TIU, Engine::GDMA})
+      for (const Command &c : s.cores[k].of(e))
+        checkBounds(chip, s, c, k, r.errors);
+  // A stage without blocks is one block of its whole streams.
+  std::vector<std::vector<Block::Range>> blocks;
+  if (s.blocks.empty()) {
+    blocks.emplace_back();
+    for (const CoreStreams &core : s.cores)
+      blocks.back().push_back(
+          {0, static_cast<uint32_t>(core.tiu.size()), 0, static_cast<uint32_t>(core.gdma.size())});
+  }
+  for (size_t b = 0; b < s.blocks.size(); ++b) {
+    const std::vector<Block::Range> &ranges = s.blocks[b].cores;
+    bool inside = ranges.size() == s.cores.size();
+    for (size_t k = 0; inside && k < ranges.size(); ++k)
+      inside = ranges[k].tiuBegin <= ranges[k].tiuEnd && ranges[k].tiuEnd <= s.cores[k].tiu.size() &&
+               ranges[k].gdmaBegin <= ranges[k].gdmaEnd && ranges[k].gdmaEnd <= s.cores[k].gdma.size();
+    if (!inside) {
+      r.errors.push_back("block " + std::to_string(b) +
+                         ": its ranges do not fit the stage's cores and streams");
+      return r;
+    }
+    blocks.push_back(ranges);
+  }
+  Scheduler scheduler(chip, s, r);
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] >= blocks.size()) {
+      r.errors.push_back("block path: block " + std::to_string(path[i]) + " of " +
+                         std::to_string(blocks.size()));
+      return r;
+    }
+    if (!scheduler.run(blocks[path[i]], scheduler.latest, static_cast<uint32_t>(i)))
+      return r;
+  }
+  r.totalCycles = scheduler.latest;
   occupancy(chip, s, r);
   checkHazards(chip, s, r);
   return r;
@@ -542,15 +660,25 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
     startOf.emplace_back(core.gdma.size() + 1, -1);
   }
   std::vector<int> barrierOf(2 * cores, 0);
-  for (const TraceEvent &ev : r.events) {
+  // Per event, the start of the command it waited on: the latest run of that id so far, since events come
+  // in completion order and the awaited command completed before the waiting one started (a block run
+  // several times waits on its own run's commands).
+  std::vector<int64_t> awaitedStart(r.events.size(), -1);
+  for (size_t i = 0; i < r.events.size(); ++i) {
+    const TraceEvent &ev = r.events[i];
     const Command &c = commandOf(s, ev);
     const int tid = ev.engine == Engine::TIU ? 0 : 1;
+    if (const auto &starts = startOf[2 * ev.core + 1 - tid]; c.wait > 0 && c.wait < starts.size())
+      awaitedStart[i] = starts[c.wait];
     startOf[2 * ev.core + tid][ev.id] = ev.start;
     Json args = {{"id", c.id},        {"wait", c.wait},   {"op", c.op},
                  {"group", c.group},  {"slice", c.slice}, {"step", c.step},
                  {"start", ev.start}, {"end", ev.end},    {"cycles", c.cycles}};
+    // Events of one engine complete in order; barriers are numbered across block executions.
     if (c.kind == CmdKind::Sync)
-      args["barrier"] = barrierOf[2 * ev.core + tid]++; // events of one engine complete in order
+      args["barrier"] = barrierOf[2 * ev.core + tid]++;
+    if (!s.blocks.empty() && ev.execution < r.path.size())
+      args["block"] = r.path[ev.execution];
     if (ev.engine == Engine::GDMA)
       if (const TensorRef *t = ddrOperand(c)) {
         int64_t elements = 1;
@@ -572,11 +700,10 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
   }
   // A flow from the awaited command (the core's other engine) to each command that waits.
   uint64_t flow = 0;
-  for (const TraceEvent &ev : r.events) {
-    const Command &c = commandOf(s, ev);
+  for (size_t i = 0; i < r.events.size(); ++i) {
+    const TraceEvent &ev = r.events[i];
     const int tid = ev.engine == Engine::TIU ? 0 : 1, other = 1 - tid;
-    const auto &starts = startOf[2 * ev.core + other];
-    if (c.wait == 0 || c.wait >= starts.size() || starts[c.wait] < 0)
+    if (awaitedStart[i] < 0)
       continue;
     ++flow;
     os << ",\n  "
@@ -586,7 +713,7 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
                 {"id", flow},
                 {"pid", ev.core},
                 {"tid", other},
-                {"ts", us(starts[c.wait])}})
+                {"ts", us(awaitedStart[i])}})
        << ",\n  "
        << line({{"name", "wait"},
                 {"cat", "dep"},

@@ -515,3 +515,148 @@ TEST(CmdSim, TwoCoresShareTheWorkAndMeetAtBarriers) {
 }
 
 } // namespace
+
+namespace {
+
+/// A command of the hand-built control-flow stages below (no operands: timing only).
+Command command(Engine engine, CmdKind kind, uint32_t id, int64_t cycles, uint32_t wait = 0) {
+  Command c;
+  c.engine = engine;
+  c.kind = kind;
+  c.id = id;
+  c.cycles = cycles;
+  c.wait = wait;
+  return c;
+}
+
+/// A loop: header block 0 (TIU 10 cycles, barrier) branches on a DDR byte into body block 1 (GDMA load
+/// of 40 cycles, then a TIU computation of 100 waiting on it, barriers), which jumps back to the header;
+/// the header's else target is exit block 2 (TIU 7 cycles waiting on the body's load, a wait earlier
+/// blocks satisfied, barriers). Barriers take 5 cycles.
+Stage loopStage() {
+  Stage s;
+  s.ops.push_back(OpInfo{});
+  s.ops[0].name = "op";
+  s.activationBase = 0;
+  s.activationBytes = 64;
+  auto &tiu = s.tiu(), &gdma = s.gdma();
+  tiu = {command(Engine::TIU, CmdKind::Compute, 1, 10),     command(Engine::TIU, CmdKind::Sync, 2, 5),
+         command(Engine::TIU, CmdKind::Compute, 3, 100, 2), command(Engine::TIU, CmdKind::Sync, 4, 5),
+         command(Engine::TIU, CmdKind::Compute, 5, 7, 2),   command(Engine::TIU, CmdKind::Sync, 6, 5)};
+  gdma = {command(Engine::GDMA, CmdKind::Sync, 1, 5), command(Engine::GDMA, CmdKind::Load, 2, 40),
+          command(Engine::GDMA, CmdKind::Sync, 3, 5), command(Engine::GDMA, CmdKind::Sync, 4, 5)};
+  s.blocks.resize(3);
+  s.blocks[0].cores = {{0, 2, 0, 1}};
+  s.blocks[0].terminator.kind = Terminator::Kind::Branch;
+  s.blocks[0].terminator.target = 1;
+  s.blocks[0].terminator.elseTarget = 2;
+  s.blocks[0].terminator.cond.shape = {1, 1, 1, 1};
+  s.blocks[1].cores = {{2, 4, 1, 3}};
+  s.blocks[1].terminator.kind = Terminator::Kind::Jump;
+  s.blocks[1].terminator.target = 0;
+  s.blocks[2].cores = {{4, 6, 3, 4}};
+  return s;
+}
+
+TEST(CmdSim, BlocksRunAlongAPathAndTheirCyclesAddUp) {
+  ChipProfile ch = chip();
+  Stage s = loopStage();
+  Model m;
+  m.nets.push_back({"net", {s}});
+  ASSERT_TRUE(validateModel(m).empty()) << validateModel(m).front();
+  // Each block alone: the header's 10 cycles and barrier; the body's load, then its computation, then
+  // the barrier; the exit's 7 cycles (its wait on the body's load is met before the block).
+  SimResult header = simulateStage(ch, s, {0}), body = simulateStage(ch, s, {1}),
+            exit = simulateStage(ch, s, {2});
+  ASSERT_TRUE(body.errors.empty()) << body.errors.front();
+  EXPECT_EQ(header.totalCycles, 15);
+  EXPECT_EQ(body.totalCycles, 40 + 100 + 5);
+  EXPECT_EQ(exit.totalCycles, 12);
+  for (int n = 0; n < 4; ++n) {
+    std::vector<uint32_t> path = {0};
+    for (int i = 0; i < n; ++i)
+      path.insert(path.end(), {1, 0});
+    path.push_back(2);
+    SimResult r = simulateStage(ch, s, path);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+    EXPECT_EQ(r.path, path);
+    EXPECT_EQ(r.totalCycles, (n + 1) * header.totalCycles + n * body.totalCycles + exit.totalCycles) << n;
+    EXPECT_EQ(r.tiuBusy, (n + 1) * 10 + n * 100 + 7);
+    EXPECT_EQ(r.gdmaBusy, n * 40);
+    EXPECT_EQ(r.barriers, static_cast<int64_t>(path.size()));
+    EXPECT_EQ(r.events.size(), (n + 1) * 3u + n * 4u + 3u);
+    // A re-executed block's events appear again, tagged with their execution; commandOf still works.
+    for (const TraceEvent &ev : r.events) {
+      ASSERT_LT(ev.execution, path.size());
+      const Block::Range &range = s.blocks[path[ev.execution]].cores[0];
+      uint32_t index = ev.id - 1;
+      EXPECT_TRUE(ev.engine == Engine::TIU ? index >= range.tiuBegin && index < range.tiuEnd
+                                           : index >= range.gdmaBegin && index < range.gdmaEnd);
+      EXPECT_EQ(commandOf(s, ev).id, ev.id);
+    }
+  }
+  // The trace names each event's block, and the studio's reader takes a loop's repeated ids.
+  SimResult twice = simulateStage(ch, s, {0, 1, 0, 1, 0, 2});
+  std::string text = traceJson(ch, s, twice);
+  int bodyEvents = 0;
+  const nlohmann::json trace = nlohmann::json::parse(text);
+  for (const nlohmann::json &ev : trace["traceEvents"])
+    if (ev["ph"] == "X")
+      bodyEvents += ev["args"]["block"] == 1;
+  EXPECT_EQ(bodyEvents, 2 * 4);
+  auto parsed = tpuc::chip::parseTrace(text, "loop trace", 0);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << llvm::toString(parsed.takeError());
+  EXPECT_EQ(parsed->of(Engine::TIU).size(), 3u * 2 + 2u * 2 + 2u);
+  EXPECT_EQ(parsed->totalCycles, twice.totalCycles);
+  // A path naming a block the stage does not have is an error.
+  EXPECT_EQ(simulateStage(ch, s, {0, 3}).errors, std::vector<std::string>{"block path: block 3 of 3"});
+}
+
+TEST(CmdSim, WithoutDataBranchesTakeTheirTargetOnceThenTheirElse) {
+  ChipProfile ch = chip();
+  // The loop's header branches into the body the first time, to the exit the second: the body runs once.
+  Stage loop = loopStage();
+  SimResult r = simulateStage(ch, loop);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+  EXPECT_EQ(r.path, (std::vector<uint32_t>{0, 1, 0, 2}));
+  EXPECT_EQ(r.totalCycles, simulateStage(ch, loop, {0, 1, 0, 2}).totalCycles);
+  // An If (block 0 branches to then-block 1, which jumps past else-block 2): the then-branch.
+  Stage ifStage = loopStage();
+  ifStage.blocks[1].terminator.target = 3;
+  EXPECT_EQ(simulateStage(ch, ifStage).path, (std::vector<uint32_t>{0, 1}));
+  // A stage without blocks is its one block 0, scheduled exactly as the whole streams always were.
+  Compiled c = compile(convChain(), 4);
+  SimResult whole = simulateStage(ch, c.stage), path = simulateStage(ch, c.stage, {0});
+  EXPECT_EQ(whole.path, std::vector<uint32_t>{0});
+  EXPECT_EQ(whole.totalCycles, path.totalCycles);
+  ASSERT_EQ(whole.events.size(), path.events.size());
+  for (size_t i = 0; i < whole.events.size(); ++i)
+    EXPECT_TRUE(whole.events[i].start == path.events[i].start && whole.events[i].end == path.events[i].end &&
+                whole.events[i].execution == 0);
+  EXPECT_EQ(traceJson(ch, c.stage, whole), traceJson(ch, c.stage, path));
+  EXPECT_EQ(simulateStage(ch, c.stage, {}).totalCycles, 0); // nothing ran
+}
+
+TEST(CmdSim, ControlFlowThatNeverEndsIsAnError) {
+  // One block of two barriers that jumps to itself.
+  Stage s;
+  s.ops.push_back(OpInfo{});
+  s.tiu() = {command(Engine::TIU, CmdKind::Sync, 1, 5)};
+  s.gdma() = {command(Engine::GDMA, CmdKind::Sync, 1, 5)};
+  s.blocks.resize(1);
+  s.blocks[0].cores = {{0, 1, 0, 1}};
+  s.blocks[0].terminator.kind = Terminator::Kind::Jump;
+  s.blocks[0].terminator.target = 0;
+  SimResult r = simulateStage(chip(), s);
+  EXPECT_EQ(r.errors, std::vector<std::string>{"control flow did not end after 1000000 blocks"});
+  EXPECT_TRUE(r.events.empty());
+  // A block waiting on a later block's command is reported, not scheduled.
+  Stage loop = loopStage();
+  loop.gdma()[1].wait = 5; // the body's load waits on the exit's computation
+  loop.tiu()[2].wait = 0;
+  SimResult w = simulateStage(chip(), loop, {1});
+  ASSERT_FALSE(w.errors.empty());
+  EXPECT_EQ(w.errors.front(), "GDMA #2 (load 'op'): waits on id 5 after its block's last TIU command");
+}
+
+} // namespace

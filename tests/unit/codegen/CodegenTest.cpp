@@ -1,5 +1,6 @@
 // Codegen on hand-built groups (command count, order, dependencies against the plan's time steps), the
-// .tpum format (round trip, truncated and corrupt files), combine with weight dedup and extract.
+// .tpum format (round trip, truncated and corrupt files, version 5's control-flow blocks and version 4
+// images), combine with weight dedup and extract.
 #include "tpuc/Codegen/Codegen.h"
 #include "tpuc/Codegen/ModelFile.h"
 
@@ -9,9 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
+#include <sstream>
 
 using namespace tpuc::backend;
 using namespace tpuc::codegen;
@@ -262,6 +266,188 @@ TEST(ModelFile, CombineDeduplicatesWeightsAndExtractRestores) {
   other.chip = "bm1688";
   EXPECT_THROW(combineModels({a, other}), ModelFileError);
   EXPECT_THROW(combineModels({a, a}), ModelFileError);
+}
+
+/// A barrier command of `engine` with id `id`.
+Command syncCommand(Engine engine, uint32_t id) {
+  Command c;
+  c.engine = engine;
+  c.kind = CmdKind::Sync;
+  c.id = id;
+  c.cycles = 5;
+  return c;
+}
+
+/// sampleModel's stage with control flow: its commands then a barrier form block 0, which branches on the
+/// input's first byte to block 1 (one barrier per stream, jumping back to block 0) or ends the stage.
+Model blockedModel() {
+  Model m = sampleModel("net", 1);
+  Stage &s = m.nets[0].stages[0];
+  for (Engine e : {Engine::TIU, Engine::GDMA})
+    for (int k = 0; k < 2; ++k)
+      s.cores[0].of(e).push_back(syncCommand(e, static_cast<uint32_t>(s.cores[0].of(e).size() + 1)));
+  uint32_t tiu = static_cast<uint32_t>(s.tiu().size()), gdma = static_cast<uint32_t>(s.gdma().size());
+  Block body, back;
+  body.cores = {{0, tiu - 1, 0, gdma - 1}};
+  body.terminator.kind = Terminator::Kind::Branch;
+  body.terminator.target = 1;
+  body.terminator.elseTarget = 2;
+  body.terminator.cond.dtype = static_cast<uint8_t>(DType::INT8);
+  body.terminator.cond.address = s.inputs[0].address;
+  body.terminator.cond.shape = {1, 1, 1, 1};
+  body.terminator.cond.stride = {1, 1, 1, 1};
+  back.cores = {{tiu - 1, tiu, gdma - 1, gdma}};
+  back.terminator.kind = Terminator::Kind::Jump;
+  back.terminator.target = 0;
+  s.blocks = {body, back};
+  return m;
+}
+
+/// CRC-32 (zlib's), to rewrite a header after editing an image.
+uint32_t crc32(const uint8_t *p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k)
+      c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+  }
+  return c ^ 0xFFFFFFFFu;
+}
+
+/// The image with header version `version` and its body size and checksum recomputed.
+std::vector<uint8_t> reheader(std::vector<uint8_t> image, uint32_t version) {
+  uint64_t body = image.size() - 32;
+  uint32_t crc = crc32(image.data() + 32, body);
+  std::memcpy(image.data() + 4, &version, 4);
+  std::memcpy(image.data() + 8, &body, 8);
+  std::memcpy(image.data() + 16, &crc, 4);
+  return image;
+}
+
+TEST(ModelFile, BlocksRoundTripAndShowInInfoAndPrint) {
+  Model m = blockedModel();
+  EXPECT_TRUE(validateModel(m).empty()) << validateModel(m).front();
+  std::vector<uint8_t> bytes = serializeModel(m);
+  uint32_t version;
+  std::memcpy(&version, bytes.data() + 4, 4);
+  EXPECT_EQ(version, 5u);
+  Model back = parseModel(bytes.data(), bytes.size(), "b.tpum");
+  EXPECT_EQ(back, m);
+  ASSERT_EQ(back.nets[0].stages[0].blocks.size(), 2u);
+  EXPECT_EQ(serializeModel(back), bytes);
+  // Combining, extracting and the incremental writer keep the blocks.
+  Model other = sampleModel("other", 3);
+  Model all = combineModels({other, m});
+  EXPECT_EQ(all.nets[1].stages[0].blocks, m.nets[0].stages[0].blocks);
+  EXPECT_EQ(extractNet(all, 1).nets[0], m.nets[0]);
+  std::string path = ::testing::TempDir() + "/blocks.tpum";
+  {
+    ModelFileWriter writer(path);
+    writer.add(other);
+    writer.add(m);
+    writer.finish();
+  }
+  EXPECT_EQ(readModelFile(path).nets[1].stages[0].blocks, m.nets[0].stages[0].blocks);
+
+  const Stage &s = m.nets[0].stages[0];
+  std::string info = modelInfo(m);
+  EXPECT_NE(info.find("GDMA commands in 2 blocks, coeff"), std::string::npos) << info;
+  EXPECT_EQ(modelInfo(sampleModel("net", 1)).find("blocks"), std::string::npos);
+  std::string print = modelPrint(m);
+  std::ostringstream block0, block1;
+  block0 << "block 0: TIU [0, " << s.tiu().size() - 1 << ") GDMA [0, " << s.gdma().size() - 1
+         << ") -> branch D:0x" << std::hex << s.inputs[0].address << std::dec
+         << "[0+1,0+1,0+1,0+1]INT8 ? 1 : 2\n";
+  block1 << "block 1: TIU [" << s.tiu().size() - 1 << ", " << s.tiu().size() << ") GDMA ["
+         << s.gdma().size() - 1 << ", " << s.gdma().size() << ") -> jump 0\n";
+  EXPECT_NE(print.find(block0.str()), std::string::npos) << print;
+  EXPECT_NE(print.find(block1.str()), std::string::npos) << print;
+}
+
+TEST(ModelFile, ReadsVersionFourImagesWithoutBlocks) {
+  // A version 4 stage ends after its command streams: version 5's image of a model without blocks less the
+  // trailing block count (one net of one stage).
+  Model m = sampleModel("net", 1);
+  std::vector<uint8_t> v5 = serializeModel(m);
+  std::vector<uint8_t> v4(v5.begin(), v5.end() - 4);
+  Model back = parseModel(reheader(v4, 4).data(), v4.size(), "v4.tpum");
+  EXPECT_EQ(back, m);
+  EXPECT_TRUE(back.nets[0].stages[0].blocks.empty());
+  // The same bytes read as version 5 lack the block count.
+  try {
+    parseModel(reheader(v4, 5).data(), v4.size(), "v5.tpum");
+    ADD_FAILURE() << "accepted a version 5 stage without its block count";
+  } catch (const ModelFileError &e) {
+    EXPECT_NE(std::string(e.what()).find("truncated: blocks"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelFile, CorruptBlocksGiveOneLineErrors) {
+  std::vector<uint8_t> bytes = serializeModel(blockedModel());
+  // The last block (one core) closes the file: 4 x u32 ranges, u8 kind, u32 target, u32 else, 110-byte cond.
+  const size_t last = bytes.size() - (16 + 1 + 4 + 4 + 110);
+  auto expectError = [&](size_t at, const std::vector<uint8_t> &patch, const std::string &needle) {
+    std::vector<uint8_t> b = bytes;
+    std::memcpy(b.data() + at, patch.data(), patch.size());
+    b = reheader(b, 5);
+    try {
+      parseModel(b.data(), b.size(), "c.tpum");
+      ADD_FAILURE() << "accepted: " << needle;
+    } catch (const ModelFileError &e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  };
+  expectError(last + 4, {0xff, 0xff, 0, 0}, "corrupt: block 1 of core 0 covers commands beyond its streams");
+  expectError(last + 16, {3}, "corrupt: block 1 terminator kind 3");
+  expectError(last + 17, {3, 0, 0, 0}, "corrupt: block 1 jumps to a block beyond the stage's 2");
+  expectError(last + 25, {7}, "corrupt: operand memory space 7");
+}
+
+TEST(ModelFile, ValidateReportsEveryBlockProblem) {
+  auto errorsOf = [](const std::function<void(Stage &)> &edit) {
+    Model m = blockedModel();
+    edit(m.nets[0].stages[0]);
+    std::string all;
+    for (const std::string &e : validateModel(m))
+      all += e + "\n";
+    return all;
+  };
+  auto expectError = [&](const std::function<void(Stage &)> &edit, const std::string &needle) {
+    std::string errors = errorsOf(edit);
+    EXPECT_NE(errors.find(needle), std::string::npos) << needle << " in:\n" << errors;
+    EXPECT_EQ(errors.rfind("net/main: ", 0), 0u) << errors;
+  };
+  Model m = blockedModel();
+  const uint32_t tiu = static_cast<uint32_t>(m.nets[0].stages[0].tiu().size());
+  expectError([](Stage &s) { s.blocks[1].cores[0].tiuBegin += 1; },
+              "block 1 covers TIU commands [" + std::to_string(tiu) + ", " + std::to_string(tiu) +
+                  "), expected to begin at " + std::to_string(tiu - 1));
+  expectError([](Stage &s) { s.blocks[1].cores[0].gdmaEnd -= 1; }, "the blocks cover GDMA commands up to");
+  expectError([](Stage &s) { s.blocks[1].cores.push_back({}); }, "block 1: 2 core ranges for 1 cores");
+  expectError([](Stage &s) { s.blocks[1].terminator.target = 3; }, "block 1: target 3 beyond the 2 blocks");
+  expectError([](Stage &s) { s.blocks[0].terminator.elseTarget = 5; },
+              "block 0: else target 5 beyond the 2 blocks");
+  expectError([](Stage &s) { s.blocks[0].terminator.cond.space = MemSpace::LMEM; },
+              "block 0: branch condition is not in DDR");
+  expectError(
+      [](Stage &s) { s.blocks[0].terminator.cond.address = s.activationBase + s.activationBytes + 4096; },
+      "lies outside the stage's activations, inputs and outputs");
+  // A block whose TIU stream ends with a computation instead of its barrier: also one barrier short.
+  expectError([](Stage &s) { s.tiu()[s.blocks[0].cores[0].tiuEnd - 1].kind = CmdKind::Compute; },
+              "block 0: TIU does not end with a barrier");
+  expectError([](Stage &s) { s.tiu()[s.blocks[0].cores[0].tiuEnd - 1].kind = CmdKind::Compute; },
+              "block 0: GDMA reaches 1 barriers, the block's first stream 0");
+  // A command of block 0 waiting on block 1's barrier.
+  expectError([](Stage &s) { s.gdma()[0].wait = s.blocks[1].cores[0].tiuEnd; },
+              "block 0: GDMA command 0 waits on id " + std::to_string(tiu) +
+                  " after the block's last TIU command (" + std::to_string(tiu - 1) + ")");
+  // A branch whose condition lies in an input outside the activation region is fine; Next ignores targets.
+  EXPECT_EQ(errorsOf([](Stage &s) {
+              s.blocks[1].terminator.kind = Terminator::Kind::Next;
+              s.blocks[1].terminator.target = 99;
+            }),
+            "");
 }
 
 // The incremental writer (llm-convert's): the same bytes as combining in memory, weights streamed.

@@ -85,7 +85,7 @@ struct Trace {
 
   const std::vector<Command> &of(Engine e) const { return commands[static_cast<int>(e)]; }
   size_t commandCount() const { return commands[0].size() + commands[1].size(); }
-  /// The command of engine `e` with id `id`, or null.
+  /// The command of engine `e` with id `id` (its first run when a loop ran it several times), or null.
   const Command *byId(Engine e, uint32_t id) const;
   int opIndex(std::string_view name) const;
   double cyclesToUs(int64_t cycles) const { return frequencyMhz > 0 ? cycles / frequencyMhz : 0; }

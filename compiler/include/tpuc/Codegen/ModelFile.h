@@ -23,8 +23,9 @@
 
 namespace tpuc::codegen {
 
-/// Current format version written; the reader also accepts version 2 (one core, no DDR cycles).
-constexpr uint32_t kModelVersion = 4;
+/// Current format version written; the reader also accepts versions 2 (one core, no DDR cycles), 3 and 4
+/// (no control-flow blocks).
+constexpr uint32_t kModelVersion = 5;
 
 /// A file could not be read or written; what() is one line naming the file.
 class ModelFileError : public std::runtime_error {
@@ -137,6 +138,34 @@ struct CoreStreams {
   friend bool operator==(const CoreStreams &, const CoreStreams &) = default;
 };
 
+/// How a block of a stage hands over control once every command of it has completed (version 5).
+struct Terminator {
+  enum class Kind : uint8_t {
+    Next = 0, ///< Go on with the next block (the stage ends after the last one).
+    Jump = 1, ///< Go on with block `target`.
+    /// Read element 0 of `cond` (a DDR box, in its dtype): nonzero -> `target`, zero -> `elseTarget`.
+    Branch = 2,
+  };
+  Kind kind = Kind::Next;
+  uint32_t target = 0, elseTarget = 0;
+  TensorRef cond; ///< Branch only: a DDR tensor of the stage.
+  friend bool operator==(const Terminator &, const Terminator &) = default;
+};
+
+/// A straight-line piece of a stage's command streams (version 5): per core, the half-open index ranges
+/// [begin, end) of its TIU and GDMA streams. The blocks of a stage cover every stream in order without gaps,
+/// each block's commands end with a barrier on every stream, and control starts at block 0. Control flow
+/// (an If's branches, a Loop's body) is blocks and terminators: a block may run several times or not at all.
+struct Block {
+  struct Range {
+    uint32_t tiuBegin = 0, tiuEnd = 0, gdmaBegin = 0, gdmaEnd = 0;
+    friend bool operator==(const Range &, const Range &) = default;
+  };
+  std::vector<Range> cores; ///< One per core of the stage.
+  Terminator terminator;
+  friend bool operator==(const Block &, const Block &) = default;
+};
+
 /// One static shape of a net.
 struct Stage {
   std::string name;
@@ -147,6 +176,9 @@ struct Stage {
   uint64_t activationBytes = 0; ///< Its size.
   std::vector<OpInfo> ops;
   std::vector<CoreStreams> cores = std::vector<CoreStreams>(1); ///< Per core (at least one).
+  /// Control-flow blocks; empty: one block of every command (a stage without control flow, every file
+  /// before version 5).
+  std::vector<Block> blocks;
   /// Core 0's streams (the only ones of a one-core stage).
   std::vector<Command> &tiu() { return cores[0].tiu; }
   std::vector<Command> &gdma() { return cores[0].gdma; }
@@ -200,8 +232,12 @@ bool isModelFile(const std::string &path);
 
 /// Independent checks: command ids consecutive, waits name existing ids of
 /// the core's other engine, op and blob indices in range, weights inside the
-/// coefficient region, every stream with the same number of barriers. One
-/// line per problem.
+/// coefficient region, every stream with the same number of barriers; with
+/// blocks, that they cover every stream in order (one range per core), each
+/// non-empty stream of a block ends with a barrier and all streams of a block
+/// reach as many, waits stay inside their block, targets are at most the
+/// block count and a branch condition lies in the stage's DDR (activations,
+/// inputs, outputs). One line per problem.
 std::vector<std::string> validateModel(const Model &m);
 
 /// Merges models of one chip into one; identical weights (same content) are

@@ -3,12 +3,12 @@
 // The functional half of the command-level simulator (the timing half is CmdSim.h). DDR and LMEM are
 // byte arrays holding every tensor in its storage type (int8 codes, f16/bf16 bits, f32). The runtime
 // places the stage's weights and inputs in DDR; then every command runs in the order the timing model
-// schedules it: GDMA commands copy their boxes byte for byte between DDR and the lanes of LMEM (strides,
-// lane wrap-around), TIU commands decode their LMEM (or, for global ops, DDR) operand boxes, compute
-// the op on the box with the Tpu functional simulator's kernels (OpRunner.h) and encode the result back.
-// Outputs are read from DDR afterwards. Nothing is taken from the Tpu IR: if codegen moved a byte to the
-// wrong place, the results show it, which is what makes this codegen's proof.
-// Qt-free; MLIR stays in OpRunner.cpp.
+// schedules it (with control flow, block by block along the branches the data takes): GDMA commands copy
+// their boxes byte for byte between DDR and the lanes of LMEM (strides, lane wrap-around), TIU commands
+// decode their LMEM (or, for global ops, DDR) operand boxes, compute the op on the box with the Tpu
+// functional simulator's kernels (OpRunner.h) and encode the result back. Outputs are read from DDR
+// afterwards. Nothing is taken from the Tpu IR: if codegen moved a byte to the wrong place, the results show
+// it, which is what makes this codegen's proof. Qt-free; MLIR stays in OpRunner.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,13 +57,16 @@ struct ExecOptions {
   bool dumpAll = false;
   /// Threads for the kernels; 0 keeps the process-wide setting.
   unsigned numThreads = 0;
-  /// Called after each command with (commands done, total); false cancels ("cancelled").
+  /// Called after each command with (commands done, total); false cancels ("cancelled"). With control flow
+  /// the total is the stage's command count, or the commands done once loops ran more.
   std::function<bool(size_t, size_t)> progress;
 };
 
 /// What a run measured.
 struct ExecStats {
-  SimResult timing;        ///< The cycle model's schedule (CmdSim.h).
+  /// The cycle model's schedule (CmdSim.h) of the path the run took: with control flow, `timing.path` is
+  /// the blocks executed in order and `timing.totalCycles` that path's cycles.
+  SimResult timing;
   double seconds = 0;      ///< Wall time of the functional run.
   size_t tiuCommands = 0, gdmaCommands = 0;
   uint64_t bytesMoved = 0; ///< By GDMA commands.
@@ -116,8 +119,11 @@ public:
   /// Every input from an npz by name (a single input may also come from a single-array npz).
   llvm::Error setInputs(const NpzFile &npz);
 
-  /// Runs the stage. Fails with one line on a missing input, a command the checker rejects (bounds,
-  /// hazards, deadlock) or an op that cannot run.
+  /// Runs the stage. With control flow (Stage::blocks) it runs block by block: a block's commands in the
+  /// order its schedule runs them, then its terminator, a branch reading its condition from DDR; an op run
+  /// several times (a loop's body) keeps its last run in the dumps, an op never run is not dumped. Fails
+  /// with one line on a missing input, a command the checker rejects (bounds, hazards, deadlock), an op
+  /// that cannot run or control flow that does not end within kMaxBlockExecutions blocks.
   llvm::Error run(const ExecOptions &options = {});
 
   /// The outputs (real values, float32, named as Stage::outputs) of the last run.

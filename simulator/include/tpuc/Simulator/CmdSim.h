@@ -34,6 +34,9 @@ struct TraceEvent {
   uint32_t id = 0;
   int64_t start = 0, end = 0; ///< Cycles.
   uint32_t core = 0;
+  /// The block execution it ran in: an index into SimResult::path (a block run several times, a loop's
+  /// body, has events in each).
+  uint32_t execution = 0;
 };
 
 /// The command an event ran.
@@ -68,6 +71,9 @@ struct SimResult {
   /// (npu.engine_contention: both contend for the LMEM banks).
   int64_t contentionCycles = 0;
   std::vector<TraceEvent> events;    ///< In completion order.
+  /// The blocks executed, in order (Stage::blocks; a stage without blocks is the one block 0 of all its
+  /// commands).
+  std::vector<uint32_t> path;
   /// LMEM bytes per lane (per core) and DDR activation-region bytes holding data a later command reads
   /// (or a stage output): a block is live from the command writing it (time 0 for the stage's inputs) to
   /// the end of the last command reading it before it is written again. Blocks of the LMEM alignment.
@@ -89,8 +95,24 @@ inline double latencyMs(const backend::ChipProfile &chip, int64_t cycles) {
   return static_cast<double>(cycles) / chip.frequencyMhz / 1000.0;
 }
 
-/// Simulates `stage` on `chip`.
+/// The most block executions one run of a stage may take: beyond it the control flow is taken not to end.
+inline constexpr size_t kMaxBlockExecutions = 1000000;
+
+/// Simulates `stage` on `chip` without its data, so a stage with control flow follows the **static
+/// path**: from block 0, Next goes on with the following block, Jump with its target, and a Branch with
+/// its `target` the first time that block's terminator is reached and with its `elseTarget` every time
+/// after (an If runs its then-branch; a loop whose header branches into the body while it continues runs
+/// the body once). A path longer than kMaxBlockExecutions is an error ("control flow did not end after
+/// 1000000 blocks").
 SimResult simulateStage(const backend::ChipProfile &chip, const codegen::Stage &stage);
+
+/// Simulates `stage` along `path`, the blocks executed in order (a stage without blocks has the one block
+/// 0; the terminators are not consulted: StageRunner records the path its data took). Each block
+/// execution is scheduled as a whole stage would be, restricted to the block's commands, from the cycle
+/// the previous execution ended: a wait on a command before the block's range is already satisfied, and
+/// barriers count from 0 in every execution. Events of a block run several times appear once per run.
+SimResult simulateStage(const backend::ChipProfile &chip, const codegen::Stage &stage,
+                        const std::vector<uint32_t> &path);
 
 /// The trace as Chrome / Perfetto trace-event JSON (schema "tpuc-cmd-trace", version 2,
 /// docs/MODEL_FORMAT.md): a header with the chip, frequency, stage, cores, total cycles, latency, busy
