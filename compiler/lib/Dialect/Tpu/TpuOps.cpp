@@ -480,3 +480,40 @@ LogicalResult RequantIntOp::verify() {
     return failure();
   return verifyRequant(*this, getPrecision(), getMultiplier(), getRshift(), channelsOf(getOutput()));
 }
+
+//===----------------------------------------------------------------------===//
+// Control flow: the regions' block arguments are the operands, the yields give the results.
+//===----------------------------------------------------------------------===//
+
+namespace {
+LogicalResult checkRegion(Operation *op, Region &region, TypeRange arguments, TypeRange yields,
+                          StringRef what) {
+  Block &block = region.front();
+  if (block.getArgumentTypes() != arguments)
+    return op->emitOpError() << "'" << what << "' block arguments must have the operand types";
+  auto yield = dyn_cast<tpuc::tpu::YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError() << "'" << what << "' must end with tpu.yield";
+  if (yield->getOperandTypes() != yields)
+    return op->emitOpError() << "'" << what << "' must yield values of the result types";
+  return success();
+}
+} // namespace
+
+LogicalResult tpuc::tpu::IfOp::verify() {
+  if (getCond().getType().getNumElements() != 1)
+    return emitOpError() << "'cond' must hold one element";
+  if (failed(checkRegion(*this, getThenBranch(), getInputs().getTypes(), getResultTypes(), "then_branch")))
+    return failure();
+  return checkRegion(*this, getElseBranch(), getInputs().getTypes(), getResultTypes(), "else_branch");
+}
+
+LogicalResult tpuc::tpu::LoopOp::verify() {
+  if (getInits().empty() || cast<ShapedType>(getInits().front().getType()).getNumElements() != 1)
+    return emitOpError() << "the first carried value (the condition) must hold one element";
+  if (TypeRange(getInits().getTypes()) != TypeRange(getResultTypes()))
+    return emitOpError() << "results must have the carried values' types";
+  SmallVector<Type> arguments(getInits().getTypes());
+  llvm::append_range(arguments, getCaptures().getTypes());
+  return checkRegion(*this, getBody(), arguments, getResultTypes(), "body");
+}

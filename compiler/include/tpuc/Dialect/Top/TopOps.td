@@ -10,5 +10,6 @@ include "tpuc/Dialect/Top/TopNNOps.td"
 include "tpuc/Dialect/Top/TopElementwiseOps.td"
 include "tpuc/Dialect/Top/TopShapeOps.td"
 include "tpuc/Dialect/Top/TopLLMOps.td"
+include "tpuc/Dialect/Top/TopControlOps.td"
 
 #endif // TPUC_TOP_OPS

@@ -44,6 +44,7 @@ include "tpuc/Dialect/Tpu/TpuNNOps.td"
 include "tpuc/Dialect/Tpu/TpuElementwiseOps.td"
 include "tpuc/Dialect/Tpu/TpuShapeOps.td"
 include "tpuc/Dialect/Tpu/TpuLogicOps.td"
+include "tpuc/Dialect/Tpu/TpuControlOps.td"
 
 def Tpu_CastOp : Tpu_Op<"cast", [Tpu_Role<"Unary">]> {
   let summary = "Converts between precisions at a boundary (category: cast)";
