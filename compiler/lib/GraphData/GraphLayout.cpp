@@ -350,10 +350,11 @@ Scene LayoutEngine::layout(const std::vector<bool> &expanded) {
 
 std::string categoryColor(std::string_view category) {
   static const std::map<std::string_view, const char *> colors = {
-      {"conv", "#4e79a7"}, {"matmul", "#2f6fb0"},     {"attention", "#b07aa1"},
-      {"norm", "#59a14f"}, {"activation", "#e15759"}, {"elementwise", "#f28e2b"},
-      {"pool", "#76b7b2"}, {"shape", "#9c9c9c"},      {"io", "#c9b26b"},
-      {"cast", "#edc948"}, {"reduce", "#8cd17d"},     {"embedding", "#d37295"}};
+      {"conv", "#4e79a7"},   {"matmul", "#2f6fb0"},     {"attention", "#b07aa1"},
+      {"norm", "#59a14f"},   {"activation", "#e15759"}, {"elementwise", "#f28e2b"},
+      {"pool", "#76b7b2"},   {"shape", "#9c9c9c"},      {"io", "#c9b26b"},
+      {"cast", "#edc948"},   {"reduce", "#8cd17d"},     {"embedding", "#d37295"},
+      {"control", "#ff9da7"}};
   if (auto it = colors.find(category); it != colors.end())
     return it->second;
   // Any other category: a stable hue from its name, muted like the fixed ones.

@@ -420,42 +420,60 @@ LogicalResult importBranch(GraphImporter &g, const char *name, std::vector<Tenso
   return success();
 }
 
-/// If whose condition is fed at run time: both branches are imported (ONNX subgraphs have no side effects)
-/// and each output is where(cond, then, else), which needs the two branches to agree on every output's
-/// shape and type; otherwise the message points at fixing the condition at import.
+/// If whose condition is fed at run time: a top.if with each subgraph imported into its region. The regions
+/// are isolated: outer values a branch reads become the op's inputs, outer weights are copied in. A
+/// static-shape compiler needs the branches to agree on every output's shape and type; otherwise the
+/// message points at fixing the condition at import.
 LogicalResult convertRuntimeIf(GraphImporter &g) {
   std::vector<int64_t> condShape = g.inputShape(0);
   if (std::accumulate(condShape.begin(), condShape.end(), int64_t{1}, std::multiplies<int64_t>()) != 1)
     return g.fail("the condition has " + listText(condShape) + " elements, not one");
-  std::vector<TensorInfo> branches[2];
   const char *names[2] = {"then_branch", "else_branch"};
-  for (int b = 0; b < 2; ++b)
-    if (failed(importBranch(g, names[b], branches[b])))
-      return failure();
+  const onnx::GraphProto *graphs[2];
+  for (int b = 0; b < 2; ++b) {
+    const onnx::AttributeProto *branch = g.attr(names[b]);
+    if (!branch || !branch->has_g())
+      return g.fail(std::string("no '") + names[b] + "' subgraph");
+    graphs[b] = &branch->g();
+  }
   Value cond = g.input(0);
   if (!cond)
     return failure();
-  for (size_t k = 0; k < branches[0].size(); ++k) {
-    Value picked[2];
-    for (int b = 0; b < 2; ++b) {
-      const TensorInfo &t = branches[b][k];
-      picked[b] = t.value
-                      ? t.value
-                      : g.materialize(g.nodeName() + "_" + names[b] + "_" + std::to_string(k), *t.constant);
-      if (!picked[b])
-        return failure();
+  size_t numOutputs = static_cast<size_t>(g.node().output_size());
+  // Results are placeholders until the branches are in: their yields give the types.
+  SmallVector<Type> placeholders(numOutputs, UnrankedTensorType::get(g.builder().getF32Type()));
+  auto op = IfOp::create(g.builder(), g.loc(), placeholders, cond, ValueRange());
+  auto refuse = [&](const Twine &message) {
+    op->erase();
+    return g.fail(message);
+  };
+  Region *regions[2] = {&op.getThenBranch(), &op.getElseBranch()};
+  Operation *yields[2];
+  for (int b = 0; b < 2; ++b) {
+    Block &block = regions[b]->emplaceBlock();
+    if (failed(g.importRegion(*graphs[b], block))) {
+      op->erase();
+      return failure();
     }
+    yields[b] = block.getTerminator();
+    if (yields[b]->getNumOperands() != numOutputs)
+      return refuse(std::string("'") + names[b] + "' has " + std::to_string(yields[b]->getNumOperands()) +
+                    " outputs for the node's " + std::to_string(numOutputs));
+  }
+  for (size_t k = 0; k < numOutputs; ++k) {
+    Value picked[2] = {yields[0]->getOperand(k), yields[1]->getOperand(k)};
     if (picked[0].getType() != picked[1].getType())
-      return g.fail("its condition is only known at run time and output " + std::to_string(k) +
+      return refuse("its condition is only known at run time and output " + std::to_string(k) +
                     " differs between the branches (" + listText(getShape(picked[0]).vec()) + " vs " +
                     listText(getShape(picked[1]).vec()) +
                     "); fix the graph inputs it depends on with --const_inputs NAME=VALUE");
-    Value y = g.build<WhereOp>(k == 0 ? "" : "output_" + std::to_string(k), {cond, picked[0], picked[1]}, {},
-                               GraphImporter::elementTypeOf(picked[0]));
-    if (!y)
-      return failure();
-    g.setOutput(k, y);
+    op->getResult(k).setType(picked[0].getType());
   }
+  op.getInputsMutable().append(g.isolateRegions(regions));
+  if (failed(g.finishRegionOp(op)))
+    return failure();
+  for (size_t k = 0; k < numOutputs; ++k)
+    g.setOutput(k, op->getResult(k));
   return success();
 }
 

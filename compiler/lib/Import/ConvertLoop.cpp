@@ -1,14 +1,18 @@
-//===- ConvertLoop.cpp - ONNX Loop and Scan, unrolled at import ------------===//
-// A static-shape compiler has no run-time iteration: a Loop and a Scan over a sequence of static length are
-// unrolled, one import of the body per step, like the recurrent layers. Each step's tensors are named
+//===- ConvertLoop.cpp - ONNX Loop and Scan: top.loop, or unrolled at import ===//
+// A Loop whose run depends on data and that has no scan outputs is a top.loop: its body imported once into
+// the op's region, run step by step at run time (convertRuntimeLoop). Otherwise a Loop and a Scan over a
+// sequence of static length are unrolled, one import of the body per step, like the recurrent layers. Each
+// step's tensors are named
 // `<onnx name>@<step>`, so every step keeps its own calibration line and dump. Values carried from step to
 // step that are known at import stay constants (a Range spelled as a Loop folds away). A Loop whose trip
-// count or exit condition is data takes a bound and masks the steps that depend on it (convertLoop), with
-// a run-time check (top.loop_guard) that the bound held.
+// count or exit condition is data and that has scan outputs takes a bound and masks the steps that depend on
+// it (convertLoop), with a run-time check (top.loop_guard) that the bound held.
 //===----------------------------------------------------------------------===//
 #include "GraphImporter.h"
 
 #include "tpuc/Dialect/Top/TopOps.h"
+
+#include <unordered_set>
 
 using namespace mlir;
 using namespace tpuc::top;
@@ -162,6 +166,120 @@ Value countSteps(GraphImporter &g, const std::vector<Flag> &flags) {
   return count;
 }
 
+/// The static shape a subgraph declares for input `i`, or {} (ONNX's scalars) when it declares none.
+std::vector<int64_t> declaredInputShape(const onnx::GraphProto &graph, int i) {
+  std::vector<int64_t> shape;
+  const onnx::TypeProto &type = graph.input(i).type();
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+    return shape;
+  for (const auto &dim : type.tensor_type().shape().dim()) {
+    if (!dim.has_dim_value())
+      return {};
+    shape.push_back(dim.dim_value());
+  }
+  return shape;
+}
+
+/// Every tensor name `node`'s subgraphs read (nested ones included).
+void subgraphReads(const onnx::NodeProto &node, std::vector<std::string> &names) {
+  for (const auto &a : node.attribute()) {
+    std::vector<const onnx::GraphProto *> graphs;
+    if (a.has_g())
+      graphs.push_back(&a.g());
+    for (const auto &graph : a.graphs())
+      graphs.push_back(&graph);
+    for (const onnx::GraphProto *graph : graphs)
+      for (const auto &inner : graph->node()) {
+        names.insert(names.end(), inner.input().begin(), inner.input().end());
+        subgraphReads(inner, names);
+      }
+  }
+}
+
+/// Whether the condition the body computes depends on data only known at run time (`condData`: the
+/// initial condition is; `carriedData[k]`: initial carried value k is), following the body's nodes until
+/// nothing changes (a carried value can take data in one step and pass it to the condition in the next).
+/// A Shape or Size of data is known (static shapes).
+bool conditionFromData(GraphImporter &g, const onnx::GraphProto &body, bool condData,
+                       std::vector<bool> carriedData) {
+  std::unordered_set<std::string> local;
+  for (const auto &in : body.input())
+    local.insert(in.name());
+  for (const auto &init : body.initializer())
+    local.insert(init.name());
+  for (const auto &node : body.node())
+    local.insert(node.output().begin(), node.output().end());
+  for (;;) {
+    std::unordered_set<std::string> data;
+    if (condData && body.input_size() > 1)
+      data.insert(body.input(1).name());
+    for (size_t k = 0; k < carriedData.size() && 2 + k < static_cast<size_t>(body.input_size()); ++k)
+      if (carriedData[k])
+        data.insert(body.input(static_cast<int>(2 + k)).name());
+    auto isData = [&](const std::string &name) {
+      return !name.empty() && (data.count(name) || (!local.count(name) && !g.knownAtImport(name)));
+    };
+    for (const auto &node : body.node()) {
+      if (node.op_type() == "Shape" || node.op_type() == "Size")
+        continue;
+      std::vector<std::string> reads(node.input().begin(), node.input().end());
+      subgraphReads(node, reads);
+      if (llvm::any_of(reads, isData))
+        data.insert(node.output().begin(), node.output().end());
+    }
+    bool changed = false;
+    if (body.output_size() > 0 && !condData && data.count(body.output(0).name()))
+      condData = changed = true;
+    for (size_t k = 0; k < carriedData.size() && 1 + k < static_cast<size_t>(body.output_size()); ++k)
+      if (!carriedData[k] && data.count(body.output(static_cast<int>(1 + k)).name()))
+        carriedData[k] = changed = true;
+    if (!changed)
+      return condData;
+  }
+}
+
+/// ONNX Loop without scan outputs whose run depends on data: a top.loop with the body imported into its
+/// region, block arguments (step, condition, carried..., captured...). An absent or constant-true
+/// condition and an absent trip count are `none`.
+LogicalResult convertRuntimeLoop(GraphImporter &g, const onnx::GraphProto &body, size_t carried) {
+  OpBuilder &b = g.builder();
+  Value maxTrips = g.hasInput(0) ? g.input(0) : g.none();
+  const HostTensor *knownCond = g.constInput(1);
+  Value cond = g.hasInput(1) && !knownCond ? g.input(1) : g.none();
+  SmallVector<Value> inits;
+  for (size_t k = 0; k < carried; ++k)
+    inits.push_back(g.input(2 + k));
+  if (!maxTrips || !cond || llvm::is_contained(inits, Value()))
+    return failure();
+  SmallVector<Type> types(ValueRange(inits).getTypes());
+  auto op = LoopOp::create(b, g.loc(), types, maxTrips, cond, inits, ValueRange());
+  Block &block = op.getBody().emplaceBlock();
+  MLIRContext *ctx = b.getContext();
+  auto argLoc = [&](int i) { return NameLoc::get(StringAttr::get(ctx, body.input(i).name())); };
+  block.addArgument(RankedTensorType::get(declaredInputShape(body, 0), b.getI64Type()), argLoc(0));
+  block.addArgument(RankedTensorType::get(declaredInputShape(body, 1), b.getI1Type()), argLoc(1));
+  for (size_t k = 0; k < carried; ++k)
+    block.addArgument(types[k], argLoc(static_cast<int>(2 + k)));
+  if (failed(g.importRegion(body, block))) {
+    op->erase();
+    return failure();
+  }
+  Operation *yield = block.getTerminator();
+  for (size_t k = 0; k < carried; ++k)
+    if (getShape(yield->getOperand(1 + k)) != getShape(inits[k])) {
+      op->erase();
+      return g.fail(
+          "loop-carried value " + std::to_string(k) +
+          " changes shape in a step that only runs at run time, which a static-shape compiler cannot hold");
+    }
+  op.getCapturesMutable().append(g.isolateRegions({&op.getBody()}));
+  if (failed(g.finishRegionOp(op)))
+    return failure();
+  for (size_t k = 0; k < carried; ++k)
+    g.setOutput(k, op->getResult(k));
+  return success();
+}
+
 /// ONNX Loop: inputs (M, cond, v_initial...), body (iteration_num, cond_in, v_in...) -> (cond_out,
 /// v_out..., scan_out...), outputs (v_final..., scan_outputs...).
 ///
@@ -176,14 +294,8 @@ LogicalResult convertLoop(GraphImporter &g) {
   if (!body)
     return failure();
   std::optional<int64_t> trips;
-  Value tripValue;
-  if (g.hasInput(0)) {
-    if (const HostTensor *m = g.constInput(0))
-      trips = m->intAt(0);
-    else if (!(tripValue = g.input(0)) ||
-             !(tripValue = g.build<CastOp>("trips", {tripValue}, {}, g.builder().getF32Type())))
-      return failure();
-  }
+  if (const HostTensor *m = g.constInput(0))
+    trips = m->intAt(0);
   TensorInfo cond;
   cond.constant = std::make_shared<HostTensor>(HostTensor::ints({}, {1}).castTo(onnx::TensorProto::BOOL));
   if (g.hasInput(1)) {
@@ -196,6 +308,20 @@ LogicalResult convertLoop(GraphImporter &g) {
     return g.fail("the body has " + std::to_string(body->output_size()) + " outputs for " +
                   std::to_string(carried) + " loop-carried values and the condition");
   size_t scans = body->output_size() - 1 - carried;
+  // A run that depends on data without scan outputs (whose number of slices would be data too) stays a loop;
+  // one known at import, or with scan outputs, is unrolled below.
+  if (scans == 0 && !(trips && *trips <= 0) && !(cond.constant && cond.constant->at(0) == 0)) {
+    std::vector<bool> carriedData;
+    for (size_t k = 0; k < carried; ++k)
+      carriedData.push_back(g.runtimeInput(2 + k));
+    if (g.runtimeInput(0) || cond.value || conditionFromData(g, *body, false, carriedData))
+      return convertRuntimeLoop(g, *body, carried);
+  }
+  Value tripValue;
+  if (g.runtimeInput(0) &&
+      (!(tripValue = g.input(0)) ||
+       !(tripValue = g.build<CastOp>("trips", {tripValue}, {}, g.builder().getF32Type()))))
+    return failure();
 
   // The most steps a loop whose run depends on data may take; asked for at its first such step.
   auto stepBound = [&]() -> FailureOr<int64_t> {

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Verifier.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <deque>
@@ -259,6 +260,90 @@ LogicalResult GraphImporter::importBody(const onnx::GraphProto &body, const std:
   LogicalResult imported = importSubgraph(body, outputs);
   nameSuffix_ = outer;
   return imported;
+}
+
+LogicalResult GraphImporter::importRegion(const onnx::GraphProto &subgraph, Block &block) {
+  if (static_cast<size_t>(subgraph.input_size()) < block.getNumArguments())
+    return fail("subgraph '" + subgraph.name() + "' has " + std::to_string(subgraph.input_size()) +
+                " inputs, the node gives " + std::to_string(block.getNumArguments()));
+  // The outer graph's tensors as they are: a constant materialized inside the region is the region's, so
+  // the outer graph forgets it afterwards (and materializes its own when it needs one).
+  std::unordered_map<std::string, TensorInfo> outer = tensors_;
+  OpBuilder::InsertionGuard guard(builder_);
+  builder_.setInsertionPointToEnd(&block);
+  for (BlockArgument arg : block.getArguments()) {
+    const std::string &name = subgraph.input(static_cast<int>(arg.getArgNumber())).name();
+    tensors_[name] = TensorInfo{arg, nullptr, nullptr};
+    takenNames_.insert(name);
+  }
+  std::vector<TensorInfo> outputs;
+  LogicalResult imported = importSubgraph(subgraph, outputs);
+  SmallVector<Value> yielded;
+  for (size_t k = 0; succeeded(imported) && k < outputs.size(); ++k) {
+    const TensorInfo &out = outputs[k];
+    yielded.push_back(out.value ? out.value
+                                : materialize(subgraph.output(static_cast<int>(k)).name(), *out.constant));
+    if (!yielded.back())
+      imported = failure();
+  }
+  for (auto &[name, info] : outer)
+    tensors_[name] = info;
+  if (failed(imported))
+    return failure();
+  YieldOp::create(builder_, builder_.getUnknownLoc(), yielded);
+  return success();
+}
+
+SmallVector<Value> GraphImporter::isolateRegions(ArrayRef<Region *> regions) {
+  llvm::SetVector<Value> used;
+  for (Region *region : regions)
+    region->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      for (Value v : op->getOperands())
+        if (!region->isAncestor(v.getParentRegion()))
+          used.insert(v);
+    });
+  SmallVector<Value> captured;
+  for (Value v : used) {
+    Operation *def = v.getDefiningOp();
+    bool copy = isa_and_present<WeightOp, NoneOp>(def);
+    if (!copy)
+      captured.push_back(v);
+    for (Region *region : regions) {
+      Block &entry = region->front();
+      Value inside;
+      if (copy) {
+        OpBuilder::InsertionGuard guard(builder_);
+        builder_.setInsertionPointToStart(&entry);
+        inside = builder_.clone(*def)->getResult(0);
+      } else {
+        std::string name = resultName(v); // the argument stands for that tensor (one of a multi-result op's)
+        inside = entry.addArgument(v.getType(),
+                                   name.empty() ? v.getLoc() : NameLoc::get(builder_.getStringAttr(name)));
+      }
+      v.replaceUsesWithIf(
+          inside, [&](OpOperand &use) { return region->isAncestor(use.getOwner()->getParentRegion()); });
+    }
+  }
+  return captured;
+}
+
+LogicalResult GraphImporter::finishRegionOp(Operation *op) {
+  diagnostic_.clear();
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+    op->erase();
+    return fail(diagnostic_.empty() ? "the Top op does not verify" : diagnostic_);
+  }
+  if (auto shaped = dyn_cast<ShapeInterface>(op); shaped && failed(shaped.inferShapes())) {
+    op->erase();
+    return fail(diagnostic_.empty() ? "shape inference failed" : diagnostic_);
+  }
+  created_.push_back(op);
+  return success();
+}
+
+bool GraphImporter::knownAtImport(const std::string &name) {
+  TensorInfo *info = lookup(name);
+  return info && (info->constant || info->initializer);
 }
 
 TensorInfo GraphImporter::inputInfo(size_t i) {

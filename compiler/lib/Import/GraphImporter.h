@@ -82,6 +82,23 @@ public:
   /// so every step's tensors have names of their own).
   mlir::LogicalResult importBody(const onnx::GraphProto &body, const std::vector<TensorInfo> &inputs,
                                  const std::string &suffix, std::vector<TensorInfo> &outputs);
+  /// Imports `subgraph` into `block`, the body of a region op (top.if's branches, top.loop's body): the
+  /// block's arguments stand for the subgraph's first inputs (by position), its nodes' ops go into the
+  /// block named after their tensors as anywhere else, and a top.yield of its outputs ends it (constants
+  /// materialized inside). Outer tensors it reads stay outer values until isolateRegions; an outer
+  /// constant it materializes belongs to the block only. Failure has been reported.
+  mlir::LogicalResult importRegion(const onnx::GraphProto &subgraph, mlir::Block &block);
+  /// Isolates `regions` (of one op) from above: an outer weight or none they read is copied into each
+  /// region; every other outer value becomes a block argument appended to each region, one per distinct
+  /// value in order of first use. Returns those values: the op's operands for them.
+  llvm::SmallVector<mlir::Value> isolateRegions(llvm::ArrayRef<mlir::Region *> regions);
+  /// A region op a converter built (through its ODS builder, at the insertion point) once its regions are
+  /// complete: verifies it, infers its result shapes and counts it as the current node's op. Fails (the
+  /// op erased) after reporting an error.
+  mlir::LogicalResult finishRegionOp(mlir::Operation *op);
+  /// Whether the tensor `name` of the graph being imported is known at import time (a constant, an
+  /// initializer); false for data and for names not imported yet.
+  bool knownAtImport(const std::string &name);
   /// What input `i` holds: its data when known at import time, else its Top value. Null value and data
   /// after reporting an error.
   TensorInfo inputInfo(size_t i);

@@ -22,9 +22,35 @@ struct TopShapeInferPass : tpuc::impl::TopShapeInferBase<TopShapeInferPass> {
         return signalPassFailure();
   }
 
+  /// A region op whose operands changed: its block arguments follow them first, and the ops reading
+  /// those are revisited before the op itself.
+  static void enterRegions(tpuc::top::ShapeInterface op, llvm::SetVector<Operation *> &worklist) {
+    if (!op.inferRegionArguments())
+      return;
+    for (Region &region : op->getRegions())
+      for (BlockArgument arg : region.getArguments())
+        for (Operation *user : arg.getUsers())
+          if (isa<tpuc::top::ShapeInterface>(user))
+            worklist.insert(user);
+  }
+
   LogicalResult inferFunction(func::FuncOp func) {
-    // Seed with every op in program order; revisit the users of any result whose type changed.
+    // Seed with every op in program order (the ops inside a region before the region op, whose shapes
+    // come from its yields); revisit the users of any value whose type changed.
     llvm::SetVector<Operation *> worklist;
+    auto revisitUsers = [&](Value value) {
+      for (Operation *user : value.getUsers()) {
+        if (auto shaped = dyn_cast<tpuc::top::ShapeInterface>(user))
+          enterRegions(shaped, worklist);
+        else if (user->hasTrait<OpTrait::IsTerminator>() &&
+                 isa_and_present<tpuc::top::ShapeInterface>(user->getParentOp()))
+          user = user->getParentOp(); // a yield: the region op's results follow it
+        else
+          continue;
+        worklist.insert(user);
+      }
+    };
+    func.walk<WalkOrder::PreOrder>([&](tpuc::top::ShapeInterface op) { (void)op.inferRegionArguments(); });
     func.walk([&](tpuc::top::ShapeInterface op) { worklist.insert(op); });
     while (!worklist.empty()) {
       Operation *op = worklist.front();
@@ -33,9 +59,8 @@ struct TopShapeInferPass : tpuc::impl::TopShapeInferBase<TopShapeInferPass> {
       if (failed(changed))
         return failure();
       if (*changed)
-        for (Operation *user : op->getUsers())
-          if (isa<tpuc::top::ShapeInterface>(user))
-            worklist.insert(user);
+        for (Value result : op->getResults())
+          revisitUsers(result);
     }
     // Function signatures follow the values they return.
     for (auto ret : llvm::make_early_inc_range(func.getOps<func::ReturnOp>())) {

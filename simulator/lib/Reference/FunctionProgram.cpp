@@ -36,16 +36,10 @@ llvm::Expected<func::FuncOp> selectFunction(ModuleOp module, StringRef function)
 }
 } // namespace
 
-llvm::Expected<FunctionProgram> FunctionProgram::build(ModuleOp module, StringRef function) {
-  auto selected = selectFunction(module, function);
-  if (!selected)
-    return selected.takeError();
-  FunctionProgram p;
-  p.func = *selected;
-  if (p.func.isExternal() || !p.func.getBody().hasOneBlock())
-    return makeError("function '" + p.func.getSymName() + "' must have a body of one block");
-
-  Block &body = p.func.getBody().front();
+/// Numbers `block` into `p` (arguments, then op results; `p.func` set): steps, result ids, names from one
+/// naming of the whole function (so a region's tensors keep the names they have everywhere), last uses.
+/// `what` is "function '<name>'" or "the region", for messages.
+llvm::Error FunctionProgram::number(FunctionProgram &p, Block &block, const Twine &what) {
   DenseMap<Value, int> ids;
   auto addValue = [&](Value v, int step) {
     ids[v] = p.values.size();
@@ -54,17 +48,19 @@ llvm::Expected<FunctionProgram> FunctionProgram::build(ModuleOp module, StringRe
     p.sizes.push_back(type && type.hasStaticShape() ? type.getNumElements() : -1);
     p.producer.push_back(step);
   };
-  p.numArguments = body.getNumArguments();
-  for (BlockArgument arg : body.getArguments())
+  p.numArguments = block.getNumArguments();
+  for (BlockArgument arg : block.getArguments())
     addValue(arg, -1);
-  for (Operation &op : body.without_terminator()) {
+  if (block.empty() || !block.back().hasTrait<OpTrait::IsTerminator>())
+    return makeError(what + " does not end with a terminator");
+  for (Operation &op : block.without_terminator()) {
     ProgramStep step;
     step.op = &op;
     for (Value operand : op.getOperands()) {
       auto it = ids.find(operand);
       if (it == ids.end())
         return makeError("op '" + op.getName().getStringRef() +
-                         "' uses a value defined after it or outside the function");
+                         "' uses a value defined after it or outside " + what);
       step.operands.push_back(it->second);
     }
     for (Value result : op.getResults()) {
@@ -73,19 +69,48 @@ llvm::Expected<FunctionProgram> FunctionProgram::build(ModuleOp module, StringRe
     }
     p.steps.push_back(std::move(step));
   }
-  for (Value v : body.getTerminator()->getOperands()) {
+  for (Value v : block.getTerminator()->getOperands()) {
     auto it = ids.find(v);
     if (it == ids.end())
-      return makeError("the function returns a value defined outside it");
+      return makeError(what + " returns a value defined outside it");
     p.resultIds.push_back(it->second);
   }
 
-  top::TensorNaming naming = top::nameTensors(p.func, p.values);
-  p.names = std::move(naming.names);
-  p.resultNames = std::move(naming.results);
+  // The function's arguments and every op result in it, regions included, named together.
+  std::vector<Value> all(p.func.getArguments().begin(), p.func.getArguments().end());
+  p.func.getBody().walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { all.insert(all.end(), op->getResults().begin(), op->getResults().end()); });
+  bool isBody = &block == &p.func.getBody().front();
+  if (!isBody)
+    all.insert(all.end(), block.getArguments().begin(), block.getArguments().end());
+  top::TensorNaming naming = top::nameTensors(p.func, all);
+  DenseMap<Value, size_t> position;
+  for (auto [i, v] : llvm::enumerate(all))
+    position[v] = i;
+  p.names.assign(p.values.size(), "");
   p.aliases.assign(p.values.size(), {});
-  for (auto &[id, alias] : naming.aliases)
-    p.aliases[id].push_back(std::move(alias));
+  DenseMap<size_t, int> idOf;
+  for (auto [id, v] : llvm::enumerate(p.values)) {
+    size_t at = position.lookup(v);
+    idOf[at] = id;
+    p.names[id] = naming.names[at];
+  }
+  for (auto &[at, alias] : naming.aliases)
+    if (auto it = idOf.find(at); it != idOf.end())
+      p.aliases[it->second].push_back(std::move(alias));
+  if (isBody) {
+    p.resultNames = std::move(naming.results);
+  } else {
+    // A region's arguments are named after where they come from (their location), its results after the
+    // values yielded.
+    for (BlockArgument arg : block.getArguments())
+      if (p.names[arg.getArgNumber()].empty()) {
+        std::string name = top::locationName(arg.getLoc());
+        p.names[arg.getArgNumber()] = name.empty() ? "arg_" + std::to_string(arg.getArgNumber()) : name;
+      }
+    for (int id : p.resultIds)
+      p.resultNames.push_back(p.names[id]);
+  }
 
   // A value dies after its last reader; an unread result where it is born. Returned values live on.
   p.lastUse.assign(p.values.size(), -1);
@@ -100,6 +125,32 @@ llvm::Expected<FunctionProgram> FunctionProgram::build(ModuleOp module, StringRe
   for (size_t id = p.numArguments; id < p.values.size(); ++id)
     if (p.lastUse[id] >= 0)
       p.steps[p.lastUse[id]].freeAfter.push_back(id);
+  return llvm::Error::success();
+}
+
+llvm::Expected<FunctionProgram> FunctionProgram::build(ModuleOp module, StringRef function) {
+  auto selected = selectFunction(module, function);
+  if (!selected)
+    return selected.takeError();
+  FunctionProgram p;
+  p.func = *selected;
+  if (p.func.isExternal() || !p.func.getBody().hasOneBlock())
+    return makeError("function '" + p.func.getSymName() + "' must have a body of one block");
+  if (auto err = number(p, p.func.getBody().front(), "the function"))
+    return std::move(err);
+  return p;
+}
+
+llvm::Expected<FunctionProgram> FunctionProgram::buildBlock(Block &block) {
+  FunctionProgram p;
+  Operation *parent = block.getParentOp();
+  p.func = parent ? dyn_cast<func::FuncOp>(parent) : func::FuncOp();
+  if (!p.func && parent)
+    p.func = parent->getParentOfType<func::FuncOp>();
+  if (!p.func)
+    return makeError("the region is not inside a function");
+  if (auto err = number(p, block, "the region"))
+    return std::move(err);
   return p;
 }
 

@@ -44,3 +44,34 @@ func.func @unranked_input(%a: tensor<*xf32>) -> tensor<*xf32> {
   %0 = top.relu %a : tensor<*xf32> -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+// Region ops: the block arguments take their operands' shapes first, then the ops inside are inferred,
+// then the op's results follow its yields (top.if) or its carried values (top.loop).
+// CHECK-LABEL: func.func @regions(%{{.*}}: tensor<1xi1>, %{{.*}}: tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: top.if %{{.*}} (%{{.*}}) : (tensor<1xi1>, tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<2x3xf32>):
+// CHECK-NEXT: top.relu %{{.*}} : tensor<2x3xf32> -> tensor<2x3xf32>
+// CHECK: top.loop %{{.*}}, %{{.*}}, (%{{.*}}), () : (none, none, tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<i64>, %{{.*}}: tensor<i1>, %{{.*}}: tensor<2x3xf32>):
+// CHECK-NEXT: top.sigmoid %{{.*}} : tensor<2x3xf32> -> tensor<2x3xf32>
+func.func @regions(%c: tensor<1xi1>, %a: tensor<2x3xf32>) -> tensor<*xf32> {
+  %none = top.none : none
+  %x = top.tanh %a : tensor<2x3xf32> -> tensor<*xf32>
+  %y = top.if %c (%x) : (tensor<1xi1>, tensor<*xf32>) -> tensor<*xf32> {
+  ^bb0(%b: tensor<*xf32>):
+    %t = top.relu %b : tensor<*xf32> -> tensor<*xf32>
+    top.yield %t : tensor<*xf32>
+  }, {
+  ^bb0(%b: tensor<*xf32>):
+    top.yield %b : tensor<*xf32>
+  }
+  %r = top.loop %none, %none, (%y), () : (none, none, tensor<*xf32>) -> tensor<*xf32> {
+  ^bb0(%i: tensor<i64>, %go: tensor<i1>, %v: tensor<*xf32>):
+    %s = top.sigmoid %v : tensor<*xf32> -> tensor<*xf32>
+    %stop = top.weight "stop" {value = dense<false> : tensor<i1>} : tensor<i1>
+    top.yield %stop, %s : tensor<i1>, tensor<*xf32>
+  }
+  return %r : tensor<*xf32>
+}

@@ -218,7 +218,12 @@ TensorNaming nameTensors(func::FuncOp func, ArrayRef<Value> values) {
   };
   // Aliases are taken after every own name, so an alias never displaces a tensor's own name.
   std::vector<std::pair<size_t, std::string>> wanted;
-  for (Operation &op : func.getBody().front().without_terminator()) {
+  // Every op in program order, those inside the regions of top.if / top.loop (and their Tpu forms) right
+  // after the op holding them: one set of names for the whole function.
+  SmallVector<Operation *> ops;
+  func.getBody().walk<WalkOrder::PreOrder>([&](Operation *nested) { ops.push_back(nested); });
+  for (Operation *nested : ops) {
+    Operation &op = *nested;
     if (op.getNumResults() == 0)
       continue;
     std::string generated;
@@ -286,8 +291,9 @@ llvm::StringMap<std::string> nameTranslations(ModuleOp module) {
     if (func.isExternal() || !func.getBody().hasOneBlock())
       continue;
     std::vector<Value> values(func.getArguments().begin(), func.getArguments().end());
-    for (Operation &op : func.getBody().front().without_terminator())
-      values.insert(values.end(), op.getResults().begin(), op.getResults().end());
+    func.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      values.insert(values.end(), op->getResults().begin(), op->getResults().end());
+    });
     TensorNaming naming = nameTensors(func, values);
     llvm::StringSet<> own;
     for (const std::string &n : naming.names)

@@ -51,9 +51,18 @@ std::string formatShape(ArrayRef<int64_t> shape) {
 
 bool isNone(Value value) { return isa<NoneType>(value.getType()); }
 
-/// Whether any operand is an unranked placeholder whose shape inference has not run yet.
+/// Whether any operand is an unranked placeholder whose shape inference has not run yet; for an op with
+/// regions (top.if, top.loop) also any value its regions yield, which its result shapes come from.
 static bool hasPendingShapes(Operation *op) {
-  return llvm::any_of(op->getOperandTypes(), [](Type t) { return isa<UnrankedTensorType>(t); });
+  auto unranked = [](Type t) { return isa<UnrankedTensorType>(t); };
+  if (llvm::any_of(op->getOperandTypes(), unranked))
+    return true;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      if (!block.empty() && block.back().hasTrait<OpTrait::IsTerminator>() &&
+          llvm::any_of(block.back().getOperandTypes(), unranked))
+        return true;
+  return false;
 }
 
 LogicalResult verifyShapeInterface(Operation *op) {

@@ -490,7 +490,8 @@ LogicalResult RequantIntOp::verify() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-LogicalResult checkRegion(Operation *op, Region &region, TypeRange arguments, TypeRange yields, StringRef what) {
+LogicalResult checkRegion(Operation *op, Region &region, TypeRange arguments, TypeRange yields,
+                          StringRef what) {
   Block &block = region.front();
   if (block.getArgumentTypes() != arguments)
     return op->emitOpError() << "'" << what << "' block arguments must have the operand types";

@@ -36,13 +36,21 @@ struct ProgramStep {
 ///   for (const ProgramStep &step : program->steps) ... program->names[step.results[0]] ...
 ///
 /// Values are numbered: the arguments first (ids 0 .. numArguments - 1), then every op result in program
-/// order. Names follow TensorNames.h (top::nameTensors): each value's tensor name, its further names
-/// (aliases, graph-output names that differ) and the graph-output name of each function result.
+/// order; the ops inside a region op (top.if, top.loop) are a FunctionProgram of their own (buildBlock).
+/// Names follow TensorNames.h (top::nameTensors): each value's tensor name, its further names (aliases,
+/// graph-output names that differ) and the graph-output name of each function result.
 struct FunctionProgram {
   /// Selects `function` of `module` (empty: the public `main`, else the only function) and numbers its
   /// body. Fails with one line on a missing or ambiguous function, a body that is not one block, or an
   /// op using a value defined after it or outside the function.
   static llvm::Expected<FunctionProgram> build(mlir::ModuleOp module, llvm::StringRef function = {});
+  /// Numbers one block of a region op inside a function (top.if's branches, top.loop's body, their Tpu
+  /// forms): the arguments are the block's arguments (named after their locations, else "arg_<i>"), the
+  /// steps its ops but the terminator, the results the terminator's operands (named after those values).
+  /// Tensor names are those of the whole function (nameTensors over every op, regions included), the same
+  /// build() gives, so a region's tensors are dumped under their ONNX names. `func` is the enclosing
+  /// function. Fails with one line on a block without a terminator or an op using a value from outside it.
+  static llvm::Expected<FunctionProgram> buildBlock(mlir::Block &block);
 
   mlir::func::FuncOp func;
   size_t numArguments = 0;
@@ -71,6 +79,9 @@ struct FunctionProgram {
   llvm::StringRef stepName(const ProgramStep &step) const;
   /// "'<tensor>' (<op> at <location>): <message>", the one-line error of an op that cannot run.
   llvm::Error opError(const ProgramStep &step, const llvm::Twine &message) const;
+
+private:
+  static llvm::Error number(FunctionProgram &p, mlir::Block &block, const llvm::Twine &what);
 };
 
 /// Measurements of the last run.

@@ -445,7 +445,7 @@ def runtime_params():
 
 
 def runtime_if():
-    """An If on a condition fed at run time whose branches agree on shape (both imported, then a where), and
+    """An If on a condition fed at run time whose branches agree on shape (a top.if), and
     one whose branches do not (reported)."""
     then_g = h.make_graph([h.make_node("Relu", ["x"], ["t"], name="then_relu")], "then", [], [vi("t", [2, 3])])
     else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"], name="else_neg")], "else", [], [vi("e", [2, 3])])

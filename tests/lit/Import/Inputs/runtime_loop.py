@@ -2,7 +2,7 @@
 """A torch.jit.script'ed while loop with a data-dependent exit and a data-dependent if, exported to ONNX
 (Loop with PyTorch's unbounded trip count and a condition computed in the body, then an If on data), with
 inputs and the PyTorch reference: `runtime_loop.py DIR`. Writes halve.onnx, in.npz / ref.npz (5 steps,
-then the else branch), in2.npz / ref2.npz (no step, then branch), big.npz (needs 10 steps)."""
+then the else branch), in2.npz / ref2.npz (no step, then branch), big.npz / big_ref.npz (10 steps)."""
 import os
 import sys
 
@@ -31,8 +31,8 @@ inputs = {"in": [[3.0, -20.0, 5.0, 0.5]], "in2": [[0.25, -0.5, 0.75, 0.125]], "b
 for name, value in inputs.items():
     x = torch.tensor(value)
     np.savez(os.path.join(out, name + ".npz"), x=x.numpy())
-    if name != "big":
-        y, n = m(x)
-        np.savez(os.path.join(out, name.replace("in", "ref") + ".npz"), y=y.numpy(), n=n.numpy())
+    y, n = m(x)
+    ref = "big_ref" if name == "big" else name.replace("in", "ref")
+    np.savez(os.path.join(out, ref + ".npz"), y=y.numpy(), n=n.numpy())
 torch.onnx.export(m, (torch.tensor(inputs["in"]),), os.path.join(out, "halve.onnx"), input_names=["x"],
                   output_names=["y", "n"], opset_version=13)

@@ -66,7 +66,8 @@ std::string legacyName(mlir::Location loc, unsigned result = 0, unsigned numResu
 /// The aliases of result `result`, in the order they were added.
 std::vector<std::string> aliasNames(mlir::Location loc, unsigned result = 0, unsigned numResults = 1);
 
-/// Names `values` (the function's arguments, then op results in program order): resultName(), then
+/// Names `values` (the function's arguments, then op results in program order, the ops inside a region op's
+/// regions right after it): resultName(), then
 /// "<mnemonic>_<k>" for an op with no name, made unique with "_<n>"; an argument takes the name of the
 /// top.input op that consumes it.
 std::vector<std::string> nameValues(mlir::func::FuncOp func, llvm::ArrayRef<mlir::Value> values);
@@ -83,7 +84,8 @@ struct TensorNaming {
 };
 /// Names `values` (as nameValues; every returned value must be among them).
 TensorNaming nameTensors(mlir::func::FuncOp func, llvm::ArrayRef<mlir::Value> values);
-/// nameTensors over the function's arguments and every op result in program order.
+/// nameTensors over the function's arguments and the results of the ops of its body (not those inside
+/// regions), in program order.
 TensorNaming nameTensors(mlir::func::FuncOp func);
 
 /// The tensor name each name of an older or other spelling stands for in `module`: the legacy (ONNX node)

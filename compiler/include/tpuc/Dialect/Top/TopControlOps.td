@@ -11,9 +11,11 @@
 
 class Top_ControlOp<string mnemonic, list<Trait> traits = []>
     : Op<Top_Dialect, mnemonic, !listconcat([IsolatedFromAbove, RecursiveMemoryEffects,
-          DeclareOpInterfaceMethods<Top_ShapeInterface>,
+          DeclareOpInterfaceMethods<Top_ShapeInterface, ["inferRegionArguments"]>,
           DeclareOpInterfaceMethods<Top_FlopsInterface>], traits)> {
+  // verify() checks the operands; verifyRegions() the regions' signatures, once their ops are verified.
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def Top_IfOp : Top_ControlOp<"if"> {
@@ -73,6 +75,14 @@ def Top_LoopOp : Top_ControlOp<"loop", [AttrSizedOperandSegments]> {
 
 def Top_YieldOp : Op<Top_Dialect, "yield", [Pure, Terminator, ParentOneOf<["IfOp", "LoopOp"]>]> {
   let summary = "Ends a region of top.if or top.loop with its values (category: control)";
+  let description = [{
+    The values a branch of `top.if` gives as the op's results, or what a step of `top.loop` gives the
+    next one: the condition, then the carried values.
+
+    ```mlir
+    top.yield %go, %n : tensor<1xi1>, tensor<1x4xf32>
+    ```
+  }];
   let arguments = (ins Variadic<Top_Tensor>:$operands);
   let assemblyFormat = "($operands^ `:` type($operands))? attr-dict";
 }

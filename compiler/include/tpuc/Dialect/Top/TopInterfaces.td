@@ -19,6 +19,10 @@ def Top_ShapeInterface : OpInterface<"ShapeInterface"> {
       the operands are inconsistent.}],
       "::mlir::LogicalResult", "computeOutputShapes",
       (ins "::llvm::SmallVectorImpl<::llvm::SmallVector<int64_t>> &":$shapes)>,
+    InterfaceMethod<[{For an op with regions (top.if, top.loop): gives the entry blocks' arguments the
+      types of the operands they stand for, so the ops inside can be inferred. Returns whether a type
+      changed. Ops without regions have nothing to do.}],
+      "bool", "inferRegionArguments", (ins), [{}], [{ return false; }]>,
   ];
   let extraClassDeclaration = [{
     /// Recomputes the result shapes and rewrites the result types (keeping element types).
