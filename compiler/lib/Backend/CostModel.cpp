@@ -191,7 +191,7 @@ GlobalCost controlCost(const ChipProfile &chip, const Graph &g, const Op &op) {
   GlobalCost total;
   if (op.control == Control::IfBranch)
     return total;
-  for (int v : op.inputs) {
+  for (int v : op.sources) {
     GlobalCost c = ddrCopyCost(chip, g.values[v].bytes());
     total.dma += c.dma;
     total.transfer += c.transfer;

@@ -357,7 +357,9 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
     bop.name = results.empty() ? name + ":" + controlName(control) : name;
     bop.loc = locText(op->getLoc());
     bop.control = control;
-    bop.inputs = std::move(inputs);
+    bop.sources = std::move(inputs);
+    for (int v : bop.sources)
+      (g.values[v].isWeight ? bop.weights : bop.inputs).push_back(v);
     std::vector<backend::Value> outs;
     if (results.empty()) { // nobody reads it: one byte
       backend::Value v;
@@ -368,7 +370,7 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
     }
     if (holdsFor >= 0) { // a LoopBack's hold buffers (Graph::loopHolds)
       Op probe;
-      probe.inputs = bop.inputs;
+      probe.sources = bop.sources;
       probe.peer = holdsFor;
       g.ops.push_back(probe);
       std::vector<bool> holds = g.loopHolds(static_cast<int>(g.ops.size()) - 1);

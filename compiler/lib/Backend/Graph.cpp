@@ -181,9 +181,9 @@ std::vector<bool> Graph::loopHolds(int loopBack) const {
   const Op &back = ops[loopBack];
   const std::vector<int> &slots = ops[back.peer].outputs;
   std::vector<bool> holds;
-  for (size_t k = 0; k < back.inputs.size(); ++k) {
-    int root = reshapeRoot(back.inputs[k]);
-    bool isOwnSlot = k < slots.size() && back.inputs[k] == slots[k];
+  for (size_t k = 0; k < back.sources.size(); ++k) {
+    int root = reshapeRoot(back.sources[k]);
+    bool isOwnSlot = k < slots.size() && back.sources[k] == slots[k];
     holds.push_back(!isOwnSlot && std::find(slots.begin(), slots.end(), root) != slots.end());
   }
   return holds;

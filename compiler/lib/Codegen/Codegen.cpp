@@ -196,12 +196,12 @@ public:
     auto next = [&] { return static_cast<uint32_t>(blocks.size() + 1); }; // the block after the one ending
     switch (op.control) {
     case Control::IfBranch:
-      endedBy[o] = endBlock(s, gi, o, branchOn(op.inputs[0], next()));
+      endedBy[o] = endBlock(s, gi, o, branchOn(op.sources[0], next()));
       break;
     case Control::IfElse: {
       const Op &join = g.ops[op.peer];
-      for (size_t k = 0; k < op.inputs.size(); ++k)
-        copy(s, gi, o, op.inputs[k], join.outputs[k]);
+      for (size_t k = 0; k < op.sources.size(); ++k)
+        copy(s, gi, o, op.sources[k], join.outputs[k]);
       Terminator jump;
       jump.kind = Terminator::Kind::Jump;
       int b = endedBy[o] = endBlock(s, gi, o, jump);
@@ -209,25 +209,25 @@ public:
       break;
     }
     case Control::IfJoin: {
-      for (size_t k = 0; k < op.inputs.size(); ++k)
-        copy(s, gi, o, op.inputs[k], op.outputs[k]);
+      for (size_t k = 0; k < op.sources.size(); ++k)
+        copy(s, gi, o, op.sources[k], op.outputs[k]);
       int b = endBlock(s, gi, o, Terminator{});
       blocks[endedBy.at(peerOf.at(o))].terminator.target = static_cast<uint32_t>(b + 1);
       break;
     }
     case Control::LoopInit:
-      for (size_t k = 0; k < op.inputs.size(); ++k)
-        copy(s, gi, o, op.inputs[k], op.outputs[k]);
+      for (size_t k = 0; k < op.sources.size(); ++k)
+        copy(s, gi, o, op.sources[k], op.outputs[k]);
       endedBy[o] = endBlock(s, gi, o, branchOn(op.outputs[0], next()));
       break;
     case Control::LoopBack: {
       const std::vector<int> &slots = g.ops[op.peer].outputs;
       std::vector<bool> holds = g.loopHolds(o);
-      std::vector<int> source(op.inputs.begin(), op.inputs.end());
+      std::vector<int> source(op.sources.begin(), op.sources.end());
       size_t hold = 1; // outputs[0] is the marker's own byte
       for (size_t k = 0; k < holds.size(); ++k)
         if (holds[k]) {
-          copy(s, gi, o, op.inputs[k], op.outputs.at(hold));
+          copy(s, gi, o, op.sources[k], op.outputs.at(hold));
           source[k] = op.outputs[hold++];
         }
       for (size_t k = 0; k < source.size() && k < slots.size(); ++k)

@@ -184,7 +184,7 @@ void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
         info.operandNames.emplace_back();
         continue;
       }
-      bool isWeight = isa_and_nonnull<top::WeightOp>(v.getDefiningOp());
+      bool isWeight = isa_and_nonnull<top::WeightOp>(outer(v).getDefiningOp()); // a capture may be one
       (void)(isWeight ? bop.weights.at(weight) : bop.inputs.at(input)); // the graph saw this operand
       info.operandMap.push_back(static_cast<int32_t>(isWeight ? bop.inputs.size() + weight : input));
       (isWeight ? weight : input)++;

@@ -505,7 +505,8 @@ Op marker(const std::string &name, Control control, std::vector<int> inputs) {
   Op op;
   op.name = name;
   op.control = control;
-  op.inputs = std::move(inputs);
+  op.inputs = inputs;
+  op.sources = std::move(inputs);
   return op;
 }
 

@@ -114,6 +114,9 @@ struct Op {
   /// A control-flow marker (Control); `peer` links IfBranch -> IfElse -> IfJoin and LoopInit <-> LoopBack.
   Control control = Control::None;
   int peer = -1;
+  /// A marker's operands in order (the condition; the values it copies), weights included (a loop's
+  /// initial step is a constant); `inputs` and `weights` hold them split as for every op.
+  std::vector<int> sources;
   std::string loc;    ///< Source location, for debug info.
 };
 

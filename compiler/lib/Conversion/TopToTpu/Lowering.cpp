@@ -313,10 +313,32 @@ FailureOr<Value> Lowering::operandInt8(Value topValue) {
                            : quant::symmetricParams(std::max(std::fabs(lo), std::fabs(hi)), quant::IntType::Int8);
     return convertWeight(topValue, int8Type(params));
   }
-  auto type = calibratedType(tensorName(topValue));
+  auto type = calibratedType(topValue);
   if (failed(type))
     return failure();
   return operandAs(topValue, *type);
+}
+
+FailureOr<mlir::quant::UniformQuantizedType> Lowering::calibratedType(Value topValue) {
+  // A loop's carried value is the initial value at step 0 and the value the body yielded after: the
+  // range of both (neither is the block argument's own tensor in the table).
+  if (auto it = carriedRanges.find(topValue); it != carriedRanges.end() && calibration) {
+    const quant::CalibrationEntry *a = calibration->find(it->second.first);
+    const quant::CalibrationEntry *b = calibration->find(it->second.second);
+    if (a || b) {
+      quant::CalibrationEntry both = a ? *a : *b;
+      if (a && b) {
+        both.threshold = std::max(a->threshold, b->threshold);
+        both.min = std::min(a->min, b->min);
+        both.max = std::max(a->max, b->max);
+      }
+      quant::QuantParams params = options.asymmetric
+                                      ? quant::asymmetricParams(both.min, both.max, quant::IntType::Int8)
+                                      : quant::symmetricParams(both.threshold, quant::IntType::Int8);
+      return int8Type(params);
+    }
+  }
+  return calibratedType(tensorName(topValue));
 }
 
 SmallVector<NamedAttribute> Lowering::attrsOf(Operation *op, top::Precision precision, ArrayRef<StringRef> drop) {

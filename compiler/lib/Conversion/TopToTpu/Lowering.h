@@ -78,6 +78,13 @@ public:
   /// The INT8 type of the tensor `name` from the calibration table (symmetric: threshold / 127;
   /// asymmetric: asymmetricParams(min, max)).
   mlir::FailureOr<mlir::quant::UniformQuantizedType> calibratedType(llvm::StringRef name);
+  /// The INT8 type of a Top value: its tensor's, or for a loop's carried block argument the range of its
+  /// initial value and of the value the body yields.
+  mlir::FailureOr<mlir::quant::UniformQuantizedType> calibratedType(mlir::Value topValue);
+  /// A loop's carried block argument takes the calibration of its initial value and yielded value.
+  void setCarriedRange(mlir::Value topArgument, mlir::Value init, mlir::Value yielded) {
+    carriedRanges[topArgument] = {tensorName(init), tensorName(yielded)};
+  }
   /// A result type of `topResult`'s shape with element type `element`.
   mlir::RankedTensorType resultType(mlir::Value topResult, mlir::Type element);
 
@@ -178,6 +185,7 @@ private:
   const quant::CalibrationTable *calibration;
   const quant::QuantizeTable *quantize;
   llvm::DenseMap<mlir::Value, mlir::Value> mapped;
+  llvm::DenseMap<mlir::Value, std::pair<std::string, std::string>> carriedRanges;
   /// (lowered value, target element type) -> inserted cast.
   std::map<std::pair<const void *, const void *>, mlir::Value> casts;
   llvm::StringSet<> usedNames;

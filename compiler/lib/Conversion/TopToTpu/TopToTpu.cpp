@@ -252,7 +252,18 @@ LogicalResult lowerLoop(Lowering &L, const PatternTable &patterns, PatternRewrit
   if (failed(step0))
     return failure();
   Value trips;
-  if (hasTrips) {
+  if (hasTrips && Lowering::isWeight(op.getMaxTrips())) {
+    // A constant count goes in as an f32 weight; exporters write INT64_MAX for "no count", which the
+    // chip's 32-bit integers do not hold: the largest count an int32 holds stands in for it.
+    auto data = L.weightData(op.getMaxTrips());
+    if (failed(data) || data->size() != 1)
+      return L.failOp(op, "'max_trips' must hold one value");
+    constexpr float kIntMax = 2147483647.0f;
+    auto weight = L.createFloatWeight(name, "max_trips", {1}, {std::min((*data)[0], kIntMax)}, f32);
+    if (failed(weight))
+      return failure();
+    trips = *weight;
+  } else if (hasTrips) {
     auto converted = asF32(L, op.getMaxTrips());
     if (failed(converted))
       return failure();
@@ -282,7 +293,15 @@ LogicalResult lowerLoop(Lowering &L, const PatternTable &patterns, PatternRewrit
     captures.push_back(L.lookup(v));
   if (hasTrips)
     captures.push_back(trips);
-  auto loop = tpu::LoopOp::create(rewriter, op.getLoc(), carried, inits, captures);
+  // Named per result: the go flag and the step after the loop, then the Top loop's own results.
+  std::vector<std::string> names{name + "_go", name + "_step"};
+  for (Value r : op.getResults())
+    names.push_back(top::resultName(r));
+  Location provenance = op.getLoc();
+  if (auto named = dyn_cast<NameLoc>(provenance))
+    provenance = named.getChildLoc();
+  auto loop = tpu::LoopOp::create(rewriter, top::resultsLoc(op.getContext(), names, provenance), carried,
+                                  inits, captures);
   SmallVector<Type> argTypes(carried);
   llvm::append_range(argTypes, ValueRange(captures).getTypes());
   Block *body = rewriter.createBlock(&loop.getBody(), {}, argTypes, SmallVector<Location>(argTypes.size(), op.getLoc()));
@@ -333,6 +352,9 @@ LogicalResult lowerLoop(Lowering &L, const PatternTable &patterns, PatternRewrit
     tpu::YieldOp::create(rewriter, y.getLoc(), values);
     return success();
   };
+  Operation *topYield = topBody.getTerminator();
+  for (size_t k = 0; k < op.getInits().size(); ++k)
+    L.setCarriedRange(topBody.getArgument(2 + k), op.getInits()[k], topYield->getOperand(1 + k));
   if (failed(lowerRegion(L, patterns, rewriter, op.getBody(), body, forTop, yield)))
     return failure();
   for (auto [k, r] : llvm::enumerate(op.getResults()))

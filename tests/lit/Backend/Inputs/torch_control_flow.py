@@ -3,7 +3,7 @@ the exporter's, not ours): a branch on the sign of a feature map's mean, then a 
 number of times fed at run time. Writes the model, inputs taking each branch with 0, 1 and 3 steps, and
 PyTorch's outputs for them.
 
-    control_flow.py OUT_DIR
+    torch_control_flow.py OUT_DIR
 """
 import os
 import sys
