@@ -234,6 +234,10 @@ TEST_F(InterpreterTest, EveryTopOpHasAKernel) {
     if (name.getDialectNamespace() != "top")
       continue;
     ++count;
+    // Control flow is the interpreter's own: it runs the regions of top.if / top.loop, and top.yield ends
+    // them.
+    if (llvm::is_contained({"top.if", "top.loop", "top.yield"}, name.getStringRef()))
+      continue;
     EXPECT_TRUE(name.hasInterface<top::InferenceInterface>()) << name.getStringRef().str();
   }
   EXPECT_GE(count, 60);
