@@ -86,6 +86,10 @@ FailureOr<top::Precision> Lowering::requestedPrecision(Operation *op) {
   if (succeeded(p) && *p == top::Precision::INT8 && calibration && op->getNumResults() &&
       isa<top::IfOp, top::LoopOp>(op->getParentOp()) && !calibration->find(opName(op)))
     return top::Precision::F32;
+  // What a loop's exit condition is computed from stays in float: INT8 steps can stall a value above the
+  // threshold it must fall below (halving code 1 rounds back to 1), and the loop would never end.
+  if (succeeded(p) && *p == top::Precision::INT8 && loopConditionOps.contains(op))
+    return top::Precision::F32;
   return p;
 }
 

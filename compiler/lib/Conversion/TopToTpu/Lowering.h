@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cassert>
@@ -186,6 +187,12 @@ private:
   const quant::QuantizeTable *quantize;
   llvm::DenseMap<mlir::Value, mlir::Value> mapped;
   llvm::DenseMap<mlir::Value, std::pair<std::string, std::string>> carriedRanges;
+
+public:
+  /// Ops of loop bodies that a loop's exit condition is computed from (lowered in F32 under INT8).
+  llvm::DenseSet<mlir::Operation *> loopConditionOps;
+
+private:
   /// (lowered value, target element type) -> inserted cast.
   std::map<std::pair<const void *, const void *>, mlir::Value> casts;
   llvm::StringSet<> usedNames;

@@ -353,6 +353,27 @@ LogicalResult lowerLoop(Lowering &L, const PatternTable &patterns, PatternRewrit
     return success();
   };
   Operation *topYield = topBody.getTerminator();
+  // The ops the exit condition depends on inside the body, carried values' yields followed around the loop.
+  if (hasCond) {
+    SmallVector<Value> work{topYield->getOperand(0)};
+    llvm::DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        unsigned k = arg.getArgNumber();
+        if (arg.getOwner() == &topBody && k >= 2 && k < 2 + op.getInits().size())
+          work.push_back(topYield->getOperand(1 + k - 2));
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &topBody || isa<top::WeightOp, top::NoneOp>(def))
+        continue;
+      L.loopConditionOps.insert(def);
+      llvm::append_range(work, def->getOperands());
+    }
+  }
   for (size_t k = 0; k < op.getInits().size(); ++k)
     L.setCarriedRange(topBody.getArgument(2 + k), op.getInits()[k], topYield->getOperand(1 + k));
   if (failed(lowerRegion(L, patterns, rewriter, op.getBody(), body, forTop, yield)))
