@@ -43,7 +43,9 @@ module attributes {top.state = #top.state<TOP_F32>} {
 
 /// The ops the driver handles itself: inputs are retyped, weights and none kept or erased.
 bool handledByDriver(llvm::StringRef name) {
-  return name == "top.input" || name == "top.weight" || name == "top.none";
+  // Control flow too: the driver lowers top.if / top.loop region by region, and top.yield with them.
+  return name == "top.input" || name == "top.weight" || name == "top.none" || name == "top.if" ||
+         name == "top.loop" || name == "top.yield";
 }
 
 TEST(TopToTpuPatterns, EveryTopOpHasOnePattern) {

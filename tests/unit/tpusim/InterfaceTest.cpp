@@ -37,6 +37,10 @@ protected:
         ops.push_back(name);
     return ops;
   }
+  /// tpu.if, tpu.loop and their terminator: control flow, not computation.
+  static bool isControl(mlir::RegisteredOperationName name) {
+    return llvm::is_contained({"tpu.if", "tpu.loop", "tpu.yield"}, name.getStringRef());
+  }
   mlir::MLIRContext context;
 };
 
@@ -44,14 +48,16 @@ TEST_F(TpuInterfaceTest, EveryTpuOpHasTheBackendInterface) {
   auto ops = tpuOps();
   ASSERT_GE(ops.size(), 50u);
   for (mlir::RegisteredOperationName name : ops)
-    EXPECT_TRUE(name.hasInterface<tpu::BackendInterface>()) << name.getStringRef().str();
+    if (name.getStringRef() != "tpu.yield") // a region's terminator: its op's markers plan what it yields
+      EXPECT_TRUE(name.hasInterface<tpu::BackendInterface>()) << name.getStringRef().str();
 }
 
 TEST_F(TpuInterfaceTest, EveryTpuOpHasASimulatorKernel) {
   auto ops = tpuOps();
   ASSERT_GE(ops.size(), 50u);
   for (mlir::RegisteredOperationName name : ops)
-    EXPECT_TRUE(name.hasInterface<tpu::KernelInterface>()) << name.getStringRef().str();
+    if (!isControl(name)) // the simulator runs their regions itself
+      EXPECT_TRUE(name.hasInterface<tpu::KernelInterface>()) << name.getStringRef().str();
 }
 
 TEST(TpuInterfaceRegistration, KernelsAreAbsentUntilRegistered) {
