@@ -190,6 +190,19 @@ LogicalResult lowerRegion(Lowering &L, const PatternTable &patterns, PatternRewr
   return success();
 }
 
+/// tpu.yield of `values`, then the lowered `topValues` converted to the element types of `types`.
+LogicalResult yieldConverted(Lowering &L, PatternRewriter &rewriter, Location loc, SmallVector<Value> values,
+                             ValueRange topValues, TypeRange types) {
+  for (auto [v, type] : llvm::zip(topValues, types)) {
+    auto converted = L.operandAs(v, cast<ShapedType>(type).getElementType());
+    if (failed(converted))
+      return failure();
+    values.push_back(*converted);
+  }
+  tpu::YieldOp::create(rewriter, loc, values);
+  return success();
+}
+
 /// top.if -> tpu.if: the condition as the lowering holds it (a boolean as an f32 mask), the inputs as
 /// lowered, float results in the op's float precision; each branch lowered into its region.
 LogicalResult lowerIf(Lowering &L, const PatternTable &patterns, PatternRewriter &rewriter, top::IfOp op) {
@@ -213,16 +226,8 @@ LogicalResult lowerIf(Lowering &L, const PatternTable &patterns, PatternRewriter
                            {&op.getElseBranch(), &tpuIf.getElseBranch()}};
   for (auto &[topRegion, tpuRegion] : regions) {
     Block *block = rewriter.createBlock(tpuRegion, {}, argTypes, argLocs);
-    auto yield = [&](top::YieldOp y) -> LogicalResult {
-      SmallVector<Value> values;
-      for (auto [v, type] : llvm::zip(y.getOperands(), results)) {
-        auto converted = L.operandAs(v, cast<ShapedType>(type).getElementType());
-        if (failed(converted))
-          return failure();
-        values.push_back(*converted);
-      }
-      tpu::YieldOp::create(rewriter, y.getLoc(), values);
-      return success();
+    auto yield = [&](top::YieldOp y) {
+      return yieldConverted(L, rewriter, y.getLoc(), {}, y.getOperands(), results);
     };
     SmallVector<Value> arguments(block->getArguments());
     if (failed(lowerRegion(L, patterns, rewriter, *topRegion, block, arguments, yield)))
@@ -342,15 +347,8 @@ LogicalResult lowerLoop(Lowering &L, const PatternTable &patterns, PatternRewrit
       next = next ? compareF32(L, name, "go_and", next, *cond, top::CompareMode::And)
                   : compareF32(L, name, "go", *cond, *cond, top::CompareMode::And);
     }
-    SmallVector<Value> values{next, step1};
-    for (auto [v, type] : llvm::zip(y.getOperands().drop_front(), ArrayRef<Type>(carried).drop_front(2))) {
-      auto converted = L.operandAs(v, cast<ShapedType>(type).getElementType());
-      if (failed(converted))
-        return failure();
-      values.push_back(*converted);
-    }
-    tpu::YieldOp::create(rewriter, y.getLoc(), values);
-    return success();
+    return yieldConverted(L, rewriter, y.getLoc(), {next, step1}, y.getOperands().drop_front(),
+                          ArrayRef<Type>(carried).drop_front(2));
   };
   Operation *topYield = topBody.getTerminator();
   // The ops the exit condition depends on inside the body, carried values' yields followed around the loop.
