@@ -369,12 +369,7 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
       outs.push_back(v);
     }
     if (holdsFor >= 0) { // a LoopBack's hold buffers (Graph::loopHolds)
-      Op probe;
-      probe.sources = bop.sources;
-      probe.peer = holdsFor;
-      g.ops.push_back(probe);
-      std::vector<bool> holds = g.loopHolds(static_cast<int>(g.ops.size()) - 1);
-      g.ops.pop_back();
+      std::vector<bool> holds = g.loopHolds(bop.sources, holdsFor);
       for (size_t k = 0; k < holds.size(); ++k)
         if (holds[k]) {
           backend::Value v = g.values[bop.inputs[k]];

@@ -178,12 +178,15 @@ int Graph::reshapeRoot(int v) const {
 }
 
 std::vector<bool> Graph::loopHolds(int loopBack) const {
-  const Op &back = ops[loopBack];
-  const std::vector<int> &slots = ops[back.peer].outputs;
+  return loopHolds(ops[loopBack].sources, ops[loopBack].peer);
+}
+
+std::vector<bool> Graph::loopHolds(const std::vector<int> &sources, int loopInit) const {
+  const std::vector<int> &slots = ops[loopInit].outputs;
   std::vector<bool> holds;
-  for (size_t k = 0; k < back.sources.size(); ++k) {
-    int root = reshapeRoot(back.sources[k]);
-    bool isOwnSlot = k < slots.size() && back.sources[k] == slots[k];
+  for (size_t k = 0; k < sources.size(); ++k) {
+    int root = reshapeRoot(sources[k]);
+    bool isOwnSlot = k < slots.size() && sources[k] == slots[k];
     holds.push_back(!isOwnSlot && std::find(slots.begin(), slots.end(), root) != slots.end());
   }
   return holds;

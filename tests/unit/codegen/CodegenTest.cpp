@@ -2,6 +2,7 @@
 // .tpum format (round trip, truncated and corrupt files, version 5's control-flow blocks and version 4
 // images), combine with weight dedup and extract.
 #include "tpuc/Codegen/Codegen.h"
+#include "StreamTestUtil.h"
 #include "tpuc/Codegen/ModelFile.h"
 
 #include "tpuc/Backend/GlobalMemory.h"
@@ -19,6 +20,7 @@
 
 using namespace tpuc::backend;
 using namespace tpuc::codegen;
+using tpuc::codegen::testing::syncCommand;
 
 namespace {
 
@@ -266,16 +268,6 @@ TEST(ModelFile, CombineDeduplicatesWeightsAndExtractRestores) {
   other.chip = "bm1688";
   EXPECT_THROW(combineModels({a, other}), ModelFileError);
   EXPECT_THROW(combineModels({a, a}), ModelFileError);
-}
-
-/// A barrier command of `engine` with id `id`.
-Command syncCommand(Engine engine, uint32_t id) {
-  Command c;
-  c.engine = engine;
-  c.kind = CmdKind::Sync;
-  c.id = id;
-  c.cycles = 5;
-  return c;
 }
 
 /// sampleModel's stage with control flow: its commands then a barrier form block 0, which branches on the

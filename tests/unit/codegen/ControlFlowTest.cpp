@@ -1,6 +1,7 @@
 // Control flow in a model file (version 5 blocks) on the functional command-level simulator: an If takes
 // the branch its DDR condition names, a loop runs its body while a DDR counter is nonzero and the timing
 // of the path taken adds up per block, control flow that never ends stops with one line.
+#include "StreamTestUtil.h"
 #include "tpuc/Backend/Graph.h"
 #include "tpuc/Simulator/CmdExec.h"
 #include "tpuc/Simulator/CmdSim.h"
@@ -14,6 +15,7 @@
 using namespace tpuc::codegen;
 using tpuc::backend::ChipProfile;
 using tpuc::backend::DType;
+using tpuc::codegen::testing::syncCommand;
 namespace cmdsim = tpuc::cmdsim;
 
 namespace {
@@ -60,15 +62,6 @@ Command global(uint32_t id, uint32_t op, uint64_t out, uint64_t in, int64_t cycl
   c.operands = {ddr(out, DType::F32), ddr(in, DType::F32)};
   c.numOutputs = 1;
   c.numInputs = 1;
-  return c;
-}
-
-Command barrier(Engine engine, uint32_t id) {
-  Command c;
-  c.engine = engine;
-  c.kind = CmdKind::Sync;
-  c.id = id;
-  c.cycles = 5;
   return c;
 }
 
@@ -128,9 +121,9 @@ TEST(ControlFlow, IfRunsTheBranchItsConditionNames) {
   // Block 0 branches on an INT8 flag: then-block 1 (y = x + 1) jumps past else-block 2 (y = x - 1).
   Stage s = ioStage(DType::INT8, "flag");
   s.ops = {addConst("x", "y_then", 1.0), addConst("x", "y_else", -1.0)};
-  s.tiu() = {barrier(Engine::TIU, 1), global(2, 0, 32, 0, 100), barrier(Engine::TIU, 3),
-             global(4, 1, 32, 0, 60), barrier(Engine::TIU, 5)};
-  s.gdma() = {barrier(Engine::GDMA, 1), barrier(Engine::GDMA, 2), barrier(Engine::GDMA, 3)};
+  s.tiu() = {syncCommand(Engine::TIU, 1), global(2, 0, 32, 0, 100), syncCommand(Engine::TIU, 3),
+             global(4, 1, 32, 0, 60), syncCommand(Engine::TIU, 5)};
+  s.gdma() = {syncCommand(Engine::GDMA, 1), syncCommand(Engine::GDMA, 2), syncCommand(Engine::GDMA, 3)};
   s.blocks = {block({0, 1, 0, 1}, Terminator::Kind::Branch, 1, 2, ddr(16, DType::INT8)),
               block({1, 3, 1, 2}, Terminator::Kind::Jump, 3), block({3, 5, 2, 3})};
   Model m = modelOf(s);
@@ -164,9 +157,9 @@ TEST(ControlFlow, LoopRunsItsBodyWhileItsCounterIsNonzero) {
   // jumps back to the header, or the end of the stage.
   Stage s = ioStage(DType::F32, "n");
   s.ops = {addConst("x", "y_init", 0.0), addConst("y_init", "y_acc", 2.0), addConst("n", "n_next", -1.0)};
-  s.tiu() = {global(1, 0, 32, 0, 30),   barrier(Engine::TIU, 2),  barrier(Engine::TIU, 3),
-             global(4, 1, 32, 32, 100), global(5, 2, 16, 16, 50), barrier(Engine::TIU, 6)};
-  s.gdma() = {barrier(Engine::GDMA, 1), barrier(Engine::GDMA, 2), barrier(Engine::GDMA, 3)};
+  s.tiu() = {global(1, 0, 32, 0, 30),   syncCommand(Engine::TIU, 2), syncCommand(Engine::TIU, 3),
+             global(4, 1, 32, 32, 100), global(5, 2, 16, 16, 50),    syncCommand(Engine::TIU, 6)};
+  s.gdma() = {syncCommand(Engine::GDMA, 1), syncCommand(Engine::GDMA, 2), syncCommand(Engine::GDMA, 3)};
   s.blocks = {block({0, 2, 0, 1}), block({2, 3, 1, 2}, Terminator::Kind::Branch, 2, 3, ddr(16, DType::F32)),
               block({3, 6, 2, 3}, Terminator::Kind::Jump, 1)};
   Model m = modelOf(s);
@@ -209,8 +202,8 @@ TEST(ControlFlow, ControlFlowThatNeverEndsStopsWithOneLine) {
   Stage s;
   s.name = "main";
   s.ops = {OpInfo{}};
-  s.tiu() = {barrier(Engine::TIU, 1)};
-  s.gdma() = {barrier(Engine::GDMA, 1)};
+  s.tiu() = {syncCommand(Engine::TIU, 1)};
+  s.gdma() = {syncCommand(Engine::GDMA, 1)};
   s.blocks = {block({0, 1, 0, 1}, Terminator::Kind::Jump, 0)};
   Model m = modelOf(s);
   cmdsim::StageRunner runner(chip(), m, 0, 0);

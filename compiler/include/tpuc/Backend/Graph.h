@@ -165,6 +165,8 @@ public:
   /// passed through, or a reshape of one), so another copy could overwrite it first; such values go
   /// through a hold buffer of their own (the marker's results after the first).
   std::vector<bool> loopHolds(int loopBack) const;
+  /// The same for a LoopBack not in the graph yet: the values it copies and its LoopInit marker.
+  std::vector<bool> loopHolds(const std::vector<int> &sources, int loopInit) const;
   std::vector<Value> values;
   std::vector<Op> ops;
   std::vector<int> inputs;
