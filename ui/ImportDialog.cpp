@@ -19,23 +19,6 @@
 
 namespace tpuc::ui {
 
-namespace {
-
-/// The shapes of a `--input_shapes` value, or empty when it does not parse.
-std::vector<std::vector<std::int64_t>> parseShapes(const std::string &text) {
-  std::vector<std::vector<std::int64_t>> shapes;
-  QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(text));
-  for (const QJsonValue &shape : doc.array()) {
-    std::vector<std::int64_t> dims;
-    for (const QJsonValue &dim : shape.toArray())
-      dims.push_back(dim.toInteger(-1));
-    shapes.push_back(dims);
-  }
-  return shapes;
-}
-
-} // namespace
-
 ImportDialog::ImportDialog(const QString &modelPath, const project::ImportSettings &current, QWidget *parent)
     : QDialog(parent), m_modelPath(modelPath), m_table(new QTableWidget(0, ColumnCount)),
       m_form(new ImportSettingsForm), m_error(new QLabel) {
@@ -47,7 +30,7 @@ ImportDialog::ImportDialog(const QString &modelPath, const project::ImportSettin
 
   // Shapes: the project's when they fit the model (re-importing the same model), else the model's with
   // a dynamic batch fixed to 1. Other dynamic dims stay marked for the user to fix.
-  auto previous = parseShapes(current.inputShapes);
+  auto previous = parseInputShapes(current.inputShapes);
   m_table->setHorizontalHeaderLabels({tr("Input"), tr("Type"), tr("Shape")});
   m_table->setRowCount(static_cast<int>(m_inputs.size()));
   const QIcon warning = QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);

@@ -253,6 +253,9 @@ private:
   project::CompileConfig compileConfigFor(qint64 configId) const;
   /// `<cache>/<model>_<chip>_<precision>`: where a deploy of `settings` puts its artifacts.
   QString deployStem(const QString &cache, const DeploySettings &settings) const;
+  /// Writes a seeded random test input for the project's model into `cache` (randomTestInputs) and logs that
+  /// it did; its path, or empty after showing why none could be made.
+  QString writeRandomTestInput(const QString &cache, const QString &modelName);
   /// Queues `tpuc <request>` through the engine client; -1 after showing `errorTitle` with the reason when
   /// the request has no command line.
   template <typename Request>

@@ -590,6 +590,31 @@ int MainWindow::runCompare(QString target, QString reference, const QString &tol
                 request, QFileInfo(target).path(), result);
 }
 
+QString MainWindow::writeRandomTestInput(const QString &cache, const QString &modelName) {
+  const project::Project &p = m_context->project();
+  Result<std::vector<ModelInput>> inputs = readOnnxInputsFromFile(p.model.path);
+  Result<NpzFile> npz = inputs ? randomTestInputs(*inputs, parseInputShapes(p.importSettings.inputShapes), 0)
+                               : Result<NpzFile>(Failure(inputs.error()));
+  if (!npz) {
+    showError(tr("Cannot Deploy"),
+              tr("The project has no data to test on, and no random input can be made: %1")
+                  .arg(QString::fromStdString(npz.error())));
+    return {};
+  }
+  const QString file = cache + QLatin1Char('/') + modelName + QStringLiteral("_random_input.npz");
+  try {
+    npz->write(file.toStdString());
+  } catch (const std::exception &e) {
+    showError(tr("Cannot Deploy"), QString::fromUtf8(e.what()));
+    return {};
+  }
+  m_context->log(LogLevel::Info,
+                 tr("The project has no data: deploying with a random input (%1; floats normal(0, 1), "
+                    "integers 0). Add a calibration dataset to measure accuracy on real data.")
+                     .arg(QFileInfo(file).fileName()));
+  return file;
+}
+
 int MainWindow::runDeploy(qint64 configId, const QStringList &sampleFiles) {
   const project::Project &p = m_context->project();
   if (p.model.path.empty() || p.model.format == "hf") {
@@ -724,6 +749,13 @@ int MainWindow::runDeploy(qint64 configId, const QStringList &sampleFiles) {
         paths.testInput = QString::fromStdString(d.samples.front().path);
         break;
       }
+    // No data at all: a seeded random input, so the deploy still checks the model file against the Tpu
+    // simulation and the simulator can run and time it. Accuracy on real data needs a dataset.
+    if (paths.testInput.isEmpty()) {
+      paths.testInput = writeRandomTestInput(cache, name);
+      if (paths.testInput.isEmpty())
+        return -1;
+    }
   }
   const driver::DeployOptions request = deployRequest(settings, paths);
   if (EngineArgs args = engineArguments(request); !args.error.isEmpty()) {

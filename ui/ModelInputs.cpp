@@ -2,9 +2,12 @@
 #include "ui/ModelInputs.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 
 #include <unordered_set>
 
@@ -300,6 +303,79 @@ std::string elemTypeName(int elemType) {
                                 "uint32",    "uint64",  "complex64", "complex128", "bfloat16"};
   return elemType >= 0 && elemType < static_cast<int>(std::size(names)) ? names[elemType]
                                                                           : "type " + std::to_string(elemType);
+}
+
+std::vector<std::vector<std::int64_t>> parseInputShapes(const std::string &text) {
+  std::vector<std::vector<std::int64_t>> shapes;
+  QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(text));
+  for (const QJsonValue &shape : doc.array()) {
+    std::vector<std::int64_t> dims;
+    for (const QJsonValue &dim : shape.toArray())
+      dims.push_back(dim.toInteger(-1));
+    shapes.push_back(dims);
+  }
+  return shapes;
+}
+
+Result<NpzFile> randomTestInputs(const std::vector<ModelInput> &inputs,
+                                 const std::vector<std::vector<std::int64_t>> &shapes, std::uint32_t seed) {
+  NpzFile npz;
+  std::mt19937 generator(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const ModelInput &input = inputs[i];
+    std::vector<std::int64_t> dims = i < shapes.size() && !shapes[i].empty() ? shapes[i] : input.dims;
+    if (i >= shapes.size() && !dims.empty() && dims[0] < 0)
+      dims[0] = 1;
+    if (std::any_of(dims.begin(), dims.end(), [](std::int64_t d) { return d < 0; }))
+      return Failure("input '" + input.name +
+                     "' has a dynamic shape: set the input shapes (File ▸ Import Model)");
+    DType type;
+    switch (input.elemType) {
+    case 1:
+    case 10:
+    case 11:
+    case 16:
+      type = DType::F32;
+      break; // float32, float16, float64, bfloat16
+    case 2:
+      type = DType::U8;
+      break;
+    case 3:
+      type = DType::I8;
+      break;
+    case 4:
+      type = DType::U16;
+      break;
+    case 5:
+      type = DType::I16;
+      break;
+    case 6:
+      type = DType::I32;
+      break;
+    case 7:
+      type = DType::I64;
+      break;
+    case 9:
+      type = DType::Bool;
+      break;
+    case 12:
+      type = DType::U32;
+      break;
+    case 13:
+      type = DType::U64;
+      break;
+    default:
+      return Failure("input '" + input.name + "' is of type " + elemTypeName(input.elemType) +
+                     ": no test input can be made for it");
+    }
+    Tensor tensor(type, dims);
+    if (type == DType::F32)
+      for (float &v : tensor.values<float>())
+        v = normal(generator);
+    npz.set(input.name, std::move(tensor));
+  }
+  return npz;
 }
 
 } // namespace tpuc::ui

@@ -3,6 +3,7 @@
 #ifndef TPUC_UI_MODELINPUTS_H
 #define TPUC_UI_MODELINPUTS_H
 
+#include "tpuc/Support/Npz.h"
 #include "tpuc/Support/Result.h"
 
 #include <cstdint>
@@ -27,6 +28,16 @@ Result<std::vector<ModelInput>> readOnnxInputsFromFile(const std::string &path);
 
 /// ONNX's name of an element type ("float32", "int64", ...).
 std::string elemTypeName(int elemType);
+
+/// The shapes of a `--input_shapes` value ("[[1,3,224,224],[1]]"), or empty when it does not parse.
+std::vector<std::vector<std::int64_t>> parseInputShapes(const std::string &text);
+
+/// A test input for a model the project has no data for: one tensor per input, named after it, of shape
+/// `shapes[i]` where given (the project's --input_shapes) else the model's dims with a dynamic batch of 1;
+/// floating-point inputs (as float32) normal(0, 1) from `seed`, integer and bool inputs 0 (a valid index, an
+/// empty loop). A Failure names an input whose shape is still dynamic or whose type has no tensor form.
+Result<NpzFile> randomTestInputs(const std::vector<ModelInput> &inputs,
+                                 const std::vector<std::vector<std::int64_t>> &shapes, std::uint32_t seed);
 
 } // namespace tpuc::ui
 

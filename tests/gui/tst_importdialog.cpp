@@ -41,6 +41,7 @@ private Q_SLOTS:
   void readsInputsOfRealModels();
   void rejectsWhatIsNotAModel();
   void droppedModelReachesTheProject();
+  void randomTestInputOfAModel();
 };
 
 void TestImportDialog::readsInputsOfRealModels() {
@@ -59,6 +60,44 @@ void TestImportDialog::readsInputsOfRealModels() {
   QCOMPARE((*conv)[0].dims, (std::vector<std::int64_t>{1, 1, 7, 5}));
   QCOMPARE((*conv)[1].name, std::string("W"));
   QCOMPARE((*conv)[1].dims, (std::vector<std::int64_t>{1, 1, 3, 3}));
+}
+
+// The test input a project without data deploys with: the project's shapes fix the dynamic dims, floats
+// are normal(0, 1) and the same for the same seed, integers 0; a dim left dynamic is refused by name.
+void TestImportDialog::randomTestInputOfAModel() {
+  auto cls = readOnnxInputsFromFile(exampleModel().toStdString());
+  QVERIFY2(cls, cls.error().c_str());
+  QCOMPARE(parseInputShapes("[[1,3,48,192]]"), (std::vector<std::vector<std::int64_t>>{{1, 3, 48, 192}}));
+  QVERIFY(parseInputShapes("not json").empty());
+  auto npz = randomTestInputs(*cls, parseInputShapes("[[1,3,48,192]]"), 7);
+  QVERIFY2(npz, npz.error().c_str());
+  QCOMPARE(npz->names(), std::vector<std::string>{"x"});
+  const Tensor &x = npz->get("x");
+  QCOMPARE(x.dtype(), DType::F32);
+  QCOMPARE(x.shape(), (std::vector<std::int64_t>{1, 3, 48, 192}));
+  double sum = 0, squares = 0;
+  for (float v : x.values<float>()) {
+    sum += v;
+    squares += double(v) * v;
+  }
+  const double n = double(x.numElements()), mean = sum / n, variance = squares / n - mean * mean;
+  QVERIFY2(std::abs(mean) < 0.05 && std::abs(variance - 1) < 0.05,
+           qPrintable(QString("mean %1 variance %2").arg(mean).arg(variance)));
+  QCOMPARE(randomTestInputs(*cls, parseInputShapes("[[1,3,48,192]]"), 7)->get("x"), x);
+  QVERIFY(!(randomTestInputs(*cls, parseInputShapes("[[1,3,48,192]]"), 8)->get("x") == x));
+  // The model's own dims with a dynamic batch of 1: H and W stay dynamic, and the error says which input.
+  auto dynamic = randomTestInputs(*cls, {}, 7);
+  QVERIFY(!dynamic);
+  QVERIFY2(QString::fromStdString(dynamic.error()).contains("input 'x' has a dynamic shape"),
+           dynamic.error().c_str());
+  // Integer inputs are zeros of their type.
+  ModelInput ids{"ids", 7, {1, -1}, {"", "seq"}};
+  auto tokens = randomTestInputs({ids}, {{1, 16}}, 7);
+  QVERIFY2(tokens, tokens.error().c_str());
+  QCOMPARE(tokens->get("ids").dtype(), DType::I64);
+  for (std::int64_t v : tokens->get("ids").values<std::int64_t>())
+    QCOMPARE(v, std::int64_t{0});
+  QVERIFY(!randomTestInputs({ModelInput{"s", 8, {1}, {""}}}, {}, 7)); // strings
 }
 
 void TestImportDialog::rejectsWhatIsNotAModel() {

@@ -59,6 +59,7 @@ private Q_SLOTS:
   void resultTakenBeforeOrAfterTheJobEnds();
   void recipeOfATableName();
   void exampleProjectEndToEnd();
+  void projectWithoutDataRunsOnARandomInput();
 };
 
 void TestPipeline::stepsRunInOrder() {
@@ -308,6 +309,51 @@ void TestPipeline::exampleProjectEndToEnd() {
   QVERIFY2(dialog->summary().startsWith("Deploy failed"), qPrintable(dialog->summary()));
   for (QPushButton *button : dialog->outcomeButtons())
     QVERIFY(!button->isEnabled());
+#endif
+}
+
+// A newcomer's first pipeline: a model and no data at all. F32 needs no calibration; the deploy tests on a
+// seeded random input (and says so in the log) and the simulator runs the model file on it.
+void TestPipeline::projectWithoutDataRunsOnARandomInput() {
+#ifndef TPUC_ENGINE
+  QSKIP("this build has no tpuc");
+#else
+  QTemporaryDir dir;
+  QString file;
+  const QString copied = guitest::copyExampleProject(dir.path(), &file);
+  QVERIFY2(copied.isEmpty(), qPrintable(copied));
+  qputenv("TPUC", TPUC_ENGINE);
+  StudioContext context;
+  MainWindow window(&context);
+  window.setInteractive(false);
+  QStringList log;
+  connect(&context, &StudioContext::logMessage, this, [&log](LogLevel, const QString &text) { log << text; });
+  QVERIFY(window.startup(file));
+  context.applyChange(Section::CompileConfigs, [&](project::Project &p) {
+    p.datasets.clear();
+    p.caliTables.clear();
+    for (project::CompileConfig &c : p.compileConfigs) {
+      QJsonObject options = QJsonDocument::fromJson(QByteArray::fromStdString(c.optionsJson)).object();
+      for (const char *key : {"test_input", "test_dataset", "test_folder", "calibration_table"})
+        options.remove(key);
+      c.optionsJson = QJsonDocument(options).toJson(QJsonDocument::Compact).toStdString();
+      c.precision = "F32";
+    }
+  });
+  PipelineDialog *dialog = window.runWholePipeline(context.project().compileConfigs.front().id);
+  QVERIFY(dialog);
+  PipelineRunner *runner = dialog->runner();
+  QVERIFY(QTest::qWaitFor([&] { return runner->isFinished(); }, 300000));
+  for (int step = 0; step < 4; ++step)
+    QVERIFY2(runner->stepState(step) == (step == 1 ? State::Skipped : State::Succeeded),
+             qPrintable(runner->stepName(step) + ": " + PipelineRunner::stateName(runner->stepState(step)) +
+                        " " + runner->stepDetail(step)));
+  QVERIFY2(log.filter("deploying with a random input").size() == 1, qPrintable(log.join('\n')));
+  const QString input = QFileInfo(file).absolutePath() +
+                        "/example.tpuproj.cache/ch_ppocr_mobile_v2.0_cls_infer_random_input.npz";
+  QVERIFY2(QFileInfo(input).isFile(), qPrintable(input));
+  for (QPushButton *button : dialog->outcomeButtons())
+    QVERIFY(button->isEnabled());
 #endif
 }
 
