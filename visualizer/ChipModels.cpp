@@ -45,7 +45,9 @@ QVariant GroupTableModel::headerData(int section, Qt::Orientation orientation, i
                                 "DDR bytes",  "slices n×c×h×w", "steps",   "ops (first – last)"};
   static const char *tips[] = {
       "Group index in execution order",
-      "An LMEM group, or a global op that runs through DDR",
+      "An LMEM group, a global op that runs through DDR, or a control-flow step (if branch / else / join, "
+      "loop "
+      "init / back: a branch on a DDR value and the copies of the values it hands over)",
       "Number of ops in the group",
       "Planned cycles: per stage the busier engine",
       "compute: TIU busier; memory: GDMA busier",
@@ -106,6 +108,8 @@ QVariant GroupTableModel::data(const QModelIndex &index, int role) const {
     case Id:
       return g.id;
     case Kind:
+      if (!g.control.empty()) // "loop_back" -> "loop back"
+        return QString::fromStdString(g.control).replace(QLatin1Char('_'), QLatin1Char(' '));
       return g.global ? QStringLiteral("global") : QStringLiteral("LMEM");
     case Ops:
       return static_cast<qlonglong>(g.ops.size());

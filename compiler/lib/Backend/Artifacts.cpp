@@ -32,6 +32,8 @@ ordered_json groupJson(const ChipProfile &chip, const Graph &g, const LayerGroup
     ops.push_back(g.ops[o].name);
   j["ops"] = ops;
   j["first_op"] = grp.ops.front();
+  if (const Op &first = g.ops[grp.ops.front()]; first.control != Control::None)
+    j["control"] = controlName(first.control); // a control-flow marker's group (Graph.h)
   auto names = [&](const std::vector<int> &vs) {
     ordered_json a = ordered_json::array();
     for (int v : vs)

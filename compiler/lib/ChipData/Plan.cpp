@@ -123,6 +123,10 @@ void parseGroup(const Fields &f, Plan &plan, Interner &names) {
   if (kind != "group" && kind != "global")
     f.fail("kind", "expected \"group\" or \"global\"");
   g.global = kind == "global";
+  g.control = f.string("control", "");
+  if (!g.control.empty() && g.control != "if_branch" && g.control != "if_else" && g.control != "if_join" &&
+      g.control != "loop_init" && g.control != "loop_back")
+    f.fail("control", "unknown control-flow step '" + g.control + "'");
   for (const Fields &item : f.array("ops").items()) {
     std::string name = item.asString();
     int op = plan.opIndex(name);

@@ -221,6 +221,22 @@ TEST(ChipPlan, ErrorsNameTheField) {
   bad = text;
   bad.replace(bad.find("\"t0\": 3"), 7, "\"t0\": -3");
   expectError(bad, "p.json: groups[0].lmem.rects[0].t0: negative time unit -3");
+  bad = text;
+  bad.replace(bad.find("\"kind\": \"group\""), 15, "\"kind\": \"global\", \"control\": \"goto\"");
+  expectError(bad, "p.json: groups[0].control: unknown control-flow step 'goto'");
+}
+
+// A control-flow marker's group names its step (docs/BACKEND.md, the plan's schema); others have none.
+TEST(ChipPlan, ReadsControlFlowSteps) {
+  std::ifstream in(inputs("resnet18_int8_bm1684x_plan_v1.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  text.replace(text.find("\"kind\": \"group\""), 15, "\"kind\": \"global\", \"control\": \"loop_back\"");
+  auto p = parsePlan(text, "p.json");
+  ASSERT_TRUE(static_cast<bool>(p)) << errorOf(p.takeError());
+  EXPECT_EQ(p->groups[0].control, "loop_back");
+  EXPECT_EQ(p->groups[1].control, "");
 }
 
 TEST(ChipAnalysis, LodColumnsSumToTheBusyTime) {

@@ -93,6 +93,9 @@ struct GlobalPart {
 struct Group {
   int id = 0;
   bool global = false;
+  /// A control-flow marker's group: "if_branch", "if_else", "if_join", "loop_init" or "loop_back" (its
+  /// branch and DDR copies, docs/BACKEND.md "Control flow"); empty for every other group.
+  std::string control;
   int cores = 1;              ///< Cores it runs on (version 3).
   int64_t syncCycles = 0;     ///< Of `cycles`, the barrier after it.
   std::vector<int> sliceCore; ///< Per slice, its core (all 0 before version 3).
