@@ -181,10 +181,21 @@ void extractFunction(func::FuncOp func, Graph &graph, llvm::DenseMap<Operation *
         n.layerGroup = cast<IntegerAttr>(attr.getValue()).getInt();
       if (auto group = dyn_cast<tpu::GroupAttr>(attr.getValue())) // the backend's tpu.group
         n.layerGroup = group.getId();
-      if (an == "address" || an == "name")
+      if (an == "address" || an == "name" || an == "operandSegmentSizes" || an == "resultSegmentSizes")
         continue;
       if (std::string k = compact(an, attr.getValue()); !k.empty())
         n.keyAttributes.push_back(std::move(k));
+    }
+    // Control flow (top/tpu.if, top/tpu.loop): the size of each region, which the node stands for.
+    if (op.getNumRegions() > 0 && !isa<func::FuncOp>(op)) {
+      std::string sizes;
+      for (Region &region : op.getRegions()) {
+        size_t count = 0;
+        region.walk([&](Operation *inner) { count += inner->hasTrait<OpTrait::IsTerminator>() ? 0 : 1; });
+        const char *what = op.getNumRegions() == 1 ? "body" : region.getRegionNumber() == 0 ? "then" : "else";
+        sizes += (sizes.empty() ? "" : ", ") + std::string(what) + " " + std::to_string(count) + " ops";
+      }
+      n.keyAttributes.insert(n.keyAttributes.begin(), sizes);
     }
     // The window of a conv or pool first, then the rest by name; three lines at most.
     std::stable_sort(n.keyAttributes.begin(), n.keyAttributes.end(), [](const std::string &a, const std::string &b) {

@@ -135,6 +135,33 @@ TEST(GraphExtract, TinyTopKnownAnswer) {
   EXPECT_EQ(shortName(g, conv), "relu/Relu_output_0");
 }
 
+// A run-time If stands for its branches: the node says how many ops each holds, and the operand segment
+// sizes MLIR keeps on it are not shown.
+TEST(GraphExtract, ControlFlowNodeSummarizesItsRegions) {
+  Graph g = extract(R"mlir(
+module @cf {
+  func.func @main(%c: tensor<1xi1>, %x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+    %y = top.if %c (%x) : (tensor<1xi1>, tensor<1x4xf32>) -> tensor<1x4xf32> {
+    ^bb0(%a: tensor<1x4xf32>):
+      %r = top.relu %a : tensor<1x4xf32> -> tensor<1x4xf32> loc("r")
+      %s = top.sigmoid %r : tensor<1x4xf32> -> tensor<1x4xf32> loc("s")
+      top.yield %s : tensor<1x4xf32>
+    }, {
+    ^bb0(%a: tensor<1x4xf32>):
+      top.yield %a : tensor<1x4xf32>
+    } loc("y")
+    return %y : tensor<1x4xf32>
+  }
+}
+)mlir");
+  NodeId y = g.findByName("y");
+  ASSERT_NE(y, kNoNode);
+  ASSERT_FALSE(g.nodes[y].keyAttributes.empty());
+  EXPECT_EQ(g.nodes[y].keyAttributes.front(), "then 2 ops, else 0 ops");
+  for (const std::string &k : g.nodes[y].keyAttributes)
+    EXPECT_EQ(k.find("SegmentSizes"), std::string::npos) << k;
+}
+
 TEST(GraphExtract, TpuPrecisionAndQuantization) {
   Graph g = extract(kTinyTpu);
   const Node &conv = g.nodes[g.findByName("conv")];
