@@ -33,6 +33,17 @@ llvm::Error makeError(const llvm::Twine &message) {
 
 int64_t elementBytes(uint8_t dtype) { return backend::dtypeBytes(static_cast<DType>(dtype)); }
 
+/// How the codes of a stage input or output read as real values: integers through its scale and zero
+/// point, floats as they are.
+sim::ValueInfo valueInfoOf(const TensorDesc &d) {
+  sim::ValueInfo info;
+  info.kind = isIntegerDType(static_cast<DType>(d.dtype)) ? sim::ValueInfo::Quant : sim::ValueInfo::Float;
+  info.scale = d.scale;
+  info.zeroPoint = d.zeroPoint;
+  info.shape = d.shape;
+  return info;
+}
+
 int64_t product(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -772,6 +783,78 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
     for (const Command &c : core.tiu)
       if (c.kind != CmdKind::Sync && c.op < m.stage.ops.size())
         hasCommand[c.op] = true;
+  // Control-flow markers (an If's, a loop's) compute nothing: their GDMA copies hand a branch's or the body's
+  // values over to the If's or the loop's results, which are dumped as each copy lands (a loop's last copy
+  // is its final value). The marker that names the results (IfJoin, LoopInit: OpInfo without a program)
+  // copies them in order; its partner (IfElse, LoopBack) copies to the same DDR addresses. The values'
+  // types are those a consumer's program reads them as, or the stage output's.
+  std::map<uint64_t, std::string> controlResults;
+  std::map<std::string, sim::ValueInfo> controlInfos;
+  if (options.dumpAll) {
+    for (size_t o = 0; o < m.stage.ops.size(); ++o) {
+      const OpInfo &info = m.stage.ops[o];
+      if (!info.program.empty() || info.resultNames.empty())
+        continue;
+      size_t k = 0;
+      for (const CoreStreams &core : m.stage.cores)
+        for (const Command &c : core.gdma)
+          if (c.op == o && c.kind == CmdKind::Copy && c.operands.size() == 2 && k < info.resultNames.size())
+            controlResults.emplace(c.operands[1].address, info.resultNames[k++]);
+    }
+    for (const auto &[address, name] : controlResults) {
+      for (size_t o = 0; o < m.stage.ops.size() && !controlInfos.count(name); ++o)
+        if (m.programOf[o] != SIZE_MAX)
+          for (size_t i = 0; i < m.stage.ops[o].operandNames.size(); ++i)
+            if (m.stage.ops[o].operandNames[i] == name && i < m.runner.args(m.programOf[o]).size()) {
+              controlInfos.emplace(name, m.runner.args(m.programOf[o])[i]);
+              break;
+            }
+      for (const TensorDesc &d : m.stage.outputs)
+        if (d.name == name && !controlInfos.count(name))
+          controlInfos.emplace(name, valueInfoOf(d));
+    }
+    // A result only control flow reads (an If's that initializes a loop) reads as the value it is copied
+    // into, and the other way round: the copies move bytes.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const CoreStreams &core : m.stage.cores)
+        for (const Command &c : core.gdma) {
+          if (c.kind != CmdKind::Copy || c.op >= m.stage.ops.size() || !m.stage.ops[c.op].program.empty() ||
+              c.operands.size() != 2)
+            continue;
+          auto from = controlResults.find(c.operands[0].address),
+               to = controlResults.find(c.operands[1].address);
+          if (from == controlResults.end() || to == controlResults.end())
+            continue;
+          auto known = controlInfos.find(from->second), other = controlInfos.find(to->second);
+          if ((known == controlInfos.end()) == (other == controlInfos.end()))
+            continue;
+          if (known != controlInfos.end())
+            controlInfos.emplace(to->second, known->second);
+          else
+            controlInfos.emplace(from->second, other->second);
+          changed = true;
+        }
+    }
+  }
+  auto dumpControlResult = [&](const Command &c) {
+    if (c.kind != CmdKind::Copy || c.op >= m.stage.ops.size() || !m.stage.ops[c.op].program.empty())
+      return;
+    const TensorRef &dst = c.operands[1];
+    auto name = controlResults.find(dst.address);
+    if (name == controlResults.end())
+      return;
+    auto info = controlInfos.find(name->second);
+    if (info == controlInfos.end())
+      return;
+    Dump &d = Impl::dump(dumps, name->second, info->second);
+    const int64_t n = product(d.shape);
+    if (n != volume(dst.shape) ||
+        dst.address + static_cast<uint64_t>(n * elementBytes(dst.dtype)) > m.ddr.size())
+      return;
+    decodeElements(m.ddr.data() + dst.address, n, static_cast<DType>(dst.dtype), d.data.data());
+    std::fill(d.covered.begin(), d.covered.end(), 1);
+  };
   size_t done = 0;
   auto execute = [&](const std::vector<const TraceEvent *> &order, size_t total) -> llvm::Error {
     for (const TraceEvent *ev : order) {
@@ -783,6 +866,8 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
           ++m.stats.gdmaCommands;
           if (auto err = m.dma(c))
             return err;
+          if (!controlResults.empty())
+            dumpControlResult(c);
         } else {
           ++m.stats.tiuCommands;
           if (auto err = m.tiu(c, options.dumpAll ? &dumps : nullptr))
@@ -838,11 +923,7 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
     int64_t n = product(d.shape);
     codes.resize(std::max<int64_t>(n, 1));
     decodeElements(m.ddr.data() + d.address, n, static_cast<DType>(d.dtype), codes.data());
-    sim::ValueInfo info;
-    info.kind = isIntegerDType(static_cast<DType>(d.dtype)) ? sim::ValueInfo::Quant : sim::ValueInfo::Float;
-    info.scale = d.scale;
-    info.zeroPoint = d.zeroPoint;
-    m.outputs.set(d.name, Impl::realTensor(codes, d.shape, info));
+    m.outputs.set(d.name, Impl::realTensor(codes, d.shape, valueInfoOf(d)));
   }
   if (options.dumpAll) {
     for (size_t i = 0; i < m.stage.inputs.size(); ++i)

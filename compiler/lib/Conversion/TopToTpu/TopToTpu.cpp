@@ -318,15 +318,14 @@ LogicalResult lowerLoop(Lowering &L, const PatternTable &patterns, PatternRewrit
   Type topStepElement = cast<ShapedType>(topStep.getType()).getElementType();
   Value stepForTop = stepArg;
   if (!topStep.use_empty() && isa<IntegerType>(topStepElement))
-    stepForTop = createTpu<tpu::CastOp>(L, L.uniqueLoc(name, "step"),
-                                        RankedTensorType::get(top::getShape(topStep), topStepElement),
-                                        {top::getShape(topStep) == ArrayRef<int64_t>{1}
-                                             ? stepArg
-                                             : createTpu<tpu::ReshapeOp>(
-                                                   L, L.uniqueLoc(name, "step_shape"),
-                                                   RankedTensorType::get(top::getShape(topStep), f32), {stepArg},
-                                                   {precisionAttr(L, top::Precision::F32)})},
-                                        {precisionAttr(L, top::Precision::F32)});
+    stepForTop = createTpu<tpu::CastOp>(
+        L, L.uniqueLoc(name, "step_int"), RankedTensorType::get(top::getShape(topStep), topStepElement),
+        {top::getShape(topStep) == ArrayRef<int64_t>{1}
+             ? stepArg
+             : createTpu<tpu::ReshapeOp>(L, L.uniqueLoc(name, "step_shape"),
+                                         RankedTensorType::get(top::getShape(topStep), f32), {stepArg},
+                                         {precisionAttr(L, top::Precision::F32)})},
+        {precisionAttr(L, top::Precision::F32)});
   SmallVector<Value> forTop{stepForTop, body->getArgument(0)};
   for (size_t i = 0; i < op.getInits().size(); ++i)
     forTop.push_back(body->getArgument(2 + i));
@@ -334,18 +333,19 @@ LogicalResult lowerLoop(Lowering &L, const PatternTable &patterns, PatternRewrit
     forTop.push_back(body->getArgument(carried.size() + i));
   Value tripsArg = hasTrips ? body->getArguments().back() : Value();
   auto yield = [&](top::YieldOp y) -> LogicalResult {
-    Value step1 = createTpu<tpu::AddConstOp>(
-        L, L.uniqueLoc(name, "step"), stepType, {stepArg, L.none()},
-        {rewriter.getNamedAttr("const_val", rewriter.getF64FloatAttr(1.0)), precisionAttr(L, top::Precision::F32)});
+    Value step1 =
+        createTpu<tpu::AddConstOp>(L, L.uniqueLoc(name, "step_next"), stepType, {stepArg, L.none()},
+                                   {rewriter.getNamedAttr("const_val", rewriter.getF64FloatAttr(1.0)),
+                                    precisionAttr(L, top::Precision::F32)});
     Value next;
     if (hasTrips)
-      next = compareF32(L, name, "go", step1, tripsArg, top::CompareMode::lt);
+      next = compareF32(L, name, "go_next", step1, tripsArg, top::CompareMode::lt);
     if (hasCond) {
       auto cond = asF32(L, y.getOperand(0));
       if (failed(cond))
         return failure();
-      next = next ? compareF32(L, name, "go_and", next, *cond, top::CompareMode::And)
-                  : compareF32(L, name, "go", *cond, *cond, top::CompareMode::And);
+      next = next ? compareF32(L, name, "go_next_and", next, *cond, top::CompareMode::And)
+                  : compareF32(L, name, "go_next", *cond, *cond, top::CompareMode::And);
     }
     return yieldConverted(L, rewriter, y.getLoc(), {next, step1}, y.getOperands().drop_front(),
                           ArrayRef<Type>(carried).drop_front(2));
