@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <random>
 
 #include <unordered_set>
@@ -330,45 +331,16 @@ Result<NpzFile> randomTestInputs(const std::vector<ModelInput> &inputs,
     if (std::any_of(dims.begin(), dims.end(), [](std::int64_t d) { return d < 0; }))
       return Failure("input '" + input.name +
                      "' has a dynamic shape: set the input shapes (File ▸ Import Model)");
-    DType type;
-    switch (input.elemType) {
-    case 1:
-    case 10:
-    case 11:
-    case 16:
-      type = DType::F32;
-      break; // float32, float16, float64, bfloat16
-    case 2:
-      type = DType::U8;
-      break;
-    case 3:
-      type = DType::I8;
-      break;
-    case 4:
-      type = DType::U16;
-      break;
-    case 5:
-      type = DType::I16;
-      break;
-    case 6:
-      type = DType::I32;
-      break;
-    case 7:
-      type = DType::I64;
-      break;
-    case 9:
-      type = DType::Bool;
-      break;
-    case 12:
-      type = DType::U32;
-      break;
-    case 13:
-      type = DType::U64;
-      break;
-    default:
+    // ONNX element type -> the tensor written: every floating-point input as float32 (the engine casts).
+    static const std::map<int, DType> kTypes{
+        {1, DType::F32},  {10, DType::F32}, {11, DType::F32}, {16, DType::F32}, {2, DType::U8},
+        {3, DType::I8},   {4, DType::U16},  {5, DType::I16},  {6, DType::I32},  {7, DType::I64},
+        {9, DType::Bool}, {12, DType::U32}, {13, DType::U64}};
+    auto known = kTypes.find(input.elemType);
+    if (known == kTypes.end())
       return Failure("input '" + input.name + "' is of type " + elemTypeName(input.elemType) +
                      ": no test input can be made for it");
-    }
+    const DType type = known->second;
     Tensor tensor(type, dims);
     if (type == DType::F32)
       for (float &v : tensor.values<float>())

@@ -47,6 +47,26 @@ bool waitFinished(PipelineRunner &runner, int ms = 30000) {
   return QTest::qWaitFor([&] { return runner.isFinished(); }, ms);
 }
 
+#ifdef TPUC_ENGINE
+/// A copy of the example project opened in a main window that runs the real engine, without message boxes;
+/// `opened` is empty when it opened, else why not.
+struct ExampleWindow {
+  QTemporaryDir dir;
+  QString file;
+  bool engine = (qputenv("TPUC", TPUC_ENGINE), true);
+  StudioContext context;
+  MainWindow window{&context};
+  QString opened = open();
+
+  QString open() {
+    if (QString copied = guitest::copyExampleProject(dir.path(), &file); !copied.isEmpty())
+      return copied;
+    window.setInteractive(false);
+    return window.startup(file) ? QString() : "the studio did not open " + file;
+  }
+};
+#endif
+
 } // namespace
 
 class TestPipeline : public QObject {
@@ -201,17 +221,13 @@ void TestPipeline::exampleProjectEndToEnd() {
 #ifndef TPUC_ENGINE
   QSKIP("this build has no tpuc");
 #else
-  QTemporaryDir dir;
-  QString file;
-  const QString copied = guitest::copyExampleProject(dir.path(), &file);
-  QVERIFY2(copied.isEmpty(), qPrintable(copied));
-  qputenv("TPUC", TPUC_ENGINE);
-  StudioContext context;
-  MainWindow window(&context);
-  window.setInteractive(false);
+  ExampleWindow example;
+  QVERIFY2(example.opened.isEmpty(), qPrintable(example.opened));
+  QTemporaryDir &dir = example.dir;
+  StudioContext &context = example.context;
+  MainWindow &window = example.window;
   connect(&context, &StudioContext::logMessage, this,
           [](LogLevel, const QString &text) { qInfo("studio: %s", qPrintable(text)); });
-  QVERIFY(window.startup(file));
   window.resize(1400, 900);
   window.show();
 
@@ -318,17 +334,12 @@ void TestPipeline::projectWithoutDataRunsOnARandomInput() {
 #ifndef TPUC_ENGINE
   QSKIP("this build has no tpuc");
 #else
-  QTemporaryDir dir;
-  QString file;
-  const QString copied = guitest::copyExampleProject(dir.path(), &file);
-  QVERIFY2(copied.isEmpty(), qPrintable(copied));
-  qputenv("TPUC", TPUC_ENGINE);
-  StudioContext context;
-  MainWindow window(&context);
-  window.setInteractive(false);
+  ExampleWindow example;
+  QVERIFY2(example.opened.isEmpty(), qPrintable(example.opened));
+  StudioContext &context = example.context;
+  MainWindow &window = example.window;
   QStringList log;
   connect(&context, &StudioContext::logMessage, this, [&log](LogLevel, const QString &text) { log << text; });
-  QVERIFY(window.startup(file));
   context.applyChange(Section::CompileConfigs, [&](project::Project &p) {
     p.datasets.clear();
     p.caliTables.clear();
@@ -349,7 +360,7 @@ void TestPipeline::projectWithoutDataRunsOnARandomInput() {
              qPrintable(runner->stepName(step) + ": " + PipelineRunner::stateName(runner->stepState(step)) +
                         " " + runner->stepDetail(step)));
   QVERIFY2(log.filter("deploying with a random input").size() == 1, qPrintable(log.join('\n')));
-  const QString input = QFileInfo(file).absolutePath() +
+  const QString input = QFileInfo(example.file).absolutePath() +
                         "/example.tpuproj.cache/ch_ppocr_mobile_v2.0_cls_infer_random_input.npz";
   QVERIFY2(QFileInfo(input).isFile(), qPrintable(input));
   for (QPushButton *button : dialog->outcomeButtons())
