@@ -776,6 +776,15 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
   }
   m.weightsLoaded = true;
   std::map<std::string, Dump> dumps;
+  // The inputs' codes as the run starts: an in-place op on an input (a reshape) is derived from them after
+  // the run, when the input's DDR may hold another tensor already.
+  std::vector<std::vector<float>> inputCodes(options.dumpAll ? m.stage.inputs.size() : 0);
+  for (size_t i = 0; i < inputCodes.size(); ++i) {
+    const TensorDesc &in = m.stage.inputs[i];
+    inputCodes[i].resize(static_cast<size_t>(std::max<int64_t>(product(in.shape), 1)));
+    decodeElements(m.ddr.data() + in.address, product(in.shape), static_cast<DType>(in.dtype),
+                   inputCodes[i].data());
+  }
   // Ops with a TIU command of their own, run or not (an op in a block control never reached is not
   // dumped); the others (in-place reshapes and concats) are derived from their operands below.
   std::vector<bool> hasCommand(m.stage.ops.size(), false);
@@ -941,13 +950,13 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
           continue;
         auto it = dumps.find(info.operandNames[i]);
         if (it == dumps.end()) // an in-place op on a graph input (a reshape of run-time indices): its codes
-          for (const TensorDesc &in : m.stage.inputs)
-            if (in.name == info.operandNames[i]) {
-              Dump &d = Impl::dump(dumps, in.name, m.runner.args(program)[i]);
-              decodeElements(m.ddr.data() + in.address, product(in.shape), static_cast<DType>(in.dtype),
-                             d.data.data());
+          for (size_t k = 0; k < m.stage.inputs.size(); ++k)
+            if (m.stage.inputs[k].name == info.operandNames[i]) {
+              Dump &d = Impl::dump(dumps, m.stage.inputs[k].name, m.runner.args(program)[i]);
+              std::copy_n(inputCodes[k].begin(), std::min(inputCodes[k].size(), d.data.size()),
+                          d.data.begin());
               std::fill(d.covered.begin(), d.covered.end(), 1);
-              it = dumps.find(in.name);
+              it = dumps.find(m.stage.inputs[k].name);
             }
         complete = it != dumps.end();
         if (complete)
