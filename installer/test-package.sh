@@ -56,9 +56,16 @@ exec 9>"$cache/.lock"
 flock 9
 if [ ! -f "$base/.complete" ]; then
   step "debootstrap $key (cold cache)"
-  rm -rf "$base.partial"
-  debootstrap --variant=minbase bookworm "$base.partial" "$mirror" >"$cache/$key.log" 2>&1 ||
-    { tail -20 "$cache/$key.log"; fail "debootstrap (log: $cache/$key.log)"; }
+  # The mirror is the network: a run cut short there (seen once, the log ending at "Validating Packages")
+  # is tried again, three times in all, before the test fails.
+  for attempt in 1 2 3; do
+    rm -rf "$base.partial"
+    debootstrap --variant=minbase bookworm "$base.partial" "$mirror" >"$cache/$key.log" 2>&1 && break
+    echo "debootstrap attempt $attempt failed (exit $?):"
+    tail -5 "$cache/$key.log"
+    [ "$attempt" -lt 3 ] || fail "debootstrap (log: $cache/$key.log)"
+    sleep 20
+  done
   # bookworm-security carries llvm-22 / libmlir-22.
   cat >"$base.partial/etc/apt/sources.list" <<EOF
 deb $mirror bookworm main
