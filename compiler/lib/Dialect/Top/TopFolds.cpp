@@ -358,7 +358,167 @@ struct FuseSigmoidMulIntoSiLU : OpRewritePattern<MulOp> {
   }
 };
 
+/// A permute that moves only axes of extent 1 (the other axes keep their order) moves no element: it is a
+/// reshape, which the chip does in place. A sequence-first export's transposes at batch 1 are such:
+/// [1, 128, 768] -> [128, 1, 768].
+struct UnitPermuteIsReshape : OpRewritePattern<PermuteOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PermuteOp op, PatternRewriter &rewriter) const override {
+    auto shape = getShape(op.getInput());
+    int64_t previous = -1;
+    for (int64_t axis : op.getOrder()) {
+      if (shape[axis] == 1)
+        continue;
+      if (axis < previous)
+        return rewriter.notifyMatchFailure(op, "moves an axis longer than 1 past another");
+      previous = axis;
+    }
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getInput());
+    return success();
+  }
+};
+
+/// The element count of a weight of shape [N] or [1, ..., 1, N]; 0 for anything else.
+int64_t lastAxisVector(Value v) {
+  auto shape = getShape(v);
+  if (shape.empty() || !v.getDefiningOp<WeightOp>())
+    return 0;
+  for (int64_t d : shape.drop_back())
+    if (d != 1)
+      return 0;
+  return shape.back();
+}
+
+/// matmul(x, W) + b, with b a weight along the result's last axis (a Linear exported as MatMul then Add),
+/// is one matmul with bias b: the add never runs as an op of its own.
+struct FoldBiasAddIntoMatMul : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
+    for (auto [product, bias] :
+         {std::pair{add.getLhs(), add.getRhs()}, std::pair{add.getRhs(), add.getLhs()}}) {
+      auto matmul = product.getDefiningOp<MatMulOp>();
+      if (!matmul || !matmul->hasOneUse() || !isNone(matmul.getBias()) || matmul.getDoRelu() ||
+          matmul.getType() != add.getType())
+        continue;
+      int64_t n = getShape(add.getOutput()).back();
+      if (lastAxisVector(bias) != n || !cast<ShapedType>(bias.getType()).getElementType().isF32())
+        continue;
+      Value vector = bias;
+      if (getShape(bias).size() != 1) {
+        auto data = readWeightF32(bias.getDefiningOp<WeightOp>());
+        if (failed(data))
+          return failure();
+        rewriter.setInsertionPoint(matmul);
+        auto flat = createWeightF32(rewriter, bias.getLoc(),
+                                    bias.getDefiningOp<WeightOp>().getName().str() + "_vector", {n}, *data);
+        if (failed(flat))
+          return failure();
+        vector = flat->getOutput();
+      }
+      rewriter.setInsertionPoint(add);
+      SmallVector<NamedAttribute> attrs(matmul->getAttrs());
+      auto fused = MatMulOp::create(rewriter, rewriter.getFusedLoc({matmul.getLoc(), add.getLoc()}),
+                                    TypeRange{add.getType()},
+                                    ValueRange{matmul.getInput(), matmul.getRight(), vector}, attrs);
+      fused.setDoRelu(add.getDoRelu());
+      fused.setReluLimit(add.getReluLimit());
+      rewriter.replaceOp(add, fused.getOutput());
+      rewriter.eraseOp(matmul);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(add, "not a matmul plus a weight along its last axis");
+  }
+};
+
+/// A matmul with a weight whose result is only read in column slices (a fused QKV projection cut into q, k
+/// and v) is one matmul per slice with those columns of the weight and bias: the slices (strided DDR copies
+/// on the chip) go away, and each product is named after the slice it produces.
+struct SplitMatMulBySlices : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
+    auto weightOp = op.getRight().getDefiningOp<WeightOp>();
+    auto rShape = getShape(op.getRight());
+    auto out = getShape(op.getOutput());
+    if (!weightOp || op.getLeftTranspose() || rShape.size() != 2 || out.size() < 2 || op->use_empty() ||
+        !cast<ShapedType>(op.getRight().getType()).getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not a matmul with a 2-D float weight");
+    if (!isNone(op.getBias()) && lastAxisVector(op.getBias()) != out.back())
+      return rewriter.notifyMatchFailure(op, "bias is not a weight along the last axis");
+    const size_t last = out.size() - 1;
+    SmallVector<SliceOp> slices;
+    for (Operation *user : op->getUsers()) {
+      auto slice = dyn_cast<SliceOp>(user);
+      if (!slice)
+        return rewriter.notifyMatchFailure(op, "a user is not a slice");
+      auto offset = slice.getOffset(), ends = slice.getEnds(), steps = slice.getSteps();
+      if (offset.size() != out.size() || llvm::any_of(steps, [](int64_t s) { return s != 1; }))
+        return rewriter.notifyMatchFailure(op, "a slice steps");
+      for (size_t d = 0; d < last; ++d)
+        if (offset[d] != 0 || ends[d] != out[d])
+          return rewriter.notifyMatchFailure(op, "a slice cuts an axis before the last");
+      if (offset[last] < 0 || ends[last] > out[last] || offset[last] >= ends[last])
+        return rewriter.notifyMatchFailure(op, "a slice's columns are out of range");
+      slices.push_back(slice);
+    }
+    auto weight = readWeightF32(weightOp);
+    if (failed(weight))
+      return failure();
+    std::optional<std::vector<float>> bias;
+    if (!isNone(op.getBias())) {
+      auto read = readWeightF32(op.getBias().getDefiningOp<WeightOp>());
+      if (failed(read))
+        return failure();
+      bias = std::move(*read);
+    }
+    const bool transposed = op.getRightTranspose(); // weight [N, K] instead of [K, N]
+    const int64_t rows = rShape[0], cols = rShape[1];
+    for (SliceOp slice : slices) {
+      const int64_t begin = slice.getOffset()[last], end = slice.getEnds()[last], width = end - begin;
+      std::vector<float> part;
+      SmallVector<int64_t> partShape;
+      if (transposed) {
+        part.assign(weight->begin() + begin * cols, weight->begin() + end * cols);
+        partShape = {width, cols};
+      } else {
+        for (int64_t r = 0; r < rows; ++r)
+          part.insert(part.end(), weight->begin() + r * cols + begin, weight->begin() + r * cols + end);
+        partShape = {rows, width};
+      }
+      rewriter.setInsertionPoint(slice);
+      const std::string suffix = "_cols" + std::to_string(begin) + "_" + std::to_string(end);
+      auto w =
+          createWeightF32(rewriter, weightOp.getLoc(), weightOp.getName().str() + suffix, partShape, part);
+      if (failed(w))
+        return failure();
+      Value b = op.getBias();
+      if (bias) {
+        std::vector<float> cut(bias->begin() + begin, bias->begin() + end);
+        auto bw =
+            createWeightF32(rewriter, op.getBias().getLoc(),
+                            op.getBias().getDefiningOp<WeightOp>().getName().str() + suffix, {width}, cut);
+        if (failed(bw))
+          return failure();
+        b = bw->getOutput();
+      }
+      SmallVector<NamedAttribute> attrs(op->getAttrs());
+      auto product =
+          MatMulOp::create(rewriter, rewriter.getFusedLoc({op.getLoc(), slice.getLoc()}),
+                           TypeRange{slice.getType()}, ValueRange{op.getInput(), w->getOutput(), b}, attrs);
+      rewriter.replaceOp(slice, product.getOutput());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
+
+void PermuteOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<UnitPermuteIsReshape>(context);
+}
 
 void DivConstOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *) {
   populateHardSwishFusionPatterns(patterns);
@@ -381,12 +541,14 @@ void DivOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext
   populateNormFusionPatterns(patterns);
 }
 
-void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *) {
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   populateNormFusionPatterns(patterns);
+  patterns.add<FoldBiasAddIntoMatMul>(context);
 }
 
-void MatMulOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *) {
+void MatMulOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   populateAttentionFusionPatterns(patterns);
+  patterns.add<SplitMatMulBySlices>(context);
 }
 
 void ConvOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {

@@ -54,7 +54,8 @@ def Top_UnsqueezeOp : Top_Op<"unsqueeze"> {
 def Top_PermuteOp : Top_Op<"permute"> {
   let summary = "Transposes axes (category: shape)";
   let description = [{
-    Output axis i is input axis `order[i]`. The identity order folds away; two permutes compose.
+    Output axis i is input axis `order[i]`. The identity order folds away; two permutes compose; a permute
+    that moves only axes of extent 1 is a reshape (canonicalization).
 
     ```mlir
     %y = top.permute %x {order = array<i64: 0, 2, 1, 3>} : tensor<1x16x8x64xf32> -> tensor<1x8x16x64xf32>
@@ -64,6 +65,7 @@ def Top_PermuteOp : Top_Op<"permute"> {
   let results = (outs Top_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Top_ConcatOp : Top_Op<"concat"> {
