@@ -1,6 +1,6 @@
 """Prints, for a deploy's plan JSON, how many layernorm / rmsnorm / softmax ops run inside LMEM groups (of all
-of them) and whether every group holding one is cut into several row slices.
-usage: plan_norms.py PLAN"""
+of them), whether every group holding one is cut into several row slices, and how many of those running as
+global ops are split over several cores. usage: plan_norms.py PLAN"""
 import json
 import sys
 
@@ -16,3 +16,5 @@ print("in groups:", ", ".join(counts))
 holding = [g for g in groups if any(kind[o] in norms for o in g["ops"])]
 print("row slices:", all(g["slice"]["n"] * g["slice"]["c"] * g["slice"]["h"] > 1 and g["slice"]["w"] == 1
                          for g in holding) and bool(holding))
+glob = [g for g in plan["groups"] if g["kind"] == "global" and kind[g["ops"][0]] in norms]
+print(f"global: {len(glob)}, split over cores: {sum(1 for g in glob if len(g.get('parts', [])) > 1)}")
