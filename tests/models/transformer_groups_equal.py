@@ -7,7 +7,8 @@ LMEM groups, in F16 and BF16 one of them with the feed-forward block's GELU afte
 would pass on global ops alone (in F32 the DP keeps them global: their weights make the row groups wait;
 in INT8 the GELU runs global, and the biases are inside the matmuls since Top canonicalization folds the
 Linear's Add, so its grouped matmuls, q, k and v after their input's cast, have no element-wise op after
-them). Prints one row per deploy and the groups of each plan.
+them). Every layernorm must run in an LMEM group in every mode (its row form). Prints one row per deploy
+and the groups of each plan.
 
 usage: transformer_groups_equal.py TPUC WORKDIR [--chips ...] [--modes ...]"""
 import json
@@ -25,21 +26,27 @@ SHAPE = ["--layers", "2", "--hidden", "256", "--heads", "4", "--ffn", "1024", "-
 CHIPS = ["bm1684x", "bm1688:2"]
 MODES = ["F16", "INT8", "BF16", "F32"]
 FLOAT_TOLERANCE = {"F32": "0.99,0.99", "F16": "0.99,0.90", "BF16": "0.99,0.90"}
+# The share of each normalization kind that must run in LMEM groups: every layernorm (its row form). The
+# encoder's softmax is fused into tpu.attention (a global op); tests/lit/tpuc/deploy-row-norms.test deploys
+# softmax and RMS norm row groups EQUAL.
+NORM_KINDS = {"layernorm": 1.0}
 
 
-def grouped_matmuls(plan_path):
-    """(matmuls in LMEM groups, matmuls in all, whether some group holds a matmul and a unary op after it)."""
+def grouped_kinds(plan_path):
+    """({op kind: (ops of the kind in LMEM groups, ops of the kind in all)}, whether some group holds a
+    matmul and a unary op after it)."""
     plan = json.load(open(plan_path))
     kind = {op["name"]: op["kind"] for op in plan["ops"]}
-    total = sum(1 for k in kind.values() if k == "matmul")
-    local, chain = 0, False
+    counts = {k: [0, sum(1 for v in kind.values() if v == k)] for k in set(kind.values())}
+    chain = False
     for g in plan["groups"]:
         if g["kind"] != "group":
             continue
         kinds = [kind[o] for o in g["ops"]]
-        local += kinds.count("matmul")
+        for k in kinds:
+            counts[k][0] += 1
         chain = chain or ("matmul" in kinds and "unary" in kinds[kinds.index("matmul"):])
-    return local, total, chain
+    return {k: tuple(v) for k, v in counts.items()}, chain
 
 
 def main():
@@ -67,12 +74,20 @@ def main():
             if not os.path.exists(plan):
                 failures.append(f"{stem}: no plan {plan}")
                 continue
-            local, total, chain = grouped_matmuls(plan)
+            counts, chain = grouped_kinds(plan)
+            local, total = counts.get("matmul", (0, 0))
             print(f"{stem}: {local} of {total} matmuls in LMEM groups, a matmul chained with its activation: {chain}")
             # F32 weights are twice F16's: its row groups wait for them, and the DP keeps the matmuls global
             # (the EQUAL check still covers the element-wise groups); the other modes must group them.
             if mode != "F32" and (local < total // 2 or (mode != "INT8" and not chain)):
                 failures.append(f"{stem}: only {local} of {total} matmuls in LMEM groups (chain {chain})")
+            # Layernorm along the last axis has a row form: every one must run in an LMEM group (with the
+            # ops around it), in every mode, so the EQUAL check covers its row slices.
+            for k in NORM_KINDS:
+                local, total = counts.get(k, (0, 0))
+                print(f"{stem}: {local} of {total} {k} ops in LMEM groups")
+                if total == 0 or local < NORM_KINDS[k] * total:
+                    failures.append(f"{stem}: only {local} of {total} {k} ops in LMEM groups")
     sys.exit(print_rows(rows, failures))
 
 

@@ -8,6 +8,27 @@
 
 namespace tpuc::backend {
 
+namespace {
+
+/// EU passes over every element of the rows of a row normalization (docs/BACKEND.md, "Cost model"):
+/// layernorm mean, subtract, square, mean, scale (then times gamma, plus beta: one each when present);
+/// RMS norm square, mean, scale (then times gamma); softmax max, subtract, exp, sum, scale (log-softmax:
+/// subtract). Each also takes one pass over its per-row statistics (the reciprocal root, reciprocal or
+/// log of one element per row).
+int64_t rowNormPasses(const Op &op) {
+  const auto weights = static_cast<int64_t>(op.weights.size());
+  switch (op.kind) {
+  case OpKind::LayerNorm:
+    return 5 + weights;
+  case OpKind::RMSNorm:
+    return 3 + weights;
+  default:
+    return 5;
+  }
+}
+
+} // namespace
+
 TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box &out) {
   TiuCost c;
   const DType dt = g.values[op.inputs.empty() ? op.outputs[0] : op.inputs[0]].dtype;
@@ -88,6 +109,26 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
         static_cast<double>(features) / static_cast<double>(channelsPerLane(chip, features) * chip.lanes);
     c.euUtilization = 1;
     cycles = product(features, rows, k);
+    break;
+  }
+  case OpKind::LayerNorm:
+  case OpKind::RMSNorm:
+  case OpKind::Softmax: {
+    // Row by row on the EU, in the layout LMEM holds the box (C over lanes, planes padded to the EU):
+    // the row passes over the box, one pass over the per-row statistics (the box with the normalized
+    // last axis collapsed to one element).
+    const size_t rank = g.values[op.outputs[0]].shape.size();
+    const int last = static_cast<int>(std::clamp<size_t>(rank, 1, 4)) - 1;
+    Box stats = out;
+    stats.dims[last] = {0, 1};
+    const int64_t statLanes = channelsPerLane(chip, stats.c().size());
+    const int64_t statPasses = stats.n().size() * statLanes;
+    const int64_t rowPasses = rowNormPasses(op);
+    c.macs = n * ch * hw * rowPasses;
+    cycles = euPasses * static_cast<double>(rowPasses) +
+             static_cast<double>(statPasses * alignUp(stats.h().size() * stats.w().size(), euElems)) /
+                 static_cast<double>(euElems);
+    passes = n * perLane * rowPasses + statPasses;
     break;
   }
   case OpKind::Reshape:

@@ -45,6 +45,9 @@ BackendRole topRole(Operation *op) {
       .Case<top::DeformConv2DOp>([](auto) { return BackendRole::DeformConv; })
       .Case<top::ConcatOp>([](auto) { return BackendRole::Concat; })
       .Case<top::MatMulOp>([](auto) { return BackendRole::MatMul; })
+      .Case<top::LayerNormOp>([](auto) { return BackendRole::LayerNorm; })
+      .Case<top::RMSNormOp>([](auto) { return BackendRole::RMSNorm; })
+      .Case<top::SoftmaxOp>([](auto) { return BackendRole::Softmax; })
       .Case<top::AdaptiveAvgPoolOp, top::ReduceOp>([](auto) { return BackendRole::GlobalPool; })
       .Default([](Operation *) { return BackendRole::Other; });
 }
@@ -331,6 +334,21 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
       if (all4 && out0[2] == 1 && out0[3] == 1)
         bop.kind = OpKind::GlobalPool;
       break;
+    case BackendRole::LayerNorm:
+    case BackendRole::RMSNorm:
+    case BackendRole::Softmax: {
+      // Normalized along the last axis alone (a layernorm from the last axis on; an RMS norm always),
+      // row by row: its cost and its row form (Graph::isGroupable) follow. Along other axes: Other.
+      const auto rank = static_cast<int64_t>(out0.size());
+      int64_t axis = facts.role == BackendRole::RMSNorm ? rank - 1 : facts.axis.value_or(-1);
+      if (axis < 0)
+        axis += rank;
+      if (bop.inputs.size() == 1 && rank >= 1 && axis == rank - 1)
+        bop.kind = facts.role == BackendRole::LayerNorm ? OpKind::LayerNorm
+                   : facts.role == BackendRole::RMSNorm ? OpKind::RMSNorm
+                                                        : OpKind::Softmax;
+      break;
+    }
     case BackendRole::Other:
       break;
     }

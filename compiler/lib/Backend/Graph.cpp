@@ -82,11 +82,19 @@ const char *opKindName(OpKind k) {
     return "matmul";
   case OpKind::GlobalPool:
     return "global_pool";
+  case OpKind::LayerNorm:
+    return "layernorm";
+  case OpKind::RMSNorm:
+    return "rmsnorm";
+  case OpKind::Softmax:
+    return "softmax";
   case OpKind::Other:
     return "other";
   }
   return "?";
 }
+
+bool isRowNorm(OpKind k) { return k == OpKind::LayerNorm || k == OpKind::RMSNorm || k == OpKind::Softmax; }
 
 int64_t Value::elements() const {
   int64_t n = 1;
@@ -237,6 +245,21 @@ bool Graph::isGroupable(int index) const {
         return false;
     return true;
   }
+  case OpKind::LayerNorm:
+  case OpKind::RMSNorm:
+  case OpKind::Softmax: {
+    // Whole rows per slice: the row axes are cut, the last (normalized) axis never; gamma and beta run
+    // along it and stay resident whole.
+    if (rank < 2 || rank > 4 || op.inputs.size() != 1 || values[op.inputs[0]].shape != out.shape)
+      return false;
+    for (int w : op.weights) {
+      const Value &wv = values[w];
+      int64_t last = wv.shape.empty() ? 1 : wv.shape.back();
+      if (wv.elements() != last || (last != 1 && last != out.shape.back()))
+        return false;
+    }
+    return true;
+  }
   default:
     return false;
   }
@@ -244,7 +267,8 @@ bool Graph::isGroupable(int index) const {
 
 bool Graph::cutsRowsOnly(int index) const {
   const Op &op = ops[index];
-  return op.kind == OpKind::MatMul || (!op.outputs.empty() && values[op.outputs[0]].shape.size() < 4);
+  return op.kind == OpKind::MatMul || isRowNorm(op.kind) ||
+         (!op.outputs.empty() && values[op.outputs[0]].shape.size() < 4);
 }
 
 namespace {

@@ -48,6 +48,8 @@ int followsSplit(const Graph &g, const Op &op, int v, bool lhs, int axis) {
   const size_t rank = res.shape.size();
   if (op.kind == OpKind::Conv)
     return lhs ? 1 : 0; // cut along N: the filters and the bias are read whole
+  if (isRowNorm(op.kind) && !lhs)
+    return 0; // gamma and beta run along the last axis, never cut: read whole
   if (op.kind == OpKind::MatMul && !lhs) {
     // The right-hand side and the bias: a batch dimension of the same rank follows the result, a
     // lower-rank operand broadcasts over the batch.
@@ -81,6 +83,13 @@ int globalSplitAxis(const Graph &g, int o, int cores) {
     break;
   case OpKind::Conv:
     axes = {0}; // a full conv reads every input channel: images only
+    break;
+  case OpKind::LayerNorm:
+  case OpKind::RMSNorm:
+  case OpKind::Softmax:
+    // Rows are independent: any axis but the last (the normalized one).
+    if (rank >= 2)
+      axes = rank >= 3 ? std::vector<int>{0, 1} : std::vector<int>{0};
     break;
   case OpKind::MatMul:
     // Batch dimensions only: the rows of a transposed left-hand side are not its dimension rank-2, and
@@ -178,6 +187,21 @@ int64_t boxBytes(const ChipProfile &chip, const Value &v, const Box &b) {
   return activationBytesPerLane(chip, b.n().size(), c, b.h().size(), b.w().size(), v.dtype);
 }
 
+/// Bytes per lane a row normalization keeps behind its result's box `b` for the per-row statistics it
+/// computes on the way, in f32 (layernorm: mean and reciprocal root; softmax: max and sum; RMS norm: the
+/// reciprocal root): the box with its last axis holding those values. 0 for other ops' results.
+int64_t statsBytes(const ChipProfile &chip, const Graph &g, int v, const Box &b) {
+  const Value &val = g.values[v];
+  if (val.producer < 0 || !isRowNorm(g.ops[val.producer].kind))
+    return 0;
+  const int64_t perRow = g.ops[val.producer].kind == OpKind::RMSNorm ? 1 : 2;
+  const int last = static_cast<int>(std::clamp<size_t>(val.shape.size(), 1, 4)) - 1;
+  Box stats = b;
+  stats.dims[last] = {0, perRow};
+  int64_t c = stats.c().begin % chip.lanes + stats.c().size();
+  return activationBytesPerLane(chip, stats.n().size(), c, stats.h().size(), stats.w().size(), DType::F32);
+}
+
 int64_t weightBytes(const ChipProfile &chip, const Value &w, const Box &b) {
   int64_t oc = b.dims[0].size();
   int64_t per = w.elements() / std::max<int64_t>(1, w.dim(0));
@@ -262,12 +286,12 @@ std::optional<LayerGroup> buildRects(const ChipProfile &chip, const Graph &g, co
     for (int v : group.values.intermediates) {
       int64_t p = local.at(g.values[v].producer);
       addRect(v, i, BufferKind::Intermediate, (i + 1) * L + p, (i + 1) * L + lastUse(v) + 1,
-              boxBytes(chip, g.values[v], s.value.at(v)));
+              boxBytes(chip, g.values[v], s.value.at(v)) + statsBytes(chip, g, v, s.value.at(v)));
     }
     for (int v : group.values.outputs) {
       int64_t p = local.at(g.values[v].producer);
       addRect(v, i, BufferKind::Output, (i + 1) * L + p, (i + 3) * L,
-              boxBytes(chip, g.values[v], s.value.at(v)));
+              boxBytes(chip, g.values[v], s.value.at(v)) + statsBytes(chip, g, v, s.value.at(v)));
     }
   }
   return group;

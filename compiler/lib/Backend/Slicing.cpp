@@ -116,8 +116,9 @@ Box inputBoxFor(const Graph &g, const Op &op, int operand, const Box &out) {
       b.dims[1] = {g0 * icPerG, g1 * icPerG};
     }
   }
-  if (op.kind == OpKind::MatMul) {
-    // Each row of the result reduces a whole row of the input: its last axis is read whole.
+  if (op.kind == OpKind::MatMul || isRowNorm(op.kind)) {
+    // Each row of the result reduces a whole row of the input (a matmul's K, a normalization's row): its
+    // last axis is read whole.
     int last = static_cast<int>(std::min<size_t>(in.shape.size(), 4)) - 1;
     b.dims[last] = {0, in.dim(last)};
   }

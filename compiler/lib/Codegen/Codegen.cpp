@@ -334,8 +334,11 @@ public:
         c.operands = {ddrRef(v, box), lmemRef(r, box, box)};
         const Value &val = g.values[v];
         if (val.isWeight) {
-          int64_t per = val.elements() / std::max<int64_t>(1, val.dim(0)) * dtypeBytes(val.dtype);
-          c.cycles = dmaCycles(chip, box.dims[0].size() * per, per);
+          // As the planner prices it (GroupSchedule's weightDmaCycles): a weight box, whole or a range of
+          // its output channels, is one contiguous run in the coefficient region.
+          int64_t bytes = box.dims[0].size() * (val.elements() / std::max<int64_t>(1, val.dim(0))) *
+                          dtypeBytes(val.dtype);
+          c.cycles = dmaCycles(chip, bytes, bytes);
         } else {
           c.cycles = dmaBoxCycles(chip, val, box);
         }

@@ -116,7 +116,7 @@ public:
     g.markOutput(op(g.values[v].name + "_f32", OpKind::Unary, {v}, {}, g.values[v].shape, DType::F32));
   }
   int rmsNorm(const std::string &name, int x, int64_t width) {
-    return op(name, OpKind::Other, {x}, {weight(name + ".weight", {width}, act)}, g.values[x].shape);
+    return op(name, OpKind::RMSNorm, {x}, {weight(name + ".weight", {width}, act)}, g.values[x].shape);
   }
 
   const ModelConfig &config;
@@ -216,7 +216,7 @@ backend::Graph sampleHeadGraph(const ModelConfig &c, const ConvertPlan &plan) {
   int penalized = s.op("penalized", OpKind::Other, {logits, ids, penalty}, {}, {1, c.vocabSize});
   int top = s.op("tokens", OpKind::Other, {penalized}, {}, {1, k});
   int scaled = s.op("scaled", OpKind::Other, {top, temperature}, {}, {1, k});
-  int probs = s.op("candidate_probs", OpKind::Other, {scaled}, {}, {1, k});
+  int probs = s.op("candidate_probs", OpKind::Softmax, {scaled}, {}, {1, k});
   int cumulative = s.op("cumulative", OpKind::Other, {probs}, {}, {1, k});
   int keep = s.op("below_top_p", OpKind::Other, {cumulative, topP}, {}, {1, k});
   if (k > 1) {
@@ -224,7 +224,7 @@ backend::Graph sampleHeadGraph(const ModelConfig &c, const ConvertPlan &plan) {
     keep = s.op("keep", OpKind::Concat, {shifted}, {s.weight("keep_first", {1, 1}, s.act)}, {1, k});
   }
   int masked = s.op("masked", OpKind::Other, {keep, scaled}, {s.weight("dropped_logit", {1}, s.act)}, {1, k});
-  s.castOutput(s.op("probs", OpKind::Other, {masked}, {}, {1, k}));
+  s.castOutput(s.op("probs", OpKind::Softmax, {masked}, {}, {1, k}));
   s.g.markOutput(top);
   return std::move(s.g);
 }

@@ -209,6 +209,48 @@ TEST(CostModel, MatMulPassesAreOnePerFeatureAndKStep) {
   EXPECT_EQ(wholeOp(c, g, 0).cycles, static_cast<int64_t>(cube) + 16 * 128 * 2 + 64);
 }
 
+/// A one-op graph: `kind` on an activation of `shape` with weights of the last axis' extent.
+Graph rowNormGraph(OpKind kind, std::vector<int64_t> shape, DType dtype, int weights) {
+  Graph g;
+  int x = g.addInput("x", shape, dtype);
+  Op op;
+  op.name = "norm";
+  op.kind = kind;
+  op.inputs = {x};
+  for (int k = 0; k < weights; ++k)
+    op.weights.push_back(g.addWeight("w" + std::to_string(k), {shape.back()}, dtype));
+  Value out;
+  out.name = "norm";
+  out.shape = shape;
+  out.dtype = dtype;
+  g.addOp(op, {out});
+  return g;
+}
+
+TEST(CostModel, RowNormsPassOverTheirRowsThenTheirStatistics) {
+  ChipProfile c = profile([](nlohmann::json &j) { j["tiu"]["pass_cycles"] = 2; });
+  // Layernorm with gamma and beta on [1, 128, 768] F16 (NCHW view [1, 128, 768, 1]): 2 rows per lane, 768
+  // elements = 24 EU-wide (32 F16) pieces each: 48 cycles a pass, 5 + 2 passes; the statistics one
+  // element per row (2 per lane, each padded to the EU): 2 cycles. Passes 2 x 7 + 2, 2 cycles each.
+  Graph ln = rowNormGraph(OpKind::LayerNorm, {1, 128, 768}, DType::F16, 2);
+  EXPECT_TRUE(ln.isGroupable(0) && ln.cutsRowsOnly(0));
+  EXPECT_EQ(wholeOp(c, ln, 0).cycles, 48 * 7 + 2 + 16 * 2 + 64);
+  // Without gamma and beta: 5 row passes.
+  Graph bare = rowNormGraph(OpKind::LayerNorm, {1, 128, 768}, DType::F16, 0);
+  EXPECT_EQ(wholeOp(c, bare, 0).cycles, 48 * 5 + 2 + 12 * 2 + 64);
+  // Softmax on rows 0..8 of [1, 4, 16, 100] F16 scores (4 heads on 4 lanes, 8 rows of 100 in a plane of
+  // 800 = 25 EU pieces): 5 passes of 25 cycles; the statistics 8 per plane, one EU piece. Passes 5 + 1.
+  Graph sm = rowNormGraph(OpKind::Softmax, {1, 4, 16, 100}, DType::F16, 0);
+  Box rows = fullBox(sm.values[sm.ops[0].outputs[0]]);
+  rows.dims[2] = {0, 8};
+  EXPECT_EQ(tiuCost(c, sm, sm.ops[0], rows).cycles, 5 * 25 + 1 + 6 * 2 + 64);
+  // RMS norm without gamma on [4, 100] F32 (view [4, 100, 1, 1]: the row over the lanes, 2 channels
+  // per lane, each a plane of one element padded to the EU): 3 passes of 4 x 2 cycles; the statistics
+  // 4 rows on one lane: 4 cycles. Passes 4 x 2 x 3 + 4.
+  Graph rms = rowNormGraph(OpKind::RMSNorm, {4, 100}, DType::F32, 0);
+  EXPECT_EQ(wholeOp(c, rms, 0).cycles, 3 * 8 + 4 + 28 * 2 + 64);
+}
+
 TEST(CostModel, AttentionCostsBothProductsAndTheSoftmax) {
   ChipProfile c = profile([](nlohmann::json &j) { j["tiu"]["pass_cycles"] = 2; });
   Graph g;

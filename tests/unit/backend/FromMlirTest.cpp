@@ -167,6 +167,45 @@ module {
   EXPECT_FALSE(g->isGroupable(4));
 }
 
+TEST(FromMlir, NormalizationsAlongTheLastAxisHaveARowForm) {
+  Parsed p = parse(R"mlir(
+module {
+  func.func @main(%arg0: tensor<1x16x64xf16>, %arg1: tensor<1x4x16x16xf16>) -> (tensor<1x16x64xf16>, tensor<1x4x16x16xf16>) {
+    %none = top.none : none
+    %g = top.weight "g" : tensor<64xf16>
+    %b = top.weight "b" : tensor<64xf16>
+    %n = tpu.layernorm %arg0, %g, %b {precision = #top.precision<F16>, axis = 2 : i64, eps = 1.0e-05 : f64}
+        : (tensor<1x16x64xf16>, tensor<64xf16>, tensor<64xf16>) -> tensor<1x16x64xf16> loc("ln")
+    %r = tpu.rmsnorm %n, %g {precision = #top.precision<F16>, eps = 1.0e-06 : f64}
+        : (tensor<1x16x64xf16>, tensor<64xf16>) -> tensor<1x16x64xf16> loc("rms")
+    %all = tpu.layernorm %r, %none, %none {precision = #top.precision<F16>, axis = 1 : i64, eps = 1.0e-05 : f64}
+        : (tensor<1x16x64xf16>, none, none) -> tensor<1x16x64xf16> loc("ln_all")
+    %s = tpu.softmax %arg1 {precision = #top.precision<F16>, axis = -1 : i64}
+        : (tensor<1x4x16x16xf16>) -> tensor<1x4x16x16xf16> loc("scores")
+    %c = tpu.softmax %s {precision = #top.precision<F16>, axis = 2 : i64}
+        : (tensor<1x4x16x16xf16>) -> tensor<1x4x16x16xf16> loc("columns")
+    return %all, %c : tensor<1x16x64xf16>, tensor<1x4x16x16xf16>
+  }
+}
+)mlir");
+  ASSERT_TRUE(p.module);
+  auto g = graphFromFunc(p.func());
+  ASSERT_TRUE(succeeded(g));
+  ASSERT_EQ(g->ops.size(), 5u);
+  EXPECT_EQ(g->ops[0].kind, OpKind::LayerNorm);
+  EXPECT_EQ(g->ops[0].weights.size(), 2u);
+  EXPECT_EQ(g->ops[1].kind, OpKind::RMSNorm);
+  EXPECT_EQ(g->ops[2].kind, OpKind::Other); // normalizes [1, rank): not row by row
+  EXPECT_EQ(g->ops[3].kind, OpKind::Softmax);
+  EXPECT_EQ(g->ops[4].kind, OpKind::Other); // along an axis before the last
+  for (int o : {0, 1, 3}) {
+    EXPECT_TRUE(g->isGroupable(o)) << g->ops[o].name;
+    EXPECT_TRUE(g->cutsRowsOnly(o)) << g->ops[o].name;
+  }
+  EXPECT_FALSE(g->isGroupable(2));
+  EXPECT_FALSE(g->isGroupable(4));
+}
+
 TEST(FromMlir, DynamicShapesAreAnError) {
   Parsed p = parse(R"mlir(
 module {

@@ -620,3 +620,91 @@ TEST(LayerGroup, MatMulWithoutARowFormRunsGlobal) {
     EXPECT_FALSE(g.isGroupable(1));
   }
 }
+
+namespace {
+
+/// Appends `kind` (a row normalization) reading `in`, with `weights` weights of the last axis' extent,
+/// and makes its result the graph's only output.
+int appendRowNorm(Graph &g, OpKind kind, int in, int weights) {
+  const Value x = g.values[in];
+  Op op;
+  op.name = std::string(opKindName(kind)) + std::to_string(g.ops.size());
+  op.kind = kind;
+  op.inputs = {in};
+  for (int k = 0; k < weights; ++k)
+    op.weights.push_back(g.addWeight(op.name + ".w" + std::to_string(k), {x.shape.back()}, x.dtype));
+  Value out;
+  out.name = op.name;
+  out.shape = x.shape;
+  out.dtype = x.dtype;
+  int o = g.addOp(op, {out});
+  g.outputs = {g.ops[o].outputs[0]};
+  return g.ops[o].outputs[0];
+}
+
+} // namespace
+
+TEST(LayerGroup, NormsJoinRowGroupsAndKeepTheirStatisticsInLmem) {
+  ChipProfile c = chip("bm1684x");
+  // A feed-forward block and the layernorm after its residual add: one row group, the norm's rows whole.
+  Graph g = feedForward({1, 2048, 256}, 1024);
+  int norm = appendRowNorm(g, OpKind::LayerNorm, g.ops.back().outputs[0], 2);
+  ASSERT_EQ(g.verify(), "");
+  LayerGroupPlan plan = planLayerGroups(c, g);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const LayerGroup &grp = plan.groups[0];
+  EXPECT_FALSE(grp.global);
+  EXPECT_EQ(grp.ops.size(), 7u);
+  EXPECT_EQ(grp.spec.h, 1);
+  EXPECT_GT(grp.spec.c, 1);
+  EXPECT_TRUE(featuresWhole(g, grp));
+  EXPECT_TRUE(validatePlan(c, g, plan).empty()) << joinErrors(validatePlan(c, g, plan));
+  // The norm's result buffer also holds its rows' mean and reciprocal root in f32: one EU-padded plane
+  // of 2 values per row (channel) of a lane.
+  for (const LmemRect &r : grp.rects)
+    if (r.value == norm) {
+      const Box &b = grp.slices[r.slice].value.at(norm);
+      int64_t rows = b.c().begin % c.lanes + b.c().size();
+      EXPECT_EQ(r.size, activationBytesPerLane(c, 1, rows, 256, 1, DType::F16) +
+                            activationBytesPerLane(c, 1, rows, 2, 1, DType::F32));
+    }
+  // Its weights are resident like the matmuls'.
+  int resident = 0;
+  for (const LmemRect &r : grp.rects)
+    resident += r.kind == BufferKind::Weight && r.slice == -1;
+  EXPECT_EQ(resident, 6);
+
+  // Softmax over the last axis of [1, 8, 128, 128] scores, between two element-wise ops: a rank-4 row
+  // group cuts N, then H (rows), never C or the normalized W.
+  GraphBuilder b(DType::F16);
+  int s = b.unary("scale", b.input("scores", {1, 8, 128, 128}));
+  Graph sg = b.take();
+  int probs = appendRowNorm(sg, OpKind::Softmax, s, 0);
+  Op cast;
+  cast.name = "cast";
+  cast.kind = OpKind::Unary;
+  cast.inputs = {probs};
+  Value castOut = sg.values[probs];
+  castOut.name = "cast";
+  sg.outputs = {sg.ops[sg.addOp(cast, {castOut})].outputs[0]};
+  ASSERT_EQ(sg.verify(), "");
+  EXPECT_TRUE(sg.isGroupable(1) && sg.cutsRowsOnly(1));
+  LayerGroupPlan sp = planLayerGroups(c, sg);
+  EXPECT_TRUE(validatePlan(c, sg, sp).empty()) << joinErrors(validatePlan(c, sg, sp));
+  ASSERT_GE(sp.groupOfOp[1], 0);
+  const LayerGroup &sgrp = sp.groups[sp.groupOfOp[1]];
+  ASSERT_FALSE(sgrp.global);
+  EXPECT_EQ(sgrp.ops.size(), 3u);
+  EXPECT_EQ(sgrp.spec.c, 1);
+  EXPECT_EQ(sgrp.spec.w, 1);
+  EXPECT_TRUE(featuresWhole(sg, sgrp));
+
+  // Global on two cores: rows are independent, the normalized axis is never the split.
+  EXPECT_EQ(globalSplitAxis(sg, 1, 2), 1); // N is 1: the heads
+  EXPECT_EQ(globalSplitAxis(g, 6, 2), 1);  // the rows of [1, 2048, 256]; gamma and beta read whole
+  LayerGroup two = planGlobal(c, g, 6, 2);
+  EXPECT_EQ(two.parts.size(), 2u);
+  // Weights that vary along a row axis have no row form.
+  g.values[g.ops[6].weights[0]].shape = {2048, 1};
+  EXPECT_FALSE(g.isGroupable(6));
+}

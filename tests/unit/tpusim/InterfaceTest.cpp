@@ -111,7 +111,7 @@ TEST_F(TpuInterfaceTest, RolesAndFloatTwins) {
   EXPECT_EQ(roles["tpu.conv2d"], tpu::BackendRole::Conv);
   EXPECT_EQ(roles["tpu.pool2d"], tpu::BackendRole::Pool);
   EXPECT_EQ(roles["tpu.active"], tpu::BackendRole::Unary);
-  EXPECT_EQ(roles["tpu.softmax"], tpu::BackendRole::Other);
+  EXPECT_EQ(roles["tpu.softmax"], tpu::BackendRole::Softmax);
   EXPECT_EQ(roles["tpu.cast"], tpu::BackendRole::Unary);
   EXPECT_EQ(twins["tpu.conv2d"], top::ConvOp::getOperationName());
   // A global average pool runs the adaptive-pool kernel (the Top reference's summation order).
@@ -161,8 +161,10 @@ TEST(TpuBackendRole, LocalFormsAreTheLayerGroupKinds) {
   using tpu::BackendRole;
   for (BackendRole role : {BackendRole::Conv, BackendRole::Pool, BackendRole::Eltwise, BackendRole::Unary})
     EXPECT_TRUE(tpu::hasLocalForm(role));
+  // MatMul and the normalizations have a row form instead, which the backend graph grants from shapes.
   for (BackendRole role : {BackendRole::Other, BackendRole::Reshape, BackendRole::Concat, BackendRole::MatMul,
-                           BackendRole::GlobalPool, BackendRole::Attention, BackendRole::Gather})
+                           BackendRole::GlobalPool, BackendRole::Attention, BackendRole::Gather,
+                           BackendRole::LayerNorm, BackendRole::RMSNorm, BackendRole::Softmax})
     EXPECT_FALSE(tpu::hasLocalForm(role));
 }
 

@@ -45,11 +45,17 @@ enum class OpKind {
   Concat,     ///< Concatenation along `axis`: in place in DDR when possible.
   MatMul,     ///< Fully connected / matrix multiply.
   GlobalPool, ///< Reduction over H and W.
+  LayerNorm,  ///< Layer normalization over the last axis (mean, variance; gamma, beta as weights).
+  RMSNorm,    ///< Root-mean-square normalization over the last axis (gamma as a weight).
+  Softmax,    ///< Softmax or log-softmax along the last axis.
   Other,      ///< Anything else; never grouped.
 };
 
 /// "conv", "pool", ...
 const char *opKindName(OpKind k);
+/// Whether ops of the kind normalize each row along the last axis (LayerNorm, RMSNorm, Softmax): their
+/// local form computes whole rows, like a matmul's.
+bool isRowNorm(OpKind k);
 
 /// Control flow (tpu.if, tpu.loop) laid out in program order as marker ops between the regions' ops. Each
 /// marker ends a block of the model file's command streams (docs/MODEL_FORMAT.md):
@@ -148,11 +154,13 @@ public:
   /// sliceable with a halo rule); element-wise ops on activations of one rank from 2 to 4 (below 4,
   /// their weights broadcast along the rows: only the last axis may vary); a matmul with a weight as
   /// its right operand, computed row by row (its activation and result of one rank from 2 to 4, the
-  /// same rows, the input's last axis reduced).
+  /// same rows, the input's last axis reduced); a row normalization (isRowNorm) on an activation of
+  /// rank 2 to 4 and a result of its shape, its weights varying along the last axis only.
   bool isGroupable(int op) const;
   /// Whether a group holding the op may cut its tensors along rows only (every axis but the last):
-  /// a matmul (it reduces over its input's last axis) and any groupable op on tensors of rank 2 or 3
-  /// (their last axis is a feature axis, and their weights run along it).
+  /// a matmul (it reduces over its input's last axis), a row normalization (it reduces each row) and
+  /// any groupable op on tensors of rank 2 or 3 (their last axis is a feature axis, and their weights
+  /// run along it).
   bool cutsRowsOnly(int op) const;
   /// Whether the value is a graph output.
   bool isOutput(int value) const;

@@ -171,11 +171,12 @@ LayerGroup planGlobal(const ChipProfile &chip, const Graph &g, int op, int cores
 /// The dimension (NCHW view) along which global op `op` splits into `cores`
 /// independent parts, or -1: the outermost of N, C of a pool / global pool /
 /// elementwise / unary op (N of a conv; the batch or row dimensions of a
-/// matmul's result, never its features) that has at least `cores` elements
-/// and along which every operand either has the result's extent (and is cut
-/// the same way) or is broadcast (1) or, for a matmul's right-hand side and
-/// bias, not indexed at all. Ranks up to 4, one result; reshapes, concats and
-/// other ops are not split.
+/// matmul's result, never its features; N, C of a row normalization but never
+/// its last axis) that has at least `cores` elements and along which every
+/// operand either has the result's extent (and is cut the same way) or is
+/// broadcast (1) or, for a matmul's right-hand side and bias and a
+/// normalization's gamma and beta, not indexed at all. Ranks up to 4, one
+/// result; reshapes, concats and other ops are not split.
 int globalSplitAxis(const Graph &g, int op, int cores);
 
 /// The boxes the part `range` of dimension `axis` of global op `op` touches:

@@ -61,9 +61,10 @@ struct SliceSpec {
 Range splitRange(int64_t extent, int64_t k, int64_t i);
 
 /// How a group's outputs may be cut. A conv chain cuts N, then H (C and W only for a single op). A row
-/// group (an op with Graph::cutsRowsOnly: a matmul, or tensors of rank 2 or 3) cuts rows only: N, then
-/// the axis before the last of its tensors (C for rank 3, H for rank 4, none besides N for rank 2); the
-/// last axis (features, a matmul's K and N) stays whole and weights stay resident.
+/// group (an op with Graph::cutsRowsOnly: a matmul, a layernorm / RMS norm / softmax along the last axis,
+/// or tensors of rank 2 or 3) cuts rows only: N, then the axis before the last of its tensors (C for rank
+/// 3, H for rank 4, none besides N for rank 2); the last axis (features, a matmul's K and N, the axis a
+/// normalization reduces) stays whole and weights stay resident.
 struct CutRule {
   bool rowsOnly = false;
   int axis = 2;   ///< NCHW index of the axis cut after N; -1: N only.

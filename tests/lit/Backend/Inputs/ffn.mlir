@@ -1,5 +1,5 @@
 // A transformer feed-forward block in F16, lowered by hand (TPU_LOWERED): matmul -> bias add -> GELU ->
-// matmul -> bias add -> residual add on [1, 2048, 256] activations, then a layernorm (no local form).
+// matmul -> bias add -> residual add on [1, 2048, 256] activations, then a layernorm.
 module attributes {top.state = #top.state<TPU_LOWERED>, top.chip = "bm1684x", top.weight_file = "WEIGHTS"} {
   func.func @main(%arg0: tensor<1x2048x256xf16>) -> tensor<1x2048x256xf16> {
     %none = top.none : none

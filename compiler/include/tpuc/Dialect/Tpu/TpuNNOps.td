@@ -126,11 +126,12 @@ def Tpu_Pool2DOp : Tpu_Op<"pool2d", [Tpu_Role<"Pool">]> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_SoftmaxOp : Tpu_Op<"softmax"> {
+def Tpu_SoftmaxOp : Tpu_Op<"softmax", [Tpu_Role<"Softmax">]> {
   let summary = "Softmax or log-softmax along one axis, float only (category: activation)";
   let description = [{
     Lowered `top.softmax`; computed in f32 and rounded to the precision. No INT8 form: in INT8 it stays
     float with casts around it.
+    Along the last axis it has a row form: a layer group computes it on row slices (docs/BACKEND.md).
 
     ```mlir
     %y = tpu.softmax %x {precision = #top.precision<F16>, axis = 1 : i64} : (tensor<1x1000xf16>) -> tensor<1x1000xf16>
@@ -141,11 +142,12 @@ def Tpu_SoftmaxOp : Tpu_Op<"softmax"> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_LayerNormOp : Tpu_Op<"layernorm"> {
+def Tpu_LayerNormOp : Tpu_Op<"layernorm", [Tpu_Role<"LayerNorm">]> {
   let summary = "Layer normalization over the axes from `axis`, float only (category: norm)";
   let description = [{
     Lowered `top.layernorm`: statistics in f32, result rounded to the precision; `weight` and `bias` have
     the precision's float type (or are `none`).
+    With `axis` the last it has a row form: a layer group computes it on row slices (docs/BACKEND.md).
 
     ```mlir
     %y = tpu.layernorm %x, %g, %b {precision = #top.precision<F32>, axis = 2 : i64, eps = 1.0e-05 : f64}
@@ -177,11 +179,12 @@ def Tpu_ScaleOp : Tpu_Op<"scale", [Tpu_Role<"Unary">]> {
   let results = (outs Tpu_Tensor:$output);
 }
 
-def Tpu_RMSNormOp : Tpu_Op<"rmsnorm"> {
+def Tpu_RMSNormOp : Tpu_Op<"rmsnorm", [Tpu_Role<"RMSNorm">]> {
   let summary = "Root-mean-square normalization over the last axis, float only (category: norm)";
   let description = [{
     Lowered `top.rmsnorm` (LLM decoder layers): `y = x / sqrt(mean(x^2) + eps) * gamma`, statistics in f32,
     result rounded to the precision; `gamma` has the precision's float type (or is `none`).
+    It has a row form: a layer group computes it on row slices (docs/BACKEND.md).
 
     ```mlir
     %y = tpu.rmsnorm %x, %g {precision = #top.precision<F16>, eps = 1.0e-06 : f64}

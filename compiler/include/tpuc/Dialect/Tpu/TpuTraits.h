@@ -17,7 +17,10 @@
 namespace tpuc::tpu {
 
 /// What the backend may do with an op. The first four have a local form (computed slice by slice from
-/// local memory in a layer group); Reshape and Concat can be in place in DDR; the rest run from DDR.
+/// local memory in a layer group, N and H cut); Reshape and Concat can be in place in DDR. MatMul and the
+/// normalizations (LayerNorm, RMSNorm, Softmax) have a row form instead, which the backend graph grants
+/// from their shapes (a matmul's weight on the right, a normalization along the last axis); the rest
+/// run from DDR.
 enum class BackendRole {
   Other,      ///< Computed by itself from DDR.
   Conv,       ///< 2-D convolution with a window (groups, dilation).
@@ -31,6 +34,9 @@ enum class BackendRole {
   Attention,  ///< Fused attention: two matmuls and a softmax.
   Gather,     ///< Reads only the selected slices of its data operand.
   DeformConv, ///< Deformable conv: bilinear samples gathered on the EU, then a matmul on the cube.
+  LayerNorm,  ///< Layer normalization from `axis` on (mean, variance, affine) on the EU.
+  RMSNorm,    ///< Root-mean-square normalization over the last axis on the EU.
+  Softmax,    ///< Softmax or log-softmax along `axis` on the EU.
 };
 
 /// Whether ops of this role have a local form (layer groups).
