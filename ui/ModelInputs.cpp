@@ -325,13 +325,15 @@ Result<NpzFile> randomTestInputs(const std::vector<ModelInput> &inputs,
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ModelInput &input = inputs[i];
-    std::vector<std::int64_t> dims = i < shapes.size() && !shapes[i].empty() ? shapes[i] : input.dims;
-    if (i >= shapes.size() && !dims.empty() && dims[0] < 0)
+    const bool given = i < shapes.size() && !shapes[i].empty();
+    std::vector<std::int64_t> dims = given ? shapes[i] : input.dims;
+    if (!given && !dims.empty() && dims[0] < 0)
       dims[0] = 1;
     if (std::any_of(dims.begin(), dims.end(), [](std::int64_t d) { return d < 0; }))
       return Failure("input '" + input.name +
                      "' has a dynamic shape: set the input shapes (File ▸ Import Model)");
-    // ONNX element type -> the tensor written: every floating-point input as float32 (the engine casts).
+    // ONNX element type -> the tensor written: every floating-point input as float32 (the engine reads inputs
+    // as floats).
     static const std::map<int, DType> kTypes{
         {1, DType::F32},  {10, DType::F32}, {11, DType::F32}, {16, DType::F32}, {2, DType::U8},
         {3, DType::I8},   {4, DType::U16},  {5, DType::I16},  {6, DType::I32},  {7, DType::I64},
