@@ -142,10 +142,11 @@ public:
   }
 
   /// One GDMA copy of value `src` into value `dst`'s storage (same type and shape) on core 0, after every
-  /// command issued so far.
-  void copy(Stage &s, int gi, int o, int src, int dst) {
+  /// command issued so far; recorded as marker `o`'s copy `entry` (StageCode::markerCopies).
+  void copy(Stage &s, int gi, int o, int entry, int src, int dst) {
     if (ddrAddress(src) == ddrAddress(dst))
       return;
+    markerCopies[o].push_back(entry);
     Command &c = push(s, 0, Engine::GDMA, CmdKind::Copy, o, tiuBarrier[0]);
     c.group = gi;
     c.operands = {ddrRef(src, fullBox(g.values[src])), ddrRef(dst, fullBox(g.values[dst]))};
@@ -201,7 +202,7 @@ public:
     case Control::IfElse: {
       const Op &join = g.ops[op.peer];
       for (size_t k = 0; k < op.sources.size(); ++k)
-        copy(s, gi, o, op.sources[k], join.outputs[k]);
+        copy(s, gi, o, static_cast<int>(k), op.sources[k], join.outputs[k]);
       Terminator jump;
       jump.kind = Terminator::Kind::Jump;
       int b = endedBy[o] = endBlock(s, gi, o, jump);
@@ -210,14 +211,14 @@ public:
     }
     case Control::IfJoin: {
       for (size_t k = 0; k < op.sources.size(); ++k)
-        copy(s, gi, o, op.sources[k], op.outputs[k]);
+        copy(s, gi, o, static_cast<int>(k), op.sources[k], op.outputs[k]);
       int b = endBlock(s, gi, o, Terminator{});
       blocks[endedBy.at(peerOf.at(o))].terminator.target = static_cast<uint32_t>(b + 1);
       break;
     }
     case Control::LoopInit:
       for (size_t k = 0; k < op.sources.size(); ++k)
-        copy(s, gi, o, op.sources[k], op.outputs[k]);
+        copy(s, gi, o, static_cast<int>(k), op.sources[k], op.outputs[k]);
       endedBy[o] = endBlock(s, gi, o, branchOn(op.outputs[0], next()));
       break;
     case Control::LoopBack: {
@@ -227,11 +228,11 @@ public:
       size_t hold = 1; // outputs[0] is the marker's own byte
       for (size_t k = 0; k < holds.size(); ++k)
         if (holds[k]) {
-          copy(s, gi, o, op.sources[k], op.outputs.at(hold));
+          copy(s, gi, o, static_cast<int>(hold - 1), op.sources[k], op.outputs.at(hold));
           source[k] = op.outputs[hold++];
         }
       for (size_t k = 0; k < source.size() && k < slots.size(); ++k)
-        copy(s, gi, o, source[k], slots[k]);
+        copy(s, gi, o, static_cast<int>(hold - 1 + k), source[k], slots[k]);
       int body = endedBy.at(op.peer) + 1;
       int b = endBlock(s, gi, o, branchOn(slots[0], static_cast<uint32_t>(body)));
       blocks[b].terminator.elseTarget = static_cast<uint32_t>(b + 1);
@@ -449,6 +450,7 @@ public:
   std::vector<Block> blocks;             ///< Control-flow blocks ended so far.
   std::vector<Block::Range> blockStart;  ///< Per core: where the current block starts.
   std::map<int, int> endedBy;            ///< Marker op -> the block it ended.
+  std::map<int, std::vector<int>> markerCopies; ///< StageCode::markerCopies.
   int lastUsed = 0;  ///< Cores the last group with commands ran on (0: none yet).
   int lastGroup = -1;
 };
@@ -504,6 +506,7 @@ StageCode generateStage(const ChipProfile &chip, const Graph &g, const LayerGrou
   }
   if (!plan.groups.empty())
     e.finishBlocks(s, static_cast<int>(plan.groups.size()) - 1);
+  code.markerCopies = std::move(e.markerCopies);
   return code;
 }
 

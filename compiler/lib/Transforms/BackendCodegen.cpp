@@ -127,7 +127,8 @@ std::string opProgram(Operation *op) {
 
 /// Fills the op table's programs, operand maps and tensor names (OpInfo) from the Tpu ops, with the
 /// split of operands the backend graph made (activations first, then weights; `none` skipped).
-void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
+void describeOps(const ModulePlan &mp, const std::map<int, std::vector<int>> &markerCopies,
+                 codegen::Stage &stage) {
   // Tensor names as every dump names them (TensorNames.h), so model-file dumps line up with the Tpu
   // simulator's; ops inside control-flow regions included.
   func::FuncOp func = mp.func;
@@ -169,11 +170,42 @@ void describeOps(const ModulePlan &mp, codegen::Stage &stage) {
     const be::Op &bop = mp.graph.ops[i];
     codegen::OpInfo &info = stage.ops[i];
     if (bop.control != be::Control::None) {
-      // A marker computes nothing (its commands are copies and barriers): no program; the one with the
-      // op's results names them.
-      if (bop.control == be::Control::IfJoin || bop.control == be::Control::LoopInit)
-        for (Value r : op->getResults())
-          info.resultNames.push_back(dumpName(r));
+      // A marker computes nothing (its commands are DDR copies and barriers): no program. Its k-th Copy
+      // command (in stream order) reads operandNames[k] and writes resultNames[k] ("" for a LoopBack hold
+      // buffer, which no dump names): its copies in Codegen's entry order (StageCode::markerCopies),
+      // those it issued.
+      std::vector<std::pair<Value, Value>> entries; // (read, written); null: a hold buffer
+      auto add = [&](ValueRange from, ValueRange to) {
+        for (auto [f, t] : llvm::zip(from, to))
+          entries.emplace_back(f, t);
+      };
+      auto ifOp = dyn_cast<tpu::IfOp>(op);
+      auto loop = dyn_cast<tpu::LoopOp>(op);
+      switch (bop.control) {
+      case be::Control::IfElse:
+        add(ifOp.getThenBranch().front().getTerminator()->getOperands(), ifOp.getResults());
+        break;
+      case be::Control::IfJoin:
+        add(ifOp.getElseBranch().front().getTerminator()->getOperands(), ifOp.getResults());
+        break;
+      case be::Control::LoopInit:
+        add(loop.getInits(), loop.getResults());
+        break;
+      case be::Control::LoopBack:
+        for (bool hold : mp.graph.loopHolds(static_cast<int>(i)))
+          if (hold)
+            entries.emplace_back();
+        add(loop.getBody().front().getTerminator()->getOperands(), loop.getResults());
+        break;
+      default:
+        break;
+      }
+      if (auto issued = markerCopies.find(static_cast<int>(i)); issued != markerCopies.end())
+        for (int e : issued->second) {
+          const auto &[from, to] = entries.at(static_cast<size_t>(e));
+          info.operandNames.push_back(from ? dumpName(from) : std::string());
+          info.resultNames.push_back(to ? dumpName(to) : std::string());
+        }
       continue;
     }
     info.program = opProgram(op);
@@ -227,7 +259,7 @@ llvm::Expected<codegen::Model> generateModel(ModuleOp module, StringRef netName,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), e.what());
   }
   try {
-    describeOps(*mp, code.stage);
+    describeOps(*mp, code.markerCopies, code.stage);
   } catch (const std::out_of_range &) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "codegen: an op's operands do not match the backend graph");

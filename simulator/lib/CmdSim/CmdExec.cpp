@@ -11,13 +11,14 @@
 #include "tpuc/Support/FloatConvert.h"
 
 #include <algorithm>
-#include <tuple>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 namespace tpuc::cmdsim {
 
@@ -794,69 +795,63 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
         hasCommand[c.op] = true;
   // Control-flow markers (an If's, a loop's) compute nothing: their GDMA copies hand a branch's or the body's
   // values over to the If's or the loop's results, which are dumped as each copy lands (a loop's last copy
-  // is its final value). The marker that names the results (IfJoin, LoopInit: OpInfo without a program)
-  // copies them in order; its partner (IfElse, LoopBack) copies to the same DDR addresses. The values'
-  // types are those a consumer's program reads them as, or the stage output's.
-  std::map<uint64_t, std::string> controlResults;
+  // is its final value). A marker's k-th Copy command reads its operandNames[k] and writes its
+  // resultNames[k] (codegen's describeOps). A value reads as a program reads or produces it, or as the stage
+  // output it is; one only markers touch (an If's result that initializes a loop) as the value it is copied
+  // from or into: the copies move bytes.
+  std::map<const Command *, std::pair<const std::string *, const std::string *>>
+      markerCopies; // read, written
   std::map<std::string, sim::ValueInfo> controlInfos;
   if (options.dumpAll) {
+    std::vector<size_t> copied(m.stage.ops.size(), 0);
+    for (const CoreStreams &core : m.stage.cores)
+      for (const Command &c : core.gdma)
+        if (c.kind == CmdKind::Copy && c.op < m.stage.ops.size() && m.stage.ops[c.op].program.empty()) {
+          const OpInfo &info = m.stage.ops[c.op];
+          size_t k = copied[c.op]++;
+          if (k < info.resultNames.size() && k < info.operandNames.size() && !info.resultNames[k].empty())
+            markerCopies.emplace(&c, std::make_pair(&info.operandNames[k], &info.resultNames[k]));
+        }
+    std::set<std::string> wanted;
+    for (const auto &[c, names] : markerCopies)
+      wanted.insert({*names.first, *names.second});
     for (size_t o = 0; o < m.stage.ops.size(); ++o) {
-      const OpInfo &info = m.stage.ops[o];
-      if (!info.program.empty() || info.resultNames.empty())
+      if (m.programOf[o] == SIZE_MAX)
         continue;
-      size_t k = 0;
-      for (const CoreStreams &core : m.stage.cores)
-        for (const Command &c : core.gdma)
-          if (c.op == o && c.kind == CmdKind::Copy && c.operands.size() == 2 && k < info.resultNames.size())
-            controlResults.emplace(c.operands[1].address, info.resultNames[k++]);
+      const OpInfo &info = m.stage.ops[o];
+      for (auto [names, infos] : {std::pair{&info.operandNames, &m.runner.args(m.programOf[o])},
+                                  std::pair{&info.resultNames, &m.runner.results(m.programOf[o])}})
+        for (size_t i = 0; i < names->size() && i < infos->size(); ++i)
+          if (wanted.count((*names)[i]))
+            controlInfos.emplace((*names)[i], (*infos)[i]);
     }
-    for (const auto &[address, name] : controlResults) {
-      for (size_t o = 0; o < m.stage.ops.size() && !controlInfos.count(name); ++o)
-        if (m.programOf[o] != SIZE_MAX)
-          for (size_t i = 0; i < m.stage.ops[o].operandNames.size(); ++i)
-            if (m.stage.ops[o].operandNames[i] == name && i < m.runner.args(m.programOf[o]).size()) {
-              controlInfos.emplace(name, m.runner.args(m.programOf[o])[i]);
-              break;
-            }
-      for (const TensorDesc &d : m.stage.outputs)
-        if (d.name == name && !controlInfos.count(name))
-          controlInfos.emplace(name, valueInfoOf(d));
-    }
-    // A result only control flow reads (an If's that initializes a loop) reads as the value it is copied
-    // into, and the other way round: the copies move bytes.
+    for (const TensorDesc &d : m.stage.outputs)
+      if (wanted.count(d.name))
+        controlInfos.emplace(d.name, valueInfoOf(d));
     for (bool changed = true; changed;) {
       changed = false;
-      for (const CoreStreams &core : m.stage.cores)
-        for (const Command &c : core.gdma) {
-          if (c.kind != CmdKind::Copy || c.op >= m.stage.ops.size() || !m.stage.ops[c.op].program.empty() ||
-              c.operands.size() != 2)
-            continue;
-          auto from = controlResults.find(c.operands[0].address),
-               to = controlResults.find(c.operands[1].address);
-          if (from == controlResults.end() || to == controlResults.end())
-            continue;
-          auto known = controlInfos.find(from->second), other = controlInfos.find(to->second);
-          if ((known == controlInfos.end()) == (other == controlInfos.end()))
-            continue;
-          if (known != controlInfos.end())
-            controlInfos.emplace(to->second, known->second);
-          else
-            controlInfos.emplace(from->second, other->second);
-          changed = true;
-        }
+      for (const auto &[c, names] : markerCopies) {
+        auto from = controlInfos.find(*names.first), to = controlInfos.find(*names.second);
+        if ((from == controlInfos.end()) == (to == controlInfos.end()))
+          continue;
+        if (from != controlInfos.end())
+          controlInfos.emplace(*names.second, from->second);
+        else
+          controlInfos.emplace(*names.first, to->second);
+        changed = true;
+      }
     }
   }
   auto dumpControlResult = [&](const Command &c) {
-    if (c.kind != CmdKind::Copy || c.op >= m.stage.ops.size() || !m.stage.ops[c.op].program.empty())
+    auto copy = markerCopies.find(&c);
+    if (copy == markerCopies.end())
       return;
-    const TensorRef &dst = c.operands[1];
-    auto name = controlResults.find(dst.address);
-    if (name == controlResults.end())
-      return;
-    auto info = controlInfos.find(name->second);
+    const std::string &name = *copy->second.second;
+    auto info = controlInfos.find(name);
     if (info == controlInfos.end())
       return;
-    Dump &d = Impl::dump(dumps, name->second, info->second);
+    const TensorRef &dst = c.operands[1];
+    Dump &d = Impl::dump(dumps, name, info->second);
     const int64_t n = product(d.shape);
     if (n != volume(dst.shape) ||
         dst.address + static_cast<uint64_t>(n * elementBytes(dst.dtype)) > m.ddr.size())
@@ -875,7 +870,7 @@ llvm::Error StageRunner::run(const ExecOptions &options) {
           ++m.stats.gdmaCommands;
           if (auto err = m.dma(c))
             return err;
-          if (!controlResults.empty())
+          if (!markerCopies.empty())
             dumpControlResult(c);
         } else {
           ++m.stats.tiuCommands;

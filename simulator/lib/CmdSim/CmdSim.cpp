@@ -577,11 +577,15 @@ std::string traceJson(const backend::ChipProfile &chip, const Stage &s, const Si
   const double usPerCycle = 1.0 / chip.frequencyMhz;
   auto us = [&](int64_t cycles) { return decimal(static_cast<double>(cycles) * usPerCycle); };
   const size_t cores = s.cores.size();
-  // An op is named by its tensor, as dumps and the studio's graph name it.
+  // An op is named by its tensor, as dumps and the studio's graph name it; a control-flow marker (named
+  // tensors but no program: the names are what its copies read and write, ModelFile.h) by its own name, as
+  // the plan names it.
   auto opName = [&](uint32_t op) {
     if (op >= s.ops.size())
       return std::string("?");
-    return s.ops[op].resultNames.empty() ? s.ops[op].name : s.ops[op].resultNames[0];
+    const OpInfo &info = s.ops[op];
+    const bool marker = info.program.empty() && !info.operandNames.empty();
+    return info.resultNames.empty() || marker ? info.name : info.resultNames[0];
   };
   using Json = nlohmann::ordered_json;
   std::ostringstream os;

@@ -25,6 +25,7 @@
 #include "tpuc/Backend/LayerGroup.h"
 #include "tpuc/Codegen/ModelFile.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ namespace tpuc::codegen {
 struct StageCode {
   Stage stage;
   std::vector<int> weightValues;
+  /// Per control-flow marker op: which of its copies it issued, as Copy commands in stream order. Copy k of
+  /// IfElse, IfJoin and LoopInit is its source k; LoopBack's are its hold buffers in order, then (after the
+  /// H holds) H + k for source k into slot k. A copy whose source already sits where it goes is not issued.
+  std::map<int, std::vector<int>> markerCopies;
 };
 
 /// Generates the stage `name` of `g`. `opTypes` (per op, e.g. "tpu.conv2d")

@@ -102,7 +102,9 @@ struct OpInfo {
   /// Per argument of `program`: the index among the command's non-output operands (inputs, then
   /// weights), or -1 for a `none` argument.
   std::vector<int32_t> operandMap;
-  /// Tensor names of the op's operands (`none`: "") and results, for per-layer dumps.
+  /// Tensor names of the op's operands (`none`: "") and results, for per-layer dumps. A control-flow
+  /// marker (no program) names its Copy commands instead: the k-th (in stream order) reads operandNames[k]
+  /// and writes resultNames[k] ("" for a buffer no dump names).
   std::vector<std::string> operandNames, resultNames;
   /// Further names of its results (a folded Identity or no-op reshape, a graph output named otherwise):
   /// (result index, name), written into dumps beside the result's own name (version 4).

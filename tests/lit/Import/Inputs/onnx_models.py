@@ -465,6 +465,20 @@ def runtime_if_mismatch():
     return runtime_if()[1]
 
 
+def runtime_if_chain():
+    """Five run-time Ifs one after another, each on the last one's result: the planner puts their results at
+    one DDR address in turn, so a model-file dump must tell them apart by the marker, not the address."""
+    nodes = [h.make_node("Relu", ["x"], ["a0"], name="pre")]
+    for i in range(1, 6):
+        then_g = h.make_graph([h.make_node("Sigmoid", [f"a{i - 1}"], [f"t{i}"], name=f"then{i}")], f"then{i}", [],
+                              [vi(f"t{i}", [2, 3])])
+        else_g = h.make_graph([h.make_node("Tanh", [f"a{i - 1}"], [f"e{i}"], name=f"else{i}")], f"else{i}", [],
+                              [vi(f"e{i}", [2, 3])])
+        nodes += [h.make_node("If", ["c"], [f"y{i}"], name=f"if{i}", then_branch=then_g, else_branch=else_g),
+                  h.make_node("Exp", [f"y{i}"], [f"a{i}"], name=f"exp{i}")]
+    return model(nodes, [vi("c", [1], T.BOOL), vi("x", [2, 3])], [vi("a5", [2, 3])])
+
+
 def expand_negative():
     """An Expand whose target shape is fed at run time and whose declared output has a negative extent."""
     nodes = [h.make_node("Expand", ["x", "shape"], ["y"], name="expand")]
@@ -588,7 +602,7 @@ def loops_runtime_trips():
 MODELS = {f.__name__: f for f in [roi_pools, masked_bias, maxpool_indices_1d, expand_negative, unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
                                   fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset20, opset6, opset19, opset18_forms, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
-                                  runtime_params, runtime_if_ok, runtime_if_mismatch]}
+                                  runtime_params, runtime_if_ok, runtime_if_mismatch, runtime_if_chain]}
 
 
 def main(name, path):
