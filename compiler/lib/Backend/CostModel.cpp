@@ -99,10 +99,12 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
     break;
   }
   case OpKind::MatMul: {
-    const Value &in = g.values[op.inputs[0]];
+    const Value &in = g.values[op.inputs[0]], &res = g.values[op.outputs[0]];
     int64_t k = in.shape.back();
-    int64_t features = g.values[op.outputs[0]].shape.back();
-    // The rows of the result box (all of them for the whole op: the input's rows).
+    // The columns of the result box (a column tile of a streamed weight, docs/BACKEND.md) and its rows
+    // (all of them for the whole op: the input's rows).
+    const size_t rank = res.shape.size();
+    int64_t features = rank >= 1 && rank <= 4 ? out.dims[rank - 1].size() : res.shape.back();
     int64_t rows = out.elements() / std::max<int64_t>(1, features);
     c.macs = rows * k * features;
     c.laneUtilization =

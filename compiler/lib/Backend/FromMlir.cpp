@@ -287,8 +287,10 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
         bop.kind = bop.inputs.size() >= 2 ? OpKind::Eltwise : OpKind::Unary;
       break;
     case BackendRole::Unary:
-      if (local && rows && bop.inputs.size() == 1 && g.values[bop.inputs[0]].shape == out0)
+      if (local && rows && bop.inputs.size() == 1 && g.values[bop.inputs[0]].shape == out0) {
         bop.kind = OpKind::Unary;
+        bop.lookupTable = isa<tpu::ActiveOp>(op) && bop.weights.size() == 1;
+      }
       break;
     case BackendRole::Reshape:
       if (bop.inputs.size() == 1 && !facts.relu)
@@ -328,6 +330,8 @@ FailureOr<Graph> graphFromFunc(func::FuncOp func, const FromMlirOptions &options
         auto first = ids.find(op->getOperand(0));
         bool weightLeft = first == ids.end() || g.values[first->second].isWeight;
         bop.noRowForm = (lt && lt.getValue()) || weightLeft || isa<tpu::A16MatMulOp, top::A16MatMulOp>(op);
+        auto rt = op->getAttrOfType<BoolAttr>("right_transpose");
+        bop.weightColumnsFirst = rt && rt.getValue();
       }
       break;
     case BackendRole::GlobalPool:

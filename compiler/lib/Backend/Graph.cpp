@@ -217,6 +217,8 @@ bool Graph::isGroupable(int index) const {
   case OpKind::Unary:
     if (rank < 2 || rank > 4)
       return false;
+    if (op.lookupTable)
+      return true; // the table is read whole by every slice
     // Below rank 4 a group cuts rows: a weight may vary along the last axis only (a bias).
     if (rank < 4)
       for (int w : op.weights) {

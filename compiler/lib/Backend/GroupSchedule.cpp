@@ -3,6 +3,7 @@
 #include "tpuc/Backend/LayerGroup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -37,6 +38,68 @@ bool canConcatInPlace(const Graph &g, int concatOp) {
 
 bool isInPlace(const Graph &g, int op) {
   return g.ops[op].kind == OpKind::Reshape || canConcatInPlace(g, op);
+}
+
+namespace {
+
+/// The box axis (NCHW index) of the last dimension of `v`, for ranks up to 4.
+int lastBoxAxis(const Value &v) { return static_cast<int>(std::clamp<size_t>(v.shape.size(), 1, 4)) - 1; }
+
+} // namespace
+
+std::vector<Range> columnTiles(const ChipProfile &chip, const Graph &g, const Op &op, const Box &out) {
+  const Value &res = g.values[op.outputs[0]];
+  const int last = lastBoxAxis(res);
+  const Range cols = out.dims[last];
+  if (op.kind != OpKind::MatMul || op.weights.empty() || res.shape.size() > 4 || cols.size() <= chip.lanes)
+    return {cols};
+  const Value &w = g.values[op.weights[0]];
+  const int64_t load = weightBoxDmaCycles(chip, w, fullBox(w));
+  const int64_t compute = tiuCost(chip, g, op, out).cycles;
+  const double ideal = std::sqrt(static_cast<double>(std::min(load, compute)) /
+                                 static_cast<double>(std::max<int64_t>(1, chip.gdmaLatencyCycles)));
+  const int64_t most = ceilDiv(cols.size(), chip.lanes);
+  const int64_t tiles = std::clamp<int64_t>(std::llround(ideal), 1, most);
+  const int64_t width = chip.lanes * ceilDiv(ceilDiv(cols.size(), tiles), chip.lanes);
+  std::vector<Range> ranges;
+  for (int64_t c = cols.begin; c < cols.end; c += width)
+    ranges.push_back({c, std::min(cols.end, c + width)});
+  return ranges;
+}
+
+Box columnTileWeight(const Graph &g, const Op &op, int w, const Range &cols) {
+  const Value &val = g.values[w];
+  Box b = fullBox(val);
+  const int64_t n = g.values[op.outputs[0]].shape.back();
+  if (op.kind != OpKind::MatMul)
+    return b;
+  if (w == op.weights[0] && val.shape.size() == 2) {
+    const int axis = op.weightColumnsFirst ? 0 : 1;
+    if (val.dim(axis) == n)
+      b.dims[axis] = cols;
+    return b;
+  }
+  const int last = lastBoxAxis(val);
+  if (val.shape.size() <= 4 && val.elements() == n && val.dim(last) == n)
+    b.dims[last] = cols;
+  return b;
+}
+
+Box columnTileOutput(const Graph &g, const Op &op, const Box &out, const Range &cols) {
+  Box b = out;
+  b.dims[lastBoxAxis(g.values[op.outputs[0]])] = cols;
+  return b;
+}
+
+int64_t weightBoxDmaCycles(const ChipProfile &chip, const Value &w, const Box &b) {
+  const int64_t bytes = b.elements() * dtypeBytes(w.dtype);
+  return dmaCycles(chip, bytes, ddrRunBytes(w, b));
+}
+
+int residentWeightStage(const Graph &g, const std::vector<int> &ops, bool streamed, int64_t firstUse) {
+  if (firstUse != 0)
+    return 1;
+  return streamed && g.ops[ops[0]].kind == OpKind::MatMul ? 1 : 0;
 }
 
 namespace {
@@ -208,12 +271,6 @@ int64_t weightBytes(const ChipProfile &chip, const Value &w, const Box &b) {
   return weightBytesPerLane(chip, b.dims[0].begin % chip.lanes + oc, per, w.dtype);
 }
 
-int64_t weightDmaCycles(const ChipProfile &chip, const Value &w, const Box &b) {
-  int64_t per = w.elements() / std::max<int64_t>(1, w.dim(0));
-  int64_t bytes = b.dims[0].size() * per * dtypeBytes(w.dtype);
-  return dmaCycles(chip, bytes, bytes);
-}
-
 /// Position in `ops` (ascending) of the first op reading `v`; ops.size()
 /// when none does.
 int64_t firstUse(const Graph &g, const std::vector<int> &ops, int v) {
@@ -265,11 +322,14 @@ std::optional<LayerGroup> buildRects(const ChipProfile &chip, const Graph &g, co
   };
   // Resident weights load just before their op first runs: the first op's
   // in stage 0, op k's in stage 1 while ops 0..k-1 compute slice 0 (unit
-  // k-1). They stay until the op's last slice.
+  // k-1); a row group's (streamed) from the start of stage 1. They stay
+  // until the op's last slice.
+  const bool streamed = !perSlice && cutRule(g, ops).rowsOnly;
   if (!perSlice)
     for (int w : group.values.weights) {
       int64_t k = firstUse(g, ops, w);
-      addRect(w, -1, BufferKind::Weight, k == 0 ? 0 : L + k - 1, S * L + lastUse(w) + 1,
+      const int64_t start = k == 0 ? 0 : streamed ? L : L + k - 1;
+      addRect(w, -1, BufferKind::Weight, start, S * L + lastUse(w) + 1,
               weightBytes(chip, g.values[w], group.slices[0].weight.at(w)));
     }
   for (int64_t i = 0; i < S; ++i) {
@@ -303,24 +363,35 @@ struct SliceWork {
   std::vector<int64_t> loadXfer, storeXfer; ///< Of those GDMA cycles, the transfers (no latencies).
   int64_t weights[2] = {0, 0}, weightsXfer[2] = {0, 0}; ///< Resident weights loaded in stage 0, stage 1.
   /// A row group prices its stage 1 as codegen orders it (`rowChain`): per op of the first slice its TIU
-  /// cycles and the cycles of the resident weights it loads in stage 1. Empty for other groups.
-  std::vector<int64_t> opTiu, opWeights;
+  /// commands (a streamed matmul's column tiles) and the loads of the resident weights it reads first in
+  /// stage 1 (one per tile of a streamed matmul). Empty for other groups.
+  std::vector<std::vector<int64_t>> opTiu, opLoads;
+  /// The tiled TIU cycles of each slice when it is the first its core computes (stage 1).
+  std::vector<int64_t> firstTiu;
 };
 
 /// Stage 1 of a row group as the command streams run it: the GDMA loads slice 1's inputs (`inputs`),
-/// then op k's resident weights once op k-2 has run (their LMEM is free then); op k computes once op k-1
-/// has and its weights are in. Large matmul weights make this a chain the overlap of the totals hides.
+/// then op by op the resident weights it reads first, back to back (their LMEM is free from the stage's
+/// start); each TIU command of op k runs once op k's previous command (or op k-1's last) has and its
+/// part of the weights is in (a streamed matmul's tile j waits for load j). Large matmul weights make
+/// this a chain the overlap of the totals hides.
 int64_t rowChain(const SliceWork &w, int64_t inputs) {
   const size_t L = w.opTiu.size();
   std::vector<int64_t> tiuEnd(L, 0);
   int64_t gdma = inputs;
   for (size_t k = 0; k < L; ++k) {
-    int64_t ready = 0;
-    if (w.opWeights[k] > 0) {
-      gdma = std::max(gdma, k >= 2 ? tiuEnd[k - 2] : 0) + w.opWeights[k];
-      ready = gdma;
+    const std::vector<int64_t> &loads = w.opLoads[k], &tiu = w.opTiu[k];
+    std::vector<int64_t> ready;
+    if (!loads.empty()) {
+      for (int64_t c : loads)
+        ready.push_back(gdma += c);
     }
-    tiuEnd[k] = std::max(k >= 1 ? tiuEnd[k - 1] : 0, ready) + w.opTiu[k];
+    int64_t t = k >= 1 ? tiuEnd[k - 1] : 0;
+    for (size_t j = 0; j < tiu.size(); ++j) {
+      int64_t in = ready.empty() ? 0 : ready.size() == tiu.size() ? ready[j] : ready.back();
+      t = std::max(t, in) + tiu[j];
+    }
+    tiuEnd[k] = t;
   }
   return std::max(L ? tiuEnd[L - 1] : 0, gdma);
 }
@@ -348,7 +419,7 @@ std::vector<TimeStep> corePipeline(const ChipProfile &chip, const SliceWork &w, 
     }
     if (t >= 1 && t <= count) {
       st.computeSlice = static_cast<int>(first + t - 1);
-      st.tiuCycles = w.tiu[first + t - 1];
+      st.tiuCycles = t == 1 && !w.firstTiu.empty() ? w.firstTiu[first] : w.tiu[first + t - 1];
     }
     if (t >= 2) {
       st.storeSlice = static_cast<int>(first + t - 2);
@@ -476,22 +547,14 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
       w.loadXfer[i] += c ? c - chip.gdmaLatencyCycles : 0;
       group.ddrBytes += b.elements() * dtypeBytes(g.values[v].dtype);
     }
-    for (int wv : group.values.weights) {
-      int64_t c = weightDmaCycles(chip, g.values[wv], s.weight.at(wv));
-      int64_t x = c ? c - chip.gdmaLatencyCycles : 0;
-      int64_t per = g.values[wv].elements() / std::max<int64_t>(1, g.values[wv].dim(0));
-      int64_t bytes = s.weight.at(wv).dims[0].size() * per * dtypeBytes(g.values[wv].dtype);
-      if (perSlice) {
+    if (perSlice)
+      for (int wv : group.values.weights) {
+        const Box &b = s.weight.at(wv);
+        int64_t c = weightBoxDmaCycles(chip, g.values[wv], b);
         w.load[i] += c;
-        w.loadXfer[i] += x;
-        group.ddrBytes += bytes;
-      } else if (i == 0) {
-        int stage = firstUse(g, ops, wv) == 0 ? 0 : 1;
-        w.weights[stage] += c;
-        w.weightsXfer[stage] += x;
-        group.ddrBytes += bytes; // once per core that runs slices (below)
+        w.loadXfer[i] += c ? c - chip.gdmaLatencyCycles : 0;
+        group.ddrBytes += b.elements() * dtypeBytes(g.values[wv].dtype);
       }
-    }
     for (int v : group.values.outputs) {
       const Box &b = s.store.at(v);
       int64_t c = dmaBoxCycles(chip, g.values[v], b);
@@ -502,14 +565,56 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
     for (int o : ops)
       w.tiu[i] += tiuCost(chip, g, g.ops[o], s.value.at(g.ops[o].outputs[0])).cycles;
   }
-  if (cutRule(g, ops).rowsOnly && !perSlice) {
-    w.opTiu.assign(ops.size(), 0);
-    w.opWeights.assign(ops.size(), 0);
-    for (size_t k = 0; k < ops.size(); ++k)
-      w.opTiu[k] = tiuCost(chip, g, g.ops[ops[k]], group.slices[0].value.at(g.ops[ops[k]].outputs[0])).cycles;
-    for (int wv : group.values.weights)
-      if (int64_t k = firstUse(g, ops, wv); k > 0)
-        w.opWeights[k] += weightDmaCycles(chip, g.values[wv], group.slices[0].weight.at(wv));
+  // Resident weights, loaded once per core that runs slices (below), each with the op that reads it
+  // first: in stage 0 or 1 (residentWeightStage); a streamed matmul's (a row group's) in column tiles,
+  // a weight that does not run along the columns with the first tile.
+  const bool streamed = !perSlice && cutRule(g, ops).rowsOnly;
+  std::set<int> resident;
+  if (!perSlice)
+    resident.insert(group.values.weights.begin(), group.values.weights.end());
+  const SliceBoxes &first = group.slices[0];
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Op &op = g.ops[ops[k]];
+    const std::vector<Range> tiles =
+        streamed ? columnTiles(chip, g, op, first.value.at(op.outputs[0])) : std::vector<Range>(1);
+    const int stage = residentWeightStage(g, ops, streamed, static_cast<int64_t>(k));
+    std::vector<int64_t> loads(tiles.size(), 0);
+    for (int wv : op.weights) {
+      if (!resident.count(wv) || firstUse(g, ops, wv) != static_cast<int64_t>(k))
+        continue;
+      const Box &whole = first.weight.at(wv);
+      for (size_t j = 0; j < tiles.size(); ++j) {
+        Box b = tiles.size() > 1 ? columnTileWeight(g, op, wv, tiles[j]) : whole;
+        if (j > 0 && b == whole)
+          continue;
+        int64_t c = weightBoxDmaCycles(chip, g.values[wv], b);
+        loads[j] += c;
+        w.weights[stage] += c;
+        w.weightsXfer[stage] += c ? c - chip.gdmaLatencyCycles : 0;
+        group.ddrBytes += b.elements() * dtypeBytes(g.values[wv].dtype);
+      }
+    }
+    if (!streamed)
+      continue;
+    w.opLoads.push_back(stage == 1 && std::any_of(loads.begin(), loads.end(), [](int64_t c) { return c > 0; })
+                            ? loads
+                            : std::vector<int64_t>{});
+    std::vector<int64_t> tiu;
+    for (const Range &cols : tiles)
+      tiu.push_back(
+          tiuCost(chip, g, op, columnTileOutput(g, op, first.value.at(op.outputs[0]), cols)).cycles);
+    w.opTiu.push_back(std::move(tiu));
+  }
+  if (streamed) {
+    // The first slice a core computes runs its matmuls in column tiles.
+    w.firstTiu.assign(S, 0);
+    for (int64_t i = 0; i < S; ++i)
+      for (int o : ops) {
+        const Op &op = g.ops[o];
+        const Box &out = group.slices[i].value.at(op.outputs[0]);
+        for (const Range &cols : columnTiles(chip, g, op, first.value.at(op.outputs[0])))
+          w.firstTiu[i] += tiuCost(chip, g, op, columnTileOutput(g, op, out, cols)).cycles;
+      }
   }
   if (cores > 1 && S > 1) {
     // Every core loads the resident weights into its own LMEM.

@@ -318,6 +318,7 @@ public:
       return grp.ops[0];
     };
     const bool cCut = weightsPerSlice(g, grp.ops, grp.spec);
+    const bool streamed = !cCut && cutRule(g, grp.ops).rowsOnly;
     CoreStreams &streams = s.cores[core];
     uint32_t &tiuBarrier = this->tiuBarrier[core], &gdmaBarrier = this->gdmaBarrier[core];
     for (const TimeStep &st : grp.steps) {
@@ -325,24 +326,20 @@ public:
         continue;
       const size_t t = static_cast<size_t>(st.stage);
       uint32_t tiuBase = static_cast<uint32_t>(streams.tiu.size());
-      std::map<int, uint32_t> weightLoadId; // weight value -> GDMA id, loaded this stage
+      std::map<std::pair<int, int>, uint32_t> weightLoadId; // (weight, column tile) -> GDMA id, this stage
       auto load = [&](int v, int slice, const Box &box) {
         Command &c = push(s, core, Engine::GDMA, CmdKind::Load, producerOrFirstUser(v), tiuBarrier);
         const LmemRect &r = rectOf(v, slice);
         c.group = gi;
         c.slice = slice;
         c.step = static_cast<int>(t);
-        c.operands = {ddrRef(v, box), lmemRef(r, box, box)};
         const Value &val = g.values[v];
-        if (val.isWeight) {
-          // As the planner prices it (GroupSchedule's weightDmaCycles): a weight box, whole or a range of
-          // its output channels, is one contiguous run in the coefficient region.
-          int64_t bytes = box.dims[0].size() * (val.elements() / std::max<int64_t>(1, val.dim(0))) *
-                          dtypeBytes(val.dtype);
-          c.cycles = dmaCycles(chip, bytes, bytes);
-        } else {
-          c.cycles = dmaBoxCycles(chip, val, box);
-        }
+        // A weight box (a range of output channels, a column tile) in its resident buffer's view.
+        c.operands = {ddrRef(v, box),
+                      lmemRef(r, val.isWeight && slice < 0 ? grp.slices[0].weight.at(v) : box, box)};
+        // As the planner prices it (GroupSchedule): a weight box in its contiguous runs of the
+        // coefficient region.
+        c.cycles = val.isWeight ? weightBoxDmaCycles(chip, val, box) : dmaBoxCycles(chip, val, box);
         c.ddrCycles = dmaDdr(c.cycles);
         return c.id;
       };
@@ -369,48 +366,84 @@ public:
           c.ddrCycles = dmaDdr(c.cycles);
         }
       }
-      // Resident weights: the first op's in stage 0, op k's in stage 1 once
-      // op k-2 of slice 0 has run (its rect starts at unit L + k - 1).
-      if (!cCut && st.loadsWeights)
-        for (int w : grp.values.weights) {
-          int k = firstUse(w);
-          if ((t == 0) != (k == 0))
-            continue;
-          uint32_t wait = k >= 2 ? tiuBase + static_cast<uint32_t>(k - 1) : tiuBarrier;
-          uint32_t id = load(w, -1, grp.slices[0].weight.at(w));
-          streams.gdma.back().wait = std::max(wait, tiuBarrier);
-          weightLoadId[w] = id;
+      // The column tiles each op computes this stage's slice in: a row group (streamed weights) splits
+      // its matmuls on the first slice of the core (stage 1), as the planner does for slice 0 (a row
+      // group never cuts the columns); one tile (the whole box) otherwise.
+      const bool tiled = streamed && t == 1 && st.computeSlice >= 0;
+      std::vector<std::vector<Range>> tiles(grp.ops.size(), std::vector<Range>(1));
+      if (tiled)
+        for (size_t k = 0; k < grp.ops.size(); ++k) {
+          const Op &op = g.ops[grp.ops[k]];
+          tiles[k] = columnTiles(chip, g, op, grp.slices[0].value.at(op.outputs[0]));
         }
+      // Resident weights: the first op's in stage 0 (a streamed matmul's in stage 1), the others in stage 1
+      // (residentWeightStage), op by op; a streamed matmul's tile by tile, each of its weights' tile with
+      // it (a weight that does not run along the columns with the first). In a row group they load from
+      // the stage's start (their rects start there); otherwise op k's once op k-2 of the slice has run
+      // (its rect starts at unit L + k - 1).
+      if (!cCut && st.loadsWeights) {
+        uint32_t tiuId = tiuBase; // the last TIU command of op k-1 of this stage
+        std::vector<uint32_t> lastTiu(grp.ops.size(), tiuBase);
+        for (size_t k = 0; k < grp.ops.size(); ++k)
+          lastTiu[k] = tiuId += st.computeSlice >= 0 ? static_cast<uint32_t>(tiles[k].size()) : 0;
+        for (size_t k = 0; k < grp.ops.size(); ++k) {
+          if (residentWeightStage(g, grp.ops, streamed, static_cast<int64_t>(k)) != static_cast<int>(t))
+            continue;
+          const Op &op = g.ops[grp.ops[k]];
+          uint32_t wait = !streamed && k >= 2 ? lastTiu[k - 2] : tiuBarrier;
+          for (size_t j = 0; j < tiles[k].size(); ++j)
+            for (int w : op.weights) {
+              if (firstUse(w) != static_cast<int>(k) ||
+                  std::find(grp.values.weights.begin(), grp.values.weights.end(), w) ==
+                      grp.values.weights.end())
+                continue;
+              const Box &whole = grp.slices[0].weight.at(w);
+              Box box = tiles[k].size() > 1 ? columnTileWeight(g, op, w, tiles[k][j]) : whole;
+              if (j > 0 && box == whole)
+                continue;
+              uint32_t id = load(w, -1, box);
+              streams.gdma.back().wait = std::max(wait, tiuBarrier);
+              weightLoadId[{w, tiles[k].size() > 1 && box != whole ? static_cast<int>(j) : -1}] = id;
+            }
+        }
+      }
       // Compute slice t-1.
       if (st.computeSlice >= 0) {
         const SliceBoxes &sb = grp.slices[st.computeSlice];
-        for (int o : grp.ops) {
+        for (size_t k = 0; k < grp.ops.size(); ++k) {
+          const int o = grp.ops[k];
           const Op &op = g.ops[o];
-          uint32_t wait = gdmaBarrier;
-          for (int w : op.weights)
-            if (auto it = weightLoadId.find(w); it != weightLoadId.end())
-              wait = std::max(wait, it->second);
-          Command &c = push(s, core, Engine::TIU, CmdKind::Compute, o, wait);
-          c.group = gi;
-          c.slice = st.computeSlice;
-          c.step = static_cast<int>(t);
           const Box &out = sb.value.at(op.outputs[0]);
-          c.cycles = tiuCost(chip, g, op, out).cycles;
-          for (int v : op.outputs)
-            c.operands.push_back(lmemRef(rectOf(v, st.computeSlice), sb.value.at(v), sb.value.at(v)));
-          for (size_t i = 0; i < op.inputs.size(); ++i) {
-            int v = op.inputs[i];
-            const Box &buf = sb.value.at(v);
-            c.operands.push_back(lmemRef(rectOf(v, st.computeSlice), buf, buf));
+          for (size_t j = 0; j < tiles[k].size(); ++j) {
+            const bool part = tiles[k].size() > 1;
+            uint32_t wait = gdmaBarrier;
+            for (int w : op.weights)
+              for (int tile : {-1, static_cast<int>(j)})
+                if (auto it = weightLoadId.find({w, tile}); it != weightLoadId.end())
+                  wait = std::max(wait, it->second);
+            Command &c = push(s, core, Engine::TIU, CmdKind::Compute, o, wait);
+            c.group = gi;
+            c.slice = st.computeSlice;
+            c.step = static_cast<int>(t);
+            const Box box = part ? columnTileOutput(g, op, out, tiles[k][j]) : out;
+            c.cycles = tiuCost(chip, g, op, box).cycles;
+            for (int v : op.outputs)
+              c.operands.push_back(lmemRef(rectOf(v, st.computeSlice), sb.value.at(v),
+                                           v == op.outputs[0] ? box : sb.value.at(v)));
+            for (size_t i = 0; i < op.inputs.size(); ++i) {
+              int v = op.inputs[i];
+              const Box &buf = sb.value.at(v);
+              c.operands.push_back(lmemRef(rectOf(v, st.computeSlice), buf, buf));
+            }
+            for (int w : op.weights) {
+              const Box &wb = part ? columnTileWeight(g, op, w, tiles[k][j]) : sb.weight.at(w);
+              c.operands.push_back(lmemRef(rectOf(w, st.computeSlice),
+                                           cCut ? sb.weight.at(w) : grp.slices[0].weight.at(w), wb));
+            }
+            c.numOutputs = static_cast<uint32_t>(op.outputs.size());
+            c.numInputs = static_cast<uint32_t>(op.inputs.size());
+            c.pad = padding(op, box);
           }
-          for (int w : op.weights) {
-            const Box &wb = sb.weight.at(w);
-            c.operands.push_back(
-                lmemRef(rectOf(w, st.computeSlice), cCut ? wb : grp.slices[0].weight.at(w), wb));
-          }
-          c.numOutputs = static_cast<uint32_t>(op.outputs.size());
-          c.numInputs = static_cast<uint32_t>(op.inputs.size());
-          c.pad = padding(op, out);
         }
       }
       barrier(s, core);

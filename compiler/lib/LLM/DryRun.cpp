@@ -97,8 +97,10 @@ public:
     if (bias)
       weights.push_back(weight(name + ".bias", {out}, act));
     int y = op(name, OpKind::MatMul, {x}, weights, shape);
-    // A weight-only quantized matmul (a16matmul) has no row form (backend::Op::noRowForm).
+    // A weight-only quantized matmul (a16matmul) has no row form (backend::Op::noRowForm); a float
+    // one holds W as [out, in] (right_transpose), as the lowering of the checkpoint's Linear does.
     g.ops[g.values[y].producer].noRowForm = quantized && plan.weightBits;
+    g.ops[g.values[y].producer].weightColumnsFirst = true;
     return y;
   }
   /// A stage input as the converter declares it (F32 at the net boundary) cast to the activation type

@@ -301,10 +301,13 @@ struct StageRunner::Impl {
       return makeError(where(c) +
                        ": a layer-group op needs activations of one rank from 2 to 4 (4-D with a window)");
     const Box4 full = nchw(fullShape), result = nchw(resultShape);
+    // A matmul reduces its input's last axis: read whole (also when K equals the result's columns and a
+    // column tile cuts them).
+    const int reducedAxis = runner.reducesLastAxis(program) ? static_cast<int>(fullShape.size()) - 1 : -1;
     for (int d = 0; d < 4; ++d) {
       bool broadcast = full[d] == 1 && result[d] != 1;
       // An extent that differs from the result's otherwise is reduced (a matmul's K): read whole.
-      bool reduced = !broadcast && full[d] != result[d];
+      bool reduced = d == reducedAxis || (!broadcast && full[d] != result[d]);
       origin[d] = broadcast || reduced ? 0 : out.origin[d];
       shape[d] = broadcast ? 1 : reduced ? full[d] : out.shape[d];
     }
@@ -371,6 +374,10 @@ struct StageRunner::Impl {
       full[0] = t.shape[1];
       return full;
     }
+    // A column tile [K, n] of a 2-D matmul weight [K, N] (the view [1, K, n, 1]).
+    if (c.kind == CmdKind::Compute && full.size() == 2 && t.shape[0] == 1 && t.shape[3] == 1 &&
+        t.shape[1] == full[0] && t.shape[2] < full[1])
+      return std::vector<int64_t>{full[0], t.shape[2]};
     if (c.kind == CmdKind::Global)
       if (auto part = partShape(full, t.shape))
         return *part;
@@ -420,6 +427,11 @@ struct StageRunner::Impl {
     // The shared kernel-cache key (the op's semantics and geometry and every weight box's key; empty
     // unless every weight box has one) depends on the command alone: built on its first run.
     const uint64_t cmdKey = static_cast<uint64_t>(core) << 32 | c.id; // ids count per core and stream
+    // Where the command's per-channel parameters start: its output box's channel, a matmul's column.
+    const auto &resultShape = runner.results(program)[0].shape;
+    const int64_t channel0 = runner.reducesLastAxis(program) && !resultShape.empty()
+                                 ? c.operands[0].origin[std::min<size_t>(resultShape.size(), 4) - 1]
+                                 : c.operands[0].origin[1];
     auto [keyEntry, firstRun] = kernelKeys.try_emplace(cmdKey);
     bool buildKey = shared && firstRun, allShared = true;
     int weightBoxes = 0;
@@ -428,7 +440,7 @@ struct StageRunner::Impl {
       newKey = signatures[program] + "|pad";
       for (int64_t p : c.pad)
         newKey += "," + std::to_string(p);
-      newKey += "|c0=" + std::to_string(c.operands[0].origin[1]) + (slice ? "|slice" : part ? "|part" : "|whole");
+      newKey += "|c0=" + std::to_string(channel0) + (slice ? "|slice" : part ? "|part" : "|whole");
       if (part)
         for (int64_t d : c.operands[0].shape)
           newKey += "," + std::to_string(d);
@@ -537,8 +549,7 @@ struct StageRunner::Impl {
     if (buildKey && allShared && weightBoxes > 0)
       keyEntry->second = std::move(newKey);
     // A part of a global op has its whole window's padding (it is cut along N or C only) in `pad`.
-    if (auto err = runner.run(program, args, outs, outShapes, slice || part ? &c.pad : nullptr,
-                              c.operands[0].origin[1],
+    if (auto err = runner.run(program, args, outs, outShapes, slice || part ? &c.pad : nullptr, channel0,
                               static_cast<int64_t>(cmdKey), constantsChanged, keyEntry->second))
       return err;
     for (uint32_t j = 0; j < c.numOutputs; ++j) {

@@ -24,26 +24,34 @@ struct Span {
   MemSpace space;
   uint64_t begin, end;
   bool write;
-  const TensorRef *ref = nullptr; ///< The operand (for the exact test of two boxes of one DDR tensor).
+  const TensorRef *ref = nullptr; ///< The operand (for the exact test of two boxes of one tensor).
 };
 
-/// Whether two operands whose byte ranges overlap really share bytes. Boxes of one DDR tensor (same
-/// element-0 address and strides: slices of a tensor that two cores store at once) share bytes only
-/// when the boxes intersect; anything else is judged by the byte ranges.
+/// Whether two operands whose byte ranges overlap really share bytes. Boxes of one tensor (same
+/// element-0 address and strides: slices of a tensor that two cores store at once, the column tiles of a
+/// streamed weight in LMEM that one engine loads while the other reads the tiles before) share bytes
+/// only when the boxes intersect; anything else is judged by the byte ranges. In LMEM the lane dimension
+/// does not advance the address by its stride at every step, so two boxes compare only when they hold
+/// the same channels (the same lanes and rows of them).
 bool touchSameBytes(const Span &a, const Span &b) {
-  if (a.space != MemSpace::DDR || !a.ref || !b.ref || a.ref->stride != b.ref->stride ||
-      a.ref->dtype != b.ref->dtype)
+  if (!a.ref || !b.ref || a.ref->stride != b.ref->stride || a.ref->dtype != b.ref->dtype)
     return true;
-  auto base = [](const TensorRef &t) {
+  const bool lmem = a.space == MemSpace::LMEM;
+  if (lmem && (a.ref->lane != b.ref->lane || a.ref->origin[1] != b.ref->origin[1] ||
+               a.ref->shape[1] != b.ref->shape[1]))
+    return true;
+  auto base = [&](const TensorRef &t) {
     int64_t at = static_cast<int64_t>(t.address);
     for (int i = 0; i < 4; ++i)
-      at -= t.origin[i] * t.stride[i];
+      if (!(lmem && i == 1))
+        at -= t.origin[i] * t.stride[i];
     return at;
   };
   if (base(*a.ref) != base(*b.ref))
     return true;
   for (int i = 0; i < 4; ++i)
-    if (a.ref->origin[i] + a.ref->shape[i] <= b.ref->origin[i] || b.ref->origin[i] + b.ref->shape[i] <= a.ref->origin[i])
+    if (!(lmem && i == 1) && (a.ref->origin[i] + a.ref->shape[i] <= b.ref->origin[i] ||
+                              b.ref->origin[i] + b.ref->shape[i] <= a.ref->origin[i]))
       return false;
   return true;
 }

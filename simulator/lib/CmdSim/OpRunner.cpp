@@ -157,10 +157,17 @@ struct OpRunner::Impl {
     int64_t fullC = e.results.empty() || e.results[0].shape.size() < 2 ? 1 : e.results[0].shape[1];
     int64_t boxC = outShapes.empty() || outShapes[0].size() < 2 ? 1 : outShapes[0][1];
     // Per-channel parameters follow a C cut of a 4-D op; a row slice of a matmul (per column) or of a
-    // rank-2/3 tensor (dim 1 is rows, not channels) keeps them all.
+    // rank-2/3 tensor (dim 1 is rows, not channels) keeps them all; a column tile of a matmul takes its
+    // columns'.
     bool channels = e.results.empty() || e.results[0].shape.size() == 4;
-    if (boxC != fullC && channels && !isa<::tpuc::tpu::MatMulOp, ::tpuc::tpu::A16MatMulOp>(e.op)) {
-      if (e.window && e.window->group > 1) {
+    bool matmul = isa<::tpuc::tpu::MatMulOp, ::tpuc::tpu::A16MatMulOp>(e.op);
+    if (matmul && !e.results.empty() && !e.results[0].shape.empty() && !outShapes.empty() &&
+        !outShapes[0].empty()) {
+      fullC = e.results[0].shape.back();
+      boxC = outShapes[0].back();
+    }
+    if (boxC != fullC && (matmul || channels)) {
+      if (!matmul && e.window && e.window->group > 1) {
         if (boxC * e.window->group % fullC || channel0 * e.window->group % fullC)
           return fail(e, "a slice of output channels [" + Twine(channel0) + ", " + Twine(channel0 + boxC) +
                              ") splits a convolution group");
@@ -232,6 +239,9 @@ llvm::Expected<size_t> OpRunner::add(const std::string &name, const std::string 
 const std::vector<ValueInfo> &OpRunner::args(size_t op) const { return impl->ops.at(op).args; }
 const std::vector<ValueInfo> &OpRunner::results(size_t op) const { return impl->ops.at(op).results; }
 std::optional<OpWindow> OpRunner::window(size_t op) const { return impl->ops.at(op).window; }
+bool OpRunner::reducesLastAxis(size_t op) const {
+  return isa<::tpuc::tpu::MatMulOp, ::tpuc::tpu::A16MatMulOp>(impl->ops.at(op).op);
+}
 size_t OpRunner::numVariants() const { return impl->variants.size(); }
 void OpRunner::shareKernelCaches(std::shared_ptr<KernelCacheStore> store) { impl->store = std::move(store); }
 

@@ -209,6 +209,30 @@ TEST(CostModel, MatMulPassesAreOnePerFeatureAndKStep) {
   EXPECT_EQ(wholeOp(c, g, 0).cycles, static_cast<int64_t>(cube) + 16 * 128 * 2 + 64);
 }
 
+TEST(CostModel, MatMulColumnTileCostsItsOwnColumns) {
+  // A streamed weight's column tile (docs/BACKEND.md, "Streamed weights"): 128 of 512 features, 2 per
+  // lane; its passes and cube cycles are the whole op's over the tiles, plus a command each.
+  ChipProfile c = profile();
+  GraphBuilder b(DType::F16);
+  int x = b.input("x", {1, 128, 768});
+  b.output(b.linear("fc", x, 512));
+  Graph g = b.take();
+  const Op &op = g.ops[0];
+  Box whole = fullBox(g.values[op.outputs[0]]);
+  TiuCost all = tiuCost(c, g, op, whole);
+  int64_t sum = 0;
+  for (int64_t c0 = 0; c0 < 512; c0 += 128) {
+    Box tile = columnTileOutput(g, op, whole, Range{c0, c0 + 128});
+    EXPECT_EQ(tile.h(), (Range{c0, c0 + 128})); // [1, 128, 512]: the features are H of the view
+    TiuCost t = tiuCost(c, g, op, tile);
+    EXPECT_EQ(t.macs, 128 * 768 * 128);
+    EXPECT_DOUBLE_EQ(t.laneUtilization, 1.0);
+    sum += t.cycles;
+  }
+  EXPECT_EQ(all.macs, 128 * 768 * 512);
+  EXPECT_NEAR(static_cast<double>(sum - 3 * c.tiuCommandCycles), static_cast<double>(all.cycles), 4.0);
+}
+
 /// A one-op graph: `kind` on an activation of `shape` with weights of the last axis' extent.
 Graph rowNormGraph(OpKind kind, std::vector<int64_t> shape, DType dtype, int weights) {
   Graph g;

@@ -117,6 +117,11 @@ struct Op {
   /// on the left (its result rows are not the activation's rows), or it is a weight-only quantized
   /// matmul (a16matmul: its packed weights stream once per token, which grouping does not save).
   bool noRowForm = false;
+  /// A matmul whose weight holds its output columns in dim 0 ([N, K], `right_transpose`); else [K, N].
+  bool weightColumnsFirst = false;
+  /// An INT8 activation by lookup table (tpu.active): its weight is the 256-entry table every element
+  /// indexes, read whole by every slice (not a per-channel or per-column parameter).
+  bool lookupTable = false;
   /// A control-flow marker (Control); `peer` links IfBranch -> IfElse -> IfJoin and LoopInit <-> LoopBack.
   Control control = Control::None;
   int peer = -1;

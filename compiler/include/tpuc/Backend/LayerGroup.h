@@ -119,6 +119,29 @@ bool canConcatInPlace(const Graph &g, int concatOp);
 /// True when op `op` needs no command (reshape, in-place concat).
 bool isInPlace(const Graph &g, int op);
 
+/// A row group streams its matmuls' weights (docs/BACKEND.md, "Streamed weights"): each loads in stage
+/// 1 as soon as the stage starts, in column tiles, and the matmul computes the first slice of its core
+/// tile by tile, each tile once its part of the weight is in. The column ranges of box `out` of matmul
+/// `op`'s result: about sqrt(min(weight load, compute) / DMA latency) tiles of whole lane multiples (the
+/// tiles' latencies against the last tile's compute left after the last load); one range for other ops.
+std::vector<Range> columnTiles(const ChipProfile &chip, const Graph &g, const Op &op, const Box &out);
+
+/// The box of weight `w` of matmul `op` that the output columns `cols` read: the columns of the matrix
+/// and of a bias running along them; the whole weight otherwise.
+Box columnTileWeight(const Graph &g, const Op &op, int w, const Range &cols);
+
+/// Box `out` of `op`'s result with its last axis (the matmul's columns) limited to `cols`.
+Box columnTileOutput(const Graph &g, const Op &op, const Box &out, const Range &cols);
+
+/// GDMA cycles of loading box `b` of weight `w` from the coefficient region: its contiguous runs (a range
+/// of dim 0 is one run, a column tile of a [K, N] matrix one per row).
+int64_t weightBoxDmaCycles(const ChipProfile &chip, const Value &w, const Box &b);
+
+/// The stage (0 or 1) in which a group loads its resident weight `w`, first read by op `firstUse` (its
+/// position in the group): the first op's in stage 0 (with the first slice's inputs), except a streamed
+/// matmul's; the others in stage 1.
+int residentWeightStage(const Graph &g, const std::vector<int> &ops, bool streamed, int64_t firstUse);
+
 /// Plans the ops `ops` (consecutive, groupable) as one group with the
 /// cheapest slicing that fits; nullopt when none does.
 std::optional<LayerGroup> planGroup(const ChipProfile &chip, const Graph &g, const std::vector<int> &ops,

@@ -79,12 +79,17 @@ public:
   const std::vector<ValueInfo> &results(size_t op) const;
   /// The window of a conv / pool op, else nullopt.
   std::optional<OpWindow> window(size_t op) const;
+  /// True for a matmul: each result column reduces a whole row of its input (the input's last axis is
+  /// read whole whatever columns a slice computes), and its per-channel parameters run along the
+  /// result's last axis (a column tile of a streamed weight, docs/BACKEND.md).
+  bool reducesLastAxis(size_t op) const;
 
   /// Runs op `op` on `args` (one per program argument) writing `outs` (one per result, each of
   /// `outShapes[i]` elements in row-major order). With `pad` (top, bottom, left, right) the op is a slice
   /// of a layer group: a conv / pool window uses that padding (the part of the window outside the
-  /// tensor), per-channel parameters start at output channel `channel0`, grouped convs keep their
-  /// channels per group. Without it the arguments must be the full tensors.
+  /// tensor), per-channel parameters start at output channel `channel0` (a matmul's at column `channel0`,
+  /// reducesLastAxis), grouped convs keep their channels per group. Without it the arguments must be the full
+  /// tensors.
   ///
   /// `cache` (>= 0) names a cache of data the kernels derive from the constant arguments (packed
   /// filters), kept across calls with the same id; the caller passes `constantsChanged` when those
