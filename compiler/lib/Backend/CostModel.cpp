@@ -139,7 +139,8 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
   case OpKind::Other: {
     if (op.attention) {
       // Per head: scores = q k^T (Lk features over lanes, rows Lq, K = D), then p v (D features over
-      // lanes, K = Lk), as matmul; the softmax over the scores in a few EU passes (max, exp, sum, scale).
+      // lanes, K = Lk), as matmul; the softmax over the scores in the EU passes of the softmax row form
+      // (max, subtract, exp, sum, scale: rowNormPasses).
       const std::vector<int64_t> &q = g.values[op.inputs[0]].shape, &k = g.values[op.inputs[1]].shape;
       int64_t b = q[0], lq = q[1], heads = q[2], d = q[3], lk = k[1];
       int64_t perHead = channelsPerLane(chip, lk) * lq * d + channelsPerLane(chip, d) * lq * lk;
@@ -149,7 +150,7 @@ TiuCost tiuCost(const ChipProfile &chip, const Graph &g, const Op &op, const Box
       c.euUtilization = 1;
       int64_t scores = b * heads * lq * lk;
       cycles = static_cast<double>(b * heads) * (product(lk, lq, d) + product(d, lq, lk)) +
-               4.0 * static_cast<double>(ceilDiv(scores, chip.lanes)) / static_cast<double>(euElems);
+               5.0 * static_cast<double>(ceilDiv(scores, chip.lanes)) / static_cast<double>(euElems);
       passes *= b * heads; // the two products' passes, once per head
       break;
     }

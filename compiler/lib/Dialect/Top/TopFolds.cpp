@@ -3,6 +3,7 @@
 // computations); rewrites that build new ops (BatchNorm into Conv, Relu into its producer) are patterns.
 //===----------------------------------------------------------------------===//
 #include "TopFusions.h"
+#include "tpuc/Dialect/Top/TensorNames.h"
 #include "tpuc/Dialect/Top/TopOps.h"
 #include "tpuc/Dialect/Top/WeightStore.h"
 
@@ -514,6 +515,76 @@ struct SplitMatMulBySlices : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// How many rows of a matmul's [..., rows, K] activation the chips' NCHW view puts on the lanes: dim 1
+/// when the rank is 3 or more (C of the view), none otherwise ([M, K] puts K there).
+int64_t rowsOnLanes(ArrayRef<int64_t> shape) { return shape.size() >= 3 ? shape[1] : 1; }
+
+/// A matmul with a 2-D weight maps rows to rows: which axes hold them changes no number. A
+/// sequence-first export reshapes [1, M, K] to [M, 1, K] (or [M, K]) around its projections, which puts
+/// every row on one lane of the chips' NCHW view (docs/BACKEND.md, "Row groups"); the matmul then reads
+/// the reshape's input instead (the reshape moves below it as `<name>_view`: the matmul keeps its name
+/// and computes the same values in the other shape), or writes the shape its result is reshaped to (that
+/// reshape moves above it as `<name>_input`: the matmul produces the reshape's tensor and takes its
+/// name), whichever puts more rows on the lanes (the latter first). Reshapes of reshapes fold, so a
+/// projection between two such reshapes reads and writes the row layout and joins the row groups next to
+/// it; a graph output's tensor keeps its name and shape.
+struct MatMulRowsOnLanes : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
+    auto out = getShape(op.getOutput());
+    if (op.getLeftTranspose() || getShape(op.getRight()).size() != 2 || out.size() < 2 ||
+        !op.getRight().getDefiningOp<WeightOp>() ||
+        (!isNone(op.getBias()) && getShape(op.getBias()).size() != 1))
+      return rewriter.notifyMatchFailure(op, "not a matmul of rows by a 2-D weight");
+    const int64_t k = getShape(op.getInput()).back(), n = out.back();
+    auto retyped = [](Value like, ArrayRef<int64_t> rows, int64_t last) {
+      SmallVector<int64_t> shape(rows.begin(), rows.end());
+      shape.back() = last;
+      return RankedTensorType::get(shape, cast<ShapedType>(like.getType()).getElementType());
+    };
+    if (op->hasOneUse())
+      if (auto reshape = dyn_cast<ReshapeOp>(*op->getUsers().begin())) {
+        auto target = getShape(reshape.getOutput());
+        if (target.size() >= 2 && target.back() == n && rowsOnLanes(target) > rowsOnLanes(out)) {
+          rewriter.setInsertionPoint(reshape);
+          Location loc =
+              NameLoc::get(rewriter.getStringAttr(resultName(reshape.getOutput()) + "_input"), op.getLoc());
+          auto input = ReshapeOp::create(rewriter, loc, retyped(op.getInput(), target, k), op.getInput());
+          auto product = MatMulOp::create(
+              rewriter, rewriter.getFusedLoc({op.getLoc(), reshape.getLoc()}), TypeRange{reshape.getType()},
+              ValueRange{input.getOutput(), op.getRight(), op.getBias()}, op->getAttrs());
+          rewriter.replaceOp(reshape, product.getOutput());
+          rewriter.eraseOp(op);
+          return success();
+        }
+      }
+    // Moved behind a reshape only when every user re-views it (the heads' reshape of a projection): a
+    // graph output keeps its name on the tensor of its shape, and a user reshape to the moved matmul's
+    // own shape would fold away and lose its tensor's name.
+    if (auto reshape = op.getInput().getDefiningOp<ReshapeOp>()) {
+      auto source = getShape(reshape.getInput());
+      auto type = retyped(op.getOutput(), source, n);
+      const bool views = llvm::all_of(op->getUsers(), [&](Operation *u) {
+        return isa<ReshapeOp>(u) && u->getResult(0).getType() != type;
+      });
+      if (views && !op->use_empty() && source.size() >= 2 && source.back() == k &&
+          rowsOnLanes(source) > rowsOnLanes(getShape(op.getInput()))) {
+        rewriter.setInsertionPoint(op);
+        auto product =
+            MatMulOp::create(rewriter, op.getLoc(), TypeRange{type},
+                             ValueRange{reshape.getInput(), op.getRight(), op.getBias()}, op->getAttrs());
+        Location loc =
+            NameLoc::get(rewriter.getStringAttr(resultName(op.getOutput()) + "_view"), op.getLoc());
+        auto view = ReshapeOp::create(rewriter, loc, op.getType(), product.getOutput());
+        rewriter.replaceOp(op, view.getOutput());
+        return success();
+      }
+    }
+    return rewriter.notifyMatchFailure(op, "no reshape puts more rows on the lanes");
+  }
+};
+
 } // namespace
 
 void PermuteOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
@@ -548,7 +619,7 @@ void AddOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext
 
 void MatMulOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
   populateAttentionFusionPatterns(patterns);
-  patterns.add<SplitMatMulBySlices>(context);
+  patterns.add<SplitMatMulBySlices, MatMulRowsOnLanes>(context);
 }
 
 void ConvOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {

@@ -77,3 +77,49 @@ func.func @read_whole(%x: tensor<2x4xf32>) -> (tensor<2x1xf32>, tensor<2x3xf32>)
   %h = top.slice %p {offset = array<i64: 0, 0>, steps = array<i64: 1, 1>, ends = array<i64: 2, 1>} : tensor<2x3xf32> -> tensor<2x1xf32>
   return %h, %p : tensor<2x1xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A sequence-first projection: the [1, 4, 8] activation reshaped to [4, 1, 8] (one row per lane of the
+// chips' NCHW view) is projected, then reshaped into heads. The matmul reads [1, 4, 8] instead (its rows
+// on the lanes) under its own name, the reshape moves below it as q_view and folds into the heads'
+// reshape. A graph output keeps its shape and name: that matmul is not moved.
+// CHECK-LABEL: func.func @rows_sunk
+// CHECK: %[[T:.*]] = top.reshape %arg0 : tensor<1x4x8xf32> -> tensor<4x1x8xf32>
+// CHECK: %[[Q:.*]] = top.matmul %arg0, %{{.*}}, %{{.*}} : (tensor<1x4x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+// CHECK: %[[H:.*]] = top.reshape %[[Q]] : tensor<1x4x8xf32> -> tensor<1x4x2x4xf32>
+// CHECK: %[[O:.*]] = top.matmul %[[T]], %{{.*}}, %{{.*}} : (tensor<4x1x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<4x1x8xf32>
+// CHECK: return %[[H]], %[[O]]
+func.func @rows_sunk(%x: tensor<1x4x8xf32>) -> (tensor<1x4x2x4xf32>, tensor<4x1x8xf32>) {
+  %w = top.weight "w" {value = dense<0.25> : tensor<8x8xf32>} : tensor<8x8xf32>
+  %b = top.weight "b" {value = dense<0.5> : tensor<8xf32>} : tensor<8xf32>
+  %t = top.reshape %x : tensor<1x4x8xf32> -> tensor<4x1x8xf32>
+  %q = top.matmul %t, %w, %b : (tensor<4x1x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<4x1x8xf32>
+  %h = top.reshape %q : tensor<4x1x8xf32> -> tensor<1x4x2x4xf32>
+  %o = top.matmul %t, %w, %b : (tensor<4x1x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<4x1x8xf32>
+  return %h, %o : tensor<1x4x2x4xf32>, tensor<4x1x8xf32>
+}
+
+// -----
+
+// The attention's heads flattened to [4, 8] rows ([M, K]: K on the lanes) for the output projection, whose
+// result is reshaped to [1, 4, 8]: the projection reads the heads as [1, 4, 8] and writes that shape (the
+// reshape moves above it and folds into the heads' one). A reshape that changes the last axis stays after.
+// CHECK-LABEL: func.func @rows_hoisted
+// CHECK: %[[I:.*]] = top.reshape %arg0 : tensor<1x4x2x4xf32> -> tensor<1x4x8xf32>
+// CHECK: %[[P:.*]] = top.matmul %[[I]], %{{.*}}, %{{.*}} : (tensor<1x4x8xf32>, tensor<8x8xf32>, none) -> tensor<1x4x8xf32>
+// CHECK: %[[F:.*]] = top.reshape %arg0 : tensor<1x4x2x4xf32> -> tensor<4x8xf32>
+// CHECK: %[[N:.*]] = top.matmul %[[F]], %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8x8xf32>, none) -> tensor<4x8xf32>
+// CHECK: %[[R:.*]] = top.reshape %[[N]] : tensor<4x8xf32> -> tensor<1x4x2x4xf32>
+// CHECK: return %[[P]], %[[R]]
+func.func @rows_hoisted(%h: tensor<1x4x2x4xf32>) -> (tensor<1x4x8xf32>, tensor<1x4x2x4xf32>) {
+  %w = top.weight "w" {value = dense<0.25> : tensor<8x8xf32>} : tensor<8x8xf32>
+  %n = top.none : none
+  %f = top.reshape %h : tensor<1x4x2x4xf32> -> tensor<4x8xf32>
+  %p = top.matmul %f, %w, %n : (tensor<4x8xf32>, tensor<8x8xf32>, none) -> tensor<4x8xf32>
+  %r = top.reshape %p : tensor<4x8xf32> -> tensor<1x4x8xf32>
+  %f2 = top.reshape %h : tensor<1x4x2x4xf32> -> tensor<4x8xf32>
+  %p2 = top.matmul %f2, %w, %n : (tensor<4x8xf32>, tensor<8x8xf32>, none) -> tensor<4x8xf32>
+  %r2 = top.reshape %p2 : tensor<4x8xf32> -> tensor<1x4x2x4xf32>
+  return %r, %r2 : tensor<1x4x8xf32>, tensor<1x4x2x4xf32>
+}
