@@ -663,7 +663,8 @@ bool MainWindow::maybeSave() {
 bool MainWindow::ensureSaved(const QString &title) {
   if (!m_context->filePath().isEmpty())
     return true;
-  const QString why = tr("The project has no file yet: its artifacts go to the cache folder beside it.");
+  const QString why = tr("The project has no file yet, and every step writes its artifacts into a cache "
+                         "folder beside the project file.");
   if (!m_interactive) {
     showError(title, why);
     return false;
