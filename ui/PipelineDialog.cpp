@@ -75,7 +75,10 @@ PipelineDialog::PipelineDialog(PipelineRunner *runner, JobQueue *jobs, const QSt
     QPushButton *button = m_buttons->addButton(outcome.text, QDialogButtonBox::ActionRole);
     button->setToolTip(outcome.toolTip);
     button->setEnabled(false);
-    connect(button, &QPushButton::clicked, this, [open = std::move(outcome.open)] { open(); });
+    connect(button, &QPushButton::clicked, this, [this, open = std::move(outcome.open)] {
+      open();
+      moveAside();
+    });
     m_outcomeButtons.push_back(button);
   }
   m_cancel = m_buttons->addButton(QDialogButtonBox::Cancel);
@@ -208,5 +211,16 @@ void PipelineDialog::finish(bool succeeded) {
 PipelineRunner *PipelineDialog::runner() const { return m_runner; }
 
 QString PipelineDialog::summary() const { return m_summary->text(); }
+
+void PipelineDialog::moveAside() {
+  // The view just opened fills the middle of the window: step out of its way to the window's bottom right
+  // corner (the other outcome buttons stay at hand).
+  QWidget *window = parentWidget() ? parentWidget()->window() : nullptr;
+  if (!window)
+    return;
+  const QRect area = window->frameGeometry();
+  const int margin = fontMetrics().height();
+  move(area.right() - frameGeometry().width() - margin, area.bottom() - frameGeometry().height() - margin);
+}
 
 } // namespace tpuc::ui

@@ -45,6 +45,8 @@ private:
   void updateStep(int step);
   void updateTimes();
   void finish(bool succeeded);
+  /// Moves to the window's bottom right corner, off the view an outcome button opened.
+  void moveAside();
 
   struct Row {
     QLabel *icon, *name, *detail, *time;

@@ -288,6 +288,9 @@ void TestPipeline::exampleProjectEndToEnd() {
   dialog->outcomeButtons()[0]->click();
   QVERIFY(qobject_cast<AccuracyView *>(window.centralTabs()->currentWidget()));
   dialog->outcomeButtons()[2]->click();
+  // The window steps aside, off the middle of the view it opened.
+  QVERIFY2(!dialog->frameGeometry().contains(window.frameGeometry().center()),
+           qPrintable(QStringLiteral("dialog at %1,%2").arg(dialog->x()).arg(dialog->y())));
   auto *chip = qobject_cast<ChipViewsTab *>(window.centralTabs()->currentWidget());
   QVERIFY(chip);
   QVERIFY(QTest::qWaitFor([&] { return chip->chipRun() != nullptr; }, 30000));
