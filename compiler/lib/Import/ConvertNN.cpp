@@ -5,6 +5,7 @@
 #include "ConvertVolume.h"
 #include "GraphImporter.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -154,6 +155,10 @@ Value buildConv(GraphImporter &g, Value x, Value w, Value b, StringRef suffix, T
   if (failed(strides) || failed(dilations) || kernel.size() != spatial) {
     if (!failed(strides) && !failed(dilations))
       (void)g.fail("'kernel_shape' does not match the input rank");
+    return {};
+  }
+  if (!std::equal(kernel.begin(), kernel.end(), ws.begin() + 2)) {
+    (void)g.fail("'kernel_shape' " + shapeText(kernel) + " does not match the filter " + shapeText(ws));
     return {};
   }
   auto pads = windowPads(g, ArrayRef<int64_t>(in).drop_front(2), kernel, *strides, *dilations);
@@ -324,6 +329,11 @@ LogicalResult convertConvTranspose(GraphImporter &g) {
     return failure();
   if (kernel.size() != spatial)
     return g.fail("'kernel_shape' does not match the input rank");
+  if (!std::equal(kernel.begin(), kernel.end(), w.begin() + 2))
+    return g.fail("'kernel_shape' " + shapeText(kernel) + " does not match the filter " + shapeText(w));
+  if (in[1] > 0 && w[0] != in[1])
+    return g.fail("the filter " + shapeText(w) + " is for " + std::to_string(w[0]) +
+                  " input channels; the input " + shapeText(in) + " has " + std::to_string(in[1]));
   std::string autoPad = g.attrString("auto_pad", "NOTSET");
   std::vector<int64_t> outputShape = g.attrInts("output_shape");
   if (failed(checkRange(g, "kernel_shape", kernel)) ||

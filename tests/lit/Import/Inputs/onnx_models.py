@@ -275,6 +275,18 @@ def volumes():
     return model(nodes, [vi("x", [1, 2, 4, 8, 8])], [vi("p2", [1, 2, 8, 4, 4])], inits)
 
 
+def bad_deconv3d():
+    """A 3-D ConvTranspose whose kernel_shape disagrees with its filter (found by fuzz-onnx-import: the
+    filter's reorder for the 2-D lowering aborted on the element count)."""
+    nodes = [h.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv", kernel_shape=[3, 2, 2])]
+    return model(nodes, [vi("x", [1, 4, 2, 4, 4])], [vi("y", [1, 3, 4, 5, 5])], [rand("w", 4, 3, 2, 2, 2)])
+
+
+def bad_deconv_channels():
+    nodes = [h.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv")]
+    return model(nodes, [vi("x", [1, 4, 2, 4, 4])], [vi("y", [1, 3, 3, 5, 5])], [rand("w", 2, 3, 2, 2, 2)])
+
+
 def opset20():
     nodes = [h.make_node("Relu", ["x"], ["y"], name="relu")]
     return model(nodes, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=20)
@@ -600,7 +612,7 @@ def loops_runtime_trips():
 
 
 MODELS = {f.__name__: f for f in [roi_pools, masked_bias, maxpool_indices_1d, expand_negative, unique, loops, loops_runtime_trips, quantized, einsum, scatters, composites, losses, shape_input, argmin_last, dangling, cnn, elementwise, clip_attrs, shape_ops, legacy_attrs, resize, resize_cubic, nn,
-                                  fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, opset20, opset6, opset19, opset18_forms, opset6_relu,
+                                  fold, two_inputs, dead_branch, unknown_op, det, conv4d, volumes, bad_deconv3d, bad_deconv_channels, opset20, opset6, opset19, opset18_forms, opset6_relu,
                                   bad_reshape, external, recurrent, bad_activation,
                                   runtime_params, runtime_if_ok, runtime_if_mismatch, runtime_if_chain]}
 
