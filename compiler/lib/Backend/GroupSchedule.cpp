@@ -96,6 +96,21 @@ int64_t weightBoxDmaCycles(const ChipProfile &chip, const Value &w, const Box &b
   return dmaCycles(chip, bytes, ddrRunBytes(w, b));
 }
 
+std::vector<std::vector<std::pair<int, Box>>> residentWeightLoads(const Graph &g, const Op &op,
+                                                                  const std::vector<Range> &tiles,
+                                                                  const std::vector<int> &weights,
+                                                                  const std::map<int, Box> &whole) {
+  std::vector<std::vector<std::pair<int, Box>>> loads(tiles.size());
+  for (size_t j = 0; j < tiles.size(); ++j)
+    for (int w : weights) {
+      const Box &all = whole.at(w);
+      Box box = tiles.size() > 1 ? columnTileWeight(g, op, w, tiles[j]) : all;
+      if (j == 0 || box != all)
+        loads[j].emplace_back(w, box);
+    }
+  return loads;
+}
+
 int residentWeightStage(const Graph &g, const std::vector<int> &ops, bool streamed, int64_t firstUse) {
   if (firstUse != 0)
     return 1;
@@ -573,27 +588,27 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
   if (!perSlice)
     resident.insert(group.values.weights.begin(), group.values.weights.end());
   const SliceBoxes &first = group.slices[0];
+  std::vector<std::vector<Range>> opTiles; // per op, the column tiles of its first slice
   for (size_t k = 0; k < ops.size(); ++k) {
     const Op &op = g.ops[ops[k]];
-    const std::vector<Range> tiles =
-        streamed ? columnTiles(chip, g, op, first.value.at(op.outputs[0])) : std::vector<Range>(1);
+    opTiles.push_back(streamed ? columnTiles(chip, g, op, first.value.at(op.outputs[0]))
+                               : std::vector<Range>(1));
+    const std::vector<Range> &tiles = opTiles.back();
     const int stage = residentWeightStage(g, ops, streamed, static_cast<int64_t>(k));
+    std::vector<int> mine;
+    for (int wv : op.weights)
+      if (resident.count(wv) && firstUse(g, ops, wv) == static_cast<int64_t>(k))
+        mine.push_back(wv);
     std::vector<int64_t> loads(tiles.size(), 0);
-    for (int wv : op.weights) {
-      if (!resident.count(wv) || firstUse(g, ops, wv) != static_cast<int64_t>(k))
-        continue;
-      const Box &whole = first.weight.at(wv);
-      for (size_t j = 0; j < tiles.size(); ++j) {
-        Box b = tiles.size() > 1 ? columnTileWeight(g, op, wv, tiles[j]) : whole;
-        if (j > 0 && b == whole)
-          continue;
+    const auto perTile = residentWeightLoads(g, op, tiles, mine, first.weight);
+    for (size_t j = 0; j < tiles.size(); ++j)
+      for (const auto &[wv, b] : perTile[j]) {
         int64_t c = weightBoxDmaCycles(chip, g.values[wv], b);
         loads[j] += c;
         w.weights[stage] += c;
         w.weightsXfer[stage] += c ? c - chip.gdmaLatencyCycles : 0;
         group.ddrBytes += b.elements() * dtypeBytes(g.values[wv].dtype);
       }
-    }
     if (!streamed)
       continue;
     w.opLoads.push_back(stage == 1 && std::any_of(loads.begin(), loads.end(), [](int64_t c) { return c > 0; })
@@ -606,13 +621,14 @@ std::optional<LayerGroup> buildGroup(const ChipProfile &chip, const Graph &g, co
     w.opTiu.push_back(std::move(tiu));
   }
   if (streamed) {
-    // The first slice a core computes runs its matmuls in column tiles.
+    // The first slice a core computes runs its matmuls in column tiles (those of slice 0: a row group
+    // never cuts the columns).
     w.firstTiu.assign(S, 0);
     for (int64_t i = 0; i < S; ++i)
-      for (int o : ops) {
-        const Op &op = g.ops[o];
+      for (size_t k = 0; k < ops.size(); ++k) {
+        const Op &op = g.ops[ops[k]];
         const Box &out = group.slices[i].value.at(op.outputs[0]);
-        for (const Range &cols : columnTiles(chip, g, op, first.value.at(op.outputs[0])))
+        for (const Range &cols : opTiles[k])
           w.firstTiu[i] += tiuCost(chip, g, op, columnTileOutput(g, op, out, cols)).cycles;
       }
   }

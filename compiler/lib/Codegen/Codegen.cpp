@@ -391,19 +391,19 @@ public:
             continue;
           const Op &op = g.ops[grp.ops[k]];
           uint32_t wait = !streamed && k >= 2 ? lastTiu[k - 2] : tiuBarrier;
-          for (size_t j = 0; j < tiles[k].size(); ++j)
-            for (int w : op.weights) {
-              if (firstUse(w) != static_cast<int>(k) ||
-                  std::find(grp.values.weights.begin(), grp.values.weights.end(), w) ==
-                      grp.values.weights.end())
-                continue;
-              const Box &whole = grp.slices[0].weight.at(w);
-              Box box = tiles[k].size() > 1 ? columnTileWeight(g, op, w, tiles[k][j]) : whole;
-              if (j > 0 && box == whole)
-                continue;
+          std::vector<int> mine;
+          for (int w : op.weights)
+            if (firstUse(w) == static_cast<int>(k) &&
+                std::find(grp.values.weights.begin(), grp.values.weights.end(), w) !=
+                    grp.values.weights.end())
+              mine.push_back(w);
+          const auto perTile = residentWeightLoads(g, op, tiles[k], mine, grp.slices[0].weight);
+          for (size_t j = 0; j < perTile.size(); ++j)
+            for (const auto &[w, box] : perTile[j]) {
               uint32_t id = load(w, -1, box);
               streams.gdma.back().wait = std::max(wait, tiuBarrier);
-              weightLoadId[{w, tiles[k].size() > 1 && box != whole ? static_cast<int>(j) : -1}] = id;
+              // A tile of the weight is awaited by that tile's command, a whole weight by every one.
+              weightLoadId[{w, box != grp.slices[0].weight.at(w) ? static_cast<int>(j) : -1}] = id;
             }
         }
       }

@@ -90,6 +90,15 @@ LogicalResult checkSpatialRank(GraphImporter &g, const std::vector<int64_t> &in,
   return g.fail("only 1-D, 2-D and 3-D " + what + " is supported (input shape " + shapeText(in) + ")");
 }
 
+/// A `kernel_shape` attribute must be the filter's spatial extents (the lowerings build the filter's
+/// reorders from both).
+LogicalResult checkKernelMatchesFilter(GraphImporter &g, const std::vector<int64_t> &kernel,
+                                       const std::vector<int64_t> &filter) {
+  if (std::equal(kernel.begin(), kernel.end(), filter.begin() + 2))
+    return success();
+  return g.fail("'kernel_shape' " + shapeText(kernel) + " does not match the filter " + shapeText(filter));
+}
+
 //===--- 1-D windows as 2-D ones over a height of 1 ----------------------------===//
 // The chip's conv and pool units are 2-D: a 1-D conv, transposed conv or pool (speech front ends, TCNs)
 // runs on [N, C, 1, L] with the height's window 1, stride 1 and no pads, between two reshapes. The 2-D op
@@ -157,10 +166,8 @@ Value buildConv(GraphImporter &g, Value x, Value w, Value b, StringRef suffix, T
       (void)g.fail("'kernel_shape' does not match the input rank");
     return {};
   }
-  if (!std::equal(kernel.begin(), kernel.end(), ws.begin() + 2)) {
-    (void)g.fail("'kernel_shape' " + shapeText(kernel) + " does not match the filter " + shapeText(ws));
+  if (failed(checkKernelMatchesFilter(g, kernel, ws)))
     return {};
-  }
   auto pads = windowPads(g, ArrayRef<int64_t>(in).drop_front(2), kernel, *strides, *dilations);
   if (failed(pads) || !x || !w || !b)
     return {};
@@ -329,8 +336,8 @@ LogicalResult convertConvTranspose(GraphImporter &g) {
     return failure();
   if (kernel.size() != spatial)
     return g.fail("'kernel_shape' does not match the input rank");
-  if (!std::equal(kernel.begin(), kernel.end(), w.begin() + 2))
-    return g.fail("'kernel_shape' " + shapeText(kernel) + " does not match the filter " + shapeText(w));
+  if (failed(checkKernelMatchesFilter(g, kernel, w)))
+    return failure();
   if (in[1] > 0 && w[0] != in[1])
     return g.fail("the filter " + shapeText(w) + " is for " + std::to_string(w[0]) +
                   " input channels; the input " + shapeText(in) + " has " + std::to_string(in[1]));

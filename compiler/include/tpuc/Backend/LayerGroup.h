@@ -25,6 +25,7 @@
 #include "tpuc/Backend/LocalMemory.h"
 #include "tpuc/Backend/Slicing.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -136,6 +137,15 @@ Box columnTileOutput(const Graph &g, const Op &op, const Box &out, const Range &
 /// GDMA cycles of loading box `b` of weight `w` from the coefficient region: its contiguous runs (a range
 /// of dim 0 is one run, a column tile of a [K, N] matrix one per row).
 int64_t weightBoxDmaCycles(const ChipProfile &chip, const Value &w, const Box &b);
+
+/// The resident-weight loads of op `op` of a group, per column tile of `tiles` (one range when it is not
+/// streamed): each of `weights` (the resident weights `op` reads first) with the first load, except a
+/// streamed matmul's matrix and a bias along its columns, whose columns j load with tile j. Each load is
+/// (weight, box); `whole` holds every weight's resident box. What the planner prices and codegen issues.
+std::vector<std::vector<std::pair<int, Box>>> residentWeightLoads(const Graph &g, const Op &op,
+                                                                  const std::vector<Range> &tiles,
+                                                                  const std::vector<int> &weights,
+                                                                  const std::map<int, Box> &whole);
 
 /// The stage (0 or 1) in which a group loads its resident weight `w`, first read by op `firstUse` (its
 /// position in the group): the first op's in stage 0 (with the first slice's inputs), except a streamed
